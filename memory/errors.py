@@ -1,0 +1,64 @@
+"""Every error Loci raises on purpose, in one tree.
+
+    LociError
+    ├── UsageError          the user asked for something Loci cannot do
+    │   └── NotFoundError   an id, a file or a model that does not exist
+    ├── BackendError        a model backend failed (load, network, server)
+    │   └── BackendTimeout  it did not answer in time
+    ├── ModelBehaviorError  the model replied, but not with a valid action
+    ├── ToolError           a tool was called with arguments it cannot honour
+    └── StoreError          the SQLite home cannot be opened or written
+
+The split that matters: `UsageError` is the person's to fix (a bad flag, a
+missing file) and `ModelBehaviorError` is the model's (bad JSON, an unknown
+tool). They get different messages. Foreign exceptions (sqlite3, httpx,
+llama_cpp) are translated where they enter, in the module that calls them.
+
+This module lives in `memory/`, the bottom layer, so that every layer above
+can raise and catch the same classes.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BackendError",
+    "BackendTimeout",
+    "LociError",
+    "ModelBehaviorError",
+    "NotFoundError",
+    "StoreError",
+    "ToolError",
+    "UsageError",
+]
+
+
+class LociError(Exception):
+    """Base of every error Loci raises on purpose."""
+
+
+class UsageError(LociError):
+    """The user asked for something Loci cannot do; the message says how to fix it."""
+
+
+class NotFoundError(UsageError):
+    """An id, a file or a model that does not exist."""
+
+
+class BackendError(LociError):
+    """A model backend failed: it would not load, or its server refused or broke."""
+
+
+class BackendTimeout(BackendError):
+    """A model backend did not answer within its timeout."""
+
+
+class ModelBehaviorError(LociError):
+    """The model replied, but the reply is not a valid action, after all retries."""
+
+
+class ToolError(LociError):
+    """A tool cannot honour its arguments; the model reads the message and may retry."""
+
+
+class StoreError(LociError):
+    """The SQLite home cannot be opened, migrated or written."""

@@ -1,0 +1,169 @@
+"""The SQLite home: one file, one writer, readers as needed.
+
+Every persistent part of Loci (context objects, the memory graph, chat
+sessions, the job queue) lives in one SQLite file, readable with any SQLite
+tool. The file is in WAL mode, so readers never wait for the writer. All
+writes of this process go through one connection behind one lock and run in
+a worker thread (`Store.write`), so the event loop never blocks on disk and
+two coroutines never interleave inside a transaction. Writes take the lock
+with `BEGIN IMMEDIATE` and a long busy timeout, so a second process on the
+same file (the MCP server beside the CLI) waits its turn instead of failing
+with "database is locked".
+
+Reads (`Store.read`) borrow a connection from a small pool, so a slow search
+does not hold up a write.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+import anyio.to_thread
+import sqlite_utils
+from sqlite_utils import Migrations
+
+from memory.errors import StoreError
+
+__all__ = ["Store", "default_db_path", "registered_migrations"]
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 30_000
+READERS = 4
+
+_MIGRATION_SETS: list[Migrations] = []
+
+
+def registered_migrations(migrations: Migrations) -> Migrations:
+    """Add a migration set to every store opened from now on (call at import)."""
+    if migrations not in _MIGRATION_SETS:
+        _MIGRATION_SETS.append(migrations)
+    return migrations
+
+
+def default_db_path() -> Path:
+    """`$LOCI_HOME/loci.db`, with `LOCI_HOME` defaulting to `~/.loci`."""
+    home = Path(os.environ.get("LOCI_HOME") or Path.home() / ".loci")
+    return home / "loci.db"
+
+
+class Store:
+    """One SQLite file. Use `Store.open(path)`; close it with `close()` or `async with`."""
+
+    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
+        self.path = path
+        self._writer = sqlite_utils.Database(writer)
+        self._write_lock = threading.Lock()
+        self._readers: list[sqlite3.Connection] = []
+        self._pool_lock = threading.Lock()
+        self._limiter = anyio.CapacityLimiter(READERS)
+        self._closed = False
+
+    @classmethod
+    def open_sync(cls, path: str | os.PathLike[str]) -> Store:
+        """Open (creating if needed) and migrate the home at `path`."""
+        path = Path(path).expanduser()
+        if path.is_dir():
+            raise StoreError(f"{path} is a directory; --db takes a file path such as {path / 'loci.db'}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = _connect(path)
+            conn.execute("PRAGMA journal_mode=WAL")
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the Loci home {path}: {exc}") from exc
+        store = cls(path, conn)
+        try:
+            # One IMMEDIATE transaction around every set: two processes opening
+            # a new file at once apply each migration exactly once.
+            store.write_sync(lambda db: [m.apply(db) for m in _MIGRATION_SETS])
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{path} is not a usable Loci home: {exc}") from exc
+        return store
+
+    @classmethod
+    async def open(cls, path: str | os.PathLike[str]) -> Store:
+        return await anyio.to_thread.run_sync(cls.open_sync, path)
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def write_sync(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        """Run `fn(db)` in one `BEGIN IMMEDIATE` transaction on the writer connection."""
+        self._check_open()
+        with self._write_lock:
+            conn = self._writer.conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"the Loci home {self.path} stayed locked by another process: {exc}") from exc
+            try:
+                result = fn(self._writer)
+            except BaseException:
+                if conn.in_transaction:
+                    conn.rollback()
+                raise
+            conn.commit()
+            return result
+
+    async def write(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        """`write_sync` in a worker thread: the event loop never waits on disk."""
+        return await anyio.to_thread.run_sync(self.write_sync, fn)
+
+    def read_sync(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        """Run `fn(db)` on a reader connection (a consistent WAL snapshot)."""
+        self._check_open()
+        conn = self._borrow()
+        try:
+            return fn(sqlite_utils.Database(conn))
+        finally:
+            self._give_back(conn)
+
+    async def read(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        return await anyio.to_thread.run_sync(self.read_sync, fn, limiter=self._limiter)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._pool_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+        with self._write_lock:
+            self._writer.conn.close()
+
+    def _borrow(self) -> sqlite3.Connection:
+        with self._pool_lock:
+            if self._readers:
+                return self._readers.pop()
+        return _connect(self.path)
+
+    def _give_back(self, conn: sqlite3.Connection) -> None:
+        with self._pool_lock:
+            if not self._closed and len(self._readers) < READERS:
+                self._readers.append(conn)
+                return
+        conn.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"the Loci home {self.path} is closed")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE in write_sync).
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
