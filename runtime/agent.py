@@ -1,0 +1,198 @@
+"""The turn loop: decide the next step, delegate everything else.
+
+Each turn is a short pipeline, one method a layer:
+
+    _prompt   budget the regions into a prompt          (runtime.prompt)
+    _decide   ask the model, validate, retry on errors  (runtime.action)
+    _dispatch call the tool through the MCP host        (runtime.host)
+    _record   store the observation and the turn        (memory.context)
+
+The loop itself only picks among three outcomes: an answer (check its
+evidence, finish), a tool call (dispatch, record, go on), or a budget used
+up (finish with the best partial answer: the working state). The last turn
+a budget allows narrows the action schema to answers, so a run always ends
+with one; when documents are loaded, the first turn narrows it to tools, so
+the model looks before it answers.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from memory.context import ContextStore
+from memory.errors import ModelBehaviorError, UsageError
+from runtime.action import Action, InvalidAction, action_schema, parse_action
+from runtime.evidence import Cited, check_evidence
+from runtime.host import McpHost, ToolResult
+from runtime.model import Model, Reply, Request
+from runtime.prompt import Budgets, Prompt, build_prompt, fit
+from runtime.regions import Observation, Regions, TurnLine
+
+__all__ = ["Agent", "Limits", "RunResult", "TurnTrace"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one run may spend. `None` means no limit."""
+
+    max_turns: int = 12
+    max_retries: int = 2
+    max_tokens: int | None = None
+    max_seconds: float | None = None
+    look_first: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
+
+
+@dataclass
+class TurnTrace:
+    """What one turn did, for `--trace` and the benchmarks."""
+
+    turn: int
+    action: Action
+    prompt_tokens: dict[str, int]
+    evaluated_tokens: int
+    reused_tokens: int
+    completion_tokens: int
+    result_tokens: int = 0
+    observation_id: str | None = None
+    retries: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class RunResult:
+    answer: str
+    status: str  # "done" or "partial"
+    evidence: list[Cited] = field(default_factory=list)
+    reason: str | None = None
+    turns: list[TurnTrace] = field(default_factory=list)
+    tokens: int = 0
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(1 for t in self.turns if not t.action.is_answer)
+
+
+class Agent:
+    """Runs tasks on one model, with tools from one MCP host, over one context store."""
+
+    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None) -> None:
+        self.model = model
+        self.host = host
+        self.contexts = contexts
+        self.budgets = budgets or Budgets.for_window(model.context_window)
+        self.limits = limits or Limits()
+        self.on_turn = on_turn
+
+    async def run(self, task: str) -> RunResult:
+        objects = await self.contexts.list(["doc"])
+        regions = Regions(task, self.host.tools, objects)
+        result = RunResult(answer="", status="partial")
+        started = time.monotonic()
+        for turn in range(1, self.limits.max_turns + 1):
+            stop = self._budget_left(result, started)
+            if stop:
+                return self._partial(result, regions, stop)
+            last = turn == self.limits.max_turns
+            first_look = turn == 1 and self.limits.look_first and bool(objects)
+            trace = await self._decide(regions, turn, allow_tools=not last, allow_answer=not first_look, result=result)
+            result.turns.append(trace)
+            action = trace.action
+            regions.state = action.state
+            if action.is_answer:
+                return await self._finish(result, action, trace)
+            observation = await self._dispatch(action)
+            await self._record(regions, trace, observation)
+            await self._notify(trace)
+        return self._partial(result, regions, "the turn limit was reached")  # pragma: no cover
+
+    async def _decide(self, regions: Regions, turn: int, *, allow_tools: bool, allow_answer: bool, result: RunResult) -> TurnTrace:
+        """Ask until the reply is a valid action (answers: with evidence that exists), a bounded number of times."""
+        schema = action_schema(self.host.tools, allow_tools=allow_tools, allow_answer=allow_answer)
+        retries, started = 0, time.monotonic()
+        while True:
+            prompt = self._prompt(regions, allow_tools=allow_tools, allow_answer=allow_answer)
+            reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.budgets.reply))
+            result.tokens += reply.prompt_tokens + reply.completion_tokens
+            try:
+                action = parse_action(reply.text, self.host.tools, allow_tools=allow_tools, allow_answer=allow_answer)
+                if action.is_answer:
+                    await self._check_evidence(result, action, last_try=retries >= self.limits.max_retries)
+            except InvalidAction as exc:
+                retries += 1
+                if retries > self.limits.max_retries:
+                    raise ModelBehaviorError(f"turn {turn}: the model's reply was invalid {retries} times; last: {exc}") from exc
+                regions.error = str(exc)
+                continue
+            regions.error = None
+            return _trace(turn, action, prompt, reply, retries, time.monotonic() - started)
+
+    async def _check_evidence(self, result: RunResult, action: Action, *, last_try: bool) -> None:
+        """Resolve the cited spans; a span that does not exist is sent back, or on the last try, reported."""
+        try:
+            result.evidence = await check_evidence(self.contexts, action.evidence)
+        except ValueError as exc:
+            if not last_try:
+                raise InvalidAction(f"{exc}; cite only ids and line ranges you have seen") from None
+            result.evidence, result.reason = [], f"unverified evidence: {exc}"
+
+    def _prompt(self, regions: Regions, *, allow_tools: bool, allow_answer: bool) -> Prompt:
+        return build_prompt(regions.render(allow_tools=allow_tools, allow_answer=allow_answer), self.budgets, self.model.count_tokens)
+
+    async def _dispatch(self, action: Action) -> ToolResult:
+        assert action.tool is not None
+        return await self.host.call(action.tool, action.arguments)
+
+    async def _record(self, regions: Regions, trace: TurnTrace, result: ToolResult) -> None:
+        """Store the observation and the turn as context objects; show the head of a large result."""
+        count = self.model.count_tokens
+        obj = await self.contexts.add_text("obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error})
+        trace.observation_id, trace.result_tokens = obj.id, count(result.text)
+        head, cut = fit(result.text, self.budgets.observation - 60, count)
+        regions.observation = Observation(obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error)
+        line = TurnLine(trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error)
+        turn_obj = await self.contexts.add_text("turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id})
+        line.turn_id = turn_obj.id
+        regions.window.append(line)
+
+    async def _finish(self, result: RunResult, action: Action, trace: TurnTrace) -> RunResult:
+        result.answer = action.answer or ""
+        result.status = "partial" if result.reason else "done"
+        await self._notify(trace)
+        return result
+
+    async def _notify(self, trace: TurnTrace) -> None:
+        if self.on_turn is not None:
+            outcome = self.on_turn(trace)
+            if inspect.isawaitable(outcome):
+                await outcome
+
+    def _budget_left(self, result: RunResult, started: float) -> str | None:
+        if self.limits.max_tokens is not None and result.tokens >= self.limits.max_tokens:
+            return f"the token budget of {self.limits.max_tokens} was used up"
+        if self.limits.max_seconds is not None and time.monotonic() - started >= self.limits.max_seconds:
+            return f"the time budget of {self.limits.max_seconds:g} s was used up"
+        return None
+
+    def _partial(self, result: RunResult, regions: Regions, reason: str) -> RunResult:
+        result.answer = regions.state or "(no findings yet)"
+        result.status, result.reason = "partial", reason
+        return result
+
+
+def _trace(turn: int, action: Action, prompt: Prompt, reply: Reply, retries: int, seconds: float) -> TurnTrace:
+    return TurnTrace(
+        turn=turn,
+        action=action,
+        prompt_tokens=dict(prompt.tokens),
+        evaluated_tokens=reply.evaluated_tokens,
+        reused_tokens=reply.reused_tokens,
+        completion_tokens=reply.completion_tokens,
+        retries=retries,
+        seconds=seconds,
+    )

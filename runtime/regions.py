@@ -1,0 +1,129 @@
+"""The text of each prompt region, as the model reads it.
+
+`Regions` holds one run's material (task, tools, loaded objects, working
+state, recent turns, latest observation) and renders it region by region;
+`runtime.prompt.build_prompt` then cuts each to its budget. The system text
+depends only on the tool catalogue, so it is byte-identical every turn and a
+local model serves it from its KV cache.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory.context import ContextObject
+from runtime.action import ToolSpec
+
+__all__ = ["Observation", "Regions", "TurnLine", "system_text"]
+
+LISTED_OBJECTS = 20
+PREVIEW_CHARS = 160
+
+SYSTEM = """You are Loci, an agent that completes a task by browsing documents with tools.
+Reply every turn with ONE JSON object, either a tool call:
+{{"state": "<your working notes>", "tool": "<tool name>", "arguments": {{...}}}}
+or, when you can answer:
+{{"state": "<your working notes>", "answer": "<the answer>", "evidence": [{{"id": "doc:1", "start": 3, "end": 5}}]}}
+Rules:
+- `state` is your working memory: rewrite it each turn with the goals, constraints and findings that still matter.
+- Read before you answer. Cite in `evidence` the ids and line ranges you read.
+- A large result is stored as obs:N and shown in part; read on with context_read.
+Tools:
+{tools}"""
+
+
+def system_text(tools: list[ToolSpec]) -> str:
+    return SYSTEM.format(tools="\n".join(_tool_line(tool) for tool in tools))
+
+
+@dataclass
+class TurnLine:
+    """One past turn, as the window shows it."""
+
+    turn: int
+    tool: str
+    arguments: dict[str, Any]
+    observation_id: str
+    result_tokens: int
+    is_error: bool
+    turn_id: str | None = None
+    preview: str = ""
+
+    def render(self, preview: str | None = None) -> str:
+        if preview is not None:
+            self.preview = " ".join(preview.split())[:PREVIEW_CHARS]
+        args = json.dumps(self.arguments, ensure_ascii=False)
+        status = "error" if self.is_error else f"{self.result_tokens} tokens"
+        label = f"turn {self.turn}" + (f" [{self.turn_id}]" if self.turn_id else "")
+        return f"{label}: {self.tool}({args}) -> {self.observation_id}, {status}: {self.preview}"
+
+
+@dataclass
+class Observation:
+    """The latest tool result: its head, and where the whole of it is stored."""
+
+    id: str
+    tool: str
+    head: str
+    tokens: int
+    cut: bool
+    is_error: bool
+
+    def render(self) -> str:
+        kind = "Error from" if self.is_error else "Result of"
+        text = f"{kind} {self.tool} ({self.id}, {self.tokens} tokens):\n{self.head}"
+        if self.cut:
+            next_line = self.head.count("\n") + 1
+            text += f'\n[cut: this is the head of {self.id}; read on with context_read(id="{self.id}", start={next_line})]'
+        return text
+
+
+@dataclass
+class Regions:
+    task: str
+    tools: list[ToolSpec]
+    objects: list[ContextObject]
+    state: str = ""
+    window: list[TurnLine] = field(default_factory=list)
+    observation: Observation | None = None
+    error: str | None = None
+
+    def render(self, *, allow_tools: bool = True, allow_answer: bool = True) -> dict[str, str]:
+        return {
+            "system": system_text(self.tools),
+            "task": self._task(),
+            "state": f"State (your working notes):\n{self.state or '(empty)'}",
+            "window": "Recent turns:\n" + "\n".join(line.render() for line in self.window) if self.window else "",
+            "observation": self._observation(allow_tools, allow_answer),
+        }
+
+    def _task(self) -> str:
+        text = f"Task: {self.task}"
+        if self.objects:
+            shown = self.objects[-LISTED_OBJECTS:]
+            listing = "\n".join(f"- {o.id} {o.name} ({o.lines} lines, {o.tokens} tokens)" for o in shown)
+            more = len(self.objects) - len(shown)
+            text += f"\nDocuments:\n{listing}" + (f"\n(and {more} more: context_list shows all)" if more else "")
+        return text
+
+    def _observation(self, allow_tools: bool, allow_answer: bool) -> str:
+        parts = [self.observation.render()] if self.observation else []
+        if self.error:
+            parts.append(f"Your last reply was rejected: {self.error}. Reply again with one valid JSON object.")
+        if not allow_tools:
+            parts.append("This is your last turn: give your final answer, with evidence.")
+        elif not allow_answer:
+            parts.append("Look at the documents with a tool first.")
+        else:
+            parts.append("Reply with one JSON object: a tool call or your answer.")
+        return "\n\n".join(parts)
+
+
+def _tool_line(tool: ToolSpec) -> str:
+    props = tool.input_schema.get("properties", {})
+    required = set(tool.input_schema.get("required", []))
+    args = ", ".join(name + ("" if name in required else "?") for name in props)
+    summary = (tool.description or "").strip().split("\n\n")[0].replace("\n", " ")
+    return f"- {tool.name}({args}): {summary}"

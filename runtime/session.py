@@ -1,0 +1,77 @@
+"""Wiring for one agent session: home, context store, built-in servers, host.
+
+`open_session` is what `loci run`, `loci chat` and the `run_task` MCP tool
+share: it opens the SQLite home, binds the context store to the model's
+tokenizer, loads the user's files, connects the MCP host to the built-in
+servers in-process (and to external ones from an `mcpServers` file), and
+yields an `Agent` ready to run. Everything it opened is closed on exit.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memory.context import ContextObject, ContextStore
+from memory.errors import NotFoundError, UsageError
+from memory.store import Store
+from runtime.agent import Agent, Limits, TurnTrace
+from runtime.host import McpHost
+from runtime.model import Model
+from runtime.prompt import Budgets
+from servers.context import build_context_server
+from tools.context import ContextTools
+
+__all__ = ["Session", "check_files", "open_session"]
+
+
+@dataclass
+class Session:
+    agent: Agent
+    store: Store
+    contexts: ContextStore
+    host: McpHost
+    loaded: list[ContextObject]
+
+
+def check_files(files: Sequence[str | Path]) -> list[Path]:
+    """Refuse a missing file or a directory before anything slow (a model load) starts."""
+    paths = []
+    for name in files:
+        path = Path(name)
+        if not path.exists():
+            raise NotFoundError(f"--file {name}: no such file")
+        if path.is_dir():
+            raise UsageError(f"--file {name} is a directory; pass its files")
+        paths.append(path)
+    return paths
+
+
+@asynccontextmanager
+async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None) -> AsyncIterator[Session]:
+    paths = check_files(files)
+    async with await Store.open(db) as store, McpHost() as host:
+        contexts = ContextStore(store, model.count_tokens)
+        loaded = [await contexts.add_file(path) for path in paths]
+        await host.add("context", build_context_server(ContextTools(contexts)))
+        memory_server = _memory_server(store)
+        if memory_server is not None:
+            await host.add("memory", memory_server)
+        if mcp_config:
+            await host.add_config(mcp_config)
+        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn)
+        yield Session(agent, store, contexts, host, loaded)
+
+
+def _memory_server(store: Store) -> object | None:
+    """The memory graph's server, when that part is installed."""
+    try:
+        tools_module = importlib.import_module("tools.memory")
+        server_module = importlib.import_module("servers.memory")
+    except ModuleNotFoundError:
+        return None
+    return server_module.build_memory_server(tools_module.MemoryTools(store))

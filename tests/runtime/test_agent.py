@@ -1,0 +1,170 @@
+"""The turn loop's logic, driven by the scripted model over real MCP and SQLite."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from memory.errors import ModelBehaviorError, UsageError
+from memory.store import Store
+from runtime.agent import Limits
+from runtime.model import Request
+from runtime.prompt import Budgets
+from runtime.scripted import ScriptedModel
+from runtime.session import Session, open_session
+
+DOC = "\n".join(f"line {i}: nothing to see" for i in range(1, 40)) + "\nline 40: the plot fee is 35 euros\n"
+
+
+@pytest.fixture
+def doc(tmp_path: Path) -> Path:
+    path = tmp_path / "garden.txt"
+    path.write_text(DOC, encoding="utf-8")
+    return path
+
+
+async def session_for(model: ScriptedModel, tmp_path: Path, doc: Path, **limits: Any) -> AsyncIterator[Session]:
+    async with open_session(model, tmp_path / "loci.db", files=[doc], limits=Limits(**limits)) as session:
+        yield session
+
+
+def tool(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"state": f"calling {name}", "tool": name, "arguments": arguments}
+
+
+def answer(text: str, evidence: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"state": "done", "answer": text, "evidence": evidence or []}
+
+
+async def test_tool_call_goes_through_mcp_and_answer_carries_evidence(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_search", query="fee"), answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}])])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("What is the fee?")
+    model.check_used()
+    assert result.status == "done"
+    assert result.answer == "35 euros"
+    assert result.tool_calls == 1
+    assert "35 euros" in result.evidence[0].text
+    second_prompt = model.calls[1].messages[1]["content"]
+    assert "Result of context_search" in second_prompt and "35 euros" in second_prompt
+
+
+async def test_invalid_json_is_answered_with_the_error_and_retried(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel(["{not json", tool("context_list"), answer("ok")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("task")
+    assert result.turns[0].retries == 1
+    assert "not valid JSON" in model.calls[1].messages[1]["content"]
+
+
+async def test_unknown_tool_is_named_in_the_error_the_model_reads(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_delete_everything"), tool("context_list"), answer("ok")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        await session.agent.run("task")
+    retry_prompt = model.calls[1].messages[1]["content"]
+    assert "unknown tool 'context_delete_everything'" in retry_prompt
+    assert "context_read" in retry_prompt
+
+
+async def test_wrong_arguments_are_rejected_before_dispatch(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_read", start="one"), tool("context_read", id="doc:1"), answer("ok")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("task")
+    assert "wrong arguments for context_read" in model.calls[1].messages[1]["content"]
+    assert result.turns[0].action.arguments == {"id": "doc:1"}
+
+
+async def test_retries_are_bounded_then_the_run_fails_clearly(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel(["nope", "still nope", "never"])
+    async with open_session(model, tmp_path / "loci.db", files=[doc], limits=Limits(max_retries=2)) as session:
+        with pytest.raises(ModelBehaviorError, match="invalid 3 times"):
+            await session.agent.run("task")
+
+
+async def test_last_turn_allows_only_an_answer(tmp_path: Path, doc: Path) -> None:
+    def policy(request: Request) -> dict[str, Any]:
+        offers_tools = "anyOf" in request.schema or "tool" in request.schema.get("properties", {})
+        return tool("context_list") if offers_tools else answer("forced")
+
+    model = ScriptedModel([policy] * 3)
+    async with open_session(model, tmp_path / "loci.db", files=[doc], limits=Limits(max_turns=3)) as session:
+        result = await session.agent.run("task")
+    assert [t.action.is_answer for t in result.turns] == [False, False, True]
+    assert result.answer == "forced" and result.status == "done"
+    assert "last turn" in model.calls[2].messages[1]["content"]
+
+
+async def test_first_turn_must_look_when_documents_are_loaded(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([answer("guess"), tool("context_list"), answer("ok")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("task")
+    assert "answer" not in json.dumps(model.calls[0].schema)
+    assert "look at the material" in model.calls[1].messages[1]["content"]
+    assert result.answer == "ok"
+
+
+async def test_evidence_that_does_not_exist_is_rejected(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel(
+        [
+            tool("context_list"),
+            answer("x", [{"id": "doc:99"}]),
+            answer("x", [{"id": "doc:1", "start": 1, "end": 500}]),
+            answer("x", [{"id": "doc:1", "start": 40, "end": 40}]),
+        ]
+    )
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("task")
+    assert "doc:99" in model.calls[2].messages[1]["content"]
+    assert "has lines 1-40" in model.calls[3].messages[1]["content"]
+    assert result.status == "done" and result.evidence[0].start == 40
+
+
+async def test_huge_observation_is_stored_whole_and_shown_as_head_and_pointer(tmp_path: Path, doc: Path) -> None:
+    big = MCPServer(name="big")
+
+    @big.tool()
+    def dump() -> str:
+        """Return a lot of text."""
+        return " ".join(f"word{i}" for i in range(50_000))
+
+    budgets = Budgets.for_window(4_096)
+    model = ScriptedModel([tool("dump"), answer("seen")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc], budgets=budgets) as session:
+        await session.host.add("big", big)
+        result = await session.agent.run("task")
+        stored = await session.contexts.get(result.turns[0].observation_id)
+    second = model.calls[1]
+    shown = second.messages[1]["content"]
+    assert stored.tokens == 50_000
+    assert f'context_read(id="{stored.id}"' in shown
+    assert "word49999" not in shown
+    assert sum(model.count_tokens(m["content"]) for m in second.messages) <= budgets.total - budgets.reply
+
+
+async def test_token_budget_ends_the_run_with_a_partial_answer(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_list"), tool("context_read", id="doc:1")], repeat_last=True)
+    async with open_session(model, tmp_path / "loci.db", files=[doc], limits=Limits(max_tokens=300, max_turns=50)) as session:
+        result = await session.agent.run("task")
+    assert result.status == "partial"
+    assert "token budget of 300" in (result.reason or "")
+    assert result.answer == "calling context_read"
+    assert len(result.turns) < 50
+
+
+def test_zero_turns_is_refused() -> None:
+    with pytest.raises(UsageError, match="at least 1"):
+        Limits(max_turns=0)
+
+
+async def test_turns_and_observations_stay_in_the_store(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_search", query="fee"), answer("ok")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        await session.agent.run("task")
+    async with await Store.open(tmp_path / "loci.db") as store:
+        kinds = [row[0] for row in store.read_sync(lambda db: db.execute("SELECT kind FROM context_objects ORDER BY id").fetchall())]
+    assert kinds == ["doc", "obs", "turn"]
