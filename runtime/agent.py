@@ -21,14 +21,16 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 from memory.context import ContextStore
-from memory.errors import ModelBehaviorError, UsageError
+from memory.errors import BackendError, ModelBehaviorError, UsageError
 from runtime.action import Action, InvalidAction, action_schema, parse_action
 from runtime.evidence import Cited, check_evidence
 from runtime.host import McpHost, ToolResult
 from runtime.model import Model, Reply, Request
 from runtime.prompt import Budgets, Prompt, build_prompt, fit
-from runtime.regions import Observation, Regions, TurnLine
+from runtime.regions import Observation, Regions, system_text
+from runtime.window import TurnLine, Window, extract_note, item_id
 
 __all__ = ["Agent", "Limits", "RunResult", "TurnTrace"]
 
@@ -62,6 +64,7 @@ class TurnTrace:
     observation_id: str | None = None
     retries: int = 0
     seconds: float = 0.0
+    state_cut: bool = False
 
 
 @dataclass
@@ -81,17 +84,22 @@ class RunResult:
 class Agent:
     """Runs tasks on one model, with tools from one MCP host, over one context store."""
 
-    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None) -> None:
+    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None, notes: str = "model") -> None:
         self.model = model
         self.host = host
         self.contexts = contexts
         self.budgets = budgets or Budgets.for_window(model.context_window)
         self.limits = limits or Limits()
         self.on_turn = on_turn
+        self.notes = notes
+        self.window = Window(contexts, model.count_tokens)
 
-    async def run(self, task: str) -> RunResult:
+    async def run(self, task: str, *, state: str = "", keep_window: bool = False) -> RunResult:
+        """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window."""
         objects = await self.contexts.list(["doc"])
-        regions = Regions(task, self.host.tools, objects)
+        if not keep_window:
+            self.window.items = []
+        regions = Regions(task, self.host.tools, objects, self.window, state=state)
         result = RunResult(answer="", status="partial")
         started = time.monotonic()
         for turn in range(1, self.limits.max_turns + 1):
@@ -100,6 +108,7 @@ class Agent:
                 return self._partial(result, regions, stop)
             last = turn == self.limits.max_turns
             first_look = turn == 1 and self.limits.look_first and bool(objects)
+            await self._compact()
             trace = await self._decide(regions, turn, allow_tools=not last, allow_answer=not first_look, result=result)
             result.turns.append(trace)
             action = trace.action
@@ -121,6 +130,7 @@ class Agent:
             result.tokens += reply.prompt_tokens + reply.completion_tokens
             try:
                 action = parse_action(reply.text, self.host.tools, allow_tools=allow_tools, allow_answer=allow_answer)
+                state_cut = self._check_state(action, last_try=retries >= self.limits.max_retries)
                 if action.is_answer:
                     await self._check_evidence(result, action, last_try=retries >= self.limits.max_retries)
             except InvalidAction as exc:
@@ -130,7 +140,45 @@ class Agent:
                 regions.error = str(exc)
                 continue
             regions.error = None
-            return _trace(turn, action, prompt, reply, retries, time.monotonic() - started)
+            trace = _trace(turn, action, prompt, reply, retries, time.monotonic() - started)
+            trace.state_cut = state_cut
+            return trace
+
+    def _check_state(self, action: Action, *, last_try: bool) -> bool:
+        """Hold the state to S tokens: send an over-long one back, or on the last try cut it (and say so)."""
+        size = self.model.count_tokens(action.state)
+        if size <= self.budgets.state:
+            return False
+        if not last_try:
+            raise InvalidAction(f"`state` is {size} tokens; the limit is {self.budgets.state}: consolidate it, keep what still matters")
+        action.state = fit(action.state, self.budgets.state, self.model.count_tokens)[0]
+        return True
+
+    async def _compact(self) -> None:
+        """Prune-and-write: when the window outgrows W, fold its oldest items into one note."""
+        if self.window.tokens() <= self.budgets.window:
+            return
+        items = self.window.oldest_to_prune(self.budgets.window * 3 // 4)
+        note_budget = max(32, self.budgets.window // 4)
+        text, method = await self._write_note(items, note_budget)
+        await self.window.prune(text, [item_id(item) for item in items], method=method)
+
+    async def _write_note(self, items: list[Any], budget: int) -> tuple[str, str]:
+        """A short note on the pruned items, by the model in one bounded call; a marked extract without one."""
+        if self.notes == "model":
+            lines = "\n".join(item.render() for item in items)
+            ask = (
+                f"Summarise these past turns in at most {budget * 3 // 4} words. Keep every constraint, "
+                f"finding and id that may still matter; drop the rest.\n\n{lines}"
+            )
+            messages = [{"role": "system", "content": system_text(self.host.tools)}, {"role": "user", "content": ask}]
+            try:
+                reply = await self.model.generate(Request(messages, max_tokens=budget, purpose="note"))
+                if reply.text.strip():
+                    return fit(reply.text.strip(), budget, self.model.count_tokens)[0], "model"
+            except BackendError:
+                pass  # the note falls back to an extract; the turns are in the store either way
+        return extract_note(items, budget, self.model.count_tokens), "extract"
 
     async def _check_evidence(self, result: RunResult, action: Action, *, last_try: bool) -> None:
         """Resolve the cited spans; a span that does not exist is sent back, or on the last try, reported."""
@@ -158,7 +206,7 @@ class Agent:
         line = TurnLine(trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error)
         turn_obj = await self.contexts.add_text("turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id})
         line.turn_id = turn_obj.id
-        regions.window.append(line)
+        self.window.append(line)
 
     async def _finish(self, result: RunResult, action: Action, trace: TurnTrace) -> RunResult:
         result.answer = action.answer or ""

@@ -7,8 +7,11 @@ import json
 import sys
 from typing import Any
 
+from memory.errors import UsageError
 from memory.store import default_db_path
 from runtime.agent import Limits, RunResult, TurnTrace
+from runtime.model import Model
+from runtime.prompt import Budgets
 from runtime.session import check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
@@ -33,6 +36,21 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    parser.add_argument("--state-tokens", type=int, help="budget S of the working state (default: from the window)")
+    parser.add_argument("--window-tokens", type=int, help="budget W of the recent-turns window")
+    parser.add_argument("--observation-tokens", type=int, help="budget O of the latest tool result")
+
+
+def budgets_from(args: argparse.Namespace, model: Model) -> Budgets:
+    overrides = {
+        name: value
+        for name, value in (("state", args.state_tokens), ("window", args.window_tokens), ("observation", args.observation_tokens))
+        if value is not None
+    }
+    try:
+        return Budgets.for_window(model.context_window, **overrides)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -41,7 +59,8 @@ async def run(args: argparse.Namespace) -> int:
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
-        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config, on_turn=on_turn) as session:
+        budgets = budgets_from(args, model)
+        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn) as session:
             for obj in session.loaded:
                 if obj.meta.get("replaced_bytes"):
                     print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
@@ -57,6 +76,7 @@ def print_trace(trace: TurnTrace) -> None:
     what = f"answer {json.dumps(action.answer)[:100]}" if action.is_answer else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
     regions = " ".join(f"{k}={v}" for k, v in trace.prompt_tokens.items())
     result = f" -> {trace.observation_id} {trace.result_tokens} tok" if trace.observation_id else ""
+    result += " (state cut to its budget)" if trace.state_cut else ""
     retry = f" retries={trace.retries}" if trace.retries else ""
     print(
         f"[turn {trace.turn}] {what}{result} | prompt {regions} | evaluated {trace.evaluated_tokens} reused {trace.reused_tokens}"

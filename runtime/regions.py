@@ -9,17 +9,16 @@ local model serves it from its KV cache.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memory.context import ContextObject
 from runtime.action import ToolSpec
+from runtime.window import Window
 
-__all__ = ["Observation", "Regions", "TurnLine", "system_text"]
+__all__ = ["Observation", "Regions", "system_text"]
 
 LISTED_OBJECTS = 20
-PREVIEW_CHARS = 160
 
 SYSTEM = """You are Loci, an agent that completes a task by browsing documents with tools.
 Reply every turn with ONE JSON object, either a tool call:
@@ -36,28 +35,6 @@ Tools:
 
 def system_text(tools: list[ToolSpec]) -> str:
     return SYSTEM.format(tools="\n".join(_tool_line(tool) for tool in tools))
-
-
-@dataclass
-class TurnLine:
-    """One past turn, as the window shows it."""
-
-    turn: int
-    tool: str
-    arguments: dict[str, Any]
-    observation_id: str
-    result_tokens: int
-    is_error: bool
-    turn_id: str | None = None
-    preview: str = ""
-
-    def render(self, preview: str | None = None) -> str:
-        if preview is not None:
-            self.preview = " ".join(preview.split())[:PREVIEW_CHARS]
-        args = json.dumps(self.arguments, ensure_ascii=False)
-        status = "error" if self.is_error else f"{self.result_tokens} tokens"
-        label = f"turn {self.turn}" + (f" [{self.turn_id}]" if self.turn_id else "")
-        return f"{label}: {self.tool}({args}) -> {self.observation_id}, {status}: {self.preview}"
 
 
 @dataclass
@@ -85,8 +62,8 @@ class Regions:
     task: str
     tools: list[ToolSpec]
     objects: list[ContextObject]
+    window: Window
     state: str = ""
-    window: list[TurnLine] = field(default_factory=list)
     observation: Observation | None = None
     error: str | None = None
 
@@ -95,7 +72,7 @@ class Regions:
             "system": system_text(self.tools),
             "task": self._task(),
             "state": f"State (your working notes):\n{self.state or '(empty)'}",
-            "window": "Recent turns:\n" + "\n".join(line.render() for line in self.window) if self.window else "",
+            "window": "Recent turns:\n" + self.window.render() if self.window.items else "",
             "observation": self._observation(allow_tools, allow_answer),
         }
 

@@ -24,7 +24,9 @@ from runtime.host import McpHost
 from runtime.model import Model
 from runtime.prompt import Budgets
 from servers.context import build_context_server
+from servers.history import build_history_server
 from tools.context import ContextTools
+from tools.history import HistoryTools
 
 __all__ = ["Session", "check_files", "open_session"]
 
@@ -52,7 +54,7 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None) -> AsyncIterator[Session]:
+async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model") -> AsyncIterator[Session]:
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
@@ -63,7 +65,8 @@ async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Pa
             await host.add("memory", memory_server)
         if mcp_config:
             await host.add_config(mcp_config)
-        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn)
+        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes)
+        await host.add("history", build_history_server(HistoryTools(agent.window)))
         yield Session(agent, store, contexts, host, loaded)
 
 

@@ -1,0 +1,128 @@
+"""The window: recent turns verbatim, older ones folded into notes.
+
+The window holds the run's latest turns as one line each, and notes that
+stand for turns pruned from it. When it outgrows its budget W, the oldest
+items (turns, or earlier notes) are pruned and replaced by one note that
+summarises them (prune-and-write, as in MemAct): the model writes the note
+in a short bounded call, or, without a model, a deterministic extract is
+used and marked `[extract]`. The model can also prune deliberately through
+the `history_prune` tool.
+
+Nothing is lost: every turn and every note is a context object (`turn:N`,
+`note:N`) in the store, so `context_search` and `context_read` reach what
+left the window.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Union
+
+from memory.context import ContextStore
+from memory.errors import ToolError
+from runtime.prompt import fit
+
+__all__ = ["NoteLine", "TurnLine", "Window", "extract_note", "item_id"]
+
+PREVIEW_CHARS = 160
+
+
+@dataclass
+class TurnLine:
+    """One past turn, as the window shows it."""
+
+    turn: int
+    tool: str
+    arguments: dict[str, Any]
+    observation_id: str
+    result_tokens: int
+    is_error: bool
+    turn_id: str | None = None
+    preview: str = ""
+
+    def render(self, preview: str | None = None) -> str:
+        if preview is not None:
+            self.preview = " ".join(preview.split())[:PREVIEW_CHARS]
+        args = json.dumps(self.arguments, ensure_ascii=False)
+        status = "error" if self.is_error else f"{self.result_tokens} tokens"
+        label = f"turn {self.turn}" + (f" [{self.turn_id}]" if self.turn_id else "")
+        return f"{label}: {self.tool}({args}) -> {self.observation_id}, {status}: {self.preview}"
+
+
+@dataclass
+class NoteLine:
+    """A note in the window, standing for the turns (and notes) it replaced."""
+
+    note_id: str
+    covers: list[str]
+    text: str
+    method: str
+
+    def render(self) -> str:
+        span = f"{self.covers[0]}..{self.covers[-1]}" if len(self.covers) > 1 else self.covers[0]
+        mark = " [extract]" if self.method == "extract" else ""
+        return f"{self.note_id} (notes on {span}){mark}: {self.text}"
+
+
+Item = Union[TurnLine, NoteLine]
+
+
+def item_id(item: Item) -> str:
+    return item.note_id if isinstance(item, NoteLine) else str(item.turn_id)
+
+
+class Window:
+    """The window's items, oldest first, with the store their notes go to."""
+
+    def __init__(self, contexts: ContextStore, count: Callable[[str], int]) -> None:
+        self.contexts = contexts
+        self.count = count
+        self.items: list[Item] = []
+
+    def append(self, line: TurnLine) -> None:
+        self.items.append(line)
+
+    def render(self) -> str:
+        return "\n".join(item.render() for item in self.items)
+
+    def tokens(self) -> int:
+        return self.count(self.render()) if self.items else 0
+
+    def ids(self) -> list[str]:
+        return [item_id(item) for item in self.items]
+
+    def oldest_to_prune(self, target: int) -> list[Item]:
+        """The fewest oldest items whose removal brings the window to `target` tokens (at least two)."""
+        sizes = [self.count(item.render()) + 1 for item in self.items]
+        total, chosen = sum(sizes), 0
+        while chosen < len(self.items) - 1 and (total > target or chosen < 2):
+            total -= sizes[chosen]
+            chosen += 1
+        return self.items[:chosen]
+
+    async def prune(self, note: str, ids: list[str], *, method: str = "model") -> NoteLine:
+        """Replace the items named by `ids` with one note; the note is stored as `note:N`."""
+        if not ids:
+            raise ToolError("name at least one turn to prune, e.g. turn_ids=['turn:7']")
+        present = self.ids()
+        unknown = [ref for ref in ids if ref not in present]
+        if unknown:
+            raise ToolError(f"not in the window: {', '.join(unknown)}; the window holds {', '.join(present) or 'nothing'}")
+        if not note.strip():
+            raise ToolError("the note is empty: write what the pruned turns established")
+        meta: dict[str, Any] = {"covers": ids, "method": method}
+        stored = await self.contexts.add_text("note", f"note on {len(ids)} items", note, meta)
+        line = NoteLine(stored.id, list(ids), " ".join(note.split()), method)
+        first = min(present.index(ref) for ref in ids)
+        kept = [item for item in self.items if item_id(item) not in ids]
+        kept.insert(min(first, len(kept)), line)
+        self.items = kept
+        return line
+
+
+def extract_note(items: list[Item], max_tokens: int, count: Callable[[str], int]) -> str:
+    """A note without a model: the pruned lines themselves, cut to the note budget."""
+    text = " | ".join(item.render() for item in items)
+    return fit(text, max_tokens, count)[0]
