@@ -8,30 +8,44 @@ whole lines; each chunk records its line, character and token offsets and is
 indexed by FTS5, so the agent reads a range or searches without the whole
 object ever entering the prompt.
 
+Loading streams (`memory.loader`): a source is read, decoded, chunked and
+counted a megabyte at a time in a worker thread, and each batch is inserted
+in its own short transaction, so a huge file neither fills memory nor holds
+the writer lock for long. Until its last batch is in, an object is
+`complete = 0` and invisible; a load that fails is removed.
+
 Token offsets are counted with the tokenizer passed in (the model's own),
-or estimated at four characters a token when there is none.
+or estimated at four characters a token when there is none. The counter is
+called from worker threads. Which files may be read is decided by
+`memory.paths.Roots`; reads (`memory.spans`), outlines (`memory.outline`)
+and searches (`memory.fulltext`, `memory.regex_scan`) live in their own files.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import anyio
+import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
+from memory.loader import SNIFF_BYTES, ChunkStream, binary_reason, detect_format
+from memory.objects import KINDS, UNITS, ContextObject, Hit, Span, Target, parse_id
+from memory.outline import Outline, build_outline
+from memory.paths import Roots, walk
+from memory.regex_scan import DEFAULT_TIMEOUT, regex_search
+from memory.fulltext import fts_literal, fts_search
+from memory.spans import iter_lines, read_span
 from memory.store import Store, registered_migrations
 
-__all__ = ["KINDS", "ContextObject", "ContextStore", "Hit", "Span", "parse_id"]
-
-KINDS = ("doc", "obs", "turn", "note")
-CHUNK_LINES = 40
-CHUNK_CHARS = 4_000
+__all__ = ["KINDS", "ContextObject", "ContextStore", "Hit", "Loaded", "Span", "Target", "fts_literal", "parse_id"]
 
 MIGRATIONS = registered_migrations(Migrations("context"))
 
@@ -59,85 +73,129 @@ def create_context_tables(db: sqlite_utils.Database) -> None:
     )
 
 
-@dataclass(frozen=True)
-class ContextObject:
-    id: str
-    kind: str
-    name: str
-    source: str | None
-    chars: int
-    lines: int
-    tokens: int
-    meta: dict[str, Any] = field(default_factory=dict)
+@MIGRATIONS()
+def add_streaming_and_range_indexes(db: sqlite_utils.Database) -> None:
+    db.execute("ALTER TABLE context_objects ADD COLUMN complete INTEGER NOT NULL DEFAULT 1")
+    db.execute("CREATE INDEX context_chunks_by_line ON context_chunks (object_id, end_line, seq)")
+    db.execute("CREATE INDEX context_chunks_by_token ON context_chunks (object_id, end_token, seq)")
 
 
-@dataclass(frozen=True)
-class Span:
-    """A range of one object, in lines (1-based, inclusive)."""
+@dataclass
+class Loaded:
+    """What a directory (or path) load produced: the objects, and what it skipped and why."""
 
-    id: str
-    start: int
-    end: int
-    text: str
-    truncated: bool = False
-
-
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    start_line: int
-    end_line: int
-    snippet: str
-    score: float
-
-
-def parse_id(ref: str) -> tuple[str, int]:
-    """Split `doc:3` into `("doc", 3)`; a clear error for anything else."""
-    kind, _, number = str(ref).partition(":")
-    if kind not in KINDS or not number.isdigit():
-        raise NotFoundError(f"{ref!r} is not a context id; ids look like doc:3, obs:42, turn:17 or note:5")
-    return kind, int(number)
+    objects: list[ContextObject] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 class ContextStore:
-    """Context objects in a `Store`, with an optional token counter."""
+    """Context objects in a `Store`, with an optional token counter and an allow-list of roots."""
 
-    def __init__(self, store: Store, count_tokens: Callable[[str], int] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        count_tokens: Callable[[str], int] | None = None,
+        *,
+        roots: Iterable[str | Path] | None = None,
+        regex_timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         self.store = store
         self.count_tokens = count_tokens or (lambda text: (len(text) + 3) // 4)
+        self.roots = Roots(roots)
+        self.regex_timeout = regex_timeout
+
+    # -- loading ---------------------------------------------------------
 
     async def add_text(self, kind: str, name: str, text: str, meta: dict[str, Any] | None = None) -> ContextObject:
-        if kind not in KINDS:
-            raise UsageError(f"unknown context kind {kind!r}; expected one of {', '.join(KINDS)}")
-        chunks = list(_chunk_lines(text.splitlines(keepends=True)))
-        return await self._insert(kind, name, None, chunks, meta or {})
+        """Store `text` (already in memory: a tool result, a turn, a note) as an object of `kind`."""
+        _check_kind(kind)
+        meta = {"format": "text", **(meta or {})}
+        return await self._load(kind, name, None, ChunkStream.from_text(text, self.count_tokens), meta, {})
 
-    async def add_file(self, path: str | Path) -> ContextObject:
-        """Load a text file as a `doc`. Undecodable bytes are replaced and counted in `meta`."""
-        path = Path(path)
-        if not path.exists():
-            raise NotFoundError(f"file not found: {path}")
-        if path.is_dir():
-            raise UsageError(f"{path} is a directory; pass a file")
+    async def add_file(self, path: str | Path, *, kind: str = "doc", name: str | None = None) -> ContextObject:
+        """Load a text file as a `doc`, streaming. Undecodable bytes are replaced and counted in `meta`."""
+        real = self.roots.resolve(path)
+        if real.is_dir():
+            raise UsageError(f"{path} is a directory; pass a file (or load the directory with add_directory)")
+        return await self._load_file(real, name or Path(path).name, kind)
+
+    async def add_directory(self, path: str | Path) -> Loaded:
+        """Load every text file under a directory, recursively; skip binaries, `.git` and escaping symlinks."""
+        real = self.roots.resolve(path)
+        if not real.is_dir():
+            raise UsageError(f"{path} is not a directory")
+        entries = await anyio.to_thread.run_sync(lambda: list(walk(real)))
+        loaded = Loaded()
+        for file, target, reason in entries:
+            relative = str(Path(real.name) / file.relative_to(real))
+            if target is None:
+                loaded.skipped.append((relative, reason or "skipped"))
+                continue
+            try:
+                loaded.objects.append(await self._load_file(target, relative, "doc"))
+            except UsageError as exc:
+                loaded.skipped.append((relative, str(exc)))
+        return loaded
+
+    async def add_path(self, path: str | Path) -> Loaded:
+        """`add_file` or `add_directory`, by what `path` is."""
+        if self.roots.resolve(path).is_dir():
+            return await self.add_directory(path)
+        return Loaded([await self.add_file(path)])
+
+    async def add_stream(self, name: str, source: BinaryIO, *, kind: str = "doc", meta: dict[str, Any] | None = None) -> ContextObject:
+        """Load a binary stream (stdin: `sys.stdin.buffer`) as UTF-8 text, streaming."""
+        _check_kind(kind)
+        first = await anyio.to_thread.run_sync(source.read, SNIFF_BYTES)
+        if reason := binary_reason(first):
+            raise UsageError(f"{name} looks binary ({reason}); Loci loads text")
+        stats: dict[str, int] = {}
+        stream = ChunkStream.from_binary(source, first, self.count_tokens, stats)
+        return await self._load(kind, name, None, stream, {"format": detect_format(name), **(meta or {})}, stats)
+
+    async def _load_file(self, real: Path, name: str, kind: str) -> ContextObject:
         try:
-            raw = path.read_bytes()
+            source = await anyio.to_thread.run_sync(open, real, "rb")
         except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-        text = raw.decode("utf-8", errors="replace")
-        meta: dict[str, Any] = {}
-        replaced = text.count("\ufffd") - raw.decode("utf-8", errors="ignore").count("\ufffd")
-        if replaced:
-            meta["replaced_bytes"] = replaced
-        chunks = list(_chunk_lines(text.splitlines(keepends=True)))
-        return await self._insert("doc", path.name, str(path.resolve()), chunks, meta)
+            raise UsageError(f"cannot read {real}: {exc.strerror}") from exc
+        try:
+            first = await anyio.to_thread.run_sync(source.read, SNIFF_BYTES)
+            if reason := binary_reason(first):
+                raise UsageError(f"{real} looks binary ({reason}); Loci loads text")
+            stats: dict[str, int] = {}
+            stream = ChunkStream.from_binary(source, first, self.count_tokens, stats)
+            return await self._load(kind, name, str(real), stream, {"format": detect_format(real.name)}, stats)
+        except OSError as exc:
+            raise UsageError(f"cannot read {real}: {exc.strerror or exc}") from exc
+        finally:
+            source.close()
+
+    async def _load(self, kind: str, name: str, source: str | None, stream: ChunkStream, meta: dict[str, Any], stats: dict[str, int]) -> ContextObject:
+        object_id = await self.store.write(lambda db: _insert_object(db, kind, name, source, meta))
+        try:
+            while batch := await anyio.to_thread.run_sync(stream.next_batch):
+                await self.store.write(lambda db: _insert_chunks(db, object_id, batch))
+            if stats.get("replaced_bytes"):
+                meta = {**meta, "replaced_bytes": stats["replaced_bytes"]}
+            totals = [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id]
+            await self.store.write(lambda db: db.execute(
+                "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?", totals
+            ))  # fmt: skip
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await self.store.write(lambda db: _delete_object(db, object_id))
+            raise
+        return await self.get(f"{kind}:{object_id}")
+
+    # -- reading ---------------------------------------------------------
 
     async def get(self, ref: str) -> ContextObject:
         kind, number = parse_id(ref)
 
         def fetch(db: sqlite_utils.Database) -> ContextObject:
-            rows = list(db.query("SELECT * FROM context_objects WHERE id = ? AND kind = ?", [number, kind]))
+            rows = list(db.query("SELECT * FROM context_objects WHERE id = ? AND kind = ? AND complete = 1", [number, kind]))
             if not rows:
-                raise NotFoundError(f"no context object {ref}")
+                raise NotFoundError(f"no context object {ref}; context_list shows the ids there are")
             return _object(rows[0])
 
         return await self.store.read(fetch)
@@ -147,117 +205,89 @@ class ContextStore:
 
         def fetch(db: sqlite_utils.Database) -> list[ContextObject]:
             marks = ",".join("?" * len(wanted))
-            rows = db.query(f"SELECT * FROM context_objects WHERE kind IN ({marks}) ORDER BY id", wanted)
-            return [_object(row) for row in rows]
+            sql = f"SELECT * FROM context_objects WHERE kind IN ({marks}) AND complete = 1 ORDER BY id"
+            return [_object(row) for row in db.query(sql, wanted)]
 
         return await self.store.read(fetch)
 
-    async def read(self, ref: str, start: int = 1, end: int | None = None, max_tokens: int = 2_000) -> Span:
-        """Lines `start..end` (1-based, inclusive) of `ref`, cut at `max_tokens`."""
+    async def read(self, ref: str, start: int = 1, end: int | None = None, max_tokens: int = 2_000, *, unit: str = "lines") -> Span:
+        """`start..end` (1-based, inclusive, in lines or tokens) of `ref`, cut at `max_tokens`."""
+        if unit not in UNITS:
+            raise UsageError(f"unknown unit {unit!r}; read by 'lines' or 'tokens'")
         obj = await self.get(ref)
-        _, number = parse_id(ref)
-        start = max(1, start)
-        end = obj.lines if end is None else min(end, obj.lines)
+        size = obj.lines if unit == "lines" else obj.tokens
+        if size == 0:
+            raise UsageError(f"{ref} is empty")
+        if start < 1 or start > size:
+            raise UsageError(f"{ref} has {size} {unit}; start {start} is outside 1-{size}")
+        end = size if end is None else min(end, size)
         if end < start:
-            raise UsageError(f"{ref} has {obj.lines} lines; the range {start}-{end} is empty")
+            raise UsageError(f"the range {start}-{end} is empty; end must be at least start")
+        number = parse_id(ref)[1]
+        budget = max(1, max_tokens)
+        return await self.store.read(lambda db: read_span(db, obj.id, number, unit, start, end, budget, self.count_tokens))
 
-        def fetch(db: sqlite_utils.Database) -> list[str]:
-            rows = db.execute(
-                "SELECT start_line, text FROM context_chunks WHERE object_id = ?"
-                " AND end_line >= ? AND start_line <= ? ORDER BY seq",
-                [number, start, end],
-            ).fetchall()
-            lines: list[str] = []
-            for first, text in rows:
-                for offset, line in enumerate(text.splitlines(keepends=True)):
-                    if start <= first + offset <= end:
-                        lines.append(line)
-            return lines
+    async def outline(self, ref: str, limit: int = 200) -> Outline:
+        """The table of contents of `ref`: headings, definitions or paragraphs, each with its lines."""
+        obj = await self.get(ref)
+        fmt = str(obj.meta.get("format") or detect_format(obj.name))
+        number = parse_id(ref)[1]
+        return await self.store.read(lambda db: build_outline(fmt, iter_lines(db, number), obj.lines, limit))
 
-        lines = await self.store.read(fetch)
-        kept, used = [], 0
-        for line in lines:
-            used += self.count_tokens(line)
-            if kept and used > max_tokens:
-                break
-            kept.append(line)
-        truncated = len(kept) < len(lines)
-        return Span(ref, start, start + len(kept) - 1, "".join(kept), truncated)
-
-    async def search(self, query: str, ids: list[str] | None = None, k: int = 10) -> list[Hit]:
-        """Full-text search; the query's words are matched literally, ranked by BM25."""
-        match = fts_literal(query)
-        if not match:
+    async def search(self, query: str, ids: list[str] | None = None, k: int = 10, *, regex: bool = False) -> list[Hit]:
+        """Full-text search (words matched literally, BM25), or a time-bounded regular expression."""
+        refs = [f"{kind}:{number}" for kind, number in (parse_id(ref) for ref in ids or [])]
+        k = max(1, k)
+        if regex:
+            return await regex_search(self.store.path, query, refs, k, self.regex_timeout)
+        if not fts_literal(query):
             raise UsageError("the search query has no words to look for")
-        numbers = [parse_id(ref)[1] for ref in ids or []]
+        return await self.store.read(lambda db: fts_search(db, query, refs, k))
 
-        def fetch(db: sqlite_utils.Database) -> list[Hit]:
-            sql = (
-                "SELECT o.kind, o.id, c.start_line, c.end_line,"
-                " snippet(context_fts, 0, '[', ']', ' … ', 16), bm25(context_fts)"
-                " FROM context_fts JOIN context_chunks c ON c.id = context_fts.rowid"
-                " JOIN context_objects o ON o.id = c.object_id WHERE context_fts MATCH ?"
-            )
-            params: list[Any] = [match]
-            if numbers:
-                sql += f" AND o.id IN ({','.join('?' * len(numbers))})"
-                params += numbers
-            sql += " ORDER BY bm25(context_fts) LIMIT ?"
-            params.append(k)
-            return [
-                Hit(f"{kind}:{oid}", first, last, snip, -score)
-                for kind, oid, first, last, snip, score in db.execute(sql, params).fetchall()
-            ]
-
-        return await self.store.read(fetch)
-
-    async def _insert(self, kind: str, name: str, source: str | None, chunks: list[tuple[int, str]], meta: dict[str, Any]) -> ContextObject:
-        counted = [(first, text, self.count_tokens(text)) for first, text in chunks]
-
-        def insert(db: sqlite_utils.Database) -> int:
-            cursor = db.execute(
-                "INSERT INTO context_objects (kind, name, source, meta, created) VALUES (?, ?, ?, ?, ?)",
-                [kind, name, source, json.dumps(meta), time.time()],
-            )
-            object_id = cursor.lastrowid
-            chars = tokens = lines = 0
-            for seq, (first, text, n_tokens) in enumerate(counted):
-                n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-                cursor = db.execute(
-                    "INSERT INTO context_chunks (object_id, seq, start_line, end_line, start_char,"
-                    " end_char, start_token, end_token, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [object_id, seq, first, first + n_lines - 1, chars, chars + len(text), tokens, tokens + n_tokens, text],
-                )
-                db.execute("INSERT INTO context_fts (rowid, text) VALUES (?, ?)", [cursor.lastrowid, text])
-                chars, tokens, lines = chars + len(text), tokens + n_tokens, first + n_lines - 1
-            db.execute(
-                "UPDATE context_objects SET chars = ?, lines = ?, tokens = ? WHERE id = ?",
-                [chars, lines, tokens, object_id],
-            )
-            return object_id
-
-        object_id = await self.store.write(insert)
-        return await self.get(f"{kind}:{object_id}")
+    async def check_target(self, target: Target) -> ContextObject:
+        """The object `target` names, after checking that its line range lies inside it."""
+        obj = await self.get(target.id)
+        if target.start is not None:
+            end = target.end if target.end is not None else obj.lines
+            if not 1 <= target.start <= end <= obj.lines:
+                raise UsageError(f"{target} is outside {obj.id}, which has lines 1-{obj.lines}")
+        return obj
 
 
-def fts_literal(query: str) -> str:
-    """Quote every word so FTS5 syntax in a query (`NEAR(`, `*`, quotes) is searched literally."""
-    words = [w for w in "".join(c if c.isalnum() or c in "_-" else " " for c in query).split() if w.strip("-_")]
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise UsageError(f"unknown context kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def _chunk_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """Group lines into chunks of at most CHUNK_LINES lines or about CHUNK_CHARS characters."""
-    buffer: list[str] = []
-    first, size = 1, 0
-    for number, line in enumerate(lines, start=1):
-        if buffer and (len(buffer) >= CHUNK_LINES or size + len(line) > CHUNK_CHARS):
-            yield first, "".join(buffer)
-            buffer, first, size = [], number, 0
-        buffer.append(line)
-        size += len(line)
-    if buffer:
-        yield first, "".join(buffer)
+def _insert_object(db: sqlite_utils.Database, kind: str, name: str, source: str | None, meta: dict[str, Any]) -> int:
+    cursor = db.execute(
+        "INSERT INTO context_objects (kind, name, source, meta, created, complete) VALUES (?, ?, ?, ?, ?, 0)",
+        [kind, name, source, json.dumps(meta), time.time()],
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _insert_chunks(db: sqlite_utils.Database, object_id: int, batch: list[Any]) -> None:
+    conn = db.conn
+    for chunk in batch:
+        cursor = conn.execute(
+            "INSERT INTO context_chunks (object_id, seq, start_line, end_line, start_char,"
+            " end_char, start_token, end_token, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [object_id, chunk.seq, chunk.start_line, chunk.end_line, chunk.start_char,
+             chunk.end_char, chunk.start_token, chunk.end_token, chunk.text],
+        )  # fmt: skip
+        conn.execute("INSERT INTO context_fts (rowid, text) VALUES (?, ?)", [cursor.lastrowid, chunk.text])
+
+
+def _delete_object(db: sqlite_utils.Database, object_id: int) -> None:
+    db.execute(
+        "INSERT INTO context_fts (context_fts, rowid, text)"
+        " SELECT 'delete', id, text FROM context_chunks WHERE object_id = ?",
+        [object_id],
+    )
+    db.execute("DELETE FROM context_chunks WHERE object_id = ?", [object_id])
+    db.execute("DELETE FROM context_objects WHERE id = ?", [object_id])
 
 
 def _object(row: dict[str, Any]) -> ContextObject:

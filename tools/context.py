@@ -1,43 +1,133 @@
-"""Navigation tools over the context store: list, read a range, search.
+"""Navigation tools over the context store: list, outline, read, search, ask, map.
 
 Plain typed async functions grouped on one object bound to a
 `ContextStore`; `servers/context.py` turns them into MCP tools. Each
 docstring is the description the model reads, so it says what the tool is
-for and what its arguments mean, briefly. A tool that cannot honour its
-arguments raises `ToolError` (or a `UsageError`), which MCP turns into a
-result the model can read and act on.
+for and what its arguments mean, briefly. Every result is bounded: reads
+stop at `max_read_tokens` and say where to go on, searches return at most
+50 snippets, outlines at most 200 entries.
+
+A tool that cannot honour its arguments raises `ToolError`: the store's
+`UsageError`s (an unknown id, a range outside the object, a bad regular
+expression) are translated here, in one place, so the model gets a message
+it can act on. `context_ask` and `context_map` need a model; the runtime
+provides it as an `asker` (see `tools.recursion`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from memory.context import ContextStore
+from memory.errors import ToolError, UsageError
+from memory.objects import Span, Target
+from tools.recursion import Asker, ask, map_targets
 
-__all__ = ["ContextTools"]
+__all__ = ["MAX_READ_TOKENS", "MAX_TARGETS", "Asker", "ContextTools", "Target"]
 
 MAX_READ_TOKENS = 2_000
+MAX_SEARCH_HITS = 50
+MAX_TARGETS = 64
+OUTLINE_ENTRIES = 200
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _tool_errors(fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    """Report the store's `UsageError`s as `ToolError`s, with the same message."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await fn(*args, **kwargs)
+        except ToolError:
+            raise
+        except UsageError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper
 
 
 class ContextTools:
-    """The `context` tool set, bound to one context store."""
+    """The `context` tool set, bound to one context store (and, for recursion, to an asker)."""
 
-    def __init__(self, contexts: ContextStore) -> None:
+    def __init__(
+        self,
+        contexts: ContextStore,
+        asker: Asker | None = None,
+        *,
+        concurrency: int = 4,
+        max_read_tokens: int = MAX_READ_TOKENS,
+        max_targets: int = MAX_TARGETS,
+    ) -> None:
         self.contexts = contexts
+        self.asker = asker
+        self.concurrency = concurrency
+        self.max_read_tokens = max_read_tokens
+        self.max_targets = max_targets
 
+    @_tool_errors
     async def context_list(self) -> list[dict[str, Any]]:
         """List the context objects you can read: their ids, names and sizes in lines and tokens."""
         objects = await self.contexts.list()
         return [{"id": o.id, "name": o.name, "lines": o.lines, "tokens": o.tokens} for o in objects]
 
-    async def context_read(self, id: str, start: int = 1, end: int | None = None) -> dict[str, Any]:
-        """Read lines start..end (1-based, inclusive) of a context object such as doc:1.
+    @_tool_errors
+    async def context_outline(self, id: str) -> dict[str, Any]:
+        """Show the outline of a context object (headings, definitions or paragraphs) with each entry's line range."""
+        outline = await self.contexts.outline(id, limit=OUTLINE_ENTRIES)
+        entries = [{"title": e.title, "kind": e.kind, "level": e.level, "start": e.start, "end": e.end} for e in outline.entries]
+        return {"id": id, "format": outline.format, "truncated": outline.truncated, "entries": entries}
 
-        Long ranges are cut; `truncated` says so and `end` says where it stopped."""
-        span = await self.contexts.read(id, start, end, max_tokens=MAX_READ_TOKENS)
-        return {"id": span.id, "start": span.start, "end": span.end, "truncated": span.truncated, "text": span.text}
+    @_tool_errors
+    async def context_read(
+        self, id: str, start: int = 1, end: int | None = None, unit: Literal["lines", "tokens"] = "lines"
+    ) -> dict[str, Any]:
+        """Read start..end (1-based, inclusive) of a context object such as doc:1, in lines or tokens.
 
-    async def context_search(self, query: str, ids: list[str] | None = None, k: int = 5) -> list[dict[str, Any]]:
-        """Search the context objects for words; returns the best k snippets with their ids and line ranges."""
-        hits = await self.contexts.search(query, ids=ids, k=max(1, min(k, 50)))
-        return [{"id": h.id, "start": h.start_line, "end": h.end_line, "snippet": h.snippet} for h in hits]
+        Long ranges are cut: `truncated` says so, `end` says where it stopped and `next` where to go on."""
+        span = await self.contexts.read(id, start, end, max_tokens=self.max_read_tokens, unit=unit)
+        return _span(span)
+
+    @_tool_errors
+    async def context_search(self, query: str, ids: list[str] | None = None, regex: bool = False, k: int = 5) -> list[dict[str, Any]]:
+        """Search the context objects (all, or only `ids`) for words, or for a Python regular expression with regex=true.
+
+        Returns up to k snippets, each with its id, the matching line and the line range around it."""
+        hits = await self.contexts.search(query, ids=ids, k=max(1, min(k, MAX_SEARCH_HITS)), regex=regex)
+        return [{"id": h.id, "line": h.line, "start": h.start_line, "end": h.end_line, "snippet": h.snippet} for h in hits]
+
+    @_tool_errors
+    async def context_ask(self, question: str, target: str) -> dict[str, Any]:
+        """Ask a helper agent a question about one target only: an id (doc:3) or an id with lines (doc:3:120-180).
+
+        Returns its answer and the evidence (ids and ranges) it rests on."""
+        return await ask(self.contexts, self.asker, question, target)
+
+    @_tool_errors
+    async def context_map(self, question: str, targets: list[str]) -> list[dict[str, Any]]:
+        """Ask the same question of many targets (ids, or ids with lines such as doc:3:1-400), several at once.
+
+        Each full answer is stored as a new context object; you get its id and a short answer per target."""
+        return await map_targets(
+            self.contexts, self.asker, question, targets, concurrency=self.concurrency, limit=self.max_targets
+        )
+
+
+def _span(span: Span) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "id": span.id,
+        "unit": span.unit,
+        "start": span.start,
+        "end": span.end,
+        "lines": f"{span.start_line}-{span.end_line}",
+        "tokens": f"{span.start_token}-{span.end_token}",
+        "truncated": span.truncated,
+    }
+    if span.truncated and span.next_start is not None:
+        result["next"] = {"start": span.next_start, "unit": span.next_unit}
+    result["text"] = span.text
+    return result

@@ -1,0 +1,34 @@
+"""The context-store and navigate benchmarks run end to end at tiny sizes and report what they promise."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bench import context_store, navigate
+
+
+def parse(module: Any, argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    module.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+async def test_context_store_bench_reports_both_sizes() -> None:
+    args = parse(context_store, ["--tokens", "20000", "--compare-tokens", "5000", "--queries", "6", "--reads", "4"])
+    report = await context_store.run(args)
+    keys = {"load_tokens_per_s", "search_p50_ms", "search_p95_ms", "read_p50_ms", "db_bytes", "peak_rss_mb", "counter", "tokens"}
+    assert keys <= report.keys()
+    assert keys <= report["compare"].keys()
+    assert report["tokens"] > report["compare"]["tokens"] > 0
+    assert set(report["meets_goals"]) == set(context_store.GOALS)
+    assert report["counter"].startswith(("tiktoken:", "estimate:"))
+
+
+async def test_navigate_bench_finds_planted_facts_through_the_tools() -> None:
+    report = await navigate.run(parse(navigate, ["--tokens", "40000", "--questions", "3"]))
+    assert report["questions"] == 3 and report["found"] == 3
+    assert report["recursion"] == 0
+    assert report["tool_calls"] == sum(q["tool_calls"] for q in report["per_question"]) >= 6
+    for question in report["per_question"]:
+        assert {"tool_calls", "tokens_returned", "found", "recursion"} <= question.keys()
