@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from memory.errors import UsageError
@@ -21,7 +22,8 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("run", help="run one task and print the answer")
     parser.add_argument("task", help="what to do, in words")
-    parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable)")
+    parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable; - reads stdin)")
+    parser.add_argument("--dir", "-d", action="append", default=[], help="a directory to load recursively (skips binaries and .git)")
     add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
     parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
@@ -55,13 +57,25 @@ def budgets_from(args: argparse.Namespace, model: Model) -> Budgets:
 
 async def run(args: argparse.Namespace) -> int:
     limits = Limits(max_turns=args.max_turns, max_tokens=args.max_tokens, max_seconds=args.max_seconds)
-    check_files(args.file)
+    files = [name for name in args.file if name != "-"]
+    check_files(files)
+    for name in args.dir:
+        if not Path(name).is_dir():
+            raise UsageError(f"--dir {name}: not a directory")
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
         budgets = budgets_from(args, model)
-        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn) as session:
-            for obj in session.loaded:
+        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn) as session:
+            loaded = list(session.loaded)
+            if "-" in args.file:
+                loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))
+            for name in args.dir:
+                found = await session.contexts.add_directory(name)
+                loaded += found.objects
+                for skipped, why in found.skipped:
+                    print(f"loci: skipped {skipped}: {why}", file=sys.stderr)
+            for obj in loaded:
                 if obj.meta.get("replaced_bytes"):
                     print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
             result = await session.agent.run(args.task)

@@ -100,3 +100,19 @@ def test_run_against_a_real_openai_compatible_server(tmp_path: Path, llama_serve
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["tool_calls"] >= 1 and out["answer"]
+
+
+def test_directories_load_recursively_and_stdin_is_a_document(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "a.md").write_text("alpha fact\n", encoding="utf-8")
+    (tree / "sub" / "b.bin").write_bytes(b"x\0y")
+    model = script(tmp_path, [{"state": "", "tool": "context_list", "arguments": {}}, {"state": "", "answer": "ok", "evidence": [{"id": "doc:1"}]}])
+    env = {**os.environ, "LOCI_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime.cli", "run", "t", "--file", "-", "--dir", str(tree), "--model", model, "--json"],
+        input="from stdin\n", capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "skipped" in done.stderr and "b.bin" in done.stderr
+    assert json.loads(done.stdout)["evidence"][0]["text"] == "from stdin\n"
