@@ -12,7 +12,10 @@ evidence, finish), a tool call (dispatch, record, go on), or a budget used
 up (finish with the best partial answer: the working state). The last turn
 a budget allows narrows the action schema to answers, so a run always ends
 with one; when documents are loaded, the first turn narrows it to tools, so
-the model looks before it answers.
+the model looks before it answers. A run may also charge a `Spend` shared
+with other runs (the budget of a recursion, see `runtime.recursion`): every
+model call is charged to it, and the run stops like at its own limits when
+the shared budget says it is used up.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
-from memory.context import ContextStore
+from typing import Any, Protocol
+
+from memory.context import ContextObject, ContextStore
 from memory.errors import BackendError, ModelBehaviorError, UsageError
 from runtime.action import Action, InvalidAction, action_schema, parse_action
 from runtime.evidence import Cited, check_evidence
@@ -32,7 +36,7 @@ from runtime.prompt import Budgets, Prompt, build_prompt, fit
 from runtime.regions import Observation, Regions, system_text
 from runtime.window import TurnLine, Window, extract_note, item_id
 
-__all__ = ["Agent", "Limits", "RunResult", "TurnTrace"]
+__all__ = ["Agent", "Limits", "RunResult", "Spend", "TurnTrace"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,18 @@ class Limits:
     def __post_init__(self) -> None:
         if self.max_turns < 1:
             raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
+
+
+class Spend(Protocol):
+    """A budget shared with other runs: started with each run, charged with every model call's tokens."""
+
+    def start(self) -> None: ...
+
+    def charge(self, tokens: int) -> None: ...
+
+    def exhausted(self) -> str | None:
+        """Why the budget is used up, or None while some is left."""
+        ...
 
 
 @dataclass
@@ -84,7 +100,7 @@ class RunResult:
 class Agent:
     """Runs tasks on one model, with tools from one MCP host, over one context store."""
 
-    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None, notes: str = "model") -> None:
+    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None, notes: str = "model", spend: Spend | None = None) -> None:
         self.model = model
         self.host = host
         self.contexts = contexts
@@ -92,11 +108,16 @@ class Agent:
         self.limits = limits or Limits()
         self.on_turn = on_turn
         self.notes = notes
+        self.spend = spend
         self.window = Window(contexts, model.count_tokens)
 
-    async def run(self, task: str, *, state: str = "", keep_window: bool = False) -> RunResult:
-        """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window."""
-        objects = await self.contexts.list(["doc"])
+    async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None) -> RunResult:
+        """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window;
+        `objects`, when given, replaces the loaded documents in the task's listing."""
+        if objects is None:
+            objects = await self.contexts.list(["doc"])
+        if self.spend is not None:
+            self.spend.start()
         if not keep_window:
             self.window.items = []
         regions = Regions(task, self.host.tools, objects, self.window, state=state)
@@ -128,6 +149,7 @@ class Agent:
             prompt = self._prompt(regions, allow_tools=allow_tools, allow_answer=allow_answer)
             reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.budgets.reply))
             result.tokens += reply.prompt_tokens + reply.completion_tokens
+            self._charge(reply)
             try:
                 action = parse_action(reply.text, self.host.tools, allow_tools=allow_tools, allow_answer=allow_answer)
                 state_cut = self._check_state(action, last_try=retries >= self.limits.max_retries)
@@ -174,6 +196,7 @@ class Agent:
             messages = [{"role": "system", "content": system_text(self.host.tools)}, {"role": "user", "content": ask}]
             try:
                 reply = await self.model.generate(Request(messages, max_tokens=budget, purpose="note"))
+                self._charge(reply)
                 if reply.text.strip():
                     return fit(reply.text.strip(), budget, self.model.count_tokens)[0], "model"
             except BackendError:
@@ -220,12 +243,16 @@ class Agent:
             if inspect.isawaitable(outcome):
                 await outcome
 
+    def _charge(self, reply: Reply) -> None:
+        if self.spend is not None:
+            self.spend.charge(reply.prompt_tokens + reply.completion_tokens)
+
     def _budget_left(self, result: RunResult, started: float) -> str | None:
         if self.limits.max_tokens is not None and result.tokens >= self.limits.max_tokens:
             return f"the token budget of {self.limits.max_tokens} was used up"
         if self.limits.max_seconds is not None and time.monotonic() - started >= self.limits.max_seconds:
             return f"the time budget of {self.limits.max_seconds:g} s was used up"
-        return None
+        return self.spend.exhausted() if self.spend is not None else None
 
     def _partial(self, result: RunResult, regions: Regions, reason: str) -> RunResult:
         result.answer = regions.state or "(no findings yet)"

@@ -5,6 +5,11 @@ share: it opens the SQLite home, binds the context store to the model's
 tokenizer, loads the user's files, connects the MCP host to the built-in
 servers in-process (and to external ones from an `mcpServers` file), and
 yields an `Agent` ready to run. Everything it opened is closed on exit.
+
+The context server's `context_ask` and `context_map` recurse through a
+`Recursion` on the session's model, up to `max_depth`, at most `concurrency`
+children at once; the root agent and every child charge one shared
+`Budget` built from `limits`, so children spend what remains of the run's.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from runtime.agent import Agent, Limits, TurnTrace
 from runtime.host import McpHost
 from runtime.model import Model
 from runtime.prompt import Budgets
+from runtime.recursion import DEFAULT_MAX_DEPTH, Budget, Recursion
 from servers.context import build_context_server
 from servers.history import build_history_server
 from tools.context import ContextTools
@@ -54,18 +60,22 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model") -> AsyncIterator[Session]:
+async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4) -> AsyncIterator[Session]:
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
         loaded = [await contexts.add_file(path) for path in paths]
-        await host.add("context", build_context_server(ContextTools(contexts)))
+        limits = limits or Limits()
+        budget = Budget(max_tokens=limits.max_tokens, max_seconds=limits.max_seconds)
+        child_limits = Limits(max_turns=limits.max_turns, max_retries=limits.max_retries, look_first=limits.look_first)
+        recursion = Recursion(model, contexts, budget, max_depth=max_depth, child_limits=child_limits, budgets=budgets, concurrency=concurrency, notes=notes)
+        await host.add("context", build_context_server(ContextTools(contexts, recursion, concurrency=concurrency)))
         memory_server = _memory_server(store)
         if memory_server is not None:
             await host.add("memory", memory_server)
         if mcp_config:
             await host.add_config(mcp_config)
-        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes)
+        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, spend=budget)
         await host.add("history", build_history_server(HistoryTools(agent.window)))
         yield Session(agent, store, contexts, host, loaded)
 

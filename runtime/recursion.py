@@ -1,0 +1,238 @@
+"""The runtime side of recursion: the asker behind `context_ask` and `context_map`.
+
+`tools.recursion` checks targets and bounds fan-out; it calls an `Asker`
+to answer one question about one span. `Recursion` is that asker. It
+answers at depth `depth` (the root run is depth 0, so the root's asker has
+depth 1) in one of two ways:
+
+- below `max_depth`, with a child `Agent` on the same model and context
+  store, whose own MCP host serves a context server whose asker is this
+  one a level deeper; its task is the question and the span, and its
+  Documents listing shows only the target object;
+- at `max_depth`, with a leaf: one free-text model call over the span
+  (`purpose="leaf"`), or, when the span does not fit the leaf budget, one
+  call per chunk and a last call (`purpose="reduce"`) over their answers.
+
+Budgets. A `Budget` node is the accounting of one run: tokens used
+(prompt plus completion, from each `Reply`) and a deadline. The root's node
+is created with the session; every child gets a node under its parent's,
+and a charge goes to the node and all its ancestors, so a child can spend
+only what remains of every budget above it, siblings included. The `Agent`
+checks its node between turns (`runtime.agent.Spend`), a leaf before each
+call; a run out of budget returns its best partial answer, marked partial
+with the reason. Budgets are checked between model calls: a call already
+running is never cut. Model calls below the root go through one shared
+`CapacityLimiter`, held only for the call, so nesting cannot deadlock.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+
+from memory.context import ContextObject, ContextStore
+from memory.errors import ToolError
+from memory.objects import Target
+from runtime.agent import Agent, Limits
+from runtime.host import McpHost
+from runtime.model import Model, Reply, Request
+from runtime.prompt import TEMPLATE_OVERHEAD, Budgets, fit
+from servers.context import build_context_server
+from tools.context import ContextTools
+
+__all__ = ["DEFAULT_MAX_DEPTH", "Budget", "Recursion"]
+
+DEFAULT_MAX_DEPTH = 2
+LEAF_FRAME_TOKENS = 64  # the leaf prompt's own words around the span
+
+LEAF_SYSTEM = "You answer one question from one excerpt of a document. Answer briefly, from the excerpt only; say so if it does not tell."
+REDUCE_SYSTEM = "You combine partial answers, each from one part of a document, into one brief answer to the question."
+
+
+class Budget:
+    """Tokens used and a deadline, for one run and, through its parent, for every run above it."""
+
+    def __init__(self, *, max_tokens: int | None = None, max_seconds: float | None = None, parent: Budget | None = None) -> None:
+        self.max_tokens = max_tokens
+        self.max_seconds = max_seconds
+        self.parent = parent
+        self.used = 0
+        self.deadline: float | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.used = 0
+        self.deadline = None if self.max_seconds is None else time.monotonic() + self.max_seconds
+
+    def child(self, *, max_tokens: int | None = None, max_seconds: float | None = None) -> Budget:
+        return Budget(max_tokens=max_tokens, max_seconds=max_seconds, parent=self)
+
+    def charge(self, tokens: int) -> None:
+        node: Budget | None = self
+        while node is not None:
+            node.used += tokens
+            node = node.parent
+
+    def exhausted(self) -> str | None:
+        node: Budget | None = self
+        now = time.monotonic()
+        while node is not None:
+            if node.max_tokens is not None and node.used >= node.max_tokens:
+                return f"the token budget of {node.max_tokens} was used up"
+            if node.deadline is not None and now >= node.deadline:
+                return f"the time budget of {node.max_seconds:g} s was used up"
+            node = node.parent
+        return None
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Recursion:
+    """The asker for runs at depth `depth - 1`: answers a question about one span, one level deeper."""
+
+    model: Model
+    contexts: ContextStore
+    budget: Budget = field(default_factory=Budget)
+    depth: int = 1
+    max_depth: int = DEFAULT_MAX_DEPTH
+    child_limits: Limits = field(default_factory=Limits)
+    budgets: Budgets | None = None
+    concurrency: int = 4
+    leaf_tokens: int | None = None
+    notes: str = "model"
+    limiter: anyio.CapacityLimiter | None = None
+
+    async def __call__(self, question: str, target: Target) -> dict[str, Any]:
+        if self.depth > self.max_depth:
+            raise ToolError(f"the depth limit is {self.max_depth}: no child may run at depth {self.depth}")
+        obj = await self.contexts.check_target(target)
+        start = target.start or 1
+        span = Target(obj.id, start, target.end if target.end is not None else obj.lines)
+        node = self.budget.child(max_tokens=self.child_limits.max_tokens, max_seconds=self.child_limits.max_seconds)
+        reason = node.exhausted()
+        if reason:
+            return self._result("", [], reason, turns=0, node=node)
+        if self.depth >= self.max_depth:
+            return await self._leaf(question, span, node)
+        return await self._child(question, span, obj, node)
+
+    async def _child(self, question: str, span: Target, obj: ContextObject, node: Budget) -> dict[str, Any]:
+        """A child agent over the span, with a context server whose asker is one level deeper."""
+        deeper = replace(self, depth=self.depth + 1, budget=node, limiter=self._limiter())
+        async with McpHost() as host:
+            await host.add("context", build_context_server(ContextTools(self.contexts, deeper, concurrency=self.concurrency)))
+            agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, budgets=self.budgets, limits=self.child_limits, notes=self.notes, spend=node)
+            run = await agent.run(_child_task(question, span, obj), objects=[obj])
+        evidence = [{"id": c.id, "start": c.start, "end": c.end} for c in run.evidence]
+        result = self._result(run.answer, evidence, run.reason, turns=len(run.turns), node=node)
+        result["status"] = run.status
+        return result
+
+    async def _leaf(self, question: str, span: Target, node: Budget) -> dict[str, Any]:
+        """One call over the span; map over chunks then reduce when it does not fit."""
+        chunks = await self._chunks(span, self._leaf_size(question))
+        answered: list[tuple[_Chunk, str]] = []
+        reason = None
+        for chunk in chunks:
+            reason = node.exhausted()
+            if reason:
+                break
+            answered.append((chunk, await self._generate(node, _leaf_messages(question, span.id, chunk), "leaf")))
+        calls = len(answered)
+        if len(chunks) == 1 and answered:
+            answer = answered[0][1]
+        elif not reason and (reason := node.exhausted()) is None:
+            answer, calls = await self._generate(node, self._reduce_messages(question, span, answered), "reduce"), calls + 1
+        else:
+            answer = _joined(answered)
+        covered = [span] if not reason else [Target(span.id, c.start, c.end) for c, _ in answered]
+        evidence = [{"id": t.id, "start": t.start, "end": t.end} for t in covered]
+        return self._result(answer, evidence, reason, turns=calls, node=node)
+
+    async def _chunks(self, span: Target, size: int) -> list[_Chunk]:
+        """The span's text in pieces of at most `size` tokens (a line too long for one continues by tokens)."""
+        assert span.start is not None and span.end is not None
+        chunks: list[_Chunk] = []
+        at, unit = span.start, "lines"
+        while True:
+            read = await self.contexts.read(span.id, at, span.end if unit == "lines" else None, max_tokens=size, unit=unit)
+            text, end = read.text, read.end_line
+            if end > span.end:  # a read by tokens ran past the span: keep its lines only
+                text, end = "\n".join(text.split("\n")[: span.end - read.start_line + 1]), span.end
+            chunks.append(_Chunk(read.start_line, end, text))
+            if not read.truncated or read.next_start is None or end >= span.end and read.next_unit == "lines":
+                return chunks
+            at, unit = read.next_start, read.next_unit
+
+    async def _generate(self, node: Budget, messages: list[dict[str, str]], purpose: str) -> str:
+        async with self._limiter():
+            reply: Reply = await self.model.generate(Request(messages, max_tokens=self._budgets().reply, purpose=purpose))
+        node.charge(reply.prompt_tokens + reply.completion_tokens)
+        return reply.text.strip()
+
+    def _reduce_messages(self, question: str, span: Target, answered: list[tuple[_Chunk, str]]) -> list[dict[str, str]]:
+        body, _ = fit(_joined(answered), self._leaf_size(question), self.model.count_tokens)
+        user = f"Question: {question}\n\nPartial answers from the parts of {span}:\n{body}\n\nAnswer the question."
+        return [{"role": "system", "content": REDUCE_SYSTEM}, {"role": "user", "content": user}]
+
+    def _leaf_size(self, question: str) -> int:
+        if self.leaf_tokens is not None:
+            return self.leaf_tokens
+        budgets = self._budgets()
+        room = budgets.context_window - budgets.reply - TEMPLATE_OVERHEAD - LEAF_FRAME_TOKENS
+        return max(32, room - self.model.count_tokens(question))
+
+    def _budgets(self) -> Budgets:
+        return self.budgets or Budgets.for_window(self.model.context_window)
+
+    def _limiter(self) -> anyio.CapacityLimiter:
+        if self.limiter is None:
+            self.limiter = anyio.CapacityLimiter(max(1, self.concurrency))
+        return self.limiter
+
+    def _result(self, answer: str, evidence: list[dict[str, Any]], reason: str | None, *, turns: int, node: Budget) -> dict[str, Any]:
+        status = "partial" if reason else "done"
+        return {"answer": answer, "evidence": evidence, "status": status, "reason": reason, "depth": self.depth, "turns": turns, "tokens": node.used}
+
+
+class _Limited:
+    """A model whose calls wait for a slot of a shared limiter (held only for the call)."""
+
+    def __init__(self, model: Model, limiter: anyio.CapacityLimiter) -> None:
+        self.model, self.limiter = model, limiter
+        self.name, self.context_window = model.name, model.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
+
+    async def generate(self, request: Request) -> Reply:
+        async with self.limiter:
+            return await self.model.generate(request)
+
+    async def aclose(self) -> None:
+        return None  # the wrapped model belongs to the session
+
+
+def _child_task(question: str, span: Target, obj: ContextObject) -> str:
+    return (
+        f"{question}\nAnswer from {span} only: lines {span.start}-{span.end} of {obj.id} ({obj.name}). "
+        "Read those lines with context_read, and cite the lines you use as evidence."
+    )
+
+
+def _leaf_messages(question: str, ref: str, chunk: _Chunk) -> list[dict[str, str]]:
+    user = f"Excerpt: {ref} lines {chunk.start}-{chunk.end}\n{chunk.text}\n\nQuestion: {question}"
+    return [{"role": "system", "content": LEAF_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _joined(answered: list[tuple[_Chunk, str]]) -> str:
+    return "\n".join(f"[lines {chunk.start}-{chunk.end}] {answer}" for chunk, answer in answered)
