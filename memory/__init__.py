@@ -11,6 +11,8 @@ from memory.errors import (
     ToolError,
     UsageError,
 )
+from memory.graph import Graph, NewNode
+from memory.recall import Recall
 from memory.store import Store, default_db_path
 
 __all__ = [
@@ -18,9 +20,12 @@ __all__ = [
     "BackendTimeout",
     "ContextObject",
     "ContextStore",
+    "Graph",
     "LociError",
     "ModelBehaviorError",
+    "NewNode",
     "NotFoundError",
+    "Recall",
     "Store",
     "StoreError",
     "ToolError",

@@ -13,7 +13,7 @@ from memory.store import default_db_path
 from runtime.agent import Limits, RunResult, TurnTrace
 from runtime.model import Model
 from runtime.prompt import Budgets
-from runtime.session import check_files, open_session
+from runtime.session import BUILT_IN, check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["register"]
@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
     parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
     parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
+    parser.add_argument("--tools", default=",".join(BUILT_IN), help=f"built-in tool sets, comma-separated (default {','.join(BUILT_IN)}; context is always on)")
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
     parser.add_argument("--json", action="store_true", help="print the answer, evidence, status and counts as JSON")
@@ -41,6 +42,14 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-tokens", type=int, help="budget S of the working state (default: from the window)")
     parser.add_argument("--window-tokens", type=int, help="budget W of the recent-turns window")
     parser.add_argument("--observation-tokens", type=int, help="budget O of the latest tool result")
+
+
+def tool_sets(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = set(names) - set(BUILT_IN)
+    if unknown:
+        raise UsageError(f"unknown tool set {', '.join(sorted(unknown))}; choose from {', '.join(BUILT_IN)}")
+    return names
 
 
 def budgets_from(args: argparse.Namespace, model: Model) -> Budgets:
@@ -66,7 +75,7 @@ async def run(args: argparse.Namespace) -> int:
     try:
         on_turn = print_trace if args.trace else None
         budgets = budgets_from(args, model)
-        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn) as session:
+        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn, tools=tool_sets(args.tools)) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))

@@ -14,7 +14,6 @@ children at once; the root agent and every child charge one shared
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -31,10 +30,14 @@ from runtime.prompt import Budgets
 from runtime.recursion import DEFAULT_MAX_DEPTH, Budget, Recursion
 from servers.context import build_context_server
 from servers.history import build_history_server
+from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "check_files", "open_session"]
+__all__ = ["BUILT_IN", "Session", "check_files", "open_session"]
+
+# The built-in tool sets; a small model reads a shorter catalogue with fewer.
+BUILT_IN = ("context", "memory", "history")
 
 
 @dataclass
@@ -60,7 +63,7 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4) -> AsyncIterator[Session]:
+async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4, tools: Sequence[str] = BUILT_IN) -> AsyncIterator[Session]:
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
@@ -70,21 +73,11 @@ async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Pa
         child_limits = Limits(max_turns=limits.max_turns, max_retries=limits.max_retries, look_first=limits.look_first)
         recursion = Recursion(model, contexts, budget, max_depth=max_depth, child_limits=child_limits, budgets=budgets, concurrency=concurrency, notes=notes)
         await host.add("context", build_context_server(ContextTools(contexts, recursion, concurrency=concurrency)))
-        memory_server = _memory_server(store)
-        if memory_server is not None:
-            await host.add("memory", memory_server)
+        if "memory" in tools:
+            await host.add("memory", memory_server_for(store))
         if mcp_config:
             await host.add_config(mcp_config)
         agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, spend=budget)
-        await host.add("history", build_history_server(HistoryTools(agent.window)))
+        if "history" in tools:
+            await host.add("history", build_history_server(HistoryTools(agent.window)))
         yield Session(agent, store, contexts, host, loaded)
-
-
-def _memory_server(store: Store) -> object | None:
-    """The memory graph's server, when that part is installed."""
-    try:
-        tools_module = importlib.import_module("tools.memory")
-        server_module = importlib.import_module("servers.memory")
-    except ModuleNotFoundError:
-        return None
-    return server_module.build_memory_server(tools_module.MemoryTools(store))

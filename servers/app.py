@@ -13,6 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from memory.context import ContextStore
 from memory.store import Store
 from servers.context import build_context_server
+from servers.memory import memory_server_for
 from tools.context import ContextTools
 
 __all__ = ["build_app", "merge"]
@@ -34,8 +35,5 @@ def build_app(store: Store, parts: tuple[str, ...] = ("context", "memory"), *, c
     if "context" in parts:
         servers.append(build_context_server(ContextTools(contexts or ContextStore(store))))
     if "memory" in parts:
-        from servers.memory import build_memory_server
-        from tools.memory import MemoryTools
-
-        servers.append(build_memory_server(MemoryTools(store)))
+        servers.append(memory_server_for(store))
     return merge("loci", servers, INSTRUCTIONS)

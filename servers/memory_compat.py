@@ -1,0 +1,67 @@
+"""A drop-in for the reference MCP memory server, over Loci's memory graph.
+
+`build_compat_server` serves the nine tools of `tools/memory_compat.py`
+under the reference's names, titles and hints. Run it over stdio with
+`python -m servers.memory_compat --db PATH` (and, once it exists,
+`loci serve memory --compat --db PATH`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+from memory.entities import EntityGraph
+from memory.errors import LociError
+from memory.store import Store, default_db_path
+from servers.memory import readable_errors
+from tools.memory_compat import CompatTools
+
+__all__ = ["build_compat_server", "main"]
+
+READ_ONLY = {"read_graph", "search_nodes", "open_nodes"}
+DESTRUCTIVE = {"delete_entities", "delete_observations", "delete_relations"}
+
+
+def build_compat_server(source: CompatTools | Store) -> MCPServer:
+    """The compat server, from its tools or from an open store (kept open by the caller)."""
+    tools = source if isinstance(source, CompatTools) else CompatTools(EntityGraph(source))
+    server = MCPServer(name="memory-server")
+    for fn in tools.all():
+        name = fn.__name__
+        hints = ToolAnnotations(
+            readOnlyHint=name in READ_ONLY,
+            destructiveHint=name in DESTRUCTIVE,
+            idempotentHint=name in READ_ONLY | DESTRUCTIVE,
+            openWorldHint=False,
+        )
+        title = name.replace("_", " ").title()
+        server.add_tool(readable_errors(fn), name=name, title=title, annotations=hints)
+    return server
+
+
+async def _serve(db: str) -> None:
+    async with await Store.open(db) as store:
+        await build_compat_server(store).run_stdio_async()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m servers.memory_compat", description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=str(default_db_path()), help="the Loci home (a SQLite file)")
+    args = parser.parse_args(argv)
+    try:
+        anyio.run(_serve, args.db)
+    except LociError as exc:
+        print(f"loci: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

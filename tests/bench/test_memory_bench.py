@@ -1,0 +1,71 @@
+"""The memory benchmarks at a tiny size: each returns its documented keys (no timing asserts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import anyio
+import pytest
+
+from bench import load
+from bench.recall import DEFAULT_DATA
+from memory.errors import UsageError
+
+
+def _args(name: str, *argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    load(name).add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+async def test_bench_memory_reports_the_documented_keys() -> None:
+    result = await load("memory").run(_args("memory", "--nodes", "600", "--queries", "20", "--batch", "250"))
+    for key in ("nodes", "edges", "insert_nodes_per_s", "recall_p50_ms", "recall_p95_ms", "neighbors_p50_ms", "db_bytes"):
+        assert key in result
+    assert result["nodes"] == 600 and result["edges"] > 1_000
+    assert result["recall_p95_ms"] >= result["recall_p50_ms"] > 0
+    json.dumps(result)
+
+
+async def test_bench_recall_on_the_bundled_synthetic_file() -> None:
+    result = await load("recall").run(_args("recall", "--k", "1,5,10,20"))
+    assert result["samples"] == 2 and result["questions"] == 20  # adversarial questions excluded
+    for key in ("recall_at_1", "recall_at_5", "recall_at_10", "recall_at_20", "ingest_s", "query_ms_p50"):
+        assert key in result
+    assert 0 <= result["recall_at_1"] <= result["recall_at_5"] <= result["recall_at_20"] <= 1
+    assert set(result["by_category"]) == {"1", "2", "3", "4"}
+    assert set(result["baseline_bm25"]) >= {"recall_at_1", "recall_at_20", "by_category"}
+    json.dumps(result)
+
+
+def test_the_bundled_file_is_in_the_locomo_format() -> None:
+    samples = json.loads(DEFAULT_DATA.read_text())
+    for sample in samples:
+        conversation = sample["conversation"]
+        assert {"speaker_a", "speaker_b", "session_1", "session_1_date_time"} <= set(conversation)
+        ids = {turn["dia_id"] for key, turns in conversation.items() if key.startswith("session_") and isinstance(turns, list) for turn in turns}
+        for qa in sample["qa"]:
+            assert set(qa["evidence"]) <= ids and qa["category"] in (1, 2, 3, 4, 5)
+
+
+async def test_bench_recall_rejects_a_bad_file_clearly(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a list"}')
+    with pytest.raises(UsageError, match="LoCoMo format"):
+        await load("recall").run(_args("recall", "--data", str(bad)))
+    with pytest.raises(UsageError, match="--k"):
+        await load("recall").run(_args("recall", "--k", "a,b"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npx") is None, reason="the reference server needs npx")
+async def test_bench_memory_peer_at_a_tiny_size() -> None:
+    with anyio.fail_after(300):
+        result = await load("memory-peer").run(_args("memory-peer", "--entities", "40", "--searches", "5"))
+    for key in ("write_ratio", "search_ratio", "exact_name_agreement", "reference", "loci"):
+        assert key in result
+    assert result["exact_name_agreement"] == 1.0 and result["open_agreement"] == 1.0
+    assert set(result["loci"]) >= {"write_p50_ms", "search_p50_ms", "open_p50_ms"}

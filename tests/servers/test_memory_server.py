@@ -1,0 +1,50 @@
+"""The memory MCP server, connected in-process: tools, schemas, and readable errors."""
+
+from __future__ import annotations
+
+from mcp import Client
+
+from memory.store import Store
+from servers.memory import memory_server_for
+
+VERBS = {
+    "memory_remember",
+    "memory_update",
+    "memory_forget",
+    "memory_recall",
+    "memory_get",
+    "memory_neighbors",
+    "memory_link",
+    "memory_stats",
+}
+
+
+async def test_the_server_lists_the_eight_verbs_with_descriptions(store: Store) -> None:
+    async with Client(memory_server_for(store)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == VERBS
+    assert "links" in tools["memory_remember"].input_schema["properties"]
+    assert tools["memory_recall"].description.startswith("Recall the k memories")
+    assert tools["memory_link"].input_schema["properties"]["kind"]["enum"] == ["ground", "distill", "related"]
+
+
+async def test_remember_then_recall_over_mcp(store: Store) -> None:
+    async with Client(memory_server_for(store)) as client:
+        made = await client.call_tool("memory_remember", {"text": "The office wifi password is hunter2"})
+        assert not made.is_error and made.structured_content["id"] == "mem:1"
+        found = await client.call_tool("memory_recall", {"query": "wifi password", "k": 3})
+        assert not found.is_error
+        [hit] = found.structured_content["result"]
+        assert hit["id"] == "mem:1" and hit["parts"]["lexical"] == 1.0
+
+
+async def test_errors_reach_the_client_as_readable_results(store: Store) -> None:
+    async with Client(memory_server_for(store)) as client:
+        empty = await client.call_tool("memory_remember", {"text": ""})
+        unknown = await client.call_tool("memory_get", {"id": "mem:404"})
+        bad_kind = await client.call_tool("memory_remember", {"text": "x", "kind": "dream"})
+        syntax = await client.call_tool("memory_recall", {"query": 'NEAR( "oops *'})
+    assert empty.is_error and "empty" in empty.content[0].text
+    assert unknown.is_error and "no memory mem:404" in unknown.content[0].text
+    assert bad_kind.is_error
+    assert not syntax.is_error

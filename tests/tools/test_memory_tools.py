@@ -1,0 +1,61 @@
+"""The memory verbs as the model calls them: ids as mem:N, clear errors, explained recall."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.errors import NotFoundError, UsageError
+from memory.graph import Graph
+from memory.store import Store
+from tools.memory import MemoryTools
+
+
+@pytest.fixture
+def tools(store: Store) -> MemoryTools:
+    return MemoryTools(Graph(store))
+
+
+async def test_remember_recall_get_round_trip(tools: MemoryTools) -> None:
+    fact = await tools.memory_remember("The staging database is on db-2", metadata={"source": "ops"})
+    assert fact == {"id": "mem:1", "created": True, "uses": 0, "linked": []}
+    episode = await tools.memory_remember("Migrated staging", kind="episodic", links=[fact["id"]])
+    assert episode["linked"] == ["mem:1"]
+    [hit, *_] = await tools.memory_recall("where is the staging database?", k=2)
+    assert hit["id"] == "mem:1" and hit["score"] > 0 and "lexical" in hit["parts"]
+    shown = await tools.memory_get("mem:1")
+    assert shown["meta"] == {"source": "ops"} and shown["uses"] == 1
+    assert shown["edges"][0]["kind"] == "ground" and shown["edge_count"] == 1
+
+
+async def test_remembering_twice_returns_the_existing_id(tools: MemoryTools) -> None:
+    first = await tools.memory_remember("Rust 1.80 stabilised LazyLock")
+    again = await tools.memory_remember("rust 1.80 stabilised lazylock")
+    assert again["id"] == first["id"] and again["created"] is False and again["uses"] == 1
+
+
+async def test_update_forget_and_neighbors(tools: MemoryTools) -> None:
+    a = await tools.memory_remember("alpha fact")
+    b = await tools.memory_remember("beta fact", links=[a["id"]])
+    c = await tools.memory_remember("gamma fact")
+    link = await tools.memory_link(b["id"], c["id"], weight=0.9)
+    assert link["created"] and link["weight"] == 0.9 and link["src"] == b["id"]
+    near = await tools.memory_neighbors(b["id"])
+    assert [n["id"] for n in near] == [c["id"], a["id"]]
+    assert [n["id"] for n in await tools.memory_neighbors(a["id"], depth=2)] == [b["id"], c["id"]]
+    assert (await tools.memory_update(a["id"], "alpha fact, revised"))["text"] == "alpha fact, revised"
+    assert await tools.memory_forget(c["id"]) == {"id": c["id"], "forgotten": True}
+    assert [n["id"] for n in await tools.memory_neighbors(b["id"])] == [a["id"]]
+    stats = await tools.memory_stats()
+    assert stats["nodes"] == 2 and stats["edges"] == 1
+
+
+async def test_bad_input_gives_clear_errors(tools: MemoryTools) -> None:
+    with pytest.raises(UsageError, match="empty"):
+        await tools.memory_remember("   ")
+    with pytest.raises(NotFoundError, match="mem:77"):
+        await tools.memory_get("mem:77")
+    with pytest.raises(NotFoundError, match="not a memory id"):
+        await tools.memory_forget("doc:1")
+    with pytest.raises(UsageError, match="over the limit"):
+        await tools.memory_remember("word " * 5_000)
+    assert await tools.memory_recall('NEAR( "x') == []

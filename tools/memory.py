@@ -1,0 +1,130 @@
+"""The memory verbs: remember, update, forget, recall, get, neighbors, link, stats.
+
+Plain typed async functions grouped on one object bound to a `Graph` and its
+`Recall`; servers/memory.py serves them over MCP and the agent's MCP host
+calls them. Each docstring is the description the model reads. Ids are shown
+as `mem:N`; every tool also accepts the bare number. A tool that cannot
+honour its arguments raises a `UsageError` (empty text, unknown id, text over
+the limit) whose message says what to do instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from memory.graph import Graph
+from memory.graph_schema import Edge, Node, node_ref, parse_node_id
+from memory.recall import Recall
+
+__all__ = ["MemoryTools", "edge_dict", "node_dict"]
+
+NodeKind = Literal["semantic", "episodic", "procedural"]
+EdgeKind = Literal["ground", "distill", "related"]
+
+
+def node_dict(node: Node, full: bool = False) -> dict[str, Any]:
+    """A node as a tool shows it; `full` adds its counts and times."""
+    shown: dict[str, Any] = {"id": node.ref, "kind": node.kind, "text": node.text}
+    if node.name is not None:
+        shown["name"] = node.name
+    if full:
+        shown.update(
+            meta=node.meta,
+            uses=node.uses,
+            successes=node.successes,
+            failures=node.failures,
+            created=round(node.created, 3),
+            updated=round(node.updated, 3),
+            last_used=None if node.last_used is None else round(node.last_used, 3),
+        )
+        if node.status is not None:
+            shown["status"] = node.status
+    return shown
+
+
+def edge_dict(edge: Edge) -> dict[str, Any]:
+    shown: dict[str, Any] = {
+        "id": edge.id,
+        "src": node_ref(edge.src),
+        "dst": node_ref(edge.dst),
+        "kind": edge.kind,
+        "weight": round(edge.weight, 4),
+        "uses": edge.uses,
+    }
+    if edge.label:
+        shown["label"] = edge.label
+    return shown
+
+
+class MemoryTools:
+    """The `memory` tool set, bound to one graph and its recall."""
+
+    def __init__(self, graph: Graph, recall: Recall | None = None) -> None:
+        self.graph = graph
+        self.recall = recall or Recall(graph)
+
+    async def memory_remember(
+        self,
+        text: str,
+        kind: NodeKind = "semantic",
+        links: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Remember a fact (semantic), an episode (episodic) or a procedure (procedural).
+
+        links: ids of memories this one relates to (for example the facts an episode used).
+        Remembering the same text again returns the existing id and counts a use."""
+        targets = [parse_node_id(ref) for ref in links or []]
+        node, created = await self.graph.remember(text, kind, metadata, targets, cause="tool:memory_remember")
+        return {"id": node.ref, "created": created, "uses": node.uses, "linked": [node_ref(t) for t in targets]}
+
+    async def memory_update(self, id: str, text: str) -> dict[str, Any]:
+        """Replace the text of a memory such as mem:12, keeping its links and history."""
+        node = await self.graph.update(parse_node_id(id), text, cause="tool:memory_update")
+        return node_dict(node)
+
+    async def memory_forget(self, id: str) -> dict[str, Any]:
+        """Forget a memory such as mem:12 and its links. It stays in the history and can be audited."""
+        node = await self.graph.forget(parse_node_id(id), cause="tool:memory_forget")
+        return {"id": node.ref, "forgotten": True}
+
+    async def memory_recall(self, query: str, k: int = 5, kinds: list[NodeKind] | None = None) -> list[dict[str, Any]]:
+        """Recall the k memories most relevant to a query, best first.
+
+        Each result has a score and its parts (lexical, vector, graph, recency, frequency), so you can see why."""
+        found = await self.recall.recall(query, k=k, kinds=kinds)
+        return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
+
+    async def memory_get(self, id: str) -> dict[str, Any]:
+        """Read one memory such as mem:12 in full: text, metadata, use counts and its links."""
+        node_id = parse_node_id(id)
+        node = await self.graph.get(node_id)
+        edges = await self.graph.edges(node_id)
+        return {**node_dict(node, full=True), "edges": [edge_dict(e) for e in edges[:50]], "edge_count": len(edges)}
+
+    async def memory_neighbors(self, id: str, depth: int = 1, kinds: list[NodeKind] | None = None) -> list[dict[str, Any]]:
+        """Browse the graph: the memories linked to mem:N within depth hops (1 to 3), nearest and strongest first."""
+        found = await self.graph.neighbors(parse_node_id(id), depth=depth, kinds=kinds)
+        return [{**node_dict(n.node), "hops": n.hops, "edge": edge_dict(n.edge)} for n in found]
+
+    async def memory_link(self, a: str, b: str, kind: EdgeKind = "related", weight: float | None = None) -> dict[str, Any]:
+        """Link memory a to memory b. kind: ground (fact used in an episode), distill (episode a procedure
+        came from) or related. weight: 0 to 1, default 0.5; linking again sets the weight."""
+        edge, created = await self.graph.link(parse_node_id(a), parse_node_id(b), kind, weight, cause="tool:memory_link")
+        return {**edge_dict(edge), "created": created}
+
+    async def memory_stats(self) -> dict[str, Any]:
+        """Counts of memories and links by kind, forgotten memories, events and the database size."""
+        return await self.graph.stats()
+
+    def all(self) -> list[Any]:
+        return [
+            self.memory_remember,
+            self.memory_update,
+            self.memory_forget,
+            self.memory_recall,
+            self.memory_get,
+            self.memory_neighbors,
+            self.memory_link,
+            self.memory_stats,
+        ]
