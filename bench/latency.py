@@ -1,0 +1,191 @@
+"""`loci bench latency`: turn time on a real local model, Loci against naive full history.
+
+Loci's `Agent` runs N turns on the model (the bundled GGUF by default) with
+a bench tool that returns a few hundred tokens of varying text. The model
+is kept calling that tool by narrowing the grammar to it (`ToolsOnly`): the
+prompt is Loci's own, only the choice of action is fixed, since this is a
+benchmark of prompt growth, not of a model's judgement. Per turn it records
+the wall time (from one turn's end to the next, so notes written while
+pruning count), and what llama.cpp evaluated and reused from its KV cache.
+
+The naive loop is measured in the same process on the same model: system,
+task and every previous reply and observation verbatim, sent with the same
+schema and reply budget, until the next prompt would not fit the model's
+window (`naive_hit_window_at`). Replies are kept short (`--max-tokens`) so
+that 60 turns take minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from runtime.action import action_schema
+from runtime.agent import Limits, TurnTrace
+from runtime.model import Model, Reply, Request
+from runtime.prompt import TEMPLATE_OVERHEAD, Budgets
+from runtime.session import open_session
+from runtime.specs import DEFAULT_SPEC, load_model
+
+__all__ = ["ToolsOnly", "add_arguments", "page_text", "run"]
+
+TOOL = "bench_page"
+TASK = "Read the garden log page by page with bench_page (page 1, then 2, and so on) and keep the rules you find in your state."
+WORDS = (
+    "the plot fee is due in march; water only before nine; compost bins sit by the north gate; tomatoes need "
+    "stakes; the shed key hangs in the office; no pesticides near the pond; paths stay clear; seeds are shared "
+    "on saturdays; rows run east to west; the committee meets monthly; fences are under one metre"
+).split()
+SPAN = 10  # medians over the first SPAN turns and the last SPAN (1-10 and 51-60 of 60)
+SHORT = {"type": "string", "maxLength": 100}  # a state or answer that always closes within the reply budget
+ANSWER = {
+    "type": "object",
+    "properties": {"state": SHORT, "answer": SHORT, "evidence": {"const": []}},
+    "required": ["state", "answer", "evidence"],
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
+    parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
+    parser.add_argument("--turns", type=int, default=60, help="tool turns to run (default 60)")
+    parser.add_argument("--max-tokens", type=int, default=96, help="reply budget per turn (default 96)")
+    parser.add_argument("--page-words", type=int, default=180, help="mean words per tool result (default 180)")
+    parser.add_argument("--seed", type=int, default=11)
+
+
+def page_text(page: int, mean_words: int, seed: int) -> str:
+    """The bench tool's result: deterministic, varying text of about `mean_words` words."""
+    rng = random.Random(seed * 7919 + page)
+    size = rng.randint(mean_words // 2, mean_words * 3 // 2)
+    return f"Garden log, page {page}: " + " ".join(rng.choice(WORDS) for _ in range(size))
+
+
+class ToolsOnly:
+    """A model wrapper that narrows each action schema: tool turns to the one tool, the last turn to a short answer."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.name, self.context_window = model.name, model.context_window
+        self.schema: dict[str, Any] | None = None
+        self.first: list[dict[str, str]] | None = None
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
+
+    async def generate(self, request: Request) -> Reply:
+        if request.purpose == "act" and request.schema is not None and self.schema is not None:
+            self.first = self.first or request.messages
+            tools = "anyOf" in request.schema or "tool" in request.schema.get("properties", {})
+            request.schema = self.schema if tools else ANSWER
+        return await self.model.generate(request)
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    started = time.monotonic()
+    model = await load_model(args.model, context_window=args.context_window)
+    try:
+        loci, forced = await _loci(model, args)
+        naive, hit = await _naive(model, forced, args)
+    finally:
+        await model.aclose()
+    report: dict[str, Any] = {"model": model.name, "context_window": model.context_window, "turns": args.turns, "max_tokens": args.max_tokens}
+    early, late = slice(0, SPAN), slice(max(0, args.turns - SPAN), args.turns)
+    report["early_turns"], report["late_turns"] = f"1-{min(SPAN, args.turns)}", f"{late.start + 1}-{args.turns}"
+    report.update(_medians("loci", loci, early, late))
+    report.update(_medians("naive", naive, early, late))
+    report["loci_late_over_early"] = _ratio(report, "loci")
+    report["naive_late_over_early"] = _ratio(report, "naive")
+    report["naive_hit_window_at"] = hit
+    report["naive_last_over_first_10"] = round(naive["seconds"][-1] / report["naive_early_seconds"], 2) if naive["seconds"] else None
+    report["loci"], report["naive"] = loci, naive
+    report["seconds"] = round(time.monotonic() - started, 1)
+    return report
+
+
+async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[Any]], ToolsOnly]:
+    forced = ToolsOnly(model)
+    budgets = Budgets.for_window(model.context_window, reply=args.max_tokens)
+    rows: dict[str, list[Any]] = {"seconds": [], "evaluated": [], "reused": [], "prompt": [], "retries": []}
+    mark = [time.monotonic()]
+
+    def on_turn(trace: TurnTrace) -> None:
+        now = time.monotonic()
+        rows["seconds"].append(round(now - mark[0], 3))
+        rows["evaluated"].append(trace.evaluated_tokens)
+        rows["reused"].append(trace.reused_tokens)
+        rows["prompt"].append(trace.evaluated_tokens + trace.reused_tokens)
+        rows["retries"].append(trace.retries)
+        mark[0] = now
+
+    server = MCPServer(name="bench")
+
+    @server.tool(name=TOOL)
+    def page(page: int) -> str:
+        """Read one page of the garden log."""
+        return page_text(page, args.page_words, args.seed)
+
+    limits = Limits(max_turns=args.turns + 1, max_retries=3)
+    with tempfile.TemporaryDirectory(prefix="loci-bench-latency-") as home:
+        async with open_session(forced, Path(home) / "loci.db", budgets=budgets, limits=limits, on_turn=on_turn) as session:
+            await session.host.add("bench", server)
+            spec = next(tool for tool in session.host.tools if tool.name == TOOL)
+            forced.schema = action_schema([spec], allow_answer=False)
+            forced.schema["properties"]["state"] = SHORT
+            mark[0] = time.monotonic()
+            await session.agent.run(TASK)
+    return {key: values[: args.turns] for key, values in rows.items()}, forced
+
+
+async def _naive(model: Model, forced: ToolsOnly, args: argparse.Namespace) -> tuple[dict[str, list[Any]], int | None]:
+    """The full-history loop: every reply and observation verbatim, until the window is full."""
+    assert forced.first is not None and forced.schema is not None
+    system = forced.first[0]["content"]
+    history = f"Task: {TASK}"
+    rows: dict[str, list[Any]] = {"seconds": [], "evaluated": [], "reused": [], "prompt": []}
+    for turn in range(1, args.turns + 1):
+        user = f"{history}\n\nReply with one JSON object: a tool call."
+        if model.count_tokens(system) + model.count_tokens(user) + TEMPLATE_OVERHEAD + args.max_tokens > model.context_window:
+            return rows, turn
+        began = time.monotonic()
+        reply = await model.generate(Request([{"role": "system", "content": system}, {"role": "user", "content": user}], schema=forced.schema, max_tokens=args.max_tokens))
+        rows["seconds"].append(round(time.monotonic() - began, 3))
+        rows["evaluated"].append(reply.evaluated_tokens)
+        rows["reused"].append(reply.reused_tokens)
+        rows["prompt"].append(reply.prompt_tokens)
+        history += f"\n\nYou: {reply.text}\nResult of {TOOL}:\n{page_text(_page(reply.text, turn), args.page_words, args.seed)}"
+    return rows, None
+
+
+def _page(text: str, turn: int) -> int:
+    try:
+        return int(json.loads(text, strict=False)["arguments"]["page"])
+    except (ValueError, KeyError, TypeError):
+        return turn
+
+
+def _medians(name: str, rows: dict[str, list[Any]], early: slice, late: slice) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for span, part in (("early", early), ("late", late)):
+        for key in ("seconds", "evaluated", "reused"):
+            values = rows[key][part]
+            if span == "late" and len(rows[key]) < part.stop:  # the loop stopped (at the window) before these turns
+                values = []
+            out[f"{name}_{span}_{key}"] = round(statistics.median(values), 3) if values else None
+    return out
+
+
+def _ratio(report: dict[str, Any], name: str) -> float | None:
+    early, late = report[f"{name}_early_seconds"], report[f"{name}_late_seconds"]
+    return round(late / early, 2) if early and late else None

@@ -1,0 +1,115 @@
+"""Chat sessions in the home: what `loci chat` said and heard, and the state it ended in.
+
+A chat is a session (`chat_sessions`: id, when it began, which model) and
+its messages in order (`chat_messages`: session, seq, role, text, the
+working state after the message, when). The log is written as the chat
+goes, so a killed process loses nothing it acknowledged: the user's line is
+committed before the agent runs on it, and the answer is committed, with
+the state it left, before it is shown. `--resume` reads the messages back
+and continues from the last state.
+
+The tables belong to their own migration set, `chat`, applied to every
+store opened after this module is imported.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+from memory.errors import NotFoundError
+from memory.store import Store, registered_migrations
+
+__all__ = ["ChatLog", "ChatMessage", "ChatSession"]
+
+MIGRATIONS = registered_migrations(Migrations("chat"))
+
+
+@MIGRATIONS()
+def create_chat_tables(db: sqlite_utils.Database) -> None:
+    db.execute("CREATE TABLE chat_sessions (id INTEGER PRIMARY KEY, created REAL NOT NULL, model TEXT NOT NULL)")
+    db.execute(
+        "CREATE TABLE chat_messages ("
+        " id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES chat_sessions(id),"
+        " seq INTEGER NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,"
+        " state TEXT NOT NULL DEFAULT '', created REAL NOT NULL,"
+        " UNIQUE (session_id, seq))"
+    )
+
+
+@dataclass(frozen=True)
+class ChatSession:
+    id: int
+    created: float
+    model: str
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    seq: int
+    role: str  # "user" or "assistant"
+    text: str
+    state: str
+    created: float
+
+
+class ChatLog:
+    """The chat tables of one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def start(self, model: str) -> ChatSession:
+        def insert(db: sqlite_utils.Database) -> ChatSession:
+            created = time.time()
+            cursor = db.execute("INSERT INTO chat_sessions (created, model) VALUES (?, ?)", [created, model])
+            return ChatSession(int(cursor.lastrowid or 0), created, model)
+
+        return await self.store.write(insert)
+
+    async def find(self, session_id: int | None = None) -> ChatSession:
+        """The session `session_id`, or the latest one; a clear error when there is none."""
+
+        def fetch(db: sqlite_utils.Database) -> ChatSession:
+            if session_id is None:
+                rows = list(db.query("SELECT * FROM chat_sessions ORDER BY id DESC LIMIT 1"))
+                missing = "there is no chat to resume in this home; start one with `loci chat`"
+            else:
+                rows = list(db.query("SELECT * FROM chat_sessions WHERE id = ?", [session_id]))
+                missing = f"no chat session {session_id} in this home"
+            if not rows:
+                raise NotFoundError(missing)
+            return ChatSession(rows[0]["id"], rows[0]["created"], rows[0]["model"])
+
+        return await self.store.read(fetch)
+
+    async def add(self, session_id: int, role: str, text: str, state: str = "") -> ChatMessage:
+        """Append one message, committed before this returns."""
+
+        def insert(db: sqlite_utils.Database) -> ChatMessage:
+            row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?", [session_id]).fetchone()
+            message = ChatMessage(int(row[0]), role, text, state, time.time())
+            db.execute(
+                "INSERT INTO chat_messages (session_id, seq, role, text, state, created) VALUES (?, ?, ?, ?, ?, ?)",
+                [session_id, message.seq, role, text, state, message.created],
+            )
+            return message
+
+        return await self.store.write(insert)
+
+    async def messages(self, session_id: int) -> list[ChatMessage]:
+        def fetch(db: sqlite_utils.Database) -> list[ChatMessage]:
+            sql = "SELECT seq, role, text, state, created FROM chat_messages WHERE session_id = ? ORDER BY seq"
+            return [ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"]) for r in db.query(sql, [session_id])]
+
+        return await self.store.read(fetch)
+
+    async def last_state(self, session_id: int) -> str:
+        """The working state after the session's last answer ('' before any)."""
+        for message in reversed(await self.messages(session_id)):
+            if message.role == "assistant":
+                return message.state
+        return ""
