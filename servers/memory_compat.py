@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 from memory.entities import EntityGraph
 from memory.errors import LociError
 from memory.store import Store, default_db_path
-from servers.memory import readable_errors
+from servers.errors import readable_errors
 from tools.memory_compat import CompatTools
 
 __all__ = ["build_compat_server", "main"]
