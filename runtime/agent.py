@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from memory.context import ContextObject, ContextStore
 from memory.errors import BackendError, ModelBehaviorError, UsageError
-from runtime.action import Action, InvalidAction, action_schema, parse_action
+from runtime.action import Action, InvalidAction, ToolSpec, action_schema, parse_action
 from runtime.evidence import Cited, check_evidence
 from runtime.host import McpHost, ToolResult
 from runtime.model import Model, Reply, Request
@@ -37,6 +37,19 @@ from runtime.regions import Observation, Regions, system_text
 from runtime.window import TurnLine, Window, extract_note, item_id
 
 __all__ = ["Agent", "Limits", "RunResult", "Spend", "TurnTrace"]
+
+
+@dataclass(frozen=True)
+class TurnRules:
+    """The actions one turn allows: which tools, and whether it may answer."""
+
+    tools: list[ToolSpec]
+    allow_tools: bool
+    allow_answer: bool
+
+    @property
+    def forced(self) -> str | None:
+        return self.tools[0].name if self.allow_tools and not self.allow_answer and len(self.tools) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -111,9 +124,14 @@ class Agent:
         self.spend = spend
         self.window = Window(contexts, model.count_tokens)
 
-    async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None) -> RunResult:
+    async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None, tool_choice: Sequence[str] = ()) -> RunResult:
         """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window;
-        `objects`, when given, replaces the loaded documents in the task's listing."""
+        `objects`, when given, replaces the loaded documents in the task's listing; `tool_choice[i]`, when
+        given, is the tool turn i+1 must call (as OpenAI's `tool_choice` forces one function)."""
+        known = {tool.name for tool in self.host.tools}
+        unknown = [name for name in tool_choice if name not in known]
+        if unknown:
+            raise UsageError(f"tool_choice names unknown tools: {', '.join(unknown)}")
         if objects is None:
             objects = await self.contexts.list(["doc"])
         if self.spend is not None:
@@ -127,10 +145,9 @@ class Agent:
             stop = self._budget_left(result, started)
             if stop:
                 return self._partial(result, regions, stop)
-            last = turn == self.limits.max_turns
-            first_look = turn == 1 and self.limits.look_first and bool(objects)
+            rules = self._rules(turn, bool(objects), tool_choice)
             await self._compact()
-            trace = await self._decide(regions, turn, allow_tools=not last, allow_answer=not first_look, result=result)
+            trace = await self._decide(regions, turn, rules, result)
             result.turns.append(trace)
             action = trace.action
             regions.state = action.state
@@ -141,17 +158,28 @@ class Agent:
             await self._notify(trace)
         return self._partial(result, regions, "the turn limit was reached")  # pragma: no cover
 
-    async def _decide(self, regions: Regions, turn: int, *, allow_tools: bool, allow_answer: bool, result: RunResult) -> TurnTrace:
+    def _rules(self, turn: int, has_documents: bool, tool_choice: Sequence[str]) -> TurnRules:
+        """What this turn may do: the last turn only answers; a forced or first look only calls tools."""
+        if turn == self.limits.max_turns:
+            return TurnRules(self.host.tools, allow_tools=False, allow_answer=True)
+        if turn <= len(tool_choice):
+            forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
+            return TurnRules(forced, allow_tools=True, allow_answer=False)
+        look = turn == 1 and self.limits.look_first and has_documents
+        return TurnRules(self.host.tools, allow_tools=True, allow_answer=not look)
+
+    async def _decide(self, regions: Regions, turn: int, rules: TurnRules, result: RunResult) -> TurnTrace:
         """Ask until the reply is a valid action (answers: with evidence that exists), a bounded number of times."""
-        schema = action_schema(self.host.tools, allow_tools=allow_tools, allow_answer=allow_answer)
+        allow_tools, allow_answer = rules.allow_tools, rules.allow_answer
+        schema = action_schema(rules.tools, allow_tools=allow_tools, allow_answer=allow_answer)
         retries, started = 0, time.monotonic()
         while True:
-            prompt = self._prompt(regions, allow_tools=allow_tools, allow_answer=allow_answer)
+            prompt = self._prompt(regions, allow_tools=allow_tools, allow_answer=allow_answer, forced=rules.forced)
             reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.budgets.reply))
             result.tokens += reply.prompt_tokens + reply.completion_tokens
             self._charge(reply)
             try:
-                action = parse_action(reply.text, self.host.tools, allow_tools=allow_tools, allow_answer=allow_answer)
+                action = parse_action(reply.text, rules.tools, allow_tools=allow_tools, allow_answer=allow_answer)
                 state_cut = self._check_state(action, last_try=retries >= self.limits.max_retries)
                 if action.is_answer:
                     await self._check_evidence(result, action, last_try=retries >= self.limits.max_retries)
@@ -212,8 +240,9 @@ class Agent:
                 raise InvalidAction(f"{exc}; cite only ids and line ranges you have seen") from None
             result.evidence, result.reason = [], f"unverified evidence: {exc}"
 
-    def _prompt(self, regions: Regions, *, allow_tools: bool, allow_answer: bool) -> Prompt:
-        return build_prompt(regions.render(allow_tools=allow_tools, allow_answer=allow_answer), self.budgets, self.model.count_tokens)
+    def _prompt(self, regions: Regions, *, allow_tools: bool, allow_answer: bool, forced: str | None = None) -> Prompt:
+        text = regions.render(allow_tools=allow_tools, allow_answer=allow_answer, forced=forced)
+        return build_prompt(text, self.budgets, self.model.count_tokens)
 
     async def _dispatch(self, action: Action) -> ToolResult:
         assert action.tool is not None

@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
     parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
     parser.add_argument("--tools", default=",".join(BUILT_IN), help=f"built-in tool sets, comma-separated (default {','.join(BUILT_IN)}; context is always on)")
+    parser.add_argument("--tool-choice", default="", help="tools the first turns must call, in order, comma-separated")
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
     parser.add_argument("--json", action="store_true", help="print the answer, evidence, status and counts as JSON")
@@ -87,7 +88,8 @@ async def run(args: argparse.Namespace) -> int:
             for obj in loaded:
                 if obj.meta.get("replaced_bytes"):
                     print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
-            result = await session.agent.run(args.task)
+            choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
+            result = await session.agent.run(args.task, tool_choice=choice)
     finally:
         await model.aclose()
     print(json.dumps(as_json(result), ensure_ascii=False, indent=2) if args.json else as_text(result))

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context
 
+from memory.context import ContextStore
 from memory.errors import UsageError
 from memory.store import Store, default_db_path
 from runtime.agent import Limits, TurnTrace
@@ -61,8 +62,9 @@ async def run(args: argparse.Namespace) -> int:
 
             server = build_compat_server(store)
         else:
-            server = build_app(store, tuple(args.parts or PARTS))
-            runner = TaskRunner(args.model, db, [Path(r).resolve() for r in args.root])
+            roots = [Path(r).resolve() for r in args.root]
+            server = build_app(store, tuple(args.parts or PARTS), contexts=ContextStore(store, roots=roots or None))
+            runner = TaskRunner(args.model, db, roots)
             server.add_tool(runner.run_task)
         try:
             if args.http:

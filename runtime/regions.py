@@ -67,13 +67,13 @@ class Regions:
     observation: Observation | None = None
     error: str | None = None
 
-    def render(self, *, allow_tools: bool = True, allow_answer: bool = True) -> dict[str, str]:
+    def render(self, *, allow_tools: bool = True, allow_answer: bool = True, forced: str | None = None) -> dict[str, str]:
         return {
             "system": system_text(self.tools),
             "task": self._task(),
             "state": f"State (your working notes):\n{self.state or '(empty)'}",
             "window": "Recent turns:\n" + self.window.render() if self.window.items else "",
-            "observation": self._observation(allow_tools, allow_answer),
+            "observation": self._observation(allow_tools, allow_answer, forced),
         }
 
     def _task(self) -> str:
@@ -85,11 +85,13 @@ class Regions:
             text += f"\nDocuments:\n{listing}" + (f"\n(and {more} more: context_list shows all)" if more else "")
         return text
 
-    def _observation(self, allow_tools: bool, allow_answer: bool) -> str:
+    def _observation(self, allow_tools: bool, allow_answer: bool, forced: str | None) -> str:
         parts = [self.observation.render()] if self.observation else []
         if self.error:
             parts.append(f"Your last reply was rejected: {self.error}. Reply again with one valid JSON object.")
-        if not allow_tools:
+        if forced:
+            parts.append(f"Call {forced} now.")
+        elif not allow_tools:
             parts.append("This is your last turn: give your final answer, with evidence.")
         elif not allow_answer:
             parts.append("Look at the documents with a tool first.")

@@ -168,3 +168,16 @@ async def test_turns_and_observations_stay_in_the_store(tmp_path: Path, doc: Pat
     async with await Store.open(tmp_path / "loci.db") as store:
         kinds = [row[0] for row in store.read_sync(lambda db: db.execute("SELECT kind FROM context_objects ORDER BY id").fetchall())]
     assert kinds == ["doc", "obs", "turn"]
+
+
+async def test_tool_choice_forces_the_tool_of_each_early_turn(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_search", query="fee"), tool("context_read", id="doc:1", start=40, end=40), answer("35")])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("task", tool_choice=["context_search", "context_read"])
+        with pytest.raises(UsageError, match="unknown tools: nope"):
+            await session.agent.run("task", tool_choice=["nope"])
+    first, second = (json.dumps(call.schema) for call in model.calls[:2])
+    assert '"const": "context_search"' in first and "context_read" not in first and "answer" not in first
+    assert '"const": "context_read"' in second and "context_search" not in second
+    assert "Call context_search now." in model.calls[0].messages[1]["content"]
+    assert [t.action.tool for t in result.turns[:2]] == ["context_search", "context_read"]

@@ -117,3 +117,16 @@ def test_directories_load_recursively_and_stdin_is_a_document(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert "skipped" in done.stderr and "b.bin" in done.stderr
     assert json.loads(done.stdout)["evidence"][0]["text"] == "from stdin\n"
+
+
+@pytest.mark.model
+def test_bundled_model_navigates_with_search_then_read(tmp_path: Path) -> None:
+    """The protocol on the real model: grammar-constrained arguments reach both tools through MCP."""
+    done = loci(
+        "run", "How much does a plot cost?", "--file", str(EXAMPLE), "--tools", "context", "--max-turns", "3",
+        "--tool-choice", "context_search,context_read", "--json", "--trace", home=tmp_path, timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[turn 1] context_search(" in done.stderr
+    assert "[turn 2] context_read(" in done.stderr
+    assert json.loads(done.stdout)["tool_calls"] == 2

@@ -1,0 +1,89 @@
+"""`loci serve` over real transports: stdio subprocesses and streamable HTTP on loopback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+
+def serve(*args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "runtime.cli", "serve", *args])
+
+
+async def test_compat_server_over_stdio_answers_the_reference_tools(tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with Client(serve("memory", "--compat", "--db", str(tmp_path / "m.db"))) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            await client.call_tool("create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}]})
+            found = await client.call_tool("search_nodes", {"query": "Ada"})
+    assert {"create_entities", "search_nodes", "open_nodes", "read_graph"} <= names
+    assert "Ada" in found.content[0].text and not found.is_error
+
+
+async def test_full_server_over_stdio_offers_context_memory_and_run_task(tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with Client(serve("--db", str(tmp_path / "m.db"))) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            bad = await client.call_tool("context_read", {"id": "doc:404"})
+    assert {"context_read", "context_search", "memory_recall", "memory_remember", "run_task"} <= names
+    assert bad.is_error and "doc:404" in bad.content[0].text
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "runtime.cli", "serve", "--http", "--port", str(port), "--token", "s3cret", "--db", str(tmp_path / "h.db")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url, timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+def test_http_refuses_a_request_without_the_token(http_server: str) -> None:
+    response = httpx.post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
+    assert response.status_code == 401
+    assert "bearer token" in response.text
+
+
+async def test_http_with_the_token_lists_and_calls_tools(http_server: str) -> None:
+    http = create_mcp_http_client(headers={"Authorization": "Bearer s3cret"})
+    with anyio.fail_after(60):
+        async with http, Client(streamable_http_client(http_server, http_client=http)) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            added = await client.call_tool("memory_remember", {"text": "the shed code changes monthly", "kind": "semantic"})
+    assert "memory_recall" in names
+    assert not added.is_error
