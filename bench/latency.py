@@ -105,8 +105,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     report["early_turns"], report["late_turns"] = f"1-{min(SPAN, args.turns)}", f"{late.start + 1}-{args.turns}"
     report.update(_medians("loci", loci, early, late))
     report.update(_medians("naive", naive, early, late))
-    report["loci_late_over_early"] = _ratio(report, "loci")
-    report["naive_late_over_early"] = _ratio(report, "naive")
+    report["loci_late_over_early"] = _ratio(report, "loci", "seconds")
+    report["loci_late_over_early_evaluated"] = _ratio(report, "loci", "evaluated")
+    report["naive_late_over_early"] = _ratio(report, "naive", "seconds")
     report["naive_hit_window_at"] = hit
     report["naive_last_over_first_10"] = round(naive["seconds"][-1] / report["naive_early_seconds"], 2) if naive["seconds"] else None
     report["loci"], report["naive"] = loci, naive
@@ -117,12 +118,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[Any]], ToolsOnly]:
     forced = ToolsOnly(model)
     budgets = Budgets.for_window(model.context_window, reply=args.max_tokens)
-    rows: dict[str, list[Any]] = {"seconds": [], "evaluated": [], "reused": [], "prompt": [], "retries": []}
+    rows: dict[str, list[Any]] = {"seconds": [], "model_seconds": [], "evaluated": [], "reused": [], "prompt": [], "retries": []}
     mark = [time.monotonic()]
 
     def on_turn(trace: TurnTrace) -> None:
         now = time.monotonic()
         rows["seconds"].append(round(now - mark[0], 3))
+        rows["model_seconds"].append(round(trace.seconds, 3))  # the act call(s) alone, without notes or tools
         rows["evaluated"].append(trace.evaluated_tokens)
         rows["reused"].append(trace.reused_tokens)
         rows["prompt"].append(trace.evaluated_tokens + trace.reused_tokens)
@@ -186,6 +188,6 @@ def _medians(name: str, rows: dict[str, list[Any]], early: slice, late: slice) -
     return out
 
 
-def _ratio(report: dict[str, Any], name: str) -> float | None:
-    early, late = report[f"{name}_early_seconds"], report[f"{name}_late_seconds"]
+def _ratio(report: dict[str, Any], name: str, key: str) -> float | None:
+    early, late = report[f"{name}_early_{key}"], report[f"{name}_late_{key}"]
     return round(late / early, 2) if early and late else None
