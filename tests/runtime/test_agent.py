@@ -181,3 +181,18 @@ async def test_tool_choice_forces_the_tool_of_each_early_turn(tmp_path: Path, do
     assert '"const": "context_read"' in second and "context_search" not in second
     assert "Call context_search now." in model.calls[0].messages[1]["content"]
     assert [t.action.tool for t in result.turns[:2]] == ["context_search", "context_read"]
+
+
+async def test_the_agent_remembers_and_recalls_through_the_memory_server(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel(
+        [
+            tool("memory_remember", text="the plot fee is 35 euros a season", kind="semantic"),
+            tool("memory_recall", query="plot fee", k=3),
+            answer("35"),
+        ]
+    )
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        result = await session.agent.run("remember the fee")
+    recalled = model.calls[2].messages[1]["content"]
+    assert [t.action.tool for t in result.turns[:2]] == ["memory_remember", "memory_recall"]
+    assert "Result of memory_recall" in recalled and "35 euros a season" in recalled
