@@ -206,12 +206,19 @@ class Agent:
 
     async def _compact(self) -> None:
         """Prune-and-write: when the window outgrows W, fold its oldest items into one note."""
-        if self.window.tokens() <= self.budgets.window:
-            return
-        items = self.window.oldest_to_prune(self.budgets.window * 3 // 4)
-        note_budget = max(32, self.budgets.window // 4)
-        text, method = await self._write_note(items, note_budget)
-        await self.window.prune(text, [item_id(item) for item in items], method=method)
+        if self.window.tokens() > self.budgets.window:
+            await self._fold(self.window.oldest_to_prune(self.budgets.window * 3 // 4))
+
+    async def prune(self) -> str | None:
+        """Fold the older half of the window into a note now (a person's `/prune`); the note's id, or None."""
+        if len(self.window.items) < 2:
+            return None
+        return await self._fold(self.window.items[: len(self.window.items) // 2 or 1])
+
+    async def _fold(self, items: list[Any]) -> str:
+        text, method = await self._write_note(items, max(32, self.budgets.window // 4))
+        line = await self.window.prune(text, [item_id(item) for item in items], method=method)
+        return line.note_id
 
     async def _write_note(self, items: list[Any], budget: int) -> tuple[str, str]:
         """A short note on the pruned items, by the model in one bounded call; a marked extract without one."""

@@ -22,7 +22,6 @@ tests drive a chat without a terminal; the command reads lines with
 from __future__ import annotations
 
 import argparse
-import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -46,10 +45,6 @@ PROMPT = "you> "
 SPEAKERS = {"user": "you", "assistant": "loci"}
 SHORT_STATE = 100
 HISTORY_SHOWN = 10
-PRUNE_TASK = (
-    "Housekeeping: prune your window now. Call history_prune with a short note that keeps what the oldest "
-    "turns established and the ids of those turns; then answer 'pruned'."
-)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -176,17 +171,8 @@ class Chat:
         self.write(self.status())
 
     async def _run(self, task: str) -> RunResult:
-        """Run `task`, continuing the chat's state (and window, where the agent can keep it)."""
-        agent = self.session.agent
-        accepts = inspect.signature(agent.run).parameters
-        kwargs: dict[str, Any] = {}
-        if "keep_window" in accepts:
-            kwargs["keep_window"] = True
-        if "state" in accepts:
-            kwargs["state"] = self.state
-        elif self.state:
-            task = f"{task}\n(Your working state so far: {self.state})"
-        return await agent.run(task, **kwargs)
+        """Run `task`, continuing the chat's working state and window."""
+        return await self.session.agent.run(task, state=self.state, keep_window=True)
 
     def status(self) -> str:
         """The state, shortened, and the last prompt's tokens per region against the budgets."""
@@ -218,23 +204,12 @@ class Chat:
         return "\n\n".join(parts)
 
     async def prune(self) -> None:
-        """Ask the agent to prune: its own `prune` if it has one, else a run that calls `history_prune`."""
-        agent = self.session.agent
-        direct = getattr(agent, "prune", None)
-        if callable(direct) and not any(p.default is p.empty for p in inspect.signature(direct).parameters.values()):
-            self.write(f"pruned: {await direct()}")
-            return
-        tools = {tool.name for tool in self.session.host.tools}
-        window = getattr(agent, "window", None)
-        if "history_prune" not in tools or window is None or "keep_window" not in inspect.signature(agent.run).parameters:
-            self.write("/prune is not available with this agent")
-            return
-        if len(getattr(window, "items", [])) < 2:
-            self.write("nothing to prune: the window holds fewer than two turns")
-            return
-        before = len(window.items)
-        await self._run(PRUNE_TASK)
-        self.write(f"window: {before} items before, {len(window.items)} after")
+        """Fold the older half of the window into a note, as the loop does when the window is full."""
+        note = await self.session.agent.prune()
+        if note is None:
+            self.write("nothing to prune: the window holds fewer than two items")
+        else:
+            self.write(f"pruned into {note}; the turns stay searchable")
 
 
 def _short(text: str) -> str:

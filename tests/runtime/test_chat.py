@@ -144,18 +144,17 @@ async def test_resume_without_a_chat_is_a_clear_error(store: Store) -> None:
         await ChatLog(store).find()
 
 
-async def test_prune_asks_the_agent_to_call_history_prune(tmp_path: Path) -> None:
-    def prune(request: Request) -> dict[str, Any]:
-        ids = re.findall(r"\[(turn:\d+)\]", request.messages[1]["content"])
-        return tool("history_prune", "pruning", note="listed the documents twice; nothing there", turn_ids=ids[:2])
-
-    script = [tool("context_list", "a"), tool("context_list", "b"), answer("listed", "b"), prune, answer("pruned", "b")]
+async def test_prune_folds_the_older_turns_into_a_note(tmp_path: Path) -> None:
+    note = "listed the documents twice; nothing there"
+    script = [tool("context_list", "a"), tool("context_list", "b"), answer("listed", "b"), note]
     model = ScriptedModel(script)
     async with open_session(model, tmp_path / "loci.db") as session:
-        _, console = await run_chat(session, ["list twice", "/prune", "/history"])
+        _, console = await run_chat(session, ["/prune", "list twice", "/prune", "/history"])
     model.check_used()
-    assert "window: 2 items before, 2 after" in console.out  # the note, and the prune call's own turn
-    assert re.search(r"note:\d+ \(notes on turn:\d+\.\.turn:\d+\): listed the documents twice", console.text)
+    assert model.calls[-1].purpose == "note"
+    assert re.search(r"pruned into note:\d+", console.text)
+    assert "nothing to prune" in console.text  # the first /prune, on an empty window
+    assert re.search(r"note:\d+ \(notes on turn:\d+\): listed the documents twice", console.text)
 
 
 def script_file(tmp_path: Path) -> Path:
