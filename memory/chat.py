@@ -14,6 +14,7 @@ store opened after this module is imported.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 
@@ -40,6 +41,12 @@ def create_chat_tables(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def add_window_to_messages(db: sqlite_utils.Database) -> None:
+    """The ids in the agent's window after each answer, so --resume restores the window too."""
+    db.execute("ALTER TABLE chat_messages ADD COLUMN window TEXT NOT NULL DEFAULT '[]'")
+
+
 @dataclass(frozen=True)
 class ChatSession:
     id: int
@@ -54,6 +61,7 @@ class ChatMessage:
     text: str
     state: str
     created: float
+    window: tuple[str, ...] = ()
 
 
 class ChatLog:
@@ -86,15 +94,15 @@ class ChatLog:
 
         return await self.store.read(fetch)
 
-    async def add(self, session_id: int, role: str, text: str, state: str = "") -> ChatMessage:
+    async def add(self, session_id: int, role: str, text: str, state: str = "", window: list[str] | None = None) -> ChatMessage:
         """Append one message, committed before this returns."""
 
         def insert(db: sqlite_utils.Database) -> ChatMessage:
             row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?", [session_id]).fetchone()
-            message = ChatMessage(int(row[0]), role, text, state, time.time())
+            message = ChatMessage(int(row[0]), role, text, state, time.time(), tuple(window or ()))
             db.execute(
-                "INSERT INTO chat_messages (session_id, seq, role, text, state, created) VALUES (?, ?, ?, ?, ?, ?)",
-                [session_id, message.seq, role, text, state, message.created],
+                "INSERT INTO chat_messages (session_id, seq, role, text, state, created, window) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [session_id, message.seq, role, text, state, message.created, json.dumps(list(message.window))],
             )
             return message
 
@@ -102,14 +110,20 @@ class ChatLog:
 
     async def messages(self, session_id: int) -> list[ChatMessage]:
         def fetch(db: sqlite_utils.Database) -> list[ChatMessage]:
-            sql = "SELECT seq, role, text, state, created FROM chat_messages WHERE session_id = ? ORDER BY seq"
-            return [ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"]) for r in db.query(sql, [session_id])]
+            sql = "SELECT seq, role, text, state, created, window FROM chat_messages WHERE session_id = ? ORDER BY seq"
+            rows = db.query(sql, [session_id])
+            return [ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"], tuple(json.loads(r["window"]))) for r in rows]
 
         return await self.store.read(fetch)
 
-    async def last_state(self, session_id: int) -> str:
-        """The working state after the session's last answer ('' before any)."""
+    async def last_answer(self, session_id: int) -> ChatMessage | None:
+        """The session's last answer, with the state and window it left (None before any)."""
         for message in reversed(await self.messages(session_id)):
             if message.role == "assistant":
-                return message.state
-        return ""
+                return message
+        return None
+
+    async def last_state(self, session_id: int) -> str:
+        """The working state after the session's last answer ('' before any)."""
+        last = await self.last_answer(session_id)
+        return last.state if last else ""

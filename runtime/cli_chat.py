@@ -104,7 +104,10 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
     write(f"resuming chat {record.id} ({record.model}, {len(messages)} messages)")
     for message in messages:
         write(f"{SPEAKERS.get(message.role, message.role)}> {message.text}")
-    chat = Chat(session, log, record, write, state=await log.last_state(record.id))
+    last = await log.last_answer(record.id)
+    chat = Chat(session, log, record, write, state=last.state if last else "")
+    if last and last.window:
+        await session.agent.window.restore(list(last.window))
     if chat.state:
         write(f"[state: {_short(chat.state)}]")
     return chat
@@ -165,7 +168,7 @@ class Chat:
         if result.turns:
             self.state = result.turns[-1].action.state
         answer = result.answer + ("" if result.status == "done" else f"\n(partial: {result.reason})")
-        await self.log.add(self.record.id, "assistant", answer, self.state)
+        await self.log.add(self.record.id, "assistant", answer, self.state, self.session.agent.window.ids())
         self.last = result
         self.write(f"loci> {answer}")
         self.write(self.status())

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from memory.context import ContextStore
-from memory.errors import ToolError
+from memory.errors import LociError, ToolError
 from runtime.prompt import fit
 
-__all__ = ["NoteLine", "TurnLine", "Window", "extract_note", "item_id"]
+__all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "item_id"]
 
 PREVIEW_CHARS = 160
 
@@ -66,10 +66,23 @@ class NoteLine:
         return f"{self.note_id} (notes on {span}){mark}: {self.text}"
 
 
-Item = Union[TurnLine, NoteLine]
+@dataclass
+class StoredLine:
+    """A turn or note brought back from the store (a resumed chat): its id and its text as stored."""
+
+    ref: str
+    text: str
+
+    def render(self) -> str:
+        return f"{self.ref}: {self.text}"
+
+
+Item = Union[TurnLine, NoteLine, StoredLine]
 
 
 def item_id(item: Item) -> str:
+    if isinstance(item, StoredLine):
+        return item.ref
     return item.note_id if isinstance(item, NoteLine) else str(item.turn_id)
 
 
@@ -83,6 +96,18 @@ class Window:
 
     def append(self, line: TurnLine) -> None:
         self.items.append(line)
+
+    async def restore(self, ids: list[str]) -> None:
+        """Rebuild the window from the ids it held (turns and notes are in the store); unknown ids are skipped."""
+        items: list[Item] = []
+        for ref in ids:
+            try:
+                obj = await self.contexts.get(ref)
+            except LociError:
+                continue
+            span = await self.contexts.read(ref, 1, max(obj.lines, 1), max_tokens=200) if obj.lines else None
+            items.append(StoredLine(ref, " ".join((span.text if span else "").split())))
+        self.items = items
 
     def render(self) -> str:
         return "\n".join(item.render() for item in self.items)

@@ -188,3 +188,16 @@ async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path) -> None:
     assert "you> what is the fee?" in out
     assert "loci> the plot fee is 35 euros" in out
     assert "[state: fee known: 35 euros]" in out
+
+
+async def test_resume_restores_the_window_in_a_new_session(tmp_path: Path) -> None:
+    first_model = ScriptedModel([tool("context_list", "looked"), answer("none loaded", "looked")])
+    async with open_session(first_model, tmp_path / "loci.db") as session:
+        await run_chat(session, ["what is loaded?"])
+        held = session.agent.window.ids()
+    second_model = ScriptedModel([answer("still none", "looked again")])
+    async with open_session(second_model, tmp_path / "loci.db") as session:
+        await run_chat(session, ["and now?"], resume="latest")
+    assert held and held[0].startswith("turn:")
+    shown = second_model.calls[0].messages[1]["content"]
+    assert f"{held[0]}: turn 1" in shown and "context_list" in shown
