@@ -36,6 +36,8 @@ from runtime.prompt import Budgets, Prompt, build_prompt, fit
 from runtime.regions import Observation, Regions, system_text
 from runtime.window import TurnLine, Window, extract_note, item_id
 
+RETRY_TEMPERATURE = 0.7
+
 __all__ = ["Agent", "Limits", "RunResult", "Spend", "TurnTrace"]
 
 
@@ -175,7 +177,9 @@ class Agent:
         retries, started = 0, time.monotonic()
         while True:
             prompt = self._prompt(regions, allow_tools=allow_tools, allow_answer=allow_answer, forced=rules.forced)
-            reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.budgets.reply))
+            # A retry at temperature 0 would repeat the same mistake: sample a little on retries.
+            temperature = 0.0 if retries == 0 else RETRY_TEMPERATURE
+            reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.budgets.reply, temperature=temperature))
             result.tokens += reply.prompt_tokens + reply.completion_tokens
             self._charge(reply)
             try:

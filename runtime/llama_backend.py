@@ -36,11 +36,13 @@ DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 4_096
 # The model writes its working state first, then what it does about it.
 PROPERTY_ORDER = ("state", "tool", "arguments", "answer", "evidence")
-# Every JSON string in an action is at most this long, so a small model that
-# rambles still closes its JSON within the reply budget. (A schema maxLength
-# would be unrolled by the converter into one rule per character; the native
-# GBNF repetition below is compact.)
-MAX_STRING_CHARS = 800
+# Every JSON string in a reply is at most max_tokens // STRING_SHARE characters,
+# so a small model that rambles (digits and symbols cost a token a character)
+# still closes its JSON within the reply budget. A schema maxLength would be
+# unrolled by the converter into one rule per character; the native GBNF
+# repetition below is compact.
+STRING_SHARE = 4
+MIN_STRING_CHARS = 32
 
 
 def default_model_path() -> Path:
@@ -130,7 +132,7 @@ class LlamaModel:
             "temperature": request.temperature,
         }
         if request.schema is not None:
-            kwargs["grammar"] = self._grammar(request.schema)
+            kwargs["grammar"] = self._grammar(request.schema, max(MIN_STRING_CHARS, request.max_tokens // STRING_SHARE))
         if request.on_text is None:
             result = self.llm.create_chat_completion(**kwargs)
             return result["choices"][0]["message"]["content"] or "", result["usage"]
@@ -144,14 +146,14 @@ class LlamaModel:
         prompt_tokens = int(self.llm.n_tokens) - len(self.llm.tokenize(text.encode(), add_bos=False)) if text else int(self.llm.n_tokens)
         return text, {"prompt_tokens": max(prompt_tokens, 0), "completion_tokens": self.count_tokens(text)}
 
-    def _grammar(self, schema: dict[str, Any]) -> Any:
+    def _grammar(self, schema: dict[str, Any], max_chars: int) -> Any:
         from llama_cpp import LlamaGrammar
         from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-        key = json.dumps(schema, sort_keys=True)
+        key = f"{max_chars}:{json.dumps(schema, sort_keys=True)}"
         if key not in self._grammars:
             try:
-                gbnf = _bounded_strings(json_schema_to_gbnf(json.dumps(schema), prop_order=list(PROPERTY_ORDER)))
+                gbnf = _bounded_strings(json_schema_to_gbnf(json.dumps(schema), prop_order=list(PROPERTY_ORDER)), max_chars)
                 self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
             except Exception as exc:  # the converter raises bare Exceptions on unsupported schemas
                 raise BackendError(f"cannot build a grammar from the action schema: {exc}") from exc
@@ -168,8 +170,8 @@ class LlamaModel:
                 close()
 
 
-def _bounded_strings(gbnf: str) -> str:
-    return re.sub(r'^(string ::= "\\"" )char\*', rf"\1char{{0,{MAX_STRING_CHARS}}}", gbnf, flags=re.MULTILINE)
+def _bounded_strings(gbnf: str, max_chars: int) -> str:
+    return re.sub(r'^(string ::= "\\"" )char\*', rf"\1char{{0,{max_chars}}}", gbnf, flags=re.MULTILINE)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

@@ -20,10 +20,13 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from memory.context import ContextStore
+from memory.context import KINDS, ContextStore
 from memory.errors import ToolError, UsageError
 from memory.objects import Span, Target
 from tools.recursion import Asker, ask, map_targets
+
+LIST_LIMIT = 50
+DEFAULT_LIST_KINDS = ("doc", "note")
 
 __all__ = ["MAX_READ_TOKENS", "MAX_TARGETS", "Asker", "ContextTools", "Target"]
 
@@ -70,10 +73,20 @@ class ContextTools:
         self.max_targets = max_targets
 
     @_tool_errors
-    async def context_list(self) -> list[dict[str, Any]]:
-        """List the context objects you can read: their ids, names and sizes in lines and tokens."""
-        objects = await self.contexts.list()
-        return [{"id": o.id, "name": o.name, "lines": o.lines, "tokens": o.tokens} for o in objects]
+    async def context_list(self, kinds: list[str] | None = None, limit: int = LIST_LIMIT) -> dict[str, Any]:
+        """List the context objects you can read: ids, names and sizes in lines and tokens.
+
+        kinds: any of doc, obs, turn, note (default doc and note: loaded documents and your notes).
+        Shows the newest `limit`; `total` says how many there are."""
+        unknown = sorted(set(kinds or ()) - set(KINDS))
+        if unknown:
+            raise ToolError(f"unknown kind {', '.join(unknown)}; kinds are {', '.join(KINDS)}")
+        objects = await self.contexts.list(kinds or DEFAULT_LIST_KINDS)
+        shown = objects[-max(1, min(limit, LIST_LIMIT)) :]
+        return {
+            "total": len(objects),
+            "objects": [{"id": o.id, "name": o.name, "lines": o.lines, "tokens": o.tokens} for o in shown],
+        }
 
     @_tool_errors
     async def context_outline(self, id: str) -> dict[str, Any]:

@@ -74,7 +74,7 @@ async def test_map_through_mcp_stores_answers(store: Store, tmp_path: Path) -> N
     async with Client(server) as client:
         mapped = await client.call_tool("context_map", {"question": "what", "targets": ["doc:1:1-3", "doc:1:5-7"]})
         results = mapped.structured_content["result"]
-        listed = await client.call_tool("context_list", {})
+        listed = await client.call_tool("context_list", {"kinds": ["doc", "obs"]})
     assert [r["answer"] for r in results] == ["what @ doc:1:1-3", "what @ doc:1:5-7"]
-    ids = [o["id"] for o in listed.structured_content["result"]]
+    ids = [o["id"] for o in listed.structured_content["objects"]]
     assert ids == ["doc:1", results[0]["id"], results[1]["id"]]

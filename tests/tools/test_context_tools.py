@@ -24,8 +24,9 @@ async def contexts(store: Store) -> ContextStore:
 
 async def test_list_outline_read_search(contexts: ContextStore) -> None:
     tools = ContextTools(contexts)
-    [listed] = await tools.context_list()
-    assert listed["id"] == "doc:1" and listed["lines"] == 302
+    listing = await tools.context_list()
+    [listed] = listing["objects"]
+    assert listed["id"] == "doc:1" and listed["lines"] == 302 and listing["total"] == 1
     outline = await tools.context_outline("doc:1")
     assert outline["entries"] == [{"title": "Title", "kind": "heading", "level": 1, "start": 1, "end": 302}]
     read = await tools.context_read("doc:1", 3, 4)
@@ -141,3 +142,14 @@ async def test_map_keeps_going_when_one_child_fails(contexts: ContextStore) -> N
     assert [r["status"] for r in results] == ["ok", "error"]
     failed = await ContextTools(contexts).context_read(results[1]["id"])
     assert "the model server went away" in failed["text"]
+
+
+async def test_list_shows_documents_and_notes_unless_asked_for_more(contexts: ContextStore) -> None:
+    await contexts.add_text("obs", "a tool result", "result text")
+    await contexts.add_text("note", "a note", "what the turns found")
+    tools = ContextTools(contexts)
+    assert [o["id"] for o in (await tools.context_list())["objects"]] == ["doc:1", "note:3"]
+    assert [o["id"] for o in (await tools.context_list(kinds=["obs"]))["objects"]] == ["obs:2"]
+    assert (await tools.context_list(kinds=["doc", "obs", "note"], limit=1))["total"] == 3
+    with pytest.raises(ToolError, match="unknown kind pdf"):
+        await tools.context_list(kinds=["pdf"])
