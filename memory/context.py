@@ -200,6 +200,10 @@ class ContextStore:
 
         return await self.store.read(fetch)
 
+    async def last_id(self) -> int:
+        """The highest object row id so far (0 in an empty store): objects made later have higher ids."""
+        return await self.store.read(lambda db: int(db.execute("SELECT COALESCE(MAX(id), 0) FROM context_objects").fetchone()[0]))
+
     async def list(self, kinds: Iterable[str] | None = None) -> list[ContextObject]:
         wanted = list(kinds or KINDS)
 

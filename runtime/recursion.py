@@ -41,7 +41,7 @@ from runtime.host import McpHost
 from runtime.model import Model, Reply, Request
 from runtime.prompt import TEMPLATE_OVERHEAD, Budgets, fit
 from servers.context import build_context_server
-from tools.context import ContextTools
+from tools.context import ContextTools, Scope
 
 __all__ = ["DEFAULT_MAX_DEPTH", "Budget", "Recursion"]
 
@@ -129,7 +129,9 @@ class Recursion:
         """A child agent over the span, with a context server whose asker is one level deeper."""
         deeper = replace(self, depth=self.depth + 1, budget=node, limiter=self._limiter())
         async with McpHost() as host:
-            await host.add("context", build_context_server(ContextTools(self.contexts, deeper, concurrency=self.concurrency)))
+            scope = Scope(span, await self.contexts.last_id())
+            tools = ContextTools(self.contexts, deeper, concurrency=self.concurrency, scope=scope)
+            await host.add("context", build_context_server(tools))
             agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, budgets=self.budgets, limits=self.child_limits, notes=self.notes, spend=node)
             run = await agent.run(_child_task(question, span, obj), objects=[obj])
         evidence = [{"id": c.id, "start": c.start, "end": c.end} for c in run.evidence]

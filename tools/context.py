@@ -24,11 +24,12 @@ from memory.context import KINDS, ContextStore
 from memory.errors import ToolError, UsageError
 from memory.objects import Span, Target
 from tools.recursion import Asker, ask, map_targets
+from tools.scope import Scope
 
 LIST_LIMIT = 50
 DEFAULT_LIST_KINDS = ("doc", "note")
 
-__all__ = ["MAX_READ_TOKENS", "MAX_TARGETS", "Asker", "ContextTools", "Target"]
+__all__ = ["MAX_READ_TOKENS", "MAX_TARGETS", "Asker", "ContextTools", "Scope", "Target"]
 
 MAX_READ_TOKENS = 2_000
 MAX_SEARCH_HITS = 50
@@ -65,8 +66,10 @@ class ContextTools:
         concurrency: int = 4,
         max_read_tokens: int = MAX_READ_TOKENS,
         max_targets: int = MAX_TARGETS,
+        scope: Scope | None = None,
     ) -> None:
         self.contexts = contexts
+        self.scope = scope
         self.asker = asker
         self.concurrency = concurrency
         self.max_read_tokens = max_read_tokens
@@ -82,6 +85,8 @@ class ContextTools:
         if unknown:
             raise ToolError(f"unknown kind {', '.join(unknown)}; kinds are {', '.join(KINDS)}")
         objects = await self.contexts.list(kinds or DEFAULT_LIST_KINDS)
+        if self.scope:
+            objects = [o for o in objects if self.scope.allows(o.id)]
         shown = objects[-max(1, min(limit, LIST_LIMIT)) :]
         return {
             "total": len(objects),
@@ -91,8 +96,11 @@ class ContextTools:
     @_tool_errors
     async def context_outline(self, id: str) -> dict[str, Any]:
         """Show the outline of a context object (headings, definitions or paragraphs) with each entry's line range."""
+        if self.scope:
+            self.scope.check(id)
         outline = await self.contexts.outline(id, limit=OUTLINE_ENTRIES)
-        entries = [{"title": e.title, "kind": e.kind, "level": e.level, "start": e.start, "end": e.end} for e in outline.entries]
+        kept = [e for e in outline.entries if not self.scope or self.scope.covers(id, e.start, e.end)]
+        entries = [{"title": e.title, "kind": e.kind, "level": e.level, "start": e.start, "end": e.end} for e in kept]
         return {"id": id, "format": outline.format, "truncated": outline.truncated, "entries": entries}
 
     @_tool_errors
@@ -102,6 +110,11 @@ class ContextTools:
         """Read start..end (1-based, inclusive) of a context object such as doc:1, in lines or tokens.
 
         Long ranges are cut: `truncated` says so, `end` says where it stopped and `next` where to go on."""
+        if self.scope:
+            self.scope.check(id)
+            if unit == "tokens" and id == self.scope.target.id and self.scope.target.start is not None:
+                raise ToolError(f"read {self.scope.target} by lines: this helper's span is a line range")
+            start, end = self.scope.lines(id, start, end)
         span = await self.contexts.read(id, start, end, max_tokens=self.max_read_tokens, unit=unit)
         return _span(span)
 
@@ -110,7 +123,14 @@ class ContextTools:
         """Search the context objects (all, or only `ids`) for words, or for a Python regular expression with regex=true.
 
         Returns up to k snippets, each with its id, the matching line and the line range around it."""
-        hits = await self.contexts.search(query, ids=ids, k=max(1, min(k, MAX_SEARCH_HITS)), regex=regex)
+        k = max(1, min(k, MAX_SEARCH_HITS))
+        if self.scope:
+            for ref in ids or []:
+                self.scope.check(ref)
+            ids = ids or [self.scope.target.id]
+        hits = await self.contexts.search(query, ids=ids, k=k * 4 if self.scope else k, regex=regex)
+        if self.scope:
+            hits = [h for h in hits if self.scope.covers(h.id, h.start_line, h.end_line)][:k]
         return [{"id": h.id, "line": h.line, "start": h.start_line, "end": h.end_line, "snippet": h.snippet} for h in hits]
 
     @_tool_errors
@@ -118,6 +138,7 @@ class ContextTools:
         """Ask a helper agent a question about one target only: an id (doc:3) or an id with lines (doc:3:120-180).
 
         Returns its answer and the evidence (ids and ranges) it rests on."""
+        self._check_targets([target])
         return await ask(self.contexts, self.asker, question, target)
 
     @_tool_errors
@@ -125,9 +146,18 @@ class ContextTools:
         """Ask the same question of many targets (ids, or ids with lines such as doc:3:1-400), several at once.
 
         Each full answer is stored as a new context object; you get its id and a short answer per target."""
+        self._check_targets(targets)
         return await map_targets(
             self.contexts, self.asker, question, targets, concurrency=self.concurrency, limit=self.max_targets
         )
+
+
+    def _check_targets(self, targets: list[str]) -> None:
+        if not self.scope:
+            return
+        for text in targets:
+            if not self.scope.contains(Target.parse(text)):
+                raise ToolError(f"{text} is outside this helper's span {self.scope.target}")
 
 
 def _span(span: Span) -> dict[str, Any]:

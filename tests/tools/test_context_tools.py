@@ -10,7 +10,7 @@ import pytest
 from memory.context import ContextStore, Target
 from memory.errors import BackendError, ToolError
 from memory.store import Store
-from tools.context import ContextTools
+from tools.context import ContextTools, Scope
 
 DOC = "# Title\n\n" + "".join(f"line {i} of the document\n" for i in range(1, 301))
 
@@ -153,3 +153,24 @@ async def test_list_shows_documents_and_notes_unless_asked_for_more(contexts: Co
     assert (await tools.context_list(kinds=["doc", "obs", "note"], limit=1))["total"] == 3
     with pytest.raises(ToolError, match="unknown kind pdf"):
         await tools.context_list(kinds=["pdf"])
+
+
+async def test_a_scoped_helper_reads_only_its_span_and_its_own_results(contexts: ContextStore) -> None:
+    await contexts.add_text("doc", "other.md", "secret line\n")
+    since = await contexts.last_id()
+    own = await contexts.add_text("obs", "child result", "the child's own tool result\n")
+    tools = ContextTools(contexts, scope=Scope(Target.parse("doc:1:10-20"), since))
+    assert [o["id"] for o in (await tools.context_list(kinds=["doc", "obs"]))["objects"]] == ["doc:1", own.id]
+    read = await tools.context_read("doc:1", 1, 400)
+    assert (read["start"], read["end"]) == (10, 20)
+    assert (await tools.context_read(own.id))["text"].startswith("the child's own")
+    with pytest.raises(ToolError, match="doc:2 is outside this helper's span"):
+        await tools.context_read("doc:2")
+    with pytest.raises(ToolError, match="read doc:1:10-20 by lines"):
+        await tools.context_read("doc:1", unit="tokens")
+    hits = await tools.context_search("document", k=50)
+    assert hits and all(h["id"] == "doc:1" and h["start"] <= 20 and h["end"] >= 10 for h in hits)
+    with pytest.raises(ToolError, match="outside this helper's span"):
+        await tools.context_search("secret", ids=["doc:2"])
+    with pytest.raises(ToolError, match="doc:1:1-400 is outside"):
+        await tools.context_ask("what?", "doc:1:1-400")
