@@ -37,6 +37,7 @@ from runtime.regions import Observation, Regions, system_text
 from runtime.window import TurnLine, Window, extract_note, item_id
 
 RETRY_TEMPERATURE = 0.7
+NOTE_TOKENS = 192
 
 __all__ = ["Agent", "Limits", "RunResult", "Spend", "TurnTrace"]
 
@@ -220,9 +221,13 @@ class Agent:
         return await self._fold(self.window.items[: len(self.window.items) // 2 or 1])
 
     async def _fold(self, items: list[Any]) -> str:
-        text, method = await self._write_note(items, max(32, self.budgets.window // 4))
+        text, method = await self._write_note(items, self._note_budget())
         line = await self.window.prune(text, [item_id(item) for item in items], method=method)
         return line.note_id
+
+    def _note_budget(self) -> int:
+        """A note is short: a quarter of the window, at most NOTE_TOKENS (a local model pays per token)."""
+        return max(32, min(self.budgets.window // 4, NOTE_TOKENS))
 
     async def _write_note(self, items: list[Any], budget: int) -> tuple[str, str]:
         """A short note on the pruned items, by the model in one bounded call; a marked extract without one."""
