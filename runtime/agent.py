@@ -212,7 +212,10 @@ class Agent:
     async def _compact(self) -> None:
         """Prune-and-write: when the window outgrows W, fold its oldest items into one note."""
         if self.window.tokens() > self.budgets.window:
-            await self._fold(self.window.oldest_to_prune(self.budgets.window * 3 // 4))
+            # Free a quarter of the window net of the note that replaces it: a note costs a model call,
+            # so each fold frees room for several turns rather than one.
+            target = max(0, self.budgets.window * 3 // 4 - self._note_budget())
+            await self._fold(self.window.oldest_to_prune(target))
 
     async def prune(self) -> str | None:
         """Fold the older half of the window into a note now (a person's `/prune`); the note's id, or None."""
