@@ -61,10 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        try:
-            return anyio.run(args.handler, args) or 0
-        except BaseExceptionGroup as group:  # task groups (MCP clients) wrap what crosses them
-            raise _first_loci_error(group) or group from None
+        return anyio.run(args.handler, args) or 0
     except KeyboardInterrupt:
         print("loci: interrupted", file=sys.stderr)
         return 130
@@ -74,15 +71,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LociError as exc:
         print(f"loci: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-
-
-def _first_loci_error(group: BaseExceptionGroup) -> LociError | None:
-    for exc in group.exceptions:
-        if isinstance(exc, LociError):
-            return exc
-        if isinstance(exc, BaseExceptionGroup) and (found := _first_loci_error(exc)):
-            return found
-    return None
 
 
 if __name__ == "__main__":

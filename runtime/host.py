@@ -58,7 +58,14 @@ class McpHost:
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
-        await self._stack.__aexit__(*exc_info)
+        try:
+            await self._stack.__aexit__(*exc_info)
+        except BaseExceptionGroup as group:
+            # The MCP clients' task groups wrap an error raised inside `async with`; give it back whole.
+            original = exc_info[1]
+            if original is not None and _holds(group, original):
+                raise original.with_traceback(original.__traceback__) from None
+            raise
 
     async def add(self, name: str, target: MCPServer | StdioServerParameters | str, *, namespace: bool = False) -> None:
         """Connect to `target` (in-process server, stdio command or URL) and take its tools."""
@@ -67,10 +74,11 @@ class McpHost:
             listing = await client.list_tools()
         except Exception as exc:  # any transport failure: name the server, keep the cause
             raise BackendError(f"cannot connect to the MCP server {name!r}: {exc}") from exc
-        for tool in listing.tools:
-            public = f"{name}__{tool.name}" if namespace else tool.name
-            if public in self._routes:
-                raise UsageError(f"two MCP servers offer a tool named {public!r}")
+        named = [(f"{name}__{tool.name}" if namespace else tool.name, tool) for tool in listing.tools]
+        clashes = [public for public, _ in named if public in self._routes]
+        if clashes:
+            raise UsageError(f"two MCP servers offer a tool named {clashes[0]!r}; nothing from {name!r} was added")
+        for public, tool in named:
             self._routes[public] = _Route(client, tool.name)
             self.tools.append(ToolSpec(public, tool.description or "", tool.input_schema))
 
@@ -87,6 +95,10 @@ class McpHost:
         if not text and result.structured_content is not None:
             text = json.dumps(result.structured_content, ensure_ascii=False)
         return ToolResult(text=text, is_error=bool(result.is_error), structured=result.structured_content)
+
+
+def _holds(group: BaseExceptionGroup, exc: BaseException) -> bool:
+    return any(e is exc or (isinstance(e, BaseExceptionGroup) and _holds(e, exc)) for e in group.exceptions)
 
 
 def load_server_config(path: str | Path) -> dict[str, StdioServerParameters | str]:
