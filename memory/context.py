@@ -80,6 +80,12 @@ def add_streaming_and_range_indexes(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX context_chunks_by_token ON context_chunks (object_id, end_token, seq)")
 
 
+@MIGRATIONS()
+def index_objects_by_source(db: sqlite_utils.Database) -> None:
+    """Reloading an unchanged file finds its object instead of storing it twice."""
+    db.execute("CREATE INDEX context_objects_source ON context_objects (source)")
+
+
 @dataclass
 class Loaded:
     """What a directory (or path) load produced: the objects, and what it skipped and why."""
@@ -155,6 +161,13 @@ class ContextStore:
 
     async def _load_file(self, real: Path, name: str, kind: str) -> ContextObject:
         try:
+            stat = real.stat()
+        except OSError as exc:
+            raise UsageError(f"cannot read {real}: {exc.strerror}") from exc
+        fingerprint = f"{stat.st_size}:{stat.st_mtime_ns}"
+        if (same := await self._unchanged(kind, str(real), fingerprint)) is not None:
+            return same
+        try:
             source = await anyio.to_thread.run_sync(open, real, "rb")
         except OSError as exc:
             raise UsageError(f"cannot read {real}: {exc.strerror}") from exc
@@ -164,11 +177,24 @@ class ContextStore:
                 raise UsageError(f"{real} looks binary ({reason}); Loci loads text")
             stats: dict[str, int] = {}
             stream = ChunkStream.from_binary(source, first, self.count_tokens, stats)
-            return await self._load(kind, name, str(real), stream, {"format": detect_format(real.name)}, stats)
+            meta = {"format": detect_format(real.name), "fingerprint": fingerprint}
+            return await self._load(kind, name, str(real), stream, meta, stats)
         except OSError as exc:
             raise UsageError(f"cannot read {real}: {exc.strerror or exc}") from exc
         finally:
             source.close()
+
+    async def _unchanged(self, kind: str, source: str, fingerprint: str) -> ContextObject | None:
+        """The object already loaded from `source`, if the file has not changed since (size and mtime)."""
+
+        def fetch(db: sqlite_utils.Database) -> ContextObject | None:
+            rows = list(db.query(
+                "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND complete = 1"
+                " AND json_extract(meta, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1", [source, kind, fingerprint],
+            ))  # fmt: skip
+            return _object(rows[0]) if rows else None
+
+        return await self.store.read(fetch)
 
     async def _load(self, kind: str, name: str, source: str | None, stream: ChunkStream, meta: dict[str, Any], stats: dict[str, int]) -> ContextObject:
         object_id = await self.store.write(lambda db: _insert_object(db, kind, name, source, meta))

@@ -89,7 +89,8 @@ async def run(args: argparse.Namespace) -> int:
                 if obj.meta.get("replaced_bytes"):
                     print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
-            result = await session.agent.run(args.task, tool_choice=choice)
+            # The run lists what was loaded for it; with nothing loaded, every document in the home.
+            result = await session.agent.run(args.task, tool_choice=choice, objects=loaded or None)
     finally:
         await model.aclose()
     print(json.dumps(as_json(result), ensure_ascii=False, indent=2) if args.json else as_text(result))

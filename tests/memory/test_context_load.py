@@ -181,3 +181,16 @@ async def test_empty_text_is_an_empty_object(store: Store) -> None:
     assert (obj.lines, obj.tokens) == (0, 0)
     with pytest.raises(UsageError, match="empty"):
         await contexts.read(obj.id)
+
+
+async def test_reloading_an_unchanged_file_reuses_its_object(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("first version\n", encoding="utf-8")
+    contexts = ContextStore(store)
+    first = await contexts.add_file(path)
+    again = await contexts.add_file(path)
+    path.write_text("second version, longer\n", encoding="utf-8")
+    changed = await contexts.add_file(path)
+    assert again.id == first.id
+    assert changed.id != first.id and changed.chars > first.chars
+    assert len(await contexts.list(["doc"])) == 2
