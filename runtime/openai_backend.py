@@ -38,6 +38,7 @@ import anyio
 import httpx
 
 from memory.errors import BackendError, BackendTimeout, UsageError
+from runtime.discover import server_context_window
 from runtime.model import Reply, Request
 from runtime.tokens import count_tokens, tiktoken_encoding
 
@@ -166,7 +167,8 @@ class OpenAIModel:
         self.model = model
         self.name = f"openai:{model}"
         self.context_window = context_window
-        self.url = f"{base_url.rstrip('/')}/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self.url = f"{self.base_url}/chat/completions"
         self.structured = structured
         self.retries = retries
         self.backoff = backoff
@@ -185,6 +187,13 @@ class OpenAIModel:
         except _SchemaRejected:
             self.structured = "json_object"
             return await self._with_retries(request, started)
+
+    async def discover_context_window(self) -> int | None:
+        """Take the server's context window when it says it (llama.cpp, vLLM); keep the current one otherwise."""
+        found = await server_context_window(self._client, self.base_url, self.model)
+        if found:
+            self.context_window = found
+        return found
 
     async def aclose(self) -> None:
         if self._owns_client:

@@ -39,7 +39,10 @@ async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = N
         from runtime.openai_backend import OpenAIModel
 
         kwargs = {"context_window": context_window} if context_window else {}
-        return OpenAIModel(name, url or "https://api.openai.com/v1", **kwargs)
+        model = OpenAIModel(name, url or "https://api.openai.com/v1", **kwargs)
+        if url and not context_window:
+            await model.discover_context_window()  # a local server: ask it, rather than assume
+        return model
     from runtime.scripted import ScriptedModel
 
     if not name:
