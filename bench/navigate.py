@@ -9,6 +9,8 @@ read the matching line of each hit in turn until the answer's pattern
 appears, answer. It measures the navigation overhead (tool calls, tokens the
 tools return, which is what a model would have to read) without a model's
 quality in the way. Recursion is 0: this policy never calls context_map.
+The same questions then go through the whole turn loop (`agent` in the
+report, see `bench/navigate_agent.py`): turns and prompt tokens per question.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 from mcp import Client
 
 from bench.corpus import Corpus, token_counter
+from bench.navigate_agent import navigate_with_agent
 from memory.context import ContextStore
 from memory.errors import UsageError
 from memory.store import Store
@@ -61,6 +64,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             async with Client(build_context_server(ContextTools(contexts))) as client:
                 per_question = [await _navigate(client, name, code, count) for name, code in facts]
             navigate_s = time.perf_counter() - started
+            started = time.perf_counter()
+            agent = await navigate_with_agent(contexts, facts, count)
+            agent["seconds"] = round(time.perf_counter() - started, 2)
     corpus_tokens = sum(o.tokens for o in loaded.objects)
     calls = sum(q["tool_calls"] for q in per_question)
     returned = sum(q["tokens_returned"] for q in per_question)
@@ -82,6 +88,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "tokens_returned_share_of_corpus": round(returned / n / max(1, corpus_tokens), 8),
         "recursion": sum(q["recursion"] for q in per_question),
         "navigate_seconds": round(navigate_s, 2),
+        "agent": agent,
         "per_question": per_question,
     }
 

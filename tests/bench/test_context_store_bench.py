@@ -32,3 +32,6 @@ async def test_navigate_bench_finds_planted_facts_through_the_tools() -> None:
     assert report["tool_calls"] == sum(q["tool_calls"] for q in report["per_question"]) >= 6
     for question in report["per_question"]:
         assert {"tool_calls", "tokens_returned", "found", "recursion"} <= question.keys()
+    agent = report["agent"]
+    assert agent["found"] == 3 and agent["tool_calls_per_question"] >= 2
+    assert 0 < agent["max_prompt_tokens"] <= agent["prompt_tokens_per_question"]
