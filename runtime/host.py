@@ -9,8 +9,9 @@ from an `mcpServers` JSON file, the format MCP clients already use:
 
 Built-in tool names already carry their server (`context_read`); an external
 server's tools are namespaced as `server__tool`, so two servers never clash.
-A tool that fails comes back as a result marked as an error, for the model
-to read; only a broken connection raises.
+A tool that fails, or does not answer within the call timeout, comes back
+as a result marked as an error, for the model to read; only a broken
+connection raises.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp.server.mcpserver import MCPServer
 
 from memory.errors import BackendError, UsageError
@@ -48,7 +50,8 @@ class _Route:
 class McpHost:
     """Connects to MCP servers and routes tool calls by name. Use `async with`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, call_timeout: float = CALL_TIMEOUT_S) -> None:
+        self.call_timeout = call_timeout
         self._stack = AsyncExitStack()
         self._routes: dict[str, _Route] = {}
         self.tools: list[ToolSpec] = []
@@ -70,7 +73,7 @@ class McpHost:
     async def add(self, name: str, target: MCPServer | StdioServerParameters | str, *, namespace: bool = False) -> None:
         """Connect to `target` (in-process server, stdio command or URL) and take its tools."""
         try:
-            client = await self._stack.enter_async_context(Client(target, read_timeout_seconds=CALL_TIMEOUT_S))
+            client = await self._stack.enter_async_context(Client(target, read_timeout_seconds=self.call_timeout))
             listing = await client.list_tools()
         except Exception as exc:  # any transport failure: name the server, keep the cause
             raise BackendError(f"cannot connect to the MCP server {name!r}: {exc}") from exc
@@ -90,7 +93,10 @@ class McpHost:
         route = self._routes.get(name)
         if route is None:
             return ToolResult(f"unknown tool {name!r}", is_error=True)
-        result = await route.client.call_tool(route.remote_name, arguments)
+        try:
+            result = await route.client.call_tool(route.remote_name, arguments)
+        except MCPError as exc:  # a timeout or an error the server answered: the model reads it, the run goes on
+            return ToolResult(f"{name} failed: {exc}", is_error=True)
         text = "\n".join(getattr(part, "text", "") or f"[{part.type} content]" for part in result.content)
         if not text and result.structured_content is not None:
             text = json.dumps(result.structured_content, ensure_ascii=False)

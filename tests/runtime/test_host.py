@@ -63,3 +63,21 @@ def test_a_malformed_server_file_is_a_clear_error(tmp_path: Path, content: str, 
 def test_a_missing_server_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="cannot read the MCP server file"):
         load_server_config(tmp_path / "nope.json")
+
+
+async def test_a_tool_that_does_not_answer_in_time_is_an_error_result(store: Store) -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    slow = MCPServer(name="slow")
+
+    @slow.tool()
+    async def wait_forever() -> str:
+        """Never answers in time."""
+        await anyio.sleep(30)
+        return "late"
+
+    with anyio.fail_after(20):
+        async with McpHost(call_timeout=0.5) as host:
+            await host.add("slow", slow)
+            result = await host.call("wait_forever", {})
+    assert result.is_error and "wait_forever failed: Timed out after 0.5s" in result.text
