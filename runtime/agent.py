@@ -12,10 +12,9 @@ evidence, finish), a tool call (dispatch, record, go on), or a budget used
 up (finish with the best partial answer: the working state). The last turn
 a budget allows narrows the action schema to answers, so a run always ends
 with one; when documents are loaded, the first turn narrows it to tools, so
-the model looks before it answers. A run may also charge a `Spend` shared
-with other runs (the budget of a recursion, see `runtime.recursion`): every
-model call is charged to it, and the run stops like at its own limits when
-the shared budget says it is used up.
+the model looks before it answers. Every model call is charged to the run's
+`Budget`, built from its limits or shared with the runs above it (a
+recursion, see `runtime.recursion`); the run stops when it is used up.
 """
 
 from __future__ import annotations
@@ -24,10 +23,11 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from memory.context import ContextObject, ContextStore
 from memory.errors import BackendError, ModelBehaviorError, UsageError
+from runtime.budget import Budget
 from runtime.action import Action, InvalidAction, ToolSpec, action_schema, parse_action
 from runtime.evidence import Cited, check_evidence
 from runtime.host import McpHost, ToolResult
@@ -39,7 +39,7 @@ from runtime.window import TurnLine, Window, extract_note, item_id
 RETRY_TEMPERATURE = 0.7
 NOTE_TOKENS = 192
 
-__all__ = ["Agent", "Limits", "RunResult", "Spend", "TurnTrace"]
+__all__ = ["Agent", "Limits", "RunResult", "TurnTrace"]
 
 
 @dataclass(frozen=True)
@@ -68,18 +68,6 @@ class Limits:
     def __post_init__(self) -> None:
         if self.max_turns < 1:
             raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
-
-
-class Spend(Protocol):
-    """A budget shared with other runs: started with each run, charged with every model call's tokens."""
-
-    def start(self) -> None: ...
-
-    def charge(self, tokens: int) -> None: ...
-
-    def exhausted(self) -> str | None:
-        """Why the budget is used up, or None while some is left."""
-        ...
 
 
 @dataclass
@@ -116,7 +104,7 @@ class RunResult:
 class Agent:
     """Runs tasks on one model, with tools from one MCP host, over one context store."""
 
-    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None, notes: str = "model", spend: Spend | None = None) -> None:
+    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None, notes: str = "model", budget: Budget | None = None) -> None:
         self.model = model
         self.host = host
         self.contexts = contexts
@@ -124,7 +112,8 @@ class Agent:
         self.limits = limits or Limits()
         self.on_turn = on_turn
         self.notes = notes
-        self.spend = spend
+        # A budget handed in is shared with other runs; otherwise the run's own limits make one.
+        self.budget = budget or Budget(max_tokens=self.limits.max_tokens, max_seconds=self.limits.max_seconds)
         self.window = Window(contexts, model.count_tokens)
 
     async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None, tool_choice: Sequence[str] = ()) -> RunResult:
@@ -137,15 +126,13 @@ class Agent:
             raise UsageError(f"tool_choice names unknown tools: {', '.join(unknown)}")
         if objects is None:
             objects = await self.contexts.list(["doc"])
-        if self.spend is not None:
-            self.spend.start()
+        self.budget.start()
         if not keep_window:
             self.window.items = []
         regions = Regions(task, self.host.tools, objects, self.window, state=state)
         result = RunResult(answer="", status="partial")
-        started = time.monotonic()
         for turn in range(1, self.limits.max_turns + 1):
-            stop = self._budget_left(result, started)
+            stop = self.budget.exhausted()
             if stop:
                 return self._partial(result, regions, stop)
             rules = self._rules(turn, bool(objects), tool_choice)
@@ -292,15 +279,7 @@ class Agent:
                 await outcome
 
     def _charge(self, reply: Reply) -> None:
-        if self.spend is not None:
-            self.spend.charge(reply.prompt_tokens + reply.completion_tokens)
-
-    def _budget_left(self, result: RunResult, started: float) -> str | None:
-        if self.limits.max_tokens is not None and result.tokens >= self.limits.max_tokens:
-            return f"the token budget of {self.limits.max_tokens} was used up"
-        if self.limits.max_seconds is not None and time.monotonic() - started >= self.limits.max_seconds:
-            return f"the time budget of {self.limits.max_seconds:g} s was used up"
-        return self.spend.exhausted() if self.spend is not None else None
+        self.budget.charge(reply.prompt_tokens + reply.completion_tokens)
 
     def _partial(self, result: RunResult, regions: Regions, reason: str) -> RunResult:
         result.answer = regions.state or "(no findings yet)"

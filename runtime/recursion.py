@@ -13,15 +13,10 @@ depth 1) in one of two ways:
   (`purpose="leaf"`), or, when the span does not fit the leaf budget, one
   call per chunk and a last call (`purpose="reduce"`) over their answers.
 
-Budgets. A `Budget` node is the accounting of one run: tokens used
-(prompt plus completion, from each `Reply`) and a deadline. The root's node
-is created with the session; every child gets a node under its parent's,
-and a charge goes to the node and all its ancestors, so a child can spend
-only what remains of every budget above it, siblings included. The `Agent`
-checks its node between turns (`runtime.agent.Spend`), a leaf before each
-call; a run out of budget returns its best partial answer, marked partial
-with the reason. Budgets are checked between model calls: a call already
-running is never cut. Model calls below the root go through one shared
+Budgets. Every child gets a `runtime.budget.Budget` node under its
+parent's, so it spends only what remains above it. The `Agent` checks its
+node between turns, a leaf before each call; a run out of budget returns its
+best partial answer, marked partial with the reason. Model calls below the root go through one shared
 `CapacityLimiter`, held only for the call, so nesting cannot deadlock.
 """
 
@@ -36,6 +31,7 @@ import anyio
 from memory.context import ContextObject, ContextStore
 from memory.errors import ToolError
 from memory.objects import Target
+from runtime.budget import Budget
 from runtime.agent import Agent, Limits
 from runtime.host import McpHost
 from runtime.model import Model, Reply, Request
@@ -43,49 +39,13 @@ from runtime.prompt import TEMPLATE_OVERHEAD, Budgets, fit
 from servers.context import build_context_server
 from tools.context import ContextTools, Scope
 
-__all__ = ["DEFAULT_MAX_DEPTH", "Budget", "Recursion"]
+__all__ = ["DEFAULT_MAX_DEPTH", "Recursion"]
 
 DEFAULT_MAX_DEPTH = 2
 LEAF_FRAME_TOKENS = 64  # the leaf prompt's own words around the span
 
 LEAF_SYSTEM = "You answer one question from one excerpt of a document. Answer briefly, from the excerpt only; say so if it does not tell."
 REDUCE_SYSTEM = "You combine partial answers, each from one part of a document, into one brief answer to the question."
-
-
-class Budget:
-    """Tokens used and a deadline, for one run and, through its parent, for every run above it."""
-
-    def __init__(self, *, max_tokens: int | None = None, max_seconds: float | None = None, parent: Budget | None = None) -> None:
-        self.max_tokens = max_tokens
-        self.max_seconds = max_seconds
-        self.parent = parent
-        self.used = 0
-        self.deadline: float | None = None
-        self.start()
-
-    def start(self) -> None:
-        self.used = 0
-        self.deadline = None if self.max_seconds is None else time.monotonic() + self.max_seconds
-
-    def child(self, *, max_tokens: int | None = None, max_seconds: float | None = None) -> Budget:
-        return Budget(max_tokens=max_tokens, max_seconds=max_seconds, parent=self)
-
-    def charge(self, tokens: int) -> None:
-        node: Budget | None = self
-        while node is not None:
-            node.used += tokens
-            node = node.parent
-
-    def exhausted(self) -> str | None:
-        node: Budget | None = self
-        now = time.monotonic()
-        while node is not None:
-            if node.max_tokens is not None and node.used >= node.max_tokens:
-                return f"the token budget of {node.max_tokens} was used up"
-            if node.deadline is not None and now >= node.deadline:
-                return f"the time budget of {node.max_seconds:g} s was used up"
-            node = node.parent
-        return None
 
 
 @dataclass(frozen=True)
@@ -132,7 +92,7 @@ class Recursion:
             scope = Scope(span, await self.contexts.last_id())
             tools = ContextTools(self.contexts, deeper, concurrency=self.concurrency, scope=scope)
             await host.add("context", build_context_server(tools))
-            agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, budgets=self.budgets, limits=self.child_limits, notes=self.notes, spend=node)
+            agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, budgets=self.budgets, limits=self.child_limits, notes=self.notes, budget=node)
             run = await agent.run(_child_task(question, span, obj), objects=[obj])
         evidence = [{"id": c.id, "start": c.start, "end": c.end} for c in run.evidence]
         result = self._result(run.answer, evidence, run.reason, turns=len(run.turns), node=node)

@@ -27,7 +27,8 @@ from runtime.agent import Agent, Limits, TurnTrace
 from runtime.host import McpHost
 from runtime.model import Model
 from runtime.prompt import Budgets
-from runtime.recursion import DEFAULT_MAX_DEPTH, Budget, Recursion
+from runtime.budget import Budget
+from runtime.recursion import DEFAULT_MAX_DEPTH, Recursion
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
@@ -77,7 +78,7 @@ async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Pa
             await host.add("memory", memory_server_for(store))
         if mcp_config:
             await host.add_config(mcp_config)
-        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, spend=budget)
+        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, budget=budget)
         if "history" in tools:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
         yield Session(agent, store, contexts, host, loaded)

@@ -20,7 +20,8 @@ from memory.objects import Target
 from memory.store import Store
 from runtime.agent import Limits
 from runtime.model import Reply, Request
-from runtime.recursion import Budget, Recursion
+from runtime.budget import Budget
+from runtime.recursion import Recursion
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
