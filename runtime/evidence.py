@@ -13,6 +13,7 @@ from typing import Any
 
 from memory.context import ContextStore
 from memory.errors import UsageError
+from memory.objects import Target
 
 __all__ = ["Cited", "check_evidence"]
 
@@ -30,21 +31,18 @@ class Cited:
 async def check_evidence(contexts: ContextStore, evidence: list[dict[str, Any]]) -> list[Cited]:
     """Resolve every cited span; raise `ValueError` naming the first that does not exist."""
     cited: list[Cited] = []
-    seen: set[tuple[str, int | None, int | None]] = set()
+    seen: set[Target] = set()
     for item in evidence:
-        key = (str(item.get("id", "")), item.get("start"), item.get("end"))
-        if key in seen:
+        start, end = item.get("start"), item.get("end")
+        target = Target(str(item.get("id", "")), start if start is not None or end is None else 1, end)
+        if target in seen:
             continue
-        seen.add(key)
-        ref = str(item.get("id", ""))
+        seen.add(target)
         try:
-            obj = await contexts.get(ref)
-        except UsageError:
-            raise ValueError(f"evidence cites {ref!r}, which does not exist") from None
-        start = int(item.get("start") or 1)
-        end = int(item.get("end") or max(obj.lines, 1))
-        if not 1 <= start <= end <= max(obj.lines, 1):
-            raise ValueError(f"evidence cites {ref} lines {start}-{end}, but {ref} has lines 1-{obj.lines}")
-        text = (await contexts.read(ref, start, end, max_tokens=SHOWN_TOKENS)).text if obj.lines else ""
-        cited.append(Cited(ref, start, end, text))
+            obj = await contexts.check_target(target)
+        except UsageError as exc:
+            raise ValueError(f"evidence cites {target}: {exc}") from None
+        first, last = target.start or 1, target.end or max(obj.lines, 1)
+        text = (await contexts.read(obj.id, first, last, max_tokens=SHOWN_TOKENS)).text if obj.lines else ""
+        cited.append(Cited(obj.id, first, last, text))
     return cited
