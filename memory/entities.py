@@ -42,6 +42,7 @@ from memory.entities_ops import (
     observation_edges,
 )
 from memory.errors import NotFoundError
+from memory.fulltext import fts_phrase
 from memory.graph_ops import forget_node, unlink_edge, upsert_edge
 from memory.store import Store
 
@@ -180,9 +181,8 @@ def _unlink_relation(conn: sqlite3.Connection, src: int, dst: int, label: str) -
 def _search(conn: sqlite3.Connection, query: str) -> list[int]:
     """Entity ids matching `query` as a substring, ranked: exact name, name, type, then observation BM25."""
     if len(query) >= 3:
-        phrase = '"' + query.replace('"', '""') + '"'
         rows = conn.execute(
-            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?", [phrase]
+            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?", [fts_phrase(query)]
         ).fetchall()
     else:
         pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -25,7 +25,7 @@ import sqlite_utils
 from memory.loader import split_lines
 from memory.objects import Hit
 
-__all__ = ["fts_literal", "fts_search", "query_words"]
+__all__ = ["fts_literal", "fts_phrase", "fts_search", "query_words"]
 
 SNIPPET_TOKENS = 16
 _WORD = re.compile(r"[^\W_]+")
@@ -37,9 +37,14 @@ def query_words(query: str) -> list[str]:
     return [w for w in cleaned.split() if w.strip("-_")]
 
 
+def fts_phrase(text: str) -> str:
+    """`text` as one quoted FTS5 string: its FTS syntax (`NEAR(`, `*`, quotes) is searched literally."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 def fts_literal(query: str) -> str:
-    """Quote every word so FTS5 syntax in a query (`NEAR(`, `*`, quotes) is searched literally."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in query_words(query))
+    """Any of the query's words, each quoted, so FTS5 syntax in it is searched literally."""
+    return " OR ".join(fts_phrase(w) for w in query_words(query))
 
 
 def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int) -> list[Hit]:

@@ -33,6 +33,7 @@ import sqlite_utils
 
 from memory.embed import VectorIndex
 from memory.errors import UsageError
+from memory.fulltext import fts_phrase
 from memory.graph import Graph, adjacent_edges
 from memory.graph_ops import fetch_nodes
 from memory.graph_schema import Node, check_kinds
@@ -87,7 +88,7 @@ def match_expression(query: str | list[str]) -> str | None:
     Each word is quoted, so FTS5 syntax in the query (`NEAR(`, `*`, `"`, `AND`) is
     searched as text."""
     terms = query_terms(query) if isinstance(query, str) else query
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in terms) or None
+    return " OR ".join(fts_phrase(w) for w in terms) or None
 
 
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int = DOC_BUDGET) -> tuple[list[str], bool]:
