@@ -37,14 +37,9 @@ def create_chat_tables(db: sqlite_utils.Database) -> None:
         " id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES chat_sessions(id),"
         " seq INTEGER NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,"
         " state TEXT NOT NULL DEFAULT '', created REAL NOT NULL,"
+        " window TEXT NOT NULL DEFAULT '[]',"  # the window's ids after an answer: --resume restores it
         " UNIQUE (session_id, seq))"
     )
-
-
-@MIGRATIONS()
-def add_window_to_messages(db: sqlite_utils.Database) -> None:
-    """The ids in the agent's window after each answer, so --resume restores the window too."""
-    db.execute("ALTER TABLE chat_messages ADD COLUMN window TEXT NOT NULL DEFAULT '[]'")
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,10 @@ def create_context_tables(db: sqlite_utils.Database) -> None:
         " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, source TEXT,"
         " meta TEXT NOT NULL DEFAULT '{}', chars INTEGER NOT NULL DEFAULT 0,"
         " lines INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,"
-        " created REAL NOT NULL)"
+        " created REAL NOT NULL, complete INTEGER NOT NULL DEFAULT 1)"
     )
+    # Reloading an unchanged file finds its object by source instead of storing it twice.
+    db.execute("CREATE INDEX context_objects_source ON context_objects (source)")
     db.execute(
         "CREATE TABLE context_chunks ("
         " id INTEGER PRIMARY KEY, object_id INTEGER NOT NULL REFERENCES context_objects(id),"
@@ -71,19 +73,9 @@ def create_context_tables(db: sqlite_utils.Database) -> None:
         "CREATE VIRTUAL TABLE context_fts USING fts5("
         " text, content='context_chunks', content_rowid='id', tokenize='unicode61')"
     )
-
-
-@MIGRATIONS()
-def add_streaming_and_range_indexes(db: sqlite_utils.Database) -> None:
-    db.execute("ALTER TABLE context_objects ADD COLUMN complete INTEGER NOT NULL DEFAULT 1")
     db.execute("CREATE INDEX context_chunks_by_line ON context_chunks (object_id, end_line, seq)")
     db.execute("CREATE INDEX context_chunks_by_token ON context_chunks (object_id, end_token, seq)")
 
-
-@MIGRATIONS()
-def index_objects_by_source(db: sqlite_utils.Database) -> None:
-    """Reloading an unchanged file finds its object instead of storing it twice."""
-    db.execute("CREATE INDEX context_objects_source ON context_objects (source)")
 
 
 @dataclass

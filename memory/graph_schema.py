@@ -100,10 +100,6 @@ def create_graph_tables(db: sqlite_utils.Database) -> None:
         " dim INTEGER NOT NULL, vector BLOB NOT NULL)"
     )
     db.execute("CREATE VIRTUAL TABLE memory_names USING fts5(name, type, observation, tokenize='trigram')")
-
-
-@MIGRATIONS()
-def create_graph_vocab(db: sqlite_utils.Database) -> None:
     # Document frequency per term, read by recall to leave out terms too common to rank by.
     db.execute("CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, row)")
 
