@@ -17,7 +17,6 @@ def test_page_text_varies_and_is_deterministic() -> None:
 
 @pytest.mark.model
 async def test_latency_smoke_reports_both_loops() -> None:
-    pytest.importorskip("llama_cpp")
     parser = argparse.ArgumentParser()
     latency.add_arguments(parser)
     report = await latency.run(parser.parse_args(["--turns", "3", "--max-tokens", "64"]))

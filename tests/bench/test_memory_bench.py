@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 from pathlib import Path
 
 import anyio
@@ -61,7 +60,6 @@ async def test_bench_recall_rejects_a_bad_file_clearly(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npx") is None, reason="the reference server needs npx")
 async def test_bench_memory_peer_at_a_tiny_size() -> None:
     with anyio.fail_after(300):
         result = await load("memory-peer").run(_args("memory-peer", "--entities", "40", "--searches", "5"))

