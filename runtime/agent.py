@@ -258,7 +258,7 @@ class Agent:
         """Store the observation and the turn as context objects; show the head of a large result."""
         count = self.model.count_tokens
         obj = await self.contexts.add_text("obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error})
-        trace.observation_id, trace.result_tokens = obj.id, count(result.text)
+        trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
         head, cut = fit(result.text, self.budgets.observation - 60, count)
         regions.observation = Observation(obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error)
         line = TurnLine(trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error)

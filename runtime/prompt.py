@@ -20,6 +20,7 @@ from dataclasses import dataclass
 __all__ = ["Budgets", "Prompt", "build_prompt", "fit"]
 
 TEMPLATE_OVERHEAD = 64  # chat-template tokens and region separators
+MAX_TOKEN_CHARS = 16
 
 REGIONS = ("system", "task", "state", "window", "observation")
 
@@ -70,7 +71,9 @@ def fit(text: str, max_tokens: int, count: Callable[[str], int], *, keep: str = 
     """Cut `text` to at most `max_tokens` tokens, keeping its head (or tail); say whether it was cut."""
     if count(text) <= max_tokens:
         return text, False
-    low, high = 0, len(text)
+    # Tokens are rarely longer than MAX_TOKEN_CHARS: bisect only over that much of a huge text,
+    # rather than tokenize all of it at every step.
+    low, high = 0, min(len(text), max_tokens * MAX_TOKEN_CHARS)
     while low < high:  # the longest prefix (or suffix) that fits, by bisection on characters
         mid = (low + high + 1) // 2
         piece = text[:mid] if keep == "head" else text[len(text) - mid :]
