@@ -21,6 +21,7 @@ from mcp.server.mcpserver import Context
 
 from memory.context import ContextStore
 from memory.errors import UsageError
+from memory.paths import Roots
 from memory.store import Store, default_db_path
 from runtime.agent import Limits, TurnTrace
 from runtime.cli_run import as_json
@@ -81,7 +82,8 @@ class TaskRunner:
     """The `run_task` tool: one model, loaded on first use, one task at a time."""
 
     def __init__(self, spec: str, db: Path, roots: list[Path]) -> None:
-        self.spec, self.db, self.roots = spec, db, roots
+        self.spec, self.db = spec, db
+        self.roots = Roots(roots) if roots else None
         self._model: Model | None = None
         self._lock = anyio.Lock()
 
@@ -102,10 +104,9 @@ class TaskRunner:
         return as_json(result)
 
     def _allowed(self, name: str) -> Path:
-        path = Path(name).resolve()
-        if not any(path.is_relative_to(root) for root in self.roots):
-            raise UsageError(f"{name} is outside the directories this server may read (--root)")
-        return path
+        if self.roots is None:
+            raise UsageError(f"cannot read {name}: this server reads files only under a --root")
+        return self.roots.resolve(name)
 
     async def aclose(self) -> None:
         if self._model is not None:
