@@ -117,8 +117,3 @@ class ChatLog:
             if message.role == "assistant":
                 return message
         return None
-
-    async def last_state(self, session_id: int) -> str:
-        """The working state after the session's last answer ('' before any)."""
-        last = await self.last_answer(session_id)
-        return last.state if last else ""

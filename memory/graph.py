@@ -29,7 +29,6 @@ from memory.graph_ops import (
     insert_nodes,
     live_node,
     record_use,
-    unlink_edge,
     update_node,
     upsert_edge,
 )
@@ -136,18 +135,6 @@ class Graph:
         batch = list(links)
         return await self.store.write(lambda db: insert_edges(db.conn, batch, cause))
 
-    async def unlink(self, src: int, dst: int, kind: str = "related", label: str = "", cause: str | None = None) -> bool:
-        def write(db: sqlite_utils.Database) -> bool:
-            row = db.conn.execute(
-                "SELECT id FROM memory_edges WHERE src = ? AND dst = ? AND kind = ? AND label = ? AND deleted IS NULL",
-                [src, dst, kind, label],
-            ).fetchone()
-            if row:
-                unlink_edge(db.conn, row[0], cause)
-            return row is not None
-
-        return await self.store.write(write)
-
     async def update(self, node_id: int, text: str, cause: str | None = None) -> Node:
         node = await self.store.write(lambda db: update_node(db.conn, node_id, text, cause))
         await self._embed([(node.id, node.text)])
@@ -158,10 +145,6 @@ class Graph:
 
     async def get(self, node_id: int) -> Node:
         return await self.store.read(lambda db: live_node(db.conn, node_id))
-
-    async def get_many(self, ids: Iterable[int]) -> dict[int, Node]:
-        wanted = list(ids)
-        return await self.store.read(lambda db: fetch_nodes(db.conn, wanted))
 
     async def edges(self, node_id: int) -> list[Edge]:
         """The live edges touching a node, strongest first."""

@@ -62,10 +62,6 @@ class Prompt:
     messages: list[dict[str, str]]
     tokens: dict[str, int]
 
-    @property
-    def total_tokens(self) -> int:
-        return sum(self.tokens.values())
-
 
 def fit(text: str, max_tokens: int, count: Callable[[str], int], *, keep: str = "head") -> tuple[str, bool]:
     """Cut `text` to at most `max_tokens` tokens, keeping its head (or tail); say whether it was cut."""
