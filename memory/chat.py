@@ -110,10 +110,3 @@ class ChatLog:
             return [ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"], tuple(json.loads(r["window"]))) for r in rows]
 
         return await self.store.read(fetch)
-
-    async def last_answer(self, session_id: int) -> ChatMessage | None:
-        """The session's last answer, with the state and window it left (None before any)."""
-        for message in reversed(await self.messages(session_id)):
-            if message.role == "assistant":
-                return message
-        return None

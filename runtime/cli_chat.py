@@ -104,7 +104,7 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
     write(f"resuming chat {record.id} ({record.model}, {len(messages)} messages)")
     for message in messages:
         write(f"{SPEAKERS.get(message.role, message.role)}> {message.text}")
-    last = await log.last_answer(record.id)
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
     chat = Chat(session, log, record, write, state=last.state if last else "")
     if last and last.window:
         await session.agent.window.restore(list(last.window))
