@@ -36,13 +36,16 @@ DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 4_096
 # The model writes its working state first, then what it does about it.
 PROPERTY_ORDER = ("state", "tool", "arguments", "answer", "evidence")
-# Every JSON string in a reply is at most max_tokens // STRING_SHARE characters,
-# so a small model that rambles (digits and symbols cost a token a character)
-# still closes its JSON within the reply budget. A schema maxLength would be
-# unrolled by the converter into one rule per character; the native GBNF
-# repetition below is compact.
+# Every reply must close its JSON within max_tokens, however a small model
+# rambles (digits and symbols cost a token a character): each string is at
+# most max_tokens // STRING_SHARE characters, each integer at most
+# INTEGER_DIGITS digits, and each array at most max_tokens // ITEM_TOKENS
+# items long. A schema maxLength would be unrolled by the converter into one
+# rule per character; the native GBNF repetition used instead is compact.
 STRING_SHARE = 4
 MIN_STRING_CHARS = 32
+INTEGER_DIGITS = 9
+ITEM_TOKENS = 48
 
 
 def default_model_path() -> Path:
@@ -132,7 +135,7 @@ class LlamaModel:
             "temperature": request.temperature,
         }
         if request.schema is not None:
-            kwargs["grammar"] = self._grammar(request.schema, max(MIN_STRING_CHARS, request.max_tokens // STRING_SHARE))
+            kwargs["grammar"] = self._grammar(request.schema, request.max_tokens)
         if request.on_text is None:
             result = self.llm.create_chat_completion(**kwargs)
             return result["choices"][0]["message"]["content"] or "", result["usage"]
@@ -146,14 +149,17 @@ class LlamaModel:
         prompt_tokens = int(self.llm.n_tokens) - len(self.llm.tokenize(text.encode(), add_bos=False)) if text else int(self.llm.n_tokens)
         return text, {"prompt_tokens": max(prompt_tokens, 0), "completion_tokens": self.count_tokens(text)}
 
-    def _grammar(self, schema: dict[str, Any], max_chars: int) -> Any:
+    def _grammar(self, schema: dict[str, Any], max_tokens: int) -> Any:
+        """The grammar of `schema`, shrunk so that every reply fits `max_tokens` (cached)."""
         from llama_cpp import LlamaGrammar
         from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-        key = f"{max_chars}:{json.dumps(schema, sort_keys=True)}"
+        key = f"{max_tokens}:{json.dumps(schema, sort_keys=True)}"
         if key not in self._grammars:
             try:
-                gbnf = _bounded_strings(json_schema_to_gbnf(json.dumps(schema), prop_order=list(PROPERTY_ORDER)), max_chars)
+                fitted = _fit_arrays(schema, max(1, max_tokens // ITEM_TOKENS))
+                gbnf = json_schema_to_gbnf(json.dumps(fitted), prop_order=list(PROPERTY_ORDER))
+                gbnf = _fit_scalars(gbnf, max(MIN_STRING_CHARS, max_tokens // STRING_SHARE))
                 self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
             except Exception as exc:  # the converter raises bare Exceptions on unsupported schemas
                 raise BackendError(f"cannot build a grammar from the action schema: {exc}") from exc
@@ -170,8 +176,21 @@ class LlamaModel:
                 close()
 
 
-def _bounded_strings(gbnf: str, max_chars: int) -> str:
-    return re.sub(r'^(string ::= "\\"" )char\*', rf"\1char{{0,{max_chars}}}", gbnf, flags=re.MULTILINE)
+def _fit_arrays(schema: Any, max_items: int) -> Any:
+    if isinstance(schema, list):
+        return [_fit_arrays(item, max_items) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    fitted = {key: _fit_arrays(value, max_items) for key, value in schema.items()}
+    if fitted.get("type") == "array":
+        fitted["maxItems"] = min(fitted.get("maxItems", max_items), max_items)
+    return fitted
+
+
+def _fit_scalars(gbnf: str, max_chars: int) -> str:
+    gbnf = re.sub(r'^(string ::= "\\"" )char\*', rf"\1char{{0,{max_chars}}}", gbnf, flags=re.MULTILINE)
+    digits = rf"integral-part ::= [0-9] | [1-9] [0-9]{{0,{INTEGER_DIGITS - 1}}}"
+    return re.sub(r"^integral-part ::= .*$", digits, gbnf, flags=re.MULTILINE)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
