@@ -2,9 +2,9 @@
 
 Loci's `Agent` runs N turns on the model (the bundled GGUF by default) with
 a bench tool that returns a few hundred tokens of varying text. The model
-is kept calling that tool by narrowing the grammar to it (`ToolsOnly`): the
-prompt is Loci's own, only the choice of action is fixed, since this is a
-benchmark of prompt growth, not of a model's judgement. Per turn it records
+is kept calling that tool with `tool_choice` (the turn's schema narrowed to
+it): the prompt is Loci's own, only the choice of action is fixed, since
+this is a benchmark of prompt growth, not of a model's judgement. Per turn it records
 the wall time (from one turn's end to the next, so notes written while
 pruning count), and what llama.cpp evaluated and reused from its KV cache.
 
@@ -30,12 +30,13 @@ from mcp.server.mcpserver import MCPServer
 
 from runtime.action import action_schema
 from runtime.agent import Limits, TurnTrace
-from runtime.model import Model, Reply, Request
+from runtime.model import Model, Request
 from runtime.prompt import TEMPLATE_OVERHEAD, Budgets
+from runtime.regions import system_text
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
-__all__ = ["ToolsOnly", "add_arguments", "page_text", "run"]
+__all__ = ["add_arguments", "page_text", "run"]
 
 TOOL = "bench_page"
 TASK = "Read the garden log page by page with bench_page (page 1, then 2, and so on) and keep the rules you find in your state."
@@ -45,14 +46,6 @@ WORDS = (
     "on saturdays; rows run east to west; the committee meets monthly; fences are under one metre"
 ).split()
 SPAN = 10  # medians over the first SPAN turns and the last SPAN (1-10 and 51-60 of 60)
-SHORT = {"type": "string", "maxLength": 100}  # a state or answer that always closes within the reply budget
-ANSWER = {
-    "type": "object",
-    "properties": {"state": SHORT, "answer": SHORT, "evidence": {"const": []}},
-    "required": ["state", "answer", "evidence"],
-}
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
@@ -69,35 +62,12 @@ def page_text(page: int, mean_words: int, seed: int) -> str:
     return f"Garden log, page {page}: " + " ".join(rng.choice(WORDS) for _ in range(size))
 
 
-class ToolsOnly:
-    """A model wrapper that narrows each action schema: tool turns to the one tool, the last turn to a short answer."""
-
-    def __init__(self, model: Model) -> None:
-        self.model = model
-        self.name, self.context_window = model.name, model.context_window
-        self.schema: dict[str, Any] | None = None
-        self.first: list[dict[str, str]] | None = None
-
-    def count_tokens(self, text: str) -> int:
-        return self.model.count_tokens(text)
-
-    async def generate(self, request: Request) -> Reply:
-        if request.purpose == "act" and request.schema is not None and self.schema is not None:
-            self.first = self.first or request.messages
-            tools = "anyOf" in request.schema or "tool" in request.schema.get("properties", {})
-            request.schema = self.schema if tools else ANSWER
-        return await self.model.generate(request)
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     model = await load_model(args.model, context_window=args.context_window)
     try:
-        loci, forced = await _loci(model, args)
-        naive, hit = await _naive(model, forced, args)
+        loci, system, schema = await _loci(model, args)
+        naive, hit = await _naive(model, system, schema, args)
     finally:
         await model.aclose()
     report: dict[str, Any] = {"model": model.name, "context_window": model.context_window, "turns": args.turns, "max_tokens": args.max_tokens}
@@ -115,8 +85,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[Any]], ToolsOnly]:
-    forced = ToolsOnly(model)
+async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[Any]], str, dict[str, Any]]:
+    """Loci's rows, and the system prompt and tool schema it used (the naive loop sends the same)."""
     budgets = Budgets.for_window(model.context_window, reply=args.max_tokens)
     rows: dict[str, list[Any]] = {"seconds": [], "model_seconds": [], "evaluated": [], "reused": [], "prompt": [], "retries": []}
     mark = [time.monotonic()]
@@ -140,20 +110,17 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
 
     limits = Limits(max_turns=args.turns + 1, max_retries=3)
     with tempfile.TemporaryDirectory(prefix="loci-bench-latency-") as home:
-        async with open_session(forced, Path(home) / "loci.db", budgets=budgets, limits=limits, on_turn=on_turn) as session:
+        async with open_session(model, Path(home) / "loci.db", budgets=budgets, limits=limits, on_turn=on_turn) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
-            forced.schema = action_schema([spec], allow_answer=False)
-            forced.schema["properties"]["state"] = SHORT
             mark[0] = time.monotonic()
-            await session.agent.run(TASK)
-    return {key: values[: args.turns] for key, values in rows.items()}, forced
+            await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
+            system = system_text(session.host.tools)
+    return {key: values[: args.turns] for key, values in rows.items()}, system, action_schema([spec], allow_answer=False)
 
 
-async def _naive(model: Model, forced: ToolsOnly, args: argparse.Namespace) -> tuple[dict[str, list[Any]], int | None]:
+async def _naive(model: Model, system: str, schema: dict[str, Any], args: argparse.Namespace) -> tuple[dict[str, list[Any]], int | None]:
     """The full-history loop: every reply and observation verbatim, until the window is full."""
-    assert forced.first is not None and forced.schema is not None
-    system = forced.first[0]["content"]
     history = f"Task: {TASK}"
     rows: dict[str, list[Any]] = {"seconds": [], "evaluated": [], "reused": [], "prompt": []}
     for turn in range(1, args.turns + 1):
@@ -161,7 +128,7 @@ async def _naive(model: Model, forced: ToolsOnly, args: argparse.Namespace) -> t
         if model.count_tokens(system) + model.count_tokens(user) + TEMPLATE_OVERHEAD + args.max_tokens > model.context_window:
             return rows, turn
         began = time.monotonic()
-        reply = await model.generate(Request([{"role": "system", "content": system}, {"role": "user", "content": user}], schema=forced.schema, max_tokens=args.max_tokens))
+        reply = await model.generate(Request([{"role": "system", "content": system}, {"role": "user", "content": user}], schema=schema, max_tokens=args.max_tokens))
         rows["seconds"].append(round(time.monotonic() - began, 3))
         rows["evaluated"].append(reply.evaluated_tokens)
         rows["reused"].append(reply.reused_tokens)
