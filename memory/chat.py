@@ -8,8 +8,8 @@ committed before the agent runs on it, and the answer is committed, with
 the state it left, before it is shown. `--resume` reads the messages back
 and continues from the last state.
 
-The tables belong to their own migration set, `chat`, applied to every
-store opened after this module is imported.
+The tables belong to their own migration set, `chat`, which
+`memory.store.MIGRATION_SETS` lists, so every home has them.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError
-from memory.store import Store, registered_migrations
+from memory.store import Store
 
 __all__ = ["ChatLog", "ChatMessage", "ChatSession"]
 
-MIGRATIONS = registered_migrations(Migrations("chat"))
+MIGRATIONS = Migrations("chat")
 
 
 @MIGRATIONS()

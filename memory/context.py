@@ -43,11 +43,11 @@ from memory.paths import Roots, walk
 from memory.regex_scan import DEFAULT_TIMEOUT, regex_search
 from memory.fulltext import fts_literal, fts_search
 from memory.spans import iter_lines, read_span
-from memory.store import Store, registered_migrations
+from memory.store import Store
 
 __all__ = ["KINDS", "ContextObject", "ContextStore", "Hit", "Loaded", "Span", "Target", "fts_literal", "parse_id"]
 
-MIGRATIONS = registered_migrations(Migrations("context"))
+MIGRATIONS = Migrations("context")
 
 
 @MIGRATIONS()

@@ -32,7 +32,6 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
-from memory.store import registered_migrations
 
 __all__ = [
     "EDGE_KINDS",
@@ -56,7 +55,7 @@ NODE_KINDS = ("semantic", "episodic", "procedural")
 EDGE_KINDS = ("ground", "distill", "related")
 MAX_TEXT_CHARS = 16_000
 
-MIGRATIONS = registered_migrations(Migrations("graph"))
+MIGRATIONS = Migrations("graph")
 
 
 @MIGRATIONS()
