@@ -34,9 +34,11 @@ from sqlite_utils import Migrations
 from memory.errors import NotFoundError, UsageError
 
 __all__ = [
+    "EDGE_COLUMNS",
     "EDGE_KINDS",
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
+    "NODE_COLUMNS",
     "NODE_KINDS",
     "Edge",
     "Node",

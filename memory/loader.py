@@ -30,6 +30,7 @@ __all__ = [
     "BATCH_CHARS",
     "CHUNK_CHARS",
     "CHUNK_LINES",
+    "SNIFF_BYTES",
     "Chunk",
     "ChunkStream",
     "binary_reason",

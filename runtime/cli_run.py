@@ -16,7 +16,7 @@ from runtime.prompt import Budgets
 from runtime.session import BUILT_IN, check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
-__all__ = ["register"]
+__all__ = ["add_model_arguments", "as_json", "register"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:

