@@ -4,7 +4,8 @@
 text (a string or a dict that is sent as JSON) or a callable that receives
 the `Request` and returns one, so a script can react to what the runtime
 shows it. Every request is recorded in `calls`; `check_used()` fails when
-steps are left over, so a test notices a loop that stopped early.
+steps are left over, and the test suite calls it for every scripted model a
+test makes (`tests/conftest.py`), so a loop that stopped early fails.
 
 It is not a stand-in for proving that a model works: the real GGUF and the
 real server have their own tests.

@@ -133,7 +133,7 @@ async def test_at_max_depth_one_the_root_child_is_a_leaf(tmp_path: Path, files: 
 
 
 async def test_no_child_runs_beyond_the_depth_limit(store: Store) -> None:
-    model = scripted()
+    model = ScriptedModel([])
     recursion = Recursion(model, await loaded(store, model), depth=3, max_depth=2)
     with pytest.raises(ToolError, match="depth limit is 2"):
         await recursion("q", Target.parse("doc:1:1-20"))
