@@ -77,5 +77,4 @@ async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str
         "tool_calls_per_question": round(sum(q["tool_calls"] for q in per_question) / n, 2),
         "prompt_tokens_per_question": round(sum(q["prompt_tokens"] for q in per_question) / n, 1),
         "max_prompt_tokens": max((q["max_prompt_tokens"] for q in per_question), default=0),
-        "recursion": 0,
     }
