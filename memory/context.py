@@ -36,12 +36,12 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
+from memory.fulltext import fts_literal, fts_search
 from memory.loader import SNIFF_BYTES, ChunkStream, binary_reason, detect_format
 from memory.objects import KINDS, UNITS, ContextObject, Hit, Span, Target, parse_id
 from memory.outline import Outline, build_outline
 from memory.paths import Roots, walk
 from memory.regex_scan import DEFAULT_TIMEOUT, regex_search
-from memory.fulltext import fts_literal, fts_search
 from memory.spans import iter_lines, read_span
 from memory.store import Store
 

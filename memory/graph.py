@@ -41,6 +41,7 @@ from memory.graph_schema import (
     check_kinds,
     edge_from_row,
 )
+from memory.params import in_chunks
 from memory.store import Store
 
 __all__ = ["Graph", "Neighbor", "NewNode", "adjacent_edges", "infer_edge_kind"]
@@ -71,9 +72,7 @@ def infer_edge_kind(src_kind: str, dst_kind: str) -> str:
 def adjacent_edges(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Edge]:
     """The live edges touching any of `ids`, in either direction (two indexed lookups)."""
     found: list[Edge] = []
-    for start in range(0, len(ids), 400):
-        chunk = list(ids[start : start + 400])
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(ids):
         sql = (
             f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND src IN ({marks})"
             f" UNION ALL SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND dst IN ({marks})"

@@ -30,6 +30,7 @@ from memory.graph_schema import (
     node_from_row,
     node_ref,
 )
+from memory.params import in_chunks
 
 __all__ = [
     "NewNode",
@@ -125,9 +126,7 @@ def fetch_nodes(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Node]
     """Live nodes by id, in chunks small enough for SQLite's parameter limit."""
     wanted = list(dict.fromkeys(ids))
     found: dict[int, Node] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(wanted):
         sql = f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
         for row in conn.execute(sql, chunk):
             found[row[0]] = node_from_row(row)

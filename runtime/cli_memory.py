@@ -24,6 +24,7 @@ from memory.errors import UsageError
 from memory.export import FORMATS, export_graph
 from memory.graph import Graph
 from memory.store import Store, default_db_path
+from runtime.display import one_line
 from tools.memory import MemoryTools, node_dict
 
 __all__ = ["register"]
@@ -126,7 +127,7 @@ def _print(command: str, result: Any) -> None:
             print("nothing found")
         for row in result:
             extra = f"{row['score']:.3f}" if "score" in row else f"{row['hops']} hop{'s' * (row['hops'] > 1)}"
-            print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {_short(row['text'])}")
+            print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {one_line(row['text'])}")
     elif command == "show":
         print(f"{result['id']}  {result['kind']}  uses {result['uses']}")
         print(result["text"])
@@ -135,8 +136,3 @@ def _print(command: str, result: Any) -> None:
     else:
         for key, value in result.items():
             print(f"{key:>16}  {value}")
-
-
-def _short(text: str, width: int = 100) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
