@@ -26,7 +26,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import sqlite_utils
 from sqlite_utils import Migrations
@@ -36,10 +36,12 @@ from memory.errors import NotFoundError, UsageError
 __all__ = [
     "EDGE_COLUMNS",
     "EDGE_KINDS",
+    "EdgeKind",
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
     "NODE_COLUMNS",
     "NODE_KINDS",
+    "NodeKind",
     "Edge",
     "Node",
     "check_edge_kind",
@@ -53,8 +55,12 @@ __all__ = [
     "parse_node_id",
 ]
 
-NODE_KINDS = ("semantic", "episodic", "procedural")
-EDGE_KINDS = ("ground", "distill", "related")
+# The kinds, once: the Literals type the tools (and so their MCP schemas), the tuples check input.
+# The tables' CHECK constraints spell them out too: a new kind is a new migration.
+NodeKind = Literal["semantic", "episodic", "procedural"]
+EdgeKind = Literal["ground", "distill", "related"]
+NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
+EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 MAX_TEXT_CHARS = 16_000
 
 MIGRATIONS = Migrations("graph")
