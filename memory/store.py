@@ -51,6 +51,7 @@ MIGRATION_SETS = (
     "memory.context",
     "memory.graph_schema",
     "memory.chat",
+    "memory.runs",
 )
 
 

@@ -31,14 +31,14 @@ def test_a_store_opened_before_any_schema_module_is_imported_has_every_table(tmp
     path = tmp_path / "loci.db"
     subprocess.run([sys.executable, "-c", OPEN_ONLY_THE_STORE, str(path)], check=True, capture_output=True)
     tables = _tables(path)
-    assert {"context_objects", "memory_nodes", "memory_edges", "chat_sessions", "chat_messages"} <= tables
+    assert {"context_objects", "memory_nodes", "memory_edges", "chat_sessions", "chat_messages", "runs"} <= tables
     with sqlite3.connect(path) as conn:
         applied = {row[0] for row in conn.execute("SELECT migration_set FROM _sqlite_migrations")}
-    assert applied == {"context", "graph", "chat"}
+    assert applied == {"context", "graph", "chat", "runs"}
 
 
 def test_the_sets_apply_in_the_listed_order() -> None:
-    assert [m.name for m in migration_sets()] == ["context", "graph", "chat"]
+    assert [m.name for m in migration_sets()] == ["context", "graph", "chat", "runs"]
     assert len(MIGRATION_SETS) == len(set(MIGRATION_SETS))
 
 
@@ -49,7 +49,7 @@ async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
             pass
     with sqlite3.connect(path) as conn:
         rows = conn.execute("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id").fetchall()
-    assert len(rows) == len(set(rows)) == 3
+    assert len(rows) == len(set(rows)) == len(MIGRATION_SETS)
 
 
 def test_a_listed_module_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
