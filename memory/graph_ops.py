@@ -247,7 +247,7 @@ def unlink_edge(conn: sqlite3.Connection, edge_id: int, cause: str | None = None
 
 
 def record_use(conn: sqlite3.Connection, node_ids: Sequence[int], edge_ids: Sequence[int] = ()) -> None:
-    """Count one activation of each node and edge: the signal evolution feeds on."""
+    """Count one activation of each node and edge (`uses`, `last_used`), which recall's ranking reads."""
     now = time.time()
     conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, n) for n in node_ids])
     conn.executemany("UPDATE memory_edges SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, e) for e in edge_ids])

@@ -13,8 +13,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    several matches rises and a linked fact with no matching word is found;
 3. ranking: lexical + vector + graph + recency + frequency of use, each part
    weighted and returned, so a person can see why a node came first;
-4. recording: the returned nodes and the edges between them count one use.
-   That use is the signal evolution (refinement, consolidation) feeds on.
+4. recording: the returned nodes and the edges between them count one use
+   (`uses`, `last_used`), which the frequency and recency parts then read.
 
 Every step reads a bounded number of rows (LIMIT on FTS5, capped fan-out),
 so a recall costs the same on ten thousand nodes as on a million edges.
