@@ -161,7 +161,7 @@ class Graph:
 
         def read(db: sqlite_utils.Database) -> list[Neighbor]:
             live_node(db.conn, node_id)
-            reached: dict[int, tuple[int, Edge]] = {node_id: (0, None)}  # type: ignore[dict-item]
+            reached: dict[int, tuple[int, Edge | None]] = {node_id: (0, None)}
             frontier = [node_id]
             for hop in range(1, depth + 1):
                 edges = sorted(adjacent_edges(db.conn, frontier), key=lambda e: -e.weight)
@@ -197,7 +197,10 @@ class Graph:
             nodes.update(conn.execute("SELECT kind, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY kind").fetchall())
             edges = dict.fromkeys(EDGE_KINDS, 0)
             edges.update(conn.execute("SELECT kind, count(*) FROM memory_edges WHERE deleted IS NULL GROUP BY kind").fetchall())
-            one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+
+            def one(sql: str) -> int:
+                return conn.execute(sql).fetchone()[0]
+
             return {
                 "nodes": sum(nodes.values()),
                 "nodes_by_kind": nodes,

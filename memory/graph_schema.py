@@ -25,6 +25,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -191,8 +192,8 @@ def check_text(text: object, what: str = "text") -> str:
     return text
 
 
-def check_kinds(kinds: object, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
-    names = [kinds] if isinstance(kinds, str) else list(kinds or [])  # type: ignore[call-overload]
+def check_kinds(kinds: str | Iterable[str] | None, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
+    names = [kinds] if isinstance(kinds, str) else list(kinds or [])
     for kind in names:
         if kind not in allowed:
             raise UsageError(f"unknown {what} {kind!r}; expected one of {', '.join(allowed)}")

@@ -196,7 +196,7 @@ def _fit_scalars(gbnf: str, max_chars: int) -> str:
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # the prompts differ in length; the prefix ends at the shorter
         if x != y:
             break
         n += 1

@@ -218,7 +218,7 @@ async def test_session_run_records_a_failure_and_a_cancellation(tmp_path: Path, 
             await anyio.sleep_forever()
             return ""
 
-        session.agent.model.generate = hang  # type: ignore[method-assign]
+        session.agent.model.generate = hang
         with anyio.fail_after(10):
             async with anyio.create_task_group() as group:
                 group.start_soon(session.run, "task two")
