@@ -47,8 +47,11 @@ ENV = "LOCI_LLAMA_EXTRA_BUFTS"
 CACHE_FILE = "llama-verdict.json"
 PROBE_SECONDS = 300.0
 CRASH_SIGNALS = frozenset({signal.SIGILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGABRT})
-# The CPU features that decide which ggml kernels run (x86 and Arm names).
-FLAG_PREFIXES = ("avx", "amx", "f16c", "fma", "sse", "ssse3", "bmi", "asimd", "sve", "sme", "i8mm", "fphp")
+# The CPU features that decide which ggml kernels run: x86 `flags` and Arm `Features` in /proc/cpuinfo.
+FLAG_PREFIXES = {
+    "flags": ("avx", "amx", "f16c", "fma", "sse", "ssse3", "bmi"),
+    "Features": ("asimd", "sve", "sme", "i8mm", "fphp", "bf16"),
+}
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,9 @@ def cpu_flags() -> list[str]:
         text = ""
     for line in text.splitlines():
         name, sep, value = line.partition(":")
-        if sep and name.strip() in ("flags", "Features"):
-            return sorted({flag for flag in value.split() if flag.startswith(FLAG_PREFIXES)})
+        prefixes = FLAG_PREFIXES.get(name.strip())
+        if sep and prefixes:
+            return sorted({flag for flag in value.split() if flag.startswith(prefixes)})
     return [f"machine={platform.machine()}", f"processor={platform.processor()}"]
 
 
