@@ -22,6 +22,7 @@ BENCHES: dict[str, str] = {
     "navigate": "bench.navigate",
     "context": "bench.context",
     "latency": "bench.latency",
+    "llama-modes": "bench.llama_modes",
 }
 
 

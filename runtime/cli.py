@@ -28,6 +28,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = (
     "runtime.cli_run",
     "runtime.cli_models",
+    "runtime.cli_doctor",
     "runtime.cli_serve",
     "runtime.cli_memory",
     "runtime.cli_chat",

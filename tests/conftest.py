@@ -1,6 +1,8 @@
 """Shared fixtures: anyio on asyncio, a real SQLite home in tmp_path, scripts used in full.
 
 `anyio_mode = "auto"` (pyproject.toml) runs every coroutine test under anyio.
+`LOCI_HOME` points at a fresh directory for the whole session, so that no
+test reads or writes the user's home (the llama.cpp verdict is cached there).
 Every `ScriptedModel` a test makes must have used all its steps when the test
 ends (`every_scripted_step_used`, on for every test): a loop that stops early
 fails the test instead of passing unnoticed. Script exactly what runs.
@@ -16,6 +18,14 @@ import pytest
 
 from memory.store import Store
 from runtime.scripted import ScriptedModel
+
+
+@pytest.fixture(scope="session", autouse=True)
+def loci_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("loci-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LOCI_HOME", str(home))
+        yield home
 
 
 @pytest.fixture
