@@ -3,8 +3,9 @@
 A `Llama` holds one context and is not thread-safe, so every generation
 (and the close) runs in a worker thread behind one lock: the event loop
 stays free and they never overlap. `count_tokens` runs where it is called,
-without the lock: tokenizing reads only the vocabulary, not the context. Structured requests are constrained by a grammar compiled from the
-JSON schema (cached per schema), so every reply parses. llama.cpp keeps the
+without the lock: tokenizing reads only the vocabulary, not the context.
+Structured requests are constrained by a grammar compiled from the JSON
+schema (cached per schema), so every reply parses. llama.cpp keeps the
 longest common token prefix of consecutive prompts in its KV cache; the
 backend measures it (`Reply.reused_tokens`), which is how the benchmarks see
 that a stable prompt prefix pays.
