@@ -5,6 +5,7 @@ server for its context window) runs inside `translate_httpx(url)`, so what
 leaves the call is always in the tree of `memory.errors`:
 
     httpx.TimeoutException  ->  BackendTimeout      (another attempt may work)
+    a URL httpx cannot use  ->  UsageError          (no scheme, or not http/https: the user's to fix)
     httpx.TransportError    ->  BackendUnreachable  (could not connect, or the connection broke)
     any other httpx error   ->  BackendError
 
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 
 import httpx
 
-from memory.errors import BackendError, BackendTimeout, BackendUnreachable
+from memory.errors import BackendError, BackendTimeout, BackendUnreachable, UsageError
 
 __all__ = ["TRANSIENT", "translate_httpx"]
 
@@ -34,6 +35,8 @@ def translate_httpx(url: str) -> Iterator[None]:
         yield
     except httpx.TimeoutException as exc:
         raise BackendTimeout(f"{url} did not answer in time ({type(exc).__name__}: {exc})") from exc
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+        raise UsageError(f"{url} is not a URL Loci can call ({exc}); use http://HOST:PORT/v1 or https://...") from exc
     except httpx.ConnectError as exc:
         raise BackendUnreachable(f"cannot reach {url}: {exc or type(exc).__name__}") from exc
     except httpx.TransportError as exc:

@@ -32,6 +32,7 @@ def script(tmp_path: Path, replies: list[dict]) -> str:
         (["--file", "/tmp"], "is a directory"),
         (["--model", "llama:/no/such/model.gguf"], "model file not found"),
         (["--model", "bogus:thing"], "bad model spec"),
+        (["--model", "openai:m@notaurl"], "is not a URL Loci can call"),
     ],
 )
 def test_bad_input_exits_2_with_one_clear_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -76,13 +76,15 @@ async def _ask_model(seen: list[httpx.Request]) -> None:
         (httpx.ConnectError("refused"), BackendUnreachable, f"cannot reach {URL}: refused"),
         (httpx.RemoteProtocolError("broke"), BackendUnreachable, f"lost the connection to {URL}: broke"),
         (httpx.DecodingError("bad"), BackendError, f"{URL}: bad"),
+        (httpx.UnsupportedProtocol("no scheme"), UsageError, f"{URL} is not a URL Loci can call"),
+        (httpx.InvalidURL("bad"), UsageError, f"{URL} is not a URL Loci can call"),
     ],
 )
 def test_httpx_errors_become_the_tree_in_one_place(raised: Exception, expected: type, message: str) -> None:
     with pytest.raises(expected, match=message) as caught, translate_httpx(URL):
         raise raised
     assert caught.value.__cause__ is raised
-    assert isinstance(caught.value, TRANSIENT) == (expected is not BackendError)
+    assert isinstance(caught.value, TRANSIENT) == (expected in (BackendTimeout, BackendUnreachable))
 
 
 async def test_the_embedder_reports_a_timeout_as_a_backend_timeout() -> None:
