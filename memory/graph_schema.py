@@ -92,7 +92,7 @@ def create_graph_tables(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX memory_events_node ON memory_events(node)")
     db.execute(
         "CREATE VIRTUAL TABLE memory_fts USING fts5("
-        " text, content='memory_nodes', content_rowid='id', tokenize='unicode61')"
+        " text, content='memory_nodes', content_rowid='id', tokenize='porter unicode61')"
     )
     db.execute(
         "CREATE TABLE memory_vectors ("

@@ -23,7 +23,6 @@ so a recall costs the same on ten thousand nodes as on a million edges.
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -33,23 +32,15 @@ import sqlite_utils
 
 from memory.embed import VectorIndex
 from memory.errors import UsageError
-from memory.fulltext import fts_phrase
+from memory.fulltext import fts_literal
 from memory.graph import Graph, adjacent_edges
 from memory.graph_ops import fetch_nodes
 from memory.graph_schema import Node, check_kinds
+from memory.terms import query_terms, selective_terms
 
-__all__ = ["Recall", "Recalled", "Weights", "match_expression", "query_terms", "selective_terms"]
+__all__ = ["DOC_BUDGET", "Recall", "Recalled", "Weights"]
 
-STOP_WORDS = frozenset(
-    "a about after again all am an and any are as at be been before being between both but by can could did do"
-    " does doing down during each few for from had has have having he her here hers him his how i if in into is"
-    " it its just me more most my no nor not now of off on once only or other our out over own same she should"
-    " so some such than that the their them then there these they this those through to too under until up very"
-    " was we were what when where which while who whom why will with would you your".split()
-)
-MAX_TERMS = 32
 DOC_BUDGET = 5_000
-_WORD = re.compile(r"[\w][\w\-]*", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -73,43 +64,6 @@ class Recalled:
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     via: int | None = None
-
-
-def query_terms(query: str) -> list[str]:
-    """The query's distinct words, case-folded; stop words dropped unless nothing else is left."""
-    words = [w.strip("-_") for w in _WORD.findall(query.casefold())]
-    words = list(dict.fromkeys(w for w in words if w))
-    return ([w for w in words if w not in STOP_WORDS] or words)[:MAX_TERMS]
-
-
-def match_expression(query: str | list[str]) -> str | None:
-    """An FTS5 query that matches any of the query's words literally, or None if it has none.
-
-    Each word is quoted, so FTS5 syntax in the query (`NEAR(`, `*`, `"`, `AND`) is
-    searched as text."""
-    terms = query_terms(query) if isinstance(query, str) else query
-    return " OR ".join(fts_phrase(w) for w in terms) or None
-
-
-def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int = DOC_BUDGET) -> tuple[list[str], bool]:
-    """The rarest terms whose documents add up to at most `budget` (always at least one),
-    and whether even those are over the budget.
-
-    A term found in a large share of the nodes adds little to BM25 but costs a
-    score for every node it is in; leaving it out keeps a recall's cost bounded
-    by the budget, not by the size of the graph."""
-    counted = []
-    for term in terms:
-        row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [term]).fetchone()
-        counted.append((row[0] if row else 0, term))
-    counted.sort()
-    kept, total = [], 0
-    for docs, term in counted:
-        if kept and total + docs > budget:
-            break
-        kept.append(term)
-        total += docs
-    return kept, total > budget
 
 
 class Recall:
@@ -152,8 +106,8 @@ class Recall:
 
     async def bm25(self, query: str, k: int = 10) -> list[int]:
         """Plain BM25 over the same index: the baseline recall is measured against."""
-        match = match_expression(query)
-        if match is None:
+        match = fts_literal(query_terms(query))
+        if not match:
             return []
         return await self.graph.store.read(lambda db: [n for n, _ in _lexical(db.conn, match, [], k)])
 
@@ -223,12 +177,12 @@ def _candidates(
     the terms (or, failing enough of those, any selective term) are scored instead."""
     kept, crowded = selective_terms(conn, terms, budget)
     if not crowded:
-        return _lexical(conn, match_expression(kept) or "", kinds, limit)
-    everything = " AND ".join(f"({match_expression([t])})" for t in terms)
+        return _lexical(conn, fts_literal(kept), kinds, limit)
+    everything = " AND ".join(fts_literal([t]) for t in terms)
     found = _lexical(conn, everything, kinds, limit, newest=True)
     if len(found) < limit:
         seen = {node_id for node_id, _ in found}
-        extra = _lexical(conn, match_expression(kept) or "", kinds, limit, newest=True)
+        extra = _lexical(conn, fts_literal(kept), kinds, limit, newest=True)
         found += [(node_id, score) for node_id, score in extra if node_id not in seen][: limit - len(found)]
     return found
 
