@@ -2,19 +2,25 @@
 
 A recall runs in four small steps, each a bounded, indexed query:
 
-1. candidates: the best BM25 matches from FTS5 (the query's words, searched
-   literally, stop words dropped, and terms so common that scoring them
-   would cost more than they tell left out; when every term is that common,
-   the newest nodes holding them are scored instead), plus the nearest
-   vectors when an embedder is configured;
+1. candidates: the best BM25 matches from FTS5 (the query's informative
+   words, searched literally and stemmed, memory/terms.py; terms so common
+   that scoring them would cost more than they tell are left out; when every
+   term is that common, the newest nodes holding them are scored instead),
+   plus, when an embedder is configured, the nearest vectors (sqlite-vec,
+   memory/vectors.py). Without vectors the lexical part is the BM25 score over
+   the best one's; with them, the two lists are fused by reciprocal rank
+   (their scores are on different scales, their ranks are not);
 2. spreading activation: the strongest candidates pass activation along
    their edges, one hop and then a second from the best nodes reached,
    multiplied by the edge weight and a decay per hop, so a fact linked to
-   several matches rises and a linked fact with no matching word is found;
-3. ranking: lexical + vector + graph + recency + frequency of use, each part
-   weighted and returned, so a person can see why a node came first;
+   several matches rises and a linked fact with no matching word is found
+   (the turn that answers a matched question, the turn that says the date);
+3. ranking: direct match + graph + recency + frequency of use, each part
+   weighted and returned, so a person can see why a node came first. The
+   graph part fills in what the direct match leaves: it is scaled by
+   `1 - match`, so a node's context lifts its neighbours above weak matches
+   without pushing the best matches themselves down;
 4. recording: the returned nodes and the edges between them count one use.
-   That use is the signal evolution (refinement, consolidation) feeds on.
 
 Every step reads a bounded number of rows (LIMIT on FTS5, capped fan-out),
 so a recall costs the same on ten thousand nodes as on a million edges.
@@ -28,15 +34,17 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import anyio
+import anyio.to_thread
 import sqlite_utils
 
-from memory.embed import VectorIndex
 from memory.errors import UsageError
 from memory.fulltext import fts_literal
 from memory.graph import Graph, adjacent_edges
 from memory.graph_ops import fetch_nodes
 from memory.graph_schema import Node, check_kinds
 from memory.terms import query_terms, selective_terms
+from memory.vectors import VectorSearch
 
 __all__ = ["DOC_BUDGET", "Recall", "Recalled", "Weights"]
 
@@ -49,11 +57,12 @@ class Weights:
 
     lexical: float = 1.0
     vector: float = 1.0
-    graph: float = 0.6
+    graph: float = 1.5
     recency: float = 0.1
     frequency: float = 0.1
-    decay: float = 0.5
+    decay: float = 0.75
     half_life_days: float = 30.0
+    fusion_k: int = 60
 
 
 @dataclass(frozen=True)
@@ -70,14 +79,19 @@ class Recall:
     """Hybrid recall over one `Graph`; uses the graph's embedder when it has one."""
 
     def __init__(
-        self, graph: Graph, weights: Weights | None = None, candidates: int = 40, spread: int = 10, budget: int = DOC_BUDGET
+        self,
+        graph: Graph,
+        weights: Weights | None = None,
+        candidates: int = 40,
+        spread: int = 10,
+        budget: int = DOC_BUDGET,
     ) -> None:
         self.graph = graph
         self.budget = budget
         self.weights = weights or Weights()
         self.candidates = candidates
         self.spread = spread
-        self._vectors = VectorIndex()
+        self._vectors = VectorSearch(graph.store.path)
 
     async def recall(
         self, query: str, k: int = 5, kinds: Iterable[str] | None = None, *, record: bool = True, hops: int = 2
@@ -94,8 +108,11 @@ class Recall:
             raise UsageError(f"the query {query!r} has no words to look for")
         k = max(1, min(k, 100))
 
+        n = max(self.candidates, 2 * k)
+        nearest = await anyio.to_thread.run_sync(self._vectors.search, vector, n) if vector else []
+
         def read(db: sqlite_utils.Database) -> list[Recalled]:
-            return self._rank(db.conn, terms, vector, wanted, k, hops)
+            return self._rank(db.conn, terms, nearest, wanted, k, hops)
 
         found = await self.graph.store.read(read)
         if record and found:
@@ -112,12 +129,18 @@ class Recall:
         return await self.graph.store.read(lambda db: [n for n, _ in _lexical(db.conn, match, [], k)])
 
     def _rank(
-        self, conn: sqlite3.Connection, terms: list[str], vector: list[float] | None, kinds: list[str], k: int, hops: int
+        self,
+        conn: sqlite3.Connection,
+        terms: list[str],
+        nearest: list[tuple[int, float]],
+        kinds: list[str],
+        k: int,
+        hops: int,
     ) -> list[Recalled]:
         w = self.weights
         n = max(self.candidates, 2 * k)
-        lexical = _normalised(_candidates(conn, terms, kinds, n, self.budget) if terms else [])
-        vectors = {i: max(0.0, s) for i, s in self._vectors.search(conn, vector, n)} if vector else {}
+        found = _candidates(conn, terms, kinds, n, self.budget) if terms else []
+        lexical, vectors = self._direct(found, nearest)
         base = {i: w.lexical * lexical.get(i, 0.0) + w.vector * vectors.get(i, 0.0) for i in {*lexical, *vectors}}
         graph, via = self._spread(conn, base, hops)
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
@@ -126,10 +149,11 @@ class Recall:
         for node_id, kind, uses, last_used, updated in _scoring_rows(conn, [*base, *reached]):
             if kinds and kind not in kinds:
                 continue
+            match = min(1.0, max(lexical.get(node_id, 0.0), vectors.get(node_id, 0.0)))
             parts = {
                 "lexical": w.lexical * lexical.get(node_id, 0.0),
                 "vector": w.vector * vectors.get(node_id, 0.0),
-                "graph": w.graph * min(1.0, graph.get(node_id, 0.0)),
+                "graph": min(1.0, w.graph * graph.get(node_id, 0.0)) * (1.0 - match),
                 "recency": w.recency * _recency(max(last_used or 0.0, updated), now, w.half_life_days),
                 "frequency": w.frequency * (1.0 - 1.0 / (1.0 + math.log1p(uses))),
             }
@@ -139,7 +163,23 @@ class Recall:
         nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]])
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
 
-    def _spread(self, conn: sqlite3.Connection, base: dict[int, float], hops: int) -> tuple[dict[int, float], dict[int, int]]:
+    def _direct(
+        self, found: list[tuple[int, float]], nearest: list[tuple[int, float]]
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """Each candidate's lexical and vector match in [0, 1]: BM25 over the best's alone, reciprocal ranks
+        when the two lists are fused."""
+        if not nearest:
+            return _normalised(found), {}
+        fusion = self.weights.fusion_k
+
+        def reciprocal(ranked: list[tuple[int, float]]) -> dict[int, float]:
+            return {node_id: (fusion + 1) / (fusion + rank) for rank, (node_id, _) in enumerate(ranked, 1)}
+
+        return reciprocal(found), reciprocal([(i, s) for i, s in nearest if s > 0])
+
+    def _spread(
+        self, conn: sqlite3.Connection, base: dict[int, float], hops: int
+    ) -> tuple[dict[int, float], dict[int, int]]:
         """Activation reaching each node from the strongest candidates, and the edge it mostly came by."""
         activation: dict[int, float] = {}
         via: dict[int, tuple[float, int]] = {}
@@ -194,7 +234,8 @@ def _lexical(
     sql = "SELECT f.rowid, -bm25(memory_fts) FROM memory_fts f"
     params: list[object] = [match]
     if kinds:
-        sql += f" JOIN memory_nodes n ON n.id = f.rowid WHERE memory_fts MATCH ? AND n.kind IN ({','.join('?' * len(kinds))})"
+        marks = ",".join("?" * len(kinds))
+        sql += f" JOIN memory_nodes n ON n.id = f.rowid WHERE memory_fts MATCH ? AND n.kind IN ({marks})"
         params += kinds
     else:
         sql += " WHERE memory_fts MATCH ?"
