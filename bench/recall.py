@@ -47,7 +47,7 @@ from memory.store import Store
 
 __all__ = ["DEFAULT_DATA", "add_arguments", "run"]
 
-DEFAULT_DATA = Path(__file__).parent / "data" / "locomo_synthetic.json"
+DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
 _SESSION = re.compile(r"^session_(\d+)$")
 

@@ -153,7 +153,7 @@ class Recall:
             parts = {
                 "lexical": w.lexical * lexical.get(node_id, 0.0),
                 "vector": w.vector * vectors.get(node_id, 0.0),
-                "graph": min(1.0, w.graph * graph.get(node_id, 0.0)) * (1.0 - match),
+                "graph": graph.get(node_id, 0.0) * (1.0 - match),
                 "recency": w.recency * _recency(max(last_used or 0.0, updated), now, w.half_life_days),
                 "frequency": w.frequency * (1.0 - 1.0 / (1.0 + math.log1p(uses))),
             }
@@ -180,8 +180,14 @@ class Recall:
     def _spread(
         self, conn: sqlite3.Connection, base: dict[int, float], hops: int
     ) -> tuple[dict[int, float], dict[int, int]]:
-        """Activation reaching each node from the strongest candidates, and the edge it mostly came by."""
+        """The graph part of each node reached from the strongest candidates, and the edge it mostly came by.
+
+        Activation adds up over the edges that reach a node, times the graph
+        weight, but a node never gets more than the strongest node it was reached
+        from: a turn said between many matches (a hub) is context, not a better
+        match than they are."""
         activation: dict[int, float] = {}
+        strongest: dict[int, float] = {}
         via: dict[int, tuple[float, int]] = {}
         sources = dict(sorted(base.items(), key=lambda item: -item[1])[: self.spread])
         spent: set[int] = set()
@@ -198,13 +204,16 @@ class Recall:
                         continue
                     amount = sources[src] * edge.weight * self.weights.decay
                     reached[dst] = reached.get(dst, 0.0) + amount
+                    strongest[dst] = max(strongest.get(dst, 0.0), sources[src])
                     if amount > via.get(dst, (0.0, 0))[0]:
                         via[dst] = (amount, edge.id)
             for node_id, amount in reached.items():
                 activation[node_id] = activation.get(node_id, 0.0) + amount
             fresh = {i: a for i, a in reached.items() if i not in spent}
             sources = dict(sorted(fresh.items(), key=lambda item: -item[1])[: self.spread])
-        return activation, {node_id: edge_id for node_id, (_, edge_id) in via.items()}
+        weight = self.weights.graph
+        graph = {i: min(1.0, weight * a, strongest[i]) for i, a in activation.items()}
+        return graph, {node_id: edge_id for node_id, (_, edge_id) in via.items()}
 
 
 def _candidates(
