@@ -148,9 +148,9 @@ async def _ask(
 ) -> None:
     known = set().union(*dia_of.values()) if dia_of else set()
     systems = {
-        "loci": lambda q: _ids(recall.recall(q, k=ks[-1], record=False)),
-        "no_graph": lambda q: _ids(recall.recall(q, k=ks[-1], record=False, hops=0)),
-        "bm25": lambda q: recall.bm25(q, k=ks[-1]),
+        "loci": lambda q: _ids(recall.recall(q, k=ks[-1], kinds=["semantic"], record=False)),
+        "no_graph": lambda q: _ids(recall.recall(q, k=ks[-1], kinds=["semantic"], record=False, hops=0)),
+        "bm25": lambda q: recall.bm25(q, k=ks[-1], kinds=["semantic"]),
     }
     for qa in sample.get("qa", []):
         category = str(qa.get("category", ""))
@@ -179,7 +179,10 @@ def _share(ids: list[int], dia_of: dict[int, set[str]], evidence: set[str]) -> f
 
 def _summary(rows: list[tuple[str, list[float]]], ks: list[int]) -> dict[str, Any]:
     def mean_at(selected: list[list[float]]) -> dict[str, float]:
-        return {f"recall_at_{k}": round(statistics.fmean(r[i] for r in selected), 4) if selected else 0.0 for i, k in enumerate(ks)}
+        return {
+            f"recall_at_{k}": round(statistics.fmean(r[i] for r in selected), 4) if selected else 0.0
+            for i, k in enumerate(ks)
+        }
 
     out: dict[str, Any] = {"questions": len(rows), **mean_at([r for _, r in rows])}
     categories = sorted({c for c, _ in rows})

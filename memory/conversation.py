@@ -4,9 +4,11 @@ A turn alone is often not the whole fact: "Yes, twice!" answers the turn
 before it, and "I went there yesterday" needs the day it was said. So each
 turn becomes a `semantic` node whose text is what recall can match:
 
-- the speaker and the words ("Caroline: I went to a support group..."), the
-  description of an image shared with it, and each relative date resolved
-  against the session's date ("yesterday = 7 May 2023", memory/dates.py);
+- the day it was said, the speaker and the words ("[8 May 2023] Caroline: I
+  went to a support group yesterday..."), the description of an image shared
+  with it, and each relative date resolved against that day ("yesterday = 7
+  May 2023", memory/dates.py). The day makes a question's time words match,
+  and keeps "Thanks!" said in two sessions two turns, not one node;
 - its metadata: the transcript's own id of the turn (`ref`), the speaker,
   the session and its date (ISO), so a caller can map a node back to a turn.
 
@@ -18,6 +20,12 @@ them):
 - `entity`: turns that name the same person, place or thing, when only a few
   turns do (a name said in every session links nothing in particular). This
   is how a fact spread over several sessions is reached from one of them.
+
+Each session is also an `episodic` node ("Conversation session 3 on 8 May
+2023: ..." with every turn's text), `ground`-linked to its turns: a question
+whose words are spread over a session's turns matches the session, which
+lifts its turns a little; callers that want turns only recall the
+`semantic` kind, and the sessions still lead to them.
 
 Entities are the capitalised words and runs of capitalised words that are not
 the first word of a sentence, plus every speaker's name; this is a cheap,
@@ -34,6 +42,7 @@ from itertools import combinations
 
 from memory.dates import resolve_relative, spoken_date
 from memory.graph import Graph, NewNode
+from memory.graph_schema import MAX_TEXT_CHARS
 
 __all__ = [
     "ENTITY_WEIGHT",
@@ -47,6 +56,7 @@ __all__ = [
 
 NEXT_WEIGHT = 0.4
 ENTITY_WEIGHT = 0.25
+SESSION_WEIGHT = 0.2
 MAX_ENTITY_TURNS = 6
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)")
 
@@ -71,6 +81,8 @@ def turn_text(turn: Turn) -> str:
     resolved = resolve_relative(turn.text, turn.said) if turn.said else []
     if resolved:
         text += " (" + "; ".join(f"{expression} = {when}" for expression, when in resolved) + ")"
+    if turn.said:
+        text = f"[{spoken_date(turn.said)}] {text}"
     return text
 
 
@@ -89,6 +101,7 @@ async def remember_conversation(graph: Graph, turns: Sequence[Turn], cause: str 
         ids[i] = node_id
     speakers = {turn.speaker.casefold() for turn in turns if turn.speaker}
     edges = _next_edges(turns, ids) + _entity_edges(turns, ids, speakers)
+    edges += await _session_edges(graph, turns, ids, cause)
     if edges:
         await graph.link_many(edges, cause=cause)
     return ids
@@ -132,3 +145,25 @@ def _entity_edges(
         if 2 <= len(nodes) <= MAX_ENTITY_TURNS:
             pairs.update(combinations(sorted(nodes), 2))
     return [(a, b, "related", ENTITY_WEIGHT) for a, b in sorted(pairs)]
+
+
+async def _session_edges(
+    graph: Graph, turns: Sequence[Turn], ids: list[int | None], cause: str | None
+) -> list[tuple[int, int, str, float]]:
+    """Remember each session as an episode holding its turns' text, and link it to them."""
+    members: dict[str, list[tuple[Turn, int]]] = {}
+    for turn, node_id in zip(turns, ids, strict=True):
+        if node_id is not None:
+            members.setdefault(turn.session, []).append((turn, node_id))
+    items = []
+    for session, held in members.items():
+        said = held[0][0].said
+        head = f"Conversation session {session}" + (f" on {spoken_date(said)}" if said else "")
+        text = f"{head}: " + " ".join(turn_text(turn) for turn, _ in held)
+        items.append(NewNode(text[:MAX_TEXT_CHARS], kind="episodic", meta={"session": session}))
+    results = await graph.add_many(items, cause=cause) if items else []
+    return [
+        (session_id, node_id, "ground", SESSION_WEIGHT)
+        for (session_id, _), held in zip(results, members.values(), strict=True)
+        for _, node_id in held
+    ]

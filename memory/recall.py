@@ -121,12 +121,13 @@ class Recall:
             await self.graph.record_use(sorted(ids), edges)
         return found
 
-    async def bm25(self, query: str, k: int = 10) -> list[int]:
+    async def bm25(self, query: str, k: int = 10, kinds: Iterable[str] | None = None) -> list[int]:
         """Plain BM25 over the same index: the baseline recall is measured against."""
         match = fts_literal(query_terms(query))
         if not match:
             return []
-        return await self.graph.store.read(lambda db: [n for n, _ in _lexical(db.conn, match, [], k)])
+        wanted = check_kinds(kinds) if kinds else []
+        return await self.graph.store.read(lambda db: [n for n, _ in _lexical(db.conn, match, wanted, k)])
 
     def _rank(
         self,
@@ -139,7 +140,7 @@ class Recall:
     ) -> list[Recalled]:
         w = self.weights
         n = max(self.candidates, 2 * k)
-        found = _candidates(conn, terms, kinds, n, self.budget) if terms else []
+        found = self._lexical_candidates(conn, terms, kinds, n)
         lexical, vectors = self._direct(found, nearest)
         base = {i: w.lexical * lexical.get(i, 0.0) + w.vector * vectors.get(i, 0.0) for i in {*lexical, *vectors}}
         graph, via = self._spread(conn, base, hops)
@@ -162,6 +163,20 @@ class Recall:
         scored.sort(key=lambda item: (-item[0], item[1]))
         nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]])
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
+
+    def _lexical_candidates(
+        self, conn: sqlite3.Connection, terms: list[str], kinds: list[str], n: int
+    ) -> list[tuple[int, float]]:
+        """BM25 candidates of the wanted kinds, plus the best few of any kind: an episode that matches
+        leads to the facts it holds even when only facts are wanted."""
+        if not terms:
+            return []
+        found = _candidates(conn, terms, kinds, n, self.budget)
+        if kinds:
+            seen = {node_id for node_id, _ in found}
+            others = _candidates(conn, terms, [], self.spread, self.budget)
+            found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
+        return found
 
     def _direct(
         self, found: list[tuple[int, float]], nearest: list[tuple[int, float]]

@@ -22,7 +22,7 @@ def graph(store: Store) -> Graph:
 def test_a_turn_is_remembered_with_its_image_and_resolved_dates() -> None:
     turn = Turn("Caroline", "I went to a support group yesterday.", "D1:3", "1", SAID, "a photo of a rainbow flag")
     assert turn_text(turn) == (
-        "Caroline: I went to a support group yesterday. [shares an image: a photo of a rainbow flag]"
+        "[8 May 2023] Caroline: I went to a support group yesterday. [shares an image: a photo of a rainbow flag]"
         " (yesterday = 7 May 2023)"
     )
     assert turn_text(Turn("", "no speaker, no date")) == "no speaker, no date"
@@ -66,3 +66,14 @@ async def test_the_answer_to_a_matched_question_is_recalled_through_its_neighbou
     assert found[1].parts["lexical"] == 0 and found[1].parts["graph"] > 0
     no_graph = await Recall(graph).recall("What breed is Ann's dog?", k=3, record=False, hops=0)
     assert ids[11] not in {r.node.id for r in no_graph}
+
+
+async def test_each_session_is_an_episode_that_leads_to_its_turns(graph: Graph) -> None:
+    turns = [Turn("Ann", "We talked about gardens", "D1:1", "1", SAID), Turn("Bob", "and roses", "D1:2", "1", SAID)]
+    turns += [Turn("Ann", f"unrelated chat {i}", f"D2:{i}", "2", SAID) for i in range(6)]
+    ids = await remember_conversation(graph, turns)
+    stats = await graph.stats()
+    assert stats["nodes_by_kind"]["episodic"] == 2 and stats["edges_by_kind"]["ground"] == len(turns)
+    found = await Recall(graph).recall("gardens roses", k=3, kinds=["semantic"], record=False)
+    assert {r.node.kind for r in found} == {"semantic"}
+    assert [r.node.id for r in found[:2]] == [ids[0], ids[1]]
