@@ -20,7 +20,9 @@ one question's activation does not steer the next.
 Keys: `recall_at_K` for each cut-off K (flat keys, at the top level for Loci
 and inside `baseline_bm25` and `ablation_no_graph`), `by_category` (the same
 keys per LoCoMo category), `questions`, `query_ms_p50` (Loci's median recall
-time; `baseline_query_ms_p50` for BM25).
+time; `baseline_query_ms_p50` for BM25). `--embed SPEC` adds recall by
+meaning (vectors fused with BM25, memory/recall.py) to Loci and the ablation;
+the default, `none`, measures lexical plus graph, offline.
 
 The bundled `bench/data/locomo_synthetic.json` is a small file written for
 the tests. The real LoCoMo data is kept aside to measure the project.
@@ -44,6 +46,7 @@ from memory.errors import UsageError
 from memory.graph import Graph
 from memory.recall import Recall, Recalled
 from memory.store import Store
+from runtime.embedders import embedder_from_spec
 
 __all__ = ["DEFAULT_DATA", "add_arguments", "run"]
 
@@ -55,6 +58,9 @@ _SESSION = re.compile(r"^session_(\d+)$")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a LoCoMo-format JSON file")
     parser.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
+    parser.add_argument(
+        "--embed", default="none", help="embedder for recall by meaning: none, llama:PATH.gguf or openai:MODEL[@URL]"
+    )
 
 
 def _ks(text: str) -> list[int]:
@@ -100,19 +106,21 @@ def turns_of(sample: dict[str, Any]) -> list[Turn]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     ks = _ks(args.k)
     samples = _load(args.data)
+    embedder = embedder_from_spec(args.embed)
     scores: dict[str, list[tuple[str, list[float]]]] = {name: [] for name in SYSTEMS}
     times: dict[str, list[float]] = {name: [] for name in SYSTEMS}
     ingest_s, turns = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="loci-recall-") as tmp:
         for index, sample in enumerate(samples):
             async with await Store.open(Path(tmp) / f"sample{index}.db") as store:
-                graph = Graph(store)
+                graph = Graph(store, embedder=embedder)
                 started = time.perf_counter()
                 dia_of = await _ingest(graph, sample)
                 ingest_s += time.perf_counter() - started
                 turns += len(turns_of(sample))
                 await _ask(Recall(graph), sample, dia_of, ks, scores, times)
-    result: dict[str, Any] = {"data": str(args.data), "samples": len(samples), "turns": turns, "k": ks}
+    result: dict[str, Any] = {"data": str(args.data), "embedder": args.embed, "samples": len(samples), "turns": turns}
+    result["k"] = ks
     result.update(_summary(scores["loci"], ks))
     result["baseline_bm25"] = _summary(scores["bm25"], ks)
     result["ablation_no_graph"] = _summary(scores["no_graph"], ks)

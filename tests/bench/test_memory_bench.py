@@ -66,6 +66,8 @@ async def test_bench_recall_rejects_a_bad_file_clearly(tmp_path: Path) -> None:
         await load("recall").run(_args("recall", "--data", str(bad)))
     with pytest.raises(UsageError, match="--k"):
         await load("recall").run(_args("recall", "--k", "a,b"))
+    with pytest.raises(UsageError, match="unknown embedder"):
+        await load("recall").run(_args("recall", "--embed", "word2vec"))
 
 
 @pytest.mark.slow
