@@ -16,7 +16,8 @@ and the turns are linked by what they share (`related` edges, with weights
 below the graph's default of 0.5, so that links learned from use outrank
 them):
 
-- `next`: consecutive turns of one session, the context a hit brings along;
+- `next`: consecutive turns of one session, the context a hit brings along,
+  stronger when the first turn asks a question (its reply is the answer);
 - `entity`: turns that name the same person, place or thing, when only a few
   turns do (a name said in every session links nothing in particular). This
   is how a fact spread over several sessions is reached from one of them.
@@ -48,6 +49,7 @@ __all__ = [
     "ENTITY_WEIGHT",
     "MAX_ENTITY_TURNS",
     "NEXT_WEIGHT",
+    "REPLY_WEIGHT",
     "Turn",
     "entities_of",
     "remember_conversation",
@@ -55,6 +57,7 @@ __all__ = [
 ]
 
 NEXT_WEIGHT = 0.4
+REPLY_WEIGHT = 0.6
 ENTITY_WEIGHT = 0.25
 SESSION_WEIGHT = 0.2
 MAX_ENTITY_TURNS = 6
@@ -117,13 +120,13 @@ def _node(turn: Turn) -> NewNode:
 
 def _next_edges(turns: Sequence[Turn], ids: list[int | None]) -> list[tuple[int, int, str, float]]:
     edges = []
-    previous: tuple[str, int] | None = None
+    previous: tuple[str, int, str] | None = None
     for turn, node_id in zip(turns, ids, strict=True):
         if node_id is None:
             continue
         if previous and previous[0] == turn.session and previous[1] != node_id:
-            edges.append((previous[1], node_id, "related", NEXT_WEIGHT))
-        previous = (turn.session, node_id)
+            edges.append((previous[1], node_id, "related", REPLY_WEIGHT if "?" in previous[2] else NEXT_WEIGHT))
+        previous = (turn.session, node_id, turn.text)
     return edges
 
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from memory.conversation import NEXT_WEIGHT, Turn, entities_of, remember_conversation, turn_text
+from memory.conversation import NEXT_WEIGHT, REPLY_WEIGHT, Turn, entities_of, remember_conversation, turn_text
 from memory.graph import Graph
 from memory.recall import Recall
 from memory.store import Store
@@ -44,7 +44,7 @@ async def test_turns_are_linked_to_the_next_turn_and_by_shared_entities(graph: G
     ids = await remember_conversation(graph, turns, cause="test")
     assert ids[2] is None and all(i is not None for i in ids[:2] + ids[3:])
     edges = {(e.src, e.dst): e.weight for i in ids if i is not None for e in await graph.edges(i)}
-    assert edges[(ids[0], ids[1])] == NEXT_WEIGHT and edges[(ids[1], ids[3])] == NEXT_WEIGHT
+    assert edges[(ids[0], ids[1])] == NEXT_WEIGHT and edges[(ids[1], ids[3])] == REPLY_WEIGHT  # "What breed?"
     assert (ids[3], ids[4]) not in edges  # another session
     assert (ids[0], ids[4]) in edges  # both name Biscuit
     node = await graph.get(ids[4])
