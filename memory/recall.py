@@ -160,7 +160,7 @@ class Recall:
             }
             parts = {name: round(value, 4) for name, value in parts.items()}
             scored.append((round(sum(parts.values()), 4), node_id, parts))
-        scored.sort(key=lambda item: (-item[0], item[1]))
+        scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
         nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]])
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
 
