@@ -76,4 +76,4 @@ async def test_each_session_is_an_episode_that_leads_to_its_turns(graph: Graph) 
     assert stats["nodes_by_kind"]["episodic"] == 2 and stats["edges_by_kind"]["ground"] == len(turns)
     found = await Recall(graph).recall("gardens roses", k=3, kinds=["semantic"], record=False)
     assert {r.node.kind for r in found} == {"semantic"}
-    assert [r.node.id for r in found[:2]] == [ids[0], ids[1]]
+    assert {r.node.id for r in found[:2]} == {ids[0], ids[1]}
