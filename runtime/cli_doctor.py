@@ -115,7 +115,8 @@ def measure_speed(model: Path, prompt_tokens: int, tokens: int, threads: int) ->
     """Prompt-evaluation and generation speed of `model`, loaded through `open_llama` (blocking)."""
     n_ctx = prompt_tokens + tokens + 8
     try:
-        llm = open_llama(model, n_ctx=n_ctx, n_batch=max(prompt_tokens, 8), n_threads=threads, verbose=False)
+        batch = max(prompt_tokens, 8)
+        llm = open_llama(model, n_ctx=n_ctx, n_batch=batch, n_threads=threads, n_threads_batch=threads, verbose=False)
     except (ValueError, RuntimeError, OSError) as exc:
         raise BackendError(f"llama.cpp could not load {model}: {exc}") from exc
     try:
