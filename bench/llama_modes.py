@@ -2,8 +2,8 @@
 
 Each measurement is a child process, `loci doctor --json` with
 `LOCI_LLAMA_EXTRA_BUFTS` forced to 0 or 1, because on a CPU whose AMX kernels
-trap the "on" child dies of SIGILL: the report then says which signal killed
-it instead of a speed. Both modes run with a long prompt (`--prompt-tokens`,
+trap the "on" child dies (SIGILL or SIGSEGV): the report then says which
+signal killed it instead of a speed. Both modes run with a long prompt (`--prompt-tokens`,
 one batch, the case that traps) and a one-token prompt (`--short-prompt-tokens`,
 which does not reach the batched kernels, so generation speed can still be
 compared). The modes alternate in `--repeats` rounds, so that a machine
