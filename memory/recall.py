@@ -20,7 +20,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    graph part fills in what the direct match leaves: it is scaled by
    `1 - match`, so a node's context lifts its neighbours above weak matches
    without pushing the best matches themselves down;
-4. recording: the returned nodes and the edges between them count one use.
+4. recording: the returned nodes and the edges between them count one use
+   (`uses`, `last_used`), which the frequency and recency parts then read.
 
 Every step reads a bounded number of rows (LIMIT on FTS5, capped fan-out),
 so a recall costs the same on ten thousand nodes as on a million edges.
@@ -43,6 +44,7 @@ from memory.fulltext import fts_literal
 from memory.graph import Graph, adjacent_edges
 from memory.graph_ops import fetch_nodes
 from memory.graph_schema import Node, check_kinds
+from memory.params import in_chunks
 from memory.terms import query_terms, selective_terms
 from memory.vectors import VectorSearch
 
@@ -281,11 +283,7 @@ def _recency(last: float, now: float, half_life_days: float) -> float:
 def _scoring_rows(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, str, int, float | None, float]]:
     """Only what ranking needs, for the live nodes among `ids`: (id, kind, uses, last_used, updated)."""
     rows: list[tuple[int, str, int, float | None, float]] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        sql = (
-            "SELECT id, kind, uses, last_used, updated FROM memory_nodes"
-            f" WHERE id IN ({','.join('?' * len(chunk))}) AND deleted IS NULL"
-        )
+    for chunk, marks in in_chunks(ids):
+        sql = f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
         rows.extend(conn.execute(sql, chunk).fetchall())
     return rows
