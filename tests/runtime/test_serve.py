@@ -91,15 +91,15 @@ async def test_http_with_the_token_lists_and_calls_tools(http_server: str) -> No
 
 def test_run_task_reads_files_only_under_its_roots(tmp_path: Path) -> None:
     from memory.errors import UsageError
-    from runtime.cli_serve import TaskRunner
+    from runtime.task_tool import TaskRunner
 
     inside, outside = tmp_path / "root", tmp_path / "elsewhere"
     inside.mkdir(), outside.mkdir()
     (inside / "a.md").write_text("a\n", encoding="utf-8")
     (outside / "b.md").write_text("b\n", encoding="utf-8")
     runner = TaskRunner("scripted:none.json", tmp_path / "t.db", [inside])
-    assert runner._allowed(str(inside / "a.md")) == (inside / "a.md").resolve()
+    assert runner.allowed(str(inside / "a.md")) == (inside / "a.md").resolve()
     with pytest.raises(UsageError, match="outside"):
-        runner._allowed(str(outside / "b.md"))
+        runner.allowed(str(outside / "b.md"))
     with pytest.raises(UsageError, match="only under a --root"):
-        TaskRunner("scripted:none.json", tmp_path / "t.db", [])._allowed(str(inside / "a.md"))
+        TaskRunner("scripted:none.json", tmp_path / "t.db", []).allowed(str(inside / "a.md"))
