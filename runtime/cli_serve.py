@@ -44,7 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--compat", action="store_true", help="with `memory`: the reference memory server's tool set")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
     parser.add_argument("--model", default=DEFAULT_SPEC, help="model spec for run_task")
-    parser.add_argument("--root", action="append", default=[], help="a directory whose files may be loaded (repeatable)")
+    parser.add_argument(
+        "--root", action="append", default=[], help="a directory whose files may be loaded (repeatable)"
+    )
     parser.add_argument("--mcp-config", default=None, help="an mcpServers JSON file whose tools run_task's agent uses")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")

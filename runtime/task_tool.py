@@ -84,8 +84,8 @@ class TaskRunner:
             async with open_session(
                 self._model, self.db, files=paths, limits=limits, on_turn=progress, mcp_config=self.mcp_config
             ) as session:
-                result = await session.agent.run(task)
-        return as_json(result)
+                run_id, result = await session.run(task, source="mcp")
+        return {"run": f"run:{run_id}", **as_json(result)}
 
     def allowed(self, name: str) -> Path:
         """The real path of `name` if a root allows it, else a `UsageError` saying why not."""

@@ -22,6 +22,7 @@ from memory.context import ContextStore
 from memory.errors import NotFoundError
 from memory.graph import Graph
 from memory.objects import Target
+from memory.runs import Runs
 from memory.store import Store
 from tools.memory import MemoryTools
 
@@ -74,7 +75,9 @@ class Resources:
             ).fetchall()
         )
         shown += [
-            Resource(uri=f"{SCHEME}memory/mem:{i}", name=f"mem:{i}", description=_short(text), mime_type="application/json")
+            Resource(
+                uri=f"{SCHEME}memory/mem:{i}", name=f"mem:{i}", description=_short(text), mime_type="application/json"
+            )
             for i, text in rows
         ]
         return shown + await self._list_runs()
@@ -88,7 +91,9 @@ class Resources:
             return _json(await MemoryTools(Graph(self.store)).memory_get(ref)), "application/json"
         if kind == "runs" and ref:
             return _json(await self._run(ref)), "application/json"
-        raise NotFoundError(f"no resource {_short(uri)}; resources look like loci://context/doc:3, loci://memory/mem:12 or loci://runs/7")
+        raise NotFoundError(
+            f"no resource {_short(uri)}; resources look like loci://context/doc:3, loci://memory/mem:12 or loci://runs/7"
+        )
 
     async def _context(self, ref: str) -> str:
         target = Target.parse(ref)
@@ -101,10 +106,21 @@ class Resources:
         return span.text
 
     async def _list_runs(self) -> list[Resource]:
-        return []
+        return [
+            Resource(
+                uri=f"{SCHEME}runs/{run.id}",
+                name=run.ref,
+                description=f"{run.status}: {_short(run.task)}",
+                mime_type="application/json",
+            )
+            for run in await Runs(self.store).list(LISTED)
+        ]
 
     async def _run(self, ref: str) -> dict[str, Any]:
-        raise NotFoundError(f"no run {_short(ref)}")
+        number = ref.removeprefix("run:")
+        if not (number.isascii() and number.isdigit()):
+            raise NotFoundError(f"no run {_short(ref)}: run ids look like run:7")
+        return (await Runs(self.store).get(number)).to_dict()
 
 
 def _json(value: Any) -> str:

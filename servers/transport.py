@@ -90,7 +90,9 @@ def security_for(host: str) -> TransportSecuritySettings | None:
     return None
 
 
-def http_app(server: Server[Any] | MCPServer, *, host: str, token: str | None, max_body: int = MAX_BODY_BYTES) -> ASGIApp:
+def http_app(
+    server: Server[Any] | MCPServer, *, host: str, token: str | None, max_body: int = MAX_BODY_BYTES
+) -> ASGIApp:
     """The ASGI app `serve_http` runs: MCP at /mcp, behind the token check when there is a token."""
     if token is None and not is_loopback(host):
         raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")

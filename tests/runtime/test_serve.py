@@ -56,6 +56,7 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
             listed = [str(r.uri) for r in (await client.list_resources()).resources]
             templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
             memory = await client.read_resource("loci://memory/mem:1")
+            run = await client.read_resource(f"loci://runs/{ran.structured_content['run'].removeprefix('run:')}")
             line = await client.read_resource("loci://context/doc:1:2-2")
             whole = await client.read_resource("loci://context/doc:1")
     assert {"context_read", "context_search", "memory_recall", "memory_remember", "run_task"} <= names
@@ -67,6 +68,10 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
     assert "loci://context/doc:1" in listed and "loci://memory/mem:1" in listed
     assert {"loci://context/{id}", "loci://memory/{id}", "loci://runs/{id}"} <= templates
     assert json.loads(memory.contents[0].text)["text"] == "The shed code is 4417"
+    record = json.loads(run.contents[0].text)
+    assert record["status"] == "done" and record["source"] == "mcp" and record["answer"] == "4417"
+    assert [turn.get("tool") for turn in record["turns"]] == ["context_read", None]
+    assert "loci://runs/1" in listed
     assert line.contents[0].text.strip() == "The shed code is 4417."
     assert whole.contents[0].text.startswith("# Shed")
 
@@ -88,7 +93,9 @@ async def test_a_missing_resource_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_logging_set_level_filters_what_reaches_the_client(tmp_path: Path) -> None:
-    model = script(tmp_path, [{"state": "", "answer": "first", "evidence": []}, {"state": "", "answer": "second", "evidence": []}])
+    model = script(
+        tmp_path, [{"state": "", "answer": "first", "evidence": []}, {"state": "", "answer": "second", "evidence": []}]
+    )
     received: list[LoggingMessageNotificationParams] = []
 
     async def on_log(params: LoggingMessageNotificationParams) -> None:
@@ -143,5 +150,9 @@ def test_print_config_for_http_never_prints_the_token(tmp_path: Path) -> None:
     token.write_text("s3cret-token\n", encoding="utf-8")
     done = loci("serve", "--print-config", "--client", "vscode", "--http", "--port", "9999", "--token-file", str(token))
     entry = json.loads(done.stdout)["servers"]["loci"]
-    assert entry == {"type": "http", "url": "http://127.0.0.1:9999/mcp", "headers": {"Authorization": "Bearer ${LOCI_TOKEN}"}}
+    assert entry == {
+        "type": "http",
+        "url": "http://127.0.0.1:9999/mcp",
+        "headers": {"Authorization": "Bearer ${LOCI_TOKEN}"},
+    }
     assert "s3cret-token" not in done.stdout
