@@ -189,3 +189,13 @@ async def wait_for_status(client: Client, uri: str, status: str) -> dict:
             if record["status"] == status:
                 return record
             await anyio.sleep(0.05)
+
+
+async def test_a_client_with_the_token_lists_and_calls_tools(http_server: Served) -> None:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+    with anyio.fail_after(60):
+        async with http, Client(streamable_http_client(http_server.url, http_client=http)) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            added = await client.call_tool("memory_remember", {"text": "the shed code changes monthly"})
+    assert {"memory_recall", "context_read", "run_task"} <= names
+    assert not added.is_error and added.structured_content["id"] == "mem:1"
