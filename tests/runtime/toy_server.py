@@ -25,6 +25,12 @@ async def echo(text: str) -> str:
 
 
 @server.tool()
+async def where() -> str:
+    """The server's working directory and its TOY_SETTING variable."""
+    return f"{os.getcwd()} {os.environ.get('TOY_SETTING', '-')}"
+
+
+@server.tool()
 async def hang() -> str:
     """Never answers."""
     await anyio.sleep_forever()
