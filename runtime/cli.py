@@ -25,6 +25,7 @@ COMMANDS = (
     "runtime.cli_run",
     "runtime.cli_models",
     "runtime.cli_serve",
+    "runtime.cli_mcp",
     "runtime.cli_memory",
     "runtime.cli_bench",
     "runtime.cli_chat",

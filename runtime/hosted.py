@@ -75,7 +75,7 @@ class Hosted:
                     await self._serve(client, running)
             except Exception as exc:  # the server would not start, or broke: note why, then maybe restart
                 self.error = _describe(exc)
-                log.warning("MCP server %s: %s", self.spec.name, self.error)
+                log.info("MCP server %s: %s", self.spec.name, self.error)
             self.client = None
             if self._closing:
                 break
