@@ -96,3 +96,16 @@ async def test_run_task_refusals_reach_the_client_with_their_reason(tmp_path: Pa
     assert missing.is_error and "file not found: nope.md" in missing.content[0].text
     assert turns.is_error and "max_turns" in turns.content[0].text
     assert no_root.is_error and "only under a --root" in no_root.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("memory_remember", {"text": "half a pair \ud800"}),
+        ("context_search", {"query": "lone \ud800 surrogate"}),
+    ],
+)
+async def test_text_that_is_not_valid_unicode_is_refused_readably(store: Store, tool: str, arguments: dict) -> None:
+    async with Client(build_app(store, ["memory", "context"])) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error and "not valid Unicode" in result.content[0].text
