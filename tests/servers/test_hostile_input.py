@@ -98,14 +98,11 @@ async def test_run_task_refusals_reach_the_client_with_their_reason(tmp_path: Pa
     assert no_root.is_error and "only under a --root" in no_root.content[0].text
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments"),
-    [
-        ("memory_remember", {"text": "half a pair \ud800"}),
-        ("context_search", {"query": "lone \ud800 surrogate"}),
-    ],
-)
-async def test_text_that_is_not_valid_unicode_is_refused_readably(store: Store, tool: str, arguments: dict) -> None:
-    async with Client(build_app(store, ["memory", "context"])) as client:
-        result = await client.call_tool(tool, arguments)
-    assert result.is_error and "not valid Unicode" in result.content[0].text
+async def test_text_that_is_not_valid_unicode_is_refused_readably(store: Store) -> None:
+    entity = {"name": "half \ud800", "entityType": "thing", "observations": []}
+    async with Client(build_app(store, ["memory"])) as client:
+        remembered = await client.call_tool("memory_remember", {"text": "half a pair \ud800"})
+    async with Client(build_compat_server(store)) as client:
+        created = await client.call_tool("create_entities", {"entities": [entity]})
+    for result in (remembered, created):
+        assert result.is_error and "not valid Unicode" in result.content[0].text
