@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -56,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Quiet by default: the MCP SDK would otherwise set the root logger to INFO the first time a server is built.
+    logging.basicConfig(level=logging.WARNING, format="loci: %(name)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
