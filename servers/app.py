@@ -4,8 +4,9 @@
 a low-level `Server` (the SDK's public API) that routes by name: each tool
 set stays its own `MCPServer` (built by a factory in `TOOL_SETS`), asked for
 its tools and called through its public `list_tools` and `call_tool`.
-Resources (`servers.resources`) and the logging capability
-(`logging/setLevel`, `servers.client_log`) are served here too.
+Resources (`servers.resources`, with completion of their ids), the logging
+capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
+list are served here too.
 
 The server's lifespan opens the SQLite home, builds the tool sets over it,
 and closes both when the last client is gone (once per stdio connection,
@@ -31,12 +32,17 @@ from mcp.types import (
     INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
+    CompleteRequestParams,
+    CompleteResult,
+    Completion,
+    ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     ListToolsResult,
     PaginatedRequestParams,
     ReadResourceRequestParams,
     ReadResourceResult,
+    ResourceTemplateReference,
     TextContent,
     TextResourceContents,
 )
@@ -139,6 +145,8 @@ def build_app(
             on_list_resource_templates=_list_templates,
             on_read_resource=_read_resource,
             on_set_logging_level=client_log.set_level,
+            on_list_prompts=_list_prompts,
+            on_completion=_complete,
         )
 
 
@@ -185,3 +193,15 @@ async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadRes
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
     return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=mime_type)])
+
+
+async def _list_prompts(ctx: Any, params: PaginatedRequestParams | None) -> ListPromptsResult:
+    return ListPromptsResult(prompts=[])  # Loci offers tools and resources; no prompts
+
+
+async def _complete(ctx: Any, params: CompleteRequestParams) -> CompleteResult:
+    """Complete the `{id}` of a `loci://` resource template; nothing else has completions."""
+    values: list[str] = []
+    if isinstance(params.ref, ResourceTemplateReference) and params.argument.name == "id":
+        values = await Resources(ctx.lifespan_context.store).complete(params.ref.uri, params.argument.value)
+    return CompleteResult(completion=Completion(values=values, total=len(values), has_more=False))

@@ -95,6 +95,22 @@ class Resources:
             f"no resource {_short(uri)}; resources look like loci://context/doc:3, loci://memory/mem:12 or loci://runs/7"
         )
 
+    async def complete(self, template: str, prefix: str, limit: int = 100) -> list[str]:
+        """Ids that fill the `{id}` of `template` and start with `prefix`, newest first (for `completion/complete`)."""
+        if template == "loci://context/{id}":
+            ids = [o.id for o in reversed(await self.contexts.list(("doc", "note", "obs", "turn")))]
+        elif template == "loci://memory/{id}":
+            ids = [f"mem:{i}" for i in await self._column("SELECT id FROM memory_nodes WHERE deleted IS NULL", limit)]
+        elif template == "loci://runs/{id}":
+            ids = [str(run.id) for run in await Runs(self.store).list(limit)]
+        else:
+            return []
+        return [i for i in ids if i.startswith(prefix)][:limit]
+
+    async def _column(self, sql: str, limit: int) -> list[Any]:
+        rows = await self.store.read(lambda db: db.conn.execute(f"{sql} ORDER BY id DESC LIMIT ?", [limit]).fetchall())
+        return [row[0] for row in rows]
+
     async def _context(self, ref: str) -> str:
         target = Target.parse(ref)
         obj = await self.contexts.check_target(target)

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import LoggingMessageNotificationParams
+from mcp.types import LoggingMessageNotificationParams, ResourceTemplateReference
 
 
 def serve(*args: str) -> StdioServerParameters:
@@ -59,6 +59,9 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
             run = await client.read_resource(f"loci://runs/{ran.structured_content['run'].removeprefix('run:')}")
             line = await client.read_resource("loci://context/doc:1:2-2")
             whole = await client.read_resource("loci://context/doc:1")
+            context_ref = ResourceTemplateReference(type="ref/resource", uri="loci://context/{id}")
+            completed = await client.complete(context_ref, {"name": "id", "value": "doc"})
+            prompts = await client.list_prompts()
     assert {"context_read", "context_search", "memory_recall", "memory_remember", "run_task"} <= names
     assert not ran.is_error and ran.structured_content["answer"] == "4417"
     assert ran.structured_content["status"] == "done" and ran.structured_content["evidence"][0]["id"] == "doc:1"
@@ -74,6 +77,7 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
     assert "loci://runs/1" in listed
     assert line.contents[0].text.strip() == "The shed code is 4417."
     assert whole.contents[0].text.startswith("# Shed")
+    assert completed.completion.values == ["doc:1"] and prompts.prompts == []
 
 
 async def test_a_missing_resource_is_a_clear_error(tmp_path: Path) -> None:
