@@ -9,7 +9,8 @@
 `run_task` runs the whole agent on a task (`runtime.task_tool`); the files
 it and the context tools may load must lie under a `--root`. With
 `--mcp-config FILE`, the agent behind `run_task` also uses the servers of
-that `mcpServers` file. The tool sets are `SERVED`: one line each.
+that `mcpServers` file. The tool sets are those of `servers.app.TOOL_SETS`:
+the built-in ones, and those runtime modules register on import (`run`).
 """
 
 from __future__ import annotations
@@ -22,19 +23,19 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 
+import runtime.task_tool  # noqa: F401  (registers the `run` tool set: run_task)
 from memory.errors import UsageError
 from memory.paths import Roots
 from memory.store import Store, default_db_path
 from runtime.client_config import CLIENTS, client_config
 from runtime.specs import DEFAULT_SPEC
-from runtime.task_tool import TaskRunner
 from servers.app import TOOL_SETS, build_app, parse_tools
 from servers.transport import MAX_BODY_BYTES, is_loopback, read_token, serve_http, serve_stdio
 
 __all__ = ["SERVED", "register"]
 
-# The tool sets `--tools` chooses from: the built-in ones, and `run` (run_task), added here.
-SERVED = (*TOOL_SETS, "run")
+# The tool sets `--tools` chooses from: the built-in ones and those the runtime registers (`run`: run_task).
+SERVED = tuple(TOOL_SETS)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,12 +83,8 @@ async def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
     if args.compat:
         return await _serve_compat(args, db, token)
-    runner = TaskRunner(args.model, db, roots, mcp_config=args.mcp_config)
-    server = build_app(db, tools, roots=roots.roots or (), tool_sets={"run": runner.tool_set})
-    try:
-        await _serve(server, args, token)
-    finally:
-        await runner.aclose()
+    options = {"model": args.model, "mcp_config": args.mcp_config}
+    await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
     return 0
 
 

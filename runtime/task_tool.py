@@ -28,13 +28,26 @@ from runtime.agent import Limits, TurnTrace
 from runtime.cli_run import as_json
 from runtime.model import Model
 from runtime.session import open_session
-from runtime.specs import load_model
-from servers.app import LociState
+from runtime.specs import DEFAULT_SPEC, load_model
+from servers.app import LociState, register_tool_set
 from servers.errors import readable_errors
 
-__all__ = ["MAX_TURNS", "TaskRunner"]
+__all__ = ["MAX_TURNS", "TaskRunner", "run_task_set"]
 
 MAX_TURNS = 64
+
+
+def run_task_set(state: LociState) -> MCPServer:
+    """The `run` tool set of `loci serve`: a runner over the served home, closed with the server."""
+    options = state.options
+    runner = TaskRunner(
+        options.get("model", DEFAULT_SPEC), state.store.path, state.roots, mcp_config=options.get("mcp_config")
+    )
+    state.stack.push_async_callback(runner.aclose)
+    return runner.tool_set(state)
+
+
+register_tool_set("run", run_task_set)
 
 
 class TaskRunner:

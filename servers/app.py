@@ -10,8 +10,9 @@ list are served here too.
 
 The server's lifespan opens the SQLite home, builds the tool sets over it,
 and closes both when the last client is gone (once per stdio connection,
-once for the whole HTTP app). A tool set is one line in a mapping: its name
-and a factory `(LociState) -> MCPServer`; `--tools` picks among the names.
+once for the whole HTTP app). A tool set is a name and a factory
+`(LociState) -> MCPServer`, registered with one call to `register_tool_set`
+(as `runtime.task_tool` does for `run_task`); `--tools` picks among them.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from servers.memory import memory_server_for
 from servers.resources import Resources
 from tools.context import ContextTools
 
-__all__ = ["TOOL_SETS", "LociState", "ToolSetFactory", "build_app", "parse_tools"]
+__all__ = ["TOOL_SETS", "LociState", "ToolSetFactory", "build_app", "parse_tools", "register_tool_set"]
 
 log = logging.getLogger("loci.server")
 
@@ -69,12 +70,17 @@ INSTRUCTIONS = (
 
 @dataclass
 class LociState:
-    """What the lifespan opened: the home, its context store, and the tool sets built over them."""
+    """What the lifespan opened: the home, its context store, and the tool sets built over them.
+
+    `options` are the command line's settings for tool sets that need them (`model`, `mcp_config`);
+    a factory closes what it opens by pushing it on `stack`, which the lifespan unwinds."""
 
     store: Store
     contexts: ContextStore
     roots: Roots
     log: ClientLog
+    stack: AsyncExitStack
+    options: Mapping[str, Any] = field(default_factory=dict)
     sets: dict[str, MCPServer] = field(default_factory=dict)
     routes: dict[str, MCPServer] = field(default_factory=dict)
 
@@ -90,8 +96,14 @@ def _memory_set(state: LociState) -> MCPServer:
     return memory_server_for(state.store)
 
 
-# The built-in tool sets; `loci serve` adds `run` (run_task) from the runtime, and more register the same way.
+# The tool sets `--tools` chooses from, by name. The runtime's own (`run`: run_task) register on import.
 TOOL_SETS: dict[str, ToolSetFactory] = {"context": _context_set, "memory": _memory_set}
+
+
+def register_tool_set(name: str, factory: ToolSetFactory) -> ToolSetFactory:
+    """Offer a tool set to `loci serve` under `name` (call at import); `factory(state)` builds its server."""
+    TOOL_SETS[name] = factory
+    return factory
 
 
 def parse_tools(spec: str | Sequence[str] | None, known: Sequence[str]) -> tuple[str, ...]:
@@ -108,11 +120,11 @@ def build_app(
     tools: Sequence[str] = ("context", "memory"),
     *,
     roots: Sequence[str | Path] = (),
-    tool_sets: Mapping[str, ToolSetFactory] | None = None,
+    options: Mapping[str, Any] | None = None,
     name: str = "loci",
 ) -> Server[LociState]:
     """The merged server over `home` (a path the lifespan opens and closes, or an open store it borrows)."""
-    factories = {**TOOL_SETS, **(tool_sets or {})}
+    factories = dict(TOOL_SETS)
     chosen = parse_tools(list(tools), list(factories))
     allowed = Roots(roots) if roots else Roots(None)
     client_log = ClientLog()
@@ -124,7 +136,7 @@ def build_app(
             if not isinstance(home, Store):
                 stack.callback(store.close)
             contexts = ContextStore(store, roots=allowed.roots)
-            state = LociState(store, contexts, allowed, client_log)
+            state = LociState(store, contexts, allowed, client_log, stack, dict(options or {}))
             for part in chosen:
                 built = factories[part](state)
                 server = await built if isinstance(built, Awaitable) else built
