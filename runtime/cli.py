@@ -25,6 +25,7 @@ __all__ = ["main"]
 COMMANDS = (
     "runtime.cli_run",
     "runtime.cli_models",
+    "runtime.cli_doctor",
     "runtime.cli_serve",
     "runtime.cli_mcp",
     "runtime.cli_memory",
