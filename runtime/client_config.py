@@ -52,8 +52,9 @@ def client_config(args: argparse.Namespace, tools: tuple[str, ...], db: Path, *,
     if args.http:
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
         entry: dict[str, Any] = {"url": f"http://{host}:{args.port}/mcp"}
-        if token:
-            entry["headers"] = {"Authorization": "Bearer ${LOCI_TOKEN}"}
+        if token:  # the client reads the token from its own environment (VS Code spells that `${env:NAME}`)
+            variable = "${env:LOCI_TOKEN}" if args.client == "vscode" else "${LOCI_TOKEN}"
+            entry["headers"] = {"Authorization": f"Bearer {variable}"}
         if args.client == "vscode":
             entry = {"type": "http", **entry}
     else:

@@ -157,6 +157,6 @@ def test_print_config_for_http_never_prints_the_token(tmp_path: Path) -> None:
     assert entry == {
         "type": "http",
         "url": "http://127.0.0.1:9999/mcp",
-        "headers": {"Authorization": "Bearer ${LOCI_TOKEN}"},
+        "headers": {"Authorization": "Bearer ${env:LOCI_TOKEN}"},
     }
     assert "s3cret-token" not in done.stdout
