@@ -12,7 +12,10 @@ throughput.
 The baseline, in the same run, is the reference memory server over stdio
 (`npx -y @modelcontextprotocol/server-memory`, as `bench memory-peer` runs
 it), holding `--baseline-entities` entities: its `search_nodes` round trip
-for an exact name, its cheapest read.
+for an exact name, its cheapest read. Beside the absolute times it reports
+what each transport adds (`*_overhead_p50_ms`, the p50 less the in-process
+one) and the machine's load average, since absolute times mean little on a
+busy machine.
 """
 
 from __future__ import annotations
@@ -77,6 +80,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
         if not args.no_baseline:
             result.update(await _baseline(Path(tmp), args.baseline_entities, args.calls, rng))
+    # What the transport adds to the same call: the path's p50 less the in-process p50.
+    for path in ("stdio", "http"):
+        result[f"{path}_overhead_p50_ms"] = round(result[f"{path}_p50_ms"] - result["inprocess_p50_ms"], 3)
+    result["load_average_1m"] = round(os.getloadavg()[0], 2)
     result["goals"] = {"stdio_p50_ms": 2.0, "http_p50_ms": 5.0, "concurrent_errors": 0}
     result["met"] = {
         "stdio_p50_ms": result["stdio_p50_ms"] <= 2.0,
