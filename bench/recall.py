@@ -117,8 +117,8 @@ async def _ingest(graph: Graph, sample: dict[str, Any]) -> dict[int, set[str]]:
     results = await graph.add_many(items, cause="bench:recall")
     dia_of: dict[int, set[str]] = {}
     for (node_id, _), item in zip(results, items, strict=True):
-        dia_of.setdefault(node_id, set()).add(str(item.meta["dia_id"]))  # type: ignore[index]
-    sessions = [item.meta["session"] for item in items]  # type: ignore[index]
+        dia_of.setdefault(node_id, set()).add(str(item.meta["dia_id"]))
+    sessions = [item.meta["session"] for item in items]
     links = [
         (results[i][0], results[i + 1][0], "related", ADJACENT_WEIGHT)
         for i in range(len(results) - 1)

@@ -25,21 +25,25 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
-from memory.store import registered_migrations
 
 __all__ = [
+    "EDGE_COLUMNS",
     "EDGE_KINDS",
+    "EdgeKind",
     "MAX_META_CHARS",
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
+    "NODE_COLUMNS",
     "NODE_KINDS",
+    "NodeKind",
     "Edge",
     "Node",
     "check_edge_kind",
@@ -54,13 +58,17 @@ __all__ = [
     "parse_node_id",
 ]
 
-NODE_KINDS = ("semantic", "episodic", "procedural")
-EDGE_KINDS = ("ground", "distill", "related")
+# The kinds, once: the Literals type the tools (and so their MCP schemas), the tuples check input.
+# The tables' CHECK constraints spell them out too: a new kind is a new migration.
+NodeKind = Literal["semantic", "episodic", "procedural"]
+EdgeKind = Literal["ground", "distill", "related"]
+NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
+EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 MAX_TEXT_CHARS = 16_000
 MAX_META_CHARS = 16_000
 MAX_SQLITE_INT = 2**63 - 1
 
-MIGRATIONS = registered_migrations(Migrations("graph"))
+MIGRATIONS = Migrations("graph")
 
 
 @MIGRATIONS()
@@ -202,8 +210,8 @@ def check_meta(meta: object) -> None:
         raise UsageError(f"the metadata has {size:,} characters as JSON, over the limit of {MAX_META_CHARS:,}")
 
 
-def check_kinds(kinds: object, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
-    names = [kinds] if isinstance(kinds, str) else list(kinds or [])  # type: ignore[call-overload]
+def check_kinds(kinds: str | Iterable[str] | None, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
+    names = [kinds] if isinstance(kinds, str) else list(kinds or [])
     for kind in names:
         if kind not in allowed:
             raise UsageError(f"unknown {what} {kind!r}; expected one of {', '.join(allowed)}")

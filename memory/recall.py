@@ -13,8 +13,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    several matches rises and a linked fact with no matching word is found;
 3. ranking: lexical + vector + graph + recency + frequency of use, each part
    weighted and returned, so a person can see why a node came first;
-4. recording: the returned nodes and the edges between them count one use.
-   That use is the signal evolution (refinement, consolidation) feeds on.
+4. recording: the returned nodes and the edges between them count one use
+   (`uses`, `last_used`), which the frequency and recency parts then read.
 
 Every step reads a bounded number of rows (LIMIT on FTS5, capped fan-out),
 so a recall costs the same on ten thousand nodes as on a million edges.
@@ -37,6 +37,7 @@ from memory.fulltext import fts_phrase
 from memory.graph import Graph, adjacent_edges
 from memory.graph_ops import fetch_nodes
 from memory.graph_schema import Node, check_kinds
+from memory.params import in_chunks
 
 __all__ = ["Recall", "Recalled", "Weights", "match_expression", "query_terms", "selective_terms"]
 
@@ -262,11 +263,7 @@ def _recency(last: float, now: float, half_life_days: float) -> float:
 def _scoring_rows(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, str, int, float | None, float]]:
     """Only what ranking needs, for the live nodes among `ids`: (id, kind, uses, last_used, updated)."""
     rows: list[tuple[int, str, int, float | None, float]] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        sql = (
-            "SELECT id, kind, uses, last_used, updated FROM memory_nodes"
-            f" WHERE id IN ({','.join('?' * len(chunk))}) AND deleted IS NULL"
-        )
+    for chunk, marks in in_chunks(ids):
+        sql = f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
         rows.extend(conn.execute(sql, chunk).fetchall())
     return rows

@@ -183,7 +183,7 @@ async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
         return _error(str(exc))
     except ToolError as exc:
         return _error(str(exc))
-    return result  # type: ignore[return-value]
+    return result
 
 
 def _error(text: str) -> CallToolResult:

@@ -9,6 +9,10 @@ reaches MCP. The SDK validates Host and Origin against DNS rebinding (on
 loopback: loopback names only) and refuses request bodies over
 `MAX_BODY_BYTES` with 413. The access log is off unless asked for, and it
 never shows a token: tokens travel only in a header, which it does not print.
+
+The socket listens before the server says on stderr where it serves
+(`loci: serving MCP on http://HOST:PORT/mcp`), so a client that waits for
+that line connects at once; port 0 picks a free port, and the line names it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -125,4 +131,7 @@ async def serve_http(
     # uvicorn's access line (at info) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"
     config = uvicorn.Config(app, host=host, port=port, log_level=level, access_log=access_log, lifespan="on")
-    await uvicorn.Server(config).serve()
+    listening = socket.create_server((host, port))
+    bound_host, bound_port = listening.getsockname()[:2]
+    print(f"loci: serving MCP on http://{bound_host}:{bound_port}/mcp", file=sys.stderr, flush=True)
+    await uvicorn.Server(config).serve(sockets=[listening])

@@ -10,13 +10,13 @@ the limit) whose message says what to do instead.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from memory.errors import UsageError
 from memory.graph import Graph
-from memory.graph_schema import Edge, Node, node_ref, parse_node_id
+from memory.graph_schema import Edge, EdgeKind, Node, NodeKind, node_ref, parse_node_id
 from memory.recall import Recall
 
 __all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]
@@ -29,9 +29,6 @@ def check_query(query: str) -> str:
     if len(query) > MAX_QUERY_CHARS:
         raise UsageError(f"the query has {len(query):,} characters, over the limit of {MAX_QUERY_CHARS:,}; shorten it")
     return query
-
-NodeKind = Literal["semantic", "episodic", "procedural"]
-EdgeKind = Literal["ground", "distill", "related"]
 
 
 def node_dict(node: Node, full: bool = False) -> dict[str, Any]:
@@ -126,7 +123,7 @@ class MemoryTools:
         b: str,
         kind: EdgeKind = "related",
         # No `| None`: an explicit null (what JSON clients send for NaN) is refused, not taken as "no weight".
-        weight: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = None,  # type: ignore[assignment]
+        weight: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = None,
     ) -> dict[str, Any]:
         """Link memory a to memory b. kind: ground (fact used in an episode), distill (episode a procedure
         came from) or related. weight: 0 to 1, default 0.5; linking again sets the weight."""

@@ -81,10 +81,26 @@ async def test_kinds_filter_and_forgotten_nodes_are_excluded(graph: Graph, recal
     assert {r.node.id for r in await recall.recall("release checklist")} == {fact.id, recipe.id}
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "NEAR(", "x*", "a AND OR NOT b", "col:thing", "^start", "(x"])
-async def test_fts_syntax_in_a_query_is_searched_literally(graph: Graph, recall: Recall, query: str) -> None:
-    await graph.remember("NEAR the unbalanced col thing start")
-    await recall.recall(query)  # no exception: either literal hits or none
+SYNTAX = "NEAR the unbalanced col thing start xylophone"
+PLAIN = "x marks the spot, and b follows a"
+
+
+@pytest.mark.parametrize(
+    ("query", "hit"),
+    [
+        ('"unbalanced', SYNTAX),
+        ("NEAR(", SYNTAX),
+        ("x*", PLAIN),
+        ("a AND OR NOT b", PLAIN),
+        ("col:thing", SYNTAX),
+        ("^start", SYNTAX),
+        ("(x", PLAIN),
+    ],
+)
+async def test_fts_syntax_in_a_query_is_searched_literally(graph: Graph, recall: Recall, query: str, hit: str) -> None:
+    await graph.add_many([NewNode(SYNTAX), NewNode(PLAIN)])
+    # `x*` as FTS syntax would be a prefix and find "xylophone"; read literally it is the word "x".
+    assert [r.node.text for r in await recall.recall(query, record=False)] == [hit]
 
 
 async def test_a_query_without_words_is_a_clear_error(recall: Recall) -> None:

@@ -82,7 +82,7 @@ async def test_openai_embedder_errors_are_backend_errors() -> None:
 def test_embedder_specs() -> None:
     assert embedder_from_spec("none") is None
     assert callable(embedder_from_spec("openai:emb@http://127.0.0.1:9/v1"))
-    with pytest.raises(UsageError, match="unknown embedder"):
+    with pytest.raises(UsageError, match="bad embedder spec 'word2vec:x'"):
         embedder_from_spec("word2vec:x")
     with pytest.raises(UsageError, match="no GGUF"):
         llama_embedder("/nonexistent/model.gguf")

@@ -39,7 +39,9 @@ def test_memory_search_answers_while_another_process_holds_the_write_lock(tmp_pa
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")
     try:
-        found = subprocess.run([*loci, "search", "seed", "--db", str(path)], capture_output=True, text=True, timeout=120)
+        found = subprocess.run(
+            [*loci, "search", "seed", "--db", str(path)], capture_output=True, text=True, timeout=120
+        )
     finally:
         writer.rollback()
         writer.close()
