@@ -24,9 +24,10 @@ import argparse
 import os
 import platform
 import random
+import re
 import secrets
+import select
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -198,16 +199,15 @@ def _http_client(url: str, token: str) -> Client:
 
 
 class _http_server:
-    """`loci serve --http --tools memory` on a free loopback port, for the length of a `with`."""
+    """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`.
+
+    Only its first stderr line is read; it logs at warning, so the pipe does not fill during a run."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
         self.token = secrets.token_urlsafe(24)
 
     def __enter__(self) -> tuple[str, str]:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
         env = {**os.environ, "LOCI_TOKEN": self.token}
         command = [
             sys.executable,
@@ -217,19 +217,19 @@ class _http_server:
             "--tools",
             "memory",
             "--port",
-            str(port),
+            "0",
             "--db",
             str(self.db),
         ]
-        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}/mcp"
+        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
+        assert self.process.stderr is not None
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    return url, self.token
-            except OSError:
-                time.sleep(0.1)
+        while (left := deadline - time.monotonic()) > 0 and select.select([self.process.stderr], [], [], left)[0]:
+            line = self.process.stderr.readline().decode()
+            if not line:
+                break
+            if match := re.search(r"serving MCP on (\S+)", line):
+                return match.group(1), self.token
         self.__exit__()
         raise UsageError("loci serve --http did not come up for the benchmark")
 
@@ -240,6 +240,8 @@ class _http_server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
 
 def _cpu() -> str:

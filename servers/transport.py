@@ -17,6 +17,7 @@ that line connects at once; port 0 picks a free port, and the line names it.
 
 from __future__ import annotations
 
+import copy
 import hmac
 import ipaddress
 import os
@@ -128,9 +129,13 @@ async def serve_http(
     import uvicorn
 
     app = http_app(server, host=host, token=token, max_body=max_body)
-    # uvicorn's access line (at info) is the client, method, path and status: never a header.
+    # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"
-    config = uvicorn.Config(app, host=host, port=port, log_level=level, access_log=access_log, lifespan="on")
+    logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=level, access_log=access_log, log_config=logs, lifespan="on"
+    )
     listening = socket.create_server((host, port))
     bound_host, bound_port = listening.getsockname()[:2]
     print(f"loci: serving MCP on http://{bound_host}:{bound_port}/mcp", file=sys.stderr, flush=True)

@@ -137,6 +137,7 @@ async def test_an_http_server_gets_its_headers(tmp_path: Path, monkeypatch: pyte
                 statuses = {name: hosted.status for name, hosted in host.hosted.items()}
     finally:
         stop(served.process)
+        served.process.stderr.close()
     assert not stats.is_error and "nodes" in stats.text
     assert statuses == {"mem": "running", "nokey": "failed"}
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import socket
+import re
+import select
 import sqlite3
 import subprocess
 import sys
@@ -30,35 +31,33 @@ INIT = {
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
 class Served:
     url: str
     db: Path
     process: subprocess.Popen[bytes]
 
+    def log(self) -> str:
+        """What the server wrote on stderr after its first line (call once it has stopped)."""
+        assert self.process.stderr is not None
+        return self.process.stderr.read().decode(errors="replace")
+
 
 def start(tmp_path: Path, *extra: str) -> Served:
-    port = free_port()
+    """`loci serve --http` on a free port, once it says where it serves (it listens by then)."""
     db = tmp_path / "h.db"
-    command = [sys.executable, "-m", "runtime.cli", "serve", "--http", "--port", str(port), "--db", str(db), *extra]
-    with (tmp_path / "server.log").open("wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/mcp"
+    command = [sys.executable, "-m", "runtime.cli", "serve", "--http", "--port", "0", "--db", str(db), *extra]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
+    assert process.stderr is not None
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            httpx.get(url, timeout=1)
-            return Served(url, db, process)
-        except httpx.TransportError:
-            time.sleep(0.1)
+    while (left := deadline - time.monotonic()) > 0 and select.select([process.stderr], [], [], left)[0]:
+        line = process.stderr.readline().decode()
+        if not line:
+            pytest.fail(f"loci serve exited with {process.wait()} before it served")
+        if match := re.search(r"serving MCP on (\S+)", line):
+            return Served(match.group(1), db, process)
     stop(process)
-    pytest.fail(f"loci serve --http did not come up:\n{(tmp_path / 'server.log').read_text()}")
+    pytest.fail("loci serve --http did not say where it serves within 60 s")
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -79,6 +78,7 @@ def http_server(tmp_path: Path) -> Iterator[Served]:
         yield served
     finally:
         stop(served.process)
+        served.process.stderr.close()
 
 
 def post(url: str, headers: dict[str, str], body: bytes | None = None) -> httpx.Response:
@@ -112,11 +112,11 @@ def test_an_oversized_body_is_refused(http_server: Served) -> None:
     assert response.status_code == 413
 
 
-def test_the_access_log_never_shows_the_token(http_server: Served, tmp_path: Path) -> None:
+def test_the_access_log_never_shows_the_token(http_server: Served) -> None:
     post(http_server.url, {"Authorization": f"Bearer {TOKEN}"})
     post(http_server.url, {"Authorization": "Bearer wrong-guess"})
     stop(http_server.process)
-    log = (tmp_path / "server.log").read_text()
+    log = http_server.log()
     assert "POST /mcp" in log
     assert TOKEN not in log and "wrong-guess" not in log
 
@@ -175,6 +175,7 @@ async def test_run_task_reports_progress_and_a_cancel_leaves_it_cancelled(tmp_pa
                 run = await wait_for_status(client, "loci://runs/1", "cancelled")
     finally:
         stop(served.process)
+        served.process.stderr.close()
     assert progress[0][0] == 1 and "turn 1" in (progress[0][1] or "") and "tokens" in (progress[0][1] or "")
     assert run["status"] == "cancelled" and run["finished"] is not None
     with sqlite3.connect(served.db) as db:
