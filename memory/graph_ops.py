@@ -24,6 +24,7 @@ from memory.graph_schema import (
     Node,
     check_edge_kind,
     check_kinds,
+    check_meta,
     check_text,
     content_hash,
     edge_from_row,
@@ -59,6 +60,7 @@ class NewNode:
     def checked(self) -> NewNode:
         check_text(self.text)
         check_kinds(self.kind)
+        check_meta(self.meta)
         if self.name is not None and not self.name.strip():
             raise UsageError("an entity name cannot be empty")
         return self

@@ -38,6 +38,7 @@ __all__ = [
     "EDGE_COLUMNS",
     "EDGE_KINDS",
     "EdgeKind",
+    "MAX_META_CHARS",
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
     "NODE_COLUMNS",
@@ -47,6 +48,7 @@ __all__ = [
     "Node",
     "check_edge_kind",
     "check_kinds",
+    "check_meta",
     "check_text",
     "content_hash",
     "edge_from_row",
@@ -63,6 +65,8 @@ EdgeKind = Literal["ground", "distill", "related"]
 NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
 EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 MAX_TEXT_CHARS = 16_000
+MAX_META_CHARS = 16_000
+MAX_SQLITE_INT = 2**63 - 1
 
 MIGRATIONS = Migrations("graph")
 
@@ -100,7 +104,7 @@ def create_graph_tables(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX memory_events_node ON memory_events(node)")
     db.execute(
         "CREATE VIRTUAL TABLE memory_fts USING fts5("
-        " text, content='memory_nodes', content_rowid='id', tokenize='unicode61')"
+        " text, content='memory_nodes', content_rowid='id', tokenize='porter unicode61')"
     )
     db.execute(
         "CREATE TABLE memory_vectors ("
@@ -192,6 +196,20 @@ def check_text(text: object, what: str = "text") -> str:
     return text
 
 
+def check_meta(meta: object) -> None:
+    """A clear `UsageError` for metadata that is not a JSON object or is over the size limit."""
+    if meta is None:
+        return
+    if not isinstance(meta, dict):
+        raise UsageError("metadata is a JSON object of keys and values")
+    try:
+        size = len(json.dumps(meta, ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"metadata must be plain JSON: {exc}") from exc
+    if size > MAX_META_CHARS:
+        raise UsageError(f"the metadata has {size:,} characters as JSON, over the limit of {MAX_META_CHARS:,}")
+
+
 def check_kinds(kinds: str | Iterable[str] | None, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
     names = [kinds] if isinstance(kinds, str) else list(kinds or [])
     for kind in names:
@@ -210,13 +228,24 @@ def node_ref(node_id: int) -> str:
 
 
 def parse_node_id(ref: object) -> int:
-    """`mem:42`, `42` or 42 as the integer 42; a clear `NotFoundError` for anything else."""
+    """`mem:42`, `42` or 42 as the integer 42; a clear `NotFoundError` for anything else.
+
+    A number past SQLite's integer range names no memory (it could never have been stored)."""
     if isinstance(ref, bool):
         ref = str(ref)
     if isinstance(ref, int):
-        return ref
-    text = str(ref).strip()
-    number = text[4:] if text.startswith("mem:") else text
-    if not number.isdigit():
-        raise NotFoundError(f"{ref!r} is not a memory id; memory ids look like mem:42")
-    return int(number)
+        number = ref
+    else:
+        text = str(ref).strip()
+        digits = text[4:] if text.startswith("mem:") else text
+        if not (digits.isascii() and digits.isdigit()):
+            raise NotFoundError(f"{_shown(ref)} is not a memory id; memory ids look like mem:42")
+        number = int(digits)
+    if not 0 <= number <= MAX_SQLITE_INT:
+        raise NotFoundError(f"no memory {node_ref(number) if number >= 0 else number}")
+    return number
+
+
+def _shown(ref: object, limit: int = 40) -> str:
+    text = repr(ref)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -87,7 +87,7 @@ class Target:
         if not span:
             return cls(f"{kind}:{number}")
         first, dash, last = span.partition("-")
-        if not (first.isdigit() and (not dash or last.isdigit())):
+        if not (span.isascii() and first.isdigit() and (not dash or last.isdigit())):
             raise UsageError(f"{ref!r} is not a target; write an id (doc:3) or an id and a line range (doc:3:120-180)")
         start = int(first)
         return cls(f"{kind}:{number}", start, int(last) if dash else start)
@@ -101,6 +101,9 @@ class Target:
 def parse_id(ref: str) -> tuple[str, int]:
     """Split `doc:3` into `("doc", 3)`; a clear error for anything else."""
     kind, _, number = str(ref).partition(":")
-    if kind not in KINDS or not number.isdigit():
-        raise NotFoundError(f"{ref!r} is not a context id; ids look like doc:3, obs:42, turn:17 or note:5")
+    if kind not in KINDS or not (number.isascii() and number.isdigit()):
+        shown = repr(ref) if len(repr(ref)) <= 40 else repr(ref)[:37] + "..."
+        raise NotFoundError(f"{shown} is not a context id; ids look like doc:3, obs:42, turn:17 or note:5")
+    if int(number) > 2**63 - 1:
+        raise NotFoundError(f"no context object {kind}:{number}")
     return kind, int(number)

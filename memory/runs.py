@@ -138,7 +138,7 @@ class Runs:
 def parse_run_id(run_id: int | str) -> int:
     """`7`, `"7"` and `"run:7"` all name run 7; anything else is a clear error."""
     text = str(run_id).removeprefix("run:")
-    if not text.isdigit() or len(text) > 18:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise NotFoundError(f"no run {run_id}: run ids look like run:7")
     return int(text)
 

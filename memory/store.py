@@ -93,9 +93,12 @@ class Store:
             raise StoreError(f"cannot open the Loci home {path}: {exc}") from exc
         store = cls(path, conn)
         try:
-            # One IMMEDIATE transaction around every set: two processes opening
-            # a new file at once apply each migration exactly once.
-            store.write_sync(lambda db: [m.apply(db) for m in sets])
+            # Look before locking: with nothing pending, opening takes no write
+            # lock, so a reader never waits behind another process's writer.
+            # Else one IMMEDIATE transaction around every set: two processes
+            # opening a new file at once apply each migration exactly once.
+            if any(m.pending(store._writer) for m in sets):
+                store.write_sync(lambda db: [m.apply(db) for m in sets])
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreError(f"{path} is not a usable Loci home: {exc}") from exc

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -30,6 +31,7 @@ COMMANDS = (
     "runtime.cli_models",
     "runtime.cli_doctor",
     "runtime.cli_serve",
+    "runtime.cli_mcp",
     "runtime.cli_memory",
     "runtime.cli_chat",
     "bench.cli",
@@ -53,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Quiet by default: the MCP SDK would otherwise set the root logger to INFO the first time a server is built.
+    logging.basicConfig(level=logging.WARNING, format="loci: %(name)s: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

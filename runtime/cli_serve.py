@@ -1,114 +1,105 @@
 """`loci serve`: Loci's tools as an MCP server, over stdio or streamable HTTP.
 
-    loci serve                      context and memory tools, plus run_task, on stdio
-    loci serve memory --compat      a drop-in for @modelcontextprotocol/server-memory
-    loci serve --http --port 8765 --token SECRET
+    loci serve                                  context, memory and run_task on stdio
+    loci serve --tools context,memory           a subset
+    loci serve memory --compat                  a drop-in for @modelcontextprotocol/server-memory
+    loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
+    loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
 
-`run_task` runs the whole agent on a task (the model is loaded on first use,
-from `--model`) and reports progress after each turn. Files it is given must
-lie under a `--root`; without roots it reads only what is already loaded.
+`run_task` runs the whole agent on a task (`runtime.task_tool`); the files
+it and the context tools may load must lie under a `--root`. With
+`--mcp-config FILE`, the agent behind `run_task` also uses the servers of
+that `mcpServers` file. The tool sets are those of `servers.app.TOOL_SETS`:
+the built-in ones, and those runtime modules register on import (`run`).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import json
 from pathlib import Path
 from typing import Any
 
-import anyio
-from mcp.server.mcpserver import Context
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
 
-from memory.context import ContextStore
+import runtime.task_tool  # noqa: F401  (registers the `run` tool set: run_task)
 from memory.errors import UsageError
 from memory.paths import Roots
 from memory.store import Store, default_db_path
-from runtime.agent import Limits, TurnTrace
-from runtime.cli_run import as_json
-from runtime.model import Model
-from runtime.session import open_session
-from runtime.specs import DEFAULT_SPEC, load_model
-from servers.app import build_app
-from servers.transport import serve_http, serve_stdio
+from runtime.client_config import CLIENTS, client_config
+from runtime.specs import DEFAULT_SPEC
+from servers.app import TOOL_SETS, build_app, parse_tools
+from servers.transport import MAX_BODY_BYTES, is_loopback, read_token, serve_http, serve_stdio
 
-__all__ = ["TaskRunner", "register"]
+__all__ = ["SERVED", "register"]
 
-PARTS = ("context", "memory")
+# The tool sets `--tools` chooses from: the built-in ones and those the runtime registers (`run`: run_task).
+SERVED = tuple(TOOL_SETS)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("serve", help="serve Loci's tools over MCP (stdio or HTTP)")
-    parser.add_argument("parts", nargs="*", default=[], metavar="PART", help="context, memory (default: both)")
+    parser.add_argument("parts", nargs="*", default=[], metavar="PART", help="context, memory (default: all)")
+    parser.add_argument("--tools", default=None, help=f"comma-separated tool sets to serve: {','.join(SERVED)}")
     parser.add_argument("--compat", action="store_true", help="with `memory`: the reference memory server's tool set")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
     parser.add_argument("--model", default=DEFAULT_SPEC, help="model spec for run_task")
-    parser.add_argument("--root", action="append", default=[], help="a directory run_task may read files from")
+    parser.add_argument(
+        "--root", action="append", default=[], help="a directory whose files may be loaded (repeatable)"
+    )
+    parser.add_argument("--mcp-config", default=None, help="an mcpServers JSON file whose tools run_task's agent uses")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--token", default=os.environ.get("LOCI_TOKEN"), help="bearer token for HTTP (default $LOCI_TOKEN)")
+    parser.add_argument("--token", default=None, help="bearer token for HTTP (prefer --token-file or $LOCI_TOKEN)")
+    parser.add_argument("--token-file", default=None, help="a file whose first line is the bearer token")
+    parser.add_argument("--max-body", type=int, default=MAX_BODY_BYTES, help="largest HTTP request body, in bytes")
+    parser.add_argument("--access-log", action="store_true", help="log each HTTP request (never its headers)")
+    parser.add_argument("--print-config", action="store_true", help="print the client config snippet and exit")
+    parser.add_argument("--client", default="generic", choices=CLIENTS, help="the client --print-config is for")
     parser.set_defaults(handler=run)
 
 
-async def run(args: argparse.Namespace) -> int:
-    unknown = set(args.parts) - set(PARTS)
-    if unknown:
-        raise UsageError(f"unknown part {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
-    if args.compat and args.parts != ["memory"]:
-        raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
-    db = Path(args.db) if args.db else default_db_path()
-    async with await Store.open(db) as store:
-        if args.compat:
-            from servers.memory_compat import build_compat_server
+def chosen_tools(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.parts and args.tools:
+        raise UsageError("name the tool sets once: either as arguments or with --tools")
+    return parse_tools(args.tools if args.tools is not None else list(args.parts), SERVED)
 
-            server = build_compat_server(store)
-        else:
-            roots = [Path(r).resolve() for r in args.root]
-            server = build_app(store, tuple(args.parts or PARTS), contexts=ContextStore(store, roots=roots or None))
-            runner = TaskRunner(args.model, db, roots)
-            server.add_tool(runner.run_task)
-        try:
-            if args.http:
-                await serve_http(server, host=args.host, port=args.port, token=args.token)
-            else:
-                await serve_stdio(server)
-        finally:
-            if not args.compat:
-                await runner.aclose()
+
+async def run(args: argparse.Namespace) -> int:
+    if args.compat and (args.parts != ["memory"] or args.tools):
+        raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
+    tools = ("memory",) if args.compat else chosen_tools(args)
+    db = Path(args.db).expanduser() if args.db else default_db_path()
+    roots = Roots(args.root) if args.root else Roots(None)
+    token = read_token(args.token, args.token_file)
+    if args.http and token is None and not is_loopback(args.host):
+        raise UsageError(f"refusing to serve {args.host} without a token: pass --token-file FILE or set LOCI_TOKEN")
+    if args.print_config:
+        print(json.dumps(client_config(args, tools, db, token=token is not None), indent=2))
+        return 0
+    if args.mcp_config and not Path(args.mcp_config).is_file():
+        raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
+    if args.compat:
+        return await _serve_compat(args, db, token)
+    options = {"model": args.model, "mcp_config": args.mcp_config}
+    await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
     return 0
 
 
-class TaskRunner:
-    """The `run_task` tool: one model, loaded on first use, one task at a time."""
+async def _serve_compat(args: argparse.Namespace, db: Path, token: str | None) -> int:
+    from servers.memory_compat import build_compat_server
 
-    def __init__(self, spec: str, db: Path, roots: list[Path]) -> None:
-        self.spec, self.db = spec, db
-        self.roots = Roots(roots) if roots else None
-        self._model: Model | None = None
-        self._lock = anyio.Lock()
+    async with await Store.open(db) as store:
+        await _serve(build_compat_server(store), args, token)
+    return 0
 
-    async def run_task(self, task: str, ctx: Context, files: list[str] | None = None, max_turns: int = 8) -> dict[str, Any]:
-        """Run the Loci agent on a task: it browses the given files with its tools and answers with evidence.
 
-        files: paths under the server's --root directories. max_turns: turns before it must answer."""
-        paths = [self._allowed(name) for name in files or []]
-        async with self._lock:
-            if self._model is None:
-                self._model = await load_model(self.spec)
-
-            async def progress(trace: TurnTrace) -> None:
-                await ctx.report_progress(trace.turn, max_turns, f"turn {trace.turn}")
-
-            async with open_session(self._model, self.db, files=paths, limits=Limits(max_turns=max_turns), on_turn=progress) as session:
-                result = await session.agent.run(task)
-        return as_json(result)
-
-    def _allowed(self, name: str) -> Path:
-        if self.roots is None:
-            raise UsageError(f"cannot read {name}: this server reads files only under a --root")
-        return self.roots.resolve(name)
-
-    async def aclose(self) -> None:
-        if self._model is not None:
-            await self._model.aclose()
-
+async def _serve(server: Server[Any] | MCPServer, args: argparse.Namespace, token: str | None) -> None:
+    if args.http:
+        await serve_http(
+            server, host=args.host, port=args.port, token=token, max_body=args.max_body, access_log=args.access_log
+        )
+    else:  # stdio needs no token: only the client that launched the process talks to it
+        await serve_stdio(server)

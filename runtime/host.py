@@ -2,16 +2,15 @@
 
 Built-in servers (`context`, `memory`, `history`) are `MCPServer` instances
 connected in-process (no framing, the fastest path); external servers come
-from an `mcpServers` JSON file, the format MCP clients already use:
-
-    {"mcpServers": {"files": {"command": "npx", "args": ["-y", "..."]},
-                    "search": {"url": "http://127.0.0.1:9000/mcp"}}}
+from an `mcpServers` file (`runtime.host_config`), each kept alive by its own
+supervising task (`runtime.hosted`: restarts with backoff, tool lists
+refreshed when they change).
 
 Built-in tool names already carry their server (`context_read`); an external
 server's tools are namespaced as `server__tool`, so two servers never clash.
-A tool that fails, or does not answer within the call timeout, comes back
-as a result marked as an error, for the model to read; only a broken
-connection raises.
+A tool that fails, does not answer within the call timeout, or whose server
+crashed comes back as a result marked as an error, for the model to read;
+the run goes on, and a crashed server is started again behind it.
 """
 
 from __future__ import annotations
@@ -22,16 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp import Client, StdioServerParameters
+import anyio
+from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from memory.errors import BackendError, UsageError
 from runtime.action import ToolSpec
+from runtime.host_config import ServerSpec, load_server_config
+from runtime.hosted import Hosted
 
-__all__ = ["McpHost", "ToolResult", "load_server_config"]
+__all__ = ["McpHost", "ServerSpec", "ToolResult", "load_server_config"]
 
 CALL_TIMEOUT_S = 300.0
+SEP = "__"
 
 
 @dataclass
@@ -41,23 +45,20 @@ class ToolResult:
     structured: Any = None
 
 
-@dataclass
-class _Route:
-    client: Client
-    remote_name: str
-
-
 class McpHost:
     """Connects to MCP servers and routes tool calls by name. Use `async with`."""
 
     def __init__(self, *, call_timeout: float = CALL_TIMEOUT_S) -> None:
         self.call_timeout = call_timeout
         self._stack = AsyncExitStack()
-        self._routes: dict[str, _Route] = {}
-        self.tools: list[ToolSpec] = []
+        self._local: dict[str, tuple[Client, str, ToolSpec]] = {}
+        self.hosted: dict[str, Hosted] = {}
+        self._group: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> McpHost:
         await self._stack.__aenter__()
+        self._group = await self._stack.enter_async_context(anyio.create_task_group())
+        self._stack.callback(self._stop_hosted)
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
@@ -70,33 +71,83 @@ class McpHost:
                 raise original.with_traceback(original.__traceback__) from None
             raise
 
-    async def add(self, name: str, target: MCPServer | StdioServerParameters | str, *, namespace: bool = False) -> None:
-        """Connect to `target` (in-process server, stdio command or URL) and take its tools."""
+    def _stop_hosted(self) -> None:
+        for hosted in self.hosted.values():
+            hosted.close()
+        if self._group is not None:
+            self._group.cancel_scope.cancel()
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """Every tool the agent may call now: the built-in ones, then each external server's, namespaced."""
+        specs = [spec for _, _, spec in self._local.values()]
+        for name, hosted in self.hosted.items():
+            specs += [ToolSpec(f"{name}{SEP}{t.name}", t.description or "", t.input_schema) for t in hosted.tools]
+        return specs
+
+    async def add(self, name: str, target: MCPServer | Any) -> None:
+        """Connect in-process to `target` (a built-in server, or any `Server`) and take its tools."""
         try:
             client = await self._stack.enter_async_context(Client(target, read_timeout_seconds=self.call_timeout))
             listing = await client.list_tools()
         except Exception as exc:  # any transport failure: name the server, keep the cause
             raise BackendError(f"cannot connect to the MCP server {name!r}: {exc}") from exc
-        named = [(f"{name}__{tool.name}" if namespace else tool.name, tool) for tool in listing.tools]
-        clashes = [public for public, _ in named if public in self._routes]
+        known = {spec.name for spec in self.tools}
+        clashes = [tool.name for tool in listing.tools if tool.name in known]
         if clashes:
             raise UsageError(f"two MCP servers offer a tool named {clashes[0]!r}; nothing from {name!r} was added")
-        for public, tool in named:
-            self._routes[public] = _Route(client, tool.name)
-            self.tools.append(ToolSpec(public, tool.description or "", tool.input_schema))
+        for tool in listing.tools:
+            self._local[tool.name] = (client, tool.name, ToolSpec(tool.name, tool.description or "", tool.input_schema))
 
-    async def add_config(self, path: str | Path) -> None:
-        for name, target in load_server_config(path).items():
-            await self.add(name, target, namespace=True)
+    async def add_server(self, spec: ServerSpec, *, strict: bool = True) -> Hosted:
+        """Start an external server under supervision; with `strict`, one that will not start is an error."""
+        if spec.name in self.hosted or SEP in spec.name:
+            raise UsageError(f"the MCP server name {spec.name!r} is taken or contains {SEP!r}")
+        assert self._group is not None, "use McpHost inside `async with`"
+        hosted = Hosted(spec, call_timeout=self.call_timeout)
+        self.hosted[spec.name] = hosted
+        await self._group.start(hosted.supervise)
+        if hosted.status == "failed" and strict:
+            raise BackendError(f"cannot connect to the MCP server {spec.name!r}: {hosted.error}")
+        return hosted
+
+    async def add_config(self, path: str | Path, *, strict: bool = True) -> None:
+        for spec in load_server_config(path).values():
+            await self.add_server(spec, strict=strict)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        route = self._routes.get(name)
-        if route is None:
+        if name in self._local:
+            client, remote, _ = self._local[name]
+            return await self._call(client, name, remote, arguments)
+        server, _, remote = name.partition(SEP)
+        hosted = self.hosted.get(server)
+        if hosted is None or not any(tool.name == remote for tool in hosted.tools):
             return ToolResult(f"unknown tool {name!r}", is_error=True)
+        client = await hosted.ready()
+        if client is None:
+            return ToolResult(f"{name} failed: the MCP server {server!r} is down ({hosted.error})", is_error=True)
+        result = await self._call(client, name, remote, arguments, hosted)
+        return result
+
+    async def _call(
+        self, client: Client, name: str, remote: str, arguments: dict[str, Any], hosted: Hosted | None = None
+    ) -> ToolResult:
         try:
-            result = await route.client.call_tool(route.remote_name, arguments)
-        except MCPError as exc:  # a timeout or an error the server answered: the model reads it, the run goes on
+            result = await client.call_tool(remote, arguments)
+        except MCPError as exc:  # an error the server answered, a timeout or a dead connection: the run goes on
+            if hosted is None:
+                return ToolResult(f"{name} failed: {exc}", is_error=True)
+            if exc.error.code == REQUEST_TIMEOUT:
+                await hosted.check(client)  # a server that no longer answers a ping is restarted
+            elif exc.error.code == CONNECTION_CLOSED:
+                hosted.mark_dead("its connection closed")
+                return ToolResult(f"{name} failed: the MCP server {hosted.spec.name!r} stopped; restarting it", True)
             return ToolResult(f"{name} failed: {exc}", is_error=True)
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            if hosted is None:
+                raise
+            hosted.mark_dead(f"its connection broke: {type(exc).__name__}")
+            return ToolResult(f"{name} failed: the MCP server {hosted.spec.name!r} stopped; restarting it", True)
         text = "\n".join(getattr(part, "text", "") or f"[{part.type} content]" for part in result.content)
         if not text and result.structured_content is not None:
             text = json.dumps(result.structured_content, ensure_ascii=False)
@@ -105,26 +156,3 @@ class McpHost:
 
 def _holds(group: BaseExceptionGroup, exc: BaseException) -> bool:
     return any(e is exc or (isinstance(e, BaseExceptionGroup) and _holds(e, exc)) for e in group.exceptions)
-
-
-def load_server_config(path: str | Path) -> dict[str, StdioServerParameters | str]:
-    """Read an `mcpServers` file into connection targets; a clear error for anything malformed."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read the MCP server file {path}: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise UsageError(f"{path} is not valid JSON: {exc}") from exc
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
-    if not isinstance(servers, dict):
-        raise UsageError(f"{path} must hold an object with an `mcpServers` object")
-    targets: dict[str, StdioServerParameters | str] = {}
-    for name, spec in servers.items():
-        if isinstance(spec, dict) and isinstance(spec.get("url"), str):
-            targets[name] = spec["url"]
-        elif isinstance(spec, dict) and isinstance(spec.get("command"), str):
-            targets[name] = StdioServerParameters(command=spec["command"], args=list(spec.get("args", [])), env=spec.get("env"))
-        else:
-            raise UsageError(f"the MCP server {name!r} in {path} needs a `command` or a `url`")
-    return targets

@@ -1,6 +1,6 @@
-"""MCP wiring: MCPServer instances built from tools/, and their transports."""
+"""MCP wiring: MCPServer instances built from tools/, the merged `loci` server, and their transports."""
 
-from servers.app import build_app
+from servers.app import build_app, register_tool_set
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import build_memory_server, memory_server_for
@@ -14,6 +14,7 @@ __all__ = [
     "build_history_server",
     "build_memory_server",
     "memory_server_for",
+    "register_tool_set",
     "serve_http",
     "serve_stdio",
 ]

@@ -1,22 +1,66 @@
-"""The `loci` MCP server: the built-in tool sets behind one endpoint.
+"""The `loci` MCP server: the built-in tool sets and the `loci://` resources behind one endpoint.
 
-`loci serve` offers one server whose tools are the union of the built-in
-servers' (`context_*`, `memory_*`), so an MCP client configures one entry.
-Each built-in server stays its own `MCPServer` (the runtime's host connects
-to them one by one, in-process); this module only gathers their tools.
+`loci serve` offers one server, so an MCP client configures one entry. It is
+a low-level `Server` (the SDK's public API) that routes by name: each tool
+set stays its own `MCPServer` (built by a factory in `TOOL_SETS`), asked for
+its tools and called through its public `list_tools` and `call_tool`.
+Resources (`servers.resources`, with completion of their ids), the logging
+capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
+list are served here too.
+
+The server's lifespan opens the SQLite home, builds the tool sets over it,
+and closes both when the last client is gone (once per stdio connection,
+once for the whole HTTP app). A tool set is a name and a factory
+`(LociState) -> MCPServer`, registered with one call to `register_tool_set`
+(as `runtime.task_tool` does for `run_task`); `--tools` picks among them.
 """
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
+import logging
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    CompleteRequestParams,
+    CompleteResult,
+    Completion,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    ResourceTemplateReference,
+    TextContent,
+    TextResourceContents,
+)
 
 from memory.context import ContextStore
+from memory.errors import LociError, UsageError
+from memory.paths import Roots
 from memory.store import Store
+from servers.client_log import ClientLog
 from servers.context import build_context_server
 from servers.memory import memory_server_for
+from servers.resources import Resources
 from tools.context import ContextTools
 
-__all__ = ["build_app", "merge"]
+__all__ = ["TOOL_SETS", "LociState", "ToolSetFactory", "build_app", "parse_tools", "register_tool_set"]
+
+log = logging.getLogger("loci.server")
 
 INSTRUCTIONS = (
     "Loci: browse loaded documents by id and range (context_*), and keep a long-term memory graph "
@@ -24,16 +68,152 @@ INSTRUCTIONS = (
 )
 
 
-def merge(name: str, servers: list[MCPServer], instructions: str | None = None) -> MCPServer:
-    """One server offering every tool of `servers`."""
-    tools = [tool for server in servers for tool in server._tool_manager.list_tools()]
-    return MCPServer(name=name, instructions=instructions, tools=tools)
+@dataclass
+class LociState:
+    """What the lifespan opened: the home, its context store, and the tool sets built over them.
+
+    `options` are the command line's settings for tool sets that need them (`model`, `mcp_config`);
+    a factory closes what it opens by pushing it on `stack`, which the lifespan unwinds."""
+
+    store: Store
+    contexts: ContextStore
+    roots: Roots
+    log: ClientLog
+    stack: AsyncExitStack
+    options: Mapping[str, Any] = field(default_factory=dict)
+    sets: dict[str, MCPServer] = field(default_factory=dict)
+    routes: dict[str, MCPServer] = field(default_factory=dict)
 
 
-def build_app(store: Store, parts: tuple[str, ...] = ("context", "memory"), *, contexts: ContextStore | None = None) -> MCPServer:
-    servers = []
-    if "context" in parts:
-        servers.append(build_context_server(ContextTools(contexts or ContextStore(store))))
-    if "memory" in parts:
-        servers.append(memory_server_for(store))
-    return merge("loci", servers, INSTRUCTIONS)
+ToolSetFactory = Callable[[LociState], MCPServer | Awaitable[MCPServer]]
+
+
+def _context_set(state: LociState) -> MCPServer:
+    return build_context_server(ContextTools(state.contexts))
+
+
+def _memory_set(state: LociState) -> MCPServer:
+    return memory_server_for(state.store)
+
+
+# The tool sets `--tools` chooses from, by name. The runtime's own (`run`: run_task) register on import.
+TOOL_SETS: dict[str, ToolSetFactory] = {"context": _context_set, "memory": _memory_set}
+
+
+def register_tool_set(name: str, factory: ToolSetFactory) -> ToolSetFactory:
+    """Offer a tool set to `loci serve` under `name` (call at import); `factory(state)` builds its server."""
+    TOOL_SETS[name] = factory
+    return factory
+
+
+def parse_tools(spec: str | Sequence[str] | None, known: Sequence[str]) -> tuple[str, ...]:
+    """`context,memory` (or a list of names) as a tuple, in the order given; every name checked."""
+    names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec or []) if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown tool set {', '.join(unknown)}; choose from {', '.join(known)}")
+    return tuple(dict.fromkeys(names or known))
+
+
+def build_app(
+    home: Store | str | Path,
+    tools: Sequence[str] = ("context", "memory"),
+    *,
+    roots: Sequence[str | Path] = (),
+    options: Mapping[str, Any] | None = None,
+    name: str = "loci",
+) -> Server[LociState]:
+    """The merged server over `home` (a path the lifespan opens and closes, or an open store it borrows)."""
+    factories = dict(TOOL_SETS)
+    chosen = parse_tools(list(tools), list(factories))
+    allowed = Roots(roots) if roots else Roots(None)
+    client_log = ClientLog()
+
+    @asynccontextmanager
+    async def lifespan(_: Server[LociState]) -> AsyncIterator[LociState]:
+        async with AsyncExitStack() as stack:
+            store = home if isinstance(home, Store) else await Store.open(home)
+            if not isinstance(home, Store):
+                stack.callback(store.close)
+            contexts = ContextStore(store, roots=allowed.roots)
+            state = LociState(store, contexts, allowed, client_log, stack, dict(options or {}))
+            for part in chosen:
+                built = factories[part](state)
+                server = await built if isinstance(built, Awaitable) else built
+                state.sets[part] = server
+                for tool in await server.list_tools():
+                    state.routes.setdefault(tool.name, server)
+            yield state
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)  # the logging capability, deprecated in 2026-07-28
+        return Server(
+            name,
+            instructions=INSTRUCTIONS,
+            lifespan=lifespan,
+            on_list_tools=_list_tools,
+            on_call_tool=_call_tool,
+            on_list_resources=_list_resources,
+            on_list_resource_templates=_list_templates,
+            on_read_resource=_read_resource,
+            on_set_logging_level=client_log.set_level,
+            on_list_prompts=_list_prompts,
+            on_completion=_complete,
+        )
+
+
+async def _list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+    state: LociState = ctx.lifespan_context
+    tools = [tool for server in state.sets.values() for tool in await server.list_tools()]
+    return ListToolsResult(tools=tools)
+
+
+async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
+    state: LociState = ctx.lifespan_context
+    server = state.routes.get(params.name)
+    if server is None:
+        return _error(f"Unknown tool: {params.name}")
+    context = Context(request_context=ctx, mcp_server=server, input_params=params)
+    try:
+        result = await server.call_tool(params.name, params.arguments or {}, context)
+    except MCPError:
+        raise
+    except UnexpectedToolError as exc:
+        log.error("tool %s crashed", params.name, exc_info=exc.__cause__ or exc)
+        return _error(str(exc))
+    except ToolError as exc:
+        return _error(str(exc))
+    return result
+
+
+def _error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+async def _list_resources(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
+    return ListResourcesResult(resources=await Resources(ctx.lifespan_context.store).list())
+
+
+async def _list_templates(ctx: Any, params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
+    return ListResourceTemplatesResult(resource_templates=Resources.templates())
+
+
+async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
+    uri = str(params.uri)
+    try:
+        text, mime_type = await Resources(ctx.lifespan_context.store).read(uri)
+    except LociError as exc:
+        raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
+    return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=mime_type)])
+
+
+async def _list_prompts(ctx: Any, params: PaginatedRequestParams | None) -> ListPromptsResult:
+    return ListPromptsResult(prompts=[])  # Loci offers tools and resources; no prompts
+
+
+async def _complete(ctx: Any, params: CompleteRequestParams) -> CompleteResult:
+    """Complete the `{id}` of a `loci://` resource template; nothing else has completions."""
+    values: list[str] = []
+    if isinstance(params.ref, ResourceTemplateReference) and params.argument.name == "id":
+        values = await Resources(ctx.lifespan_context.store).complete(params.ref.uri, params.argument.value)
+    return CompleteResult(completion=Completion(values=values, total=len(values), has_more=False))

@@ -4,7 +4,9 @@ The MCP SDK passes the text of its own `ToolError` to the client but hides
 any other exception behind "Error executing tool". Each built-in tool is
 wrapped with `readable_errors`, which re-raises Loci's errors as the SDK's
 `ToolError`: the model reads what went wrong (an unknown id, a bad range)
-and can correct itself. Anything else stays a crash, logged on the server.
+and can correct itself; so is text that is not valid Unicode (a lone
+surrogate, which JSON can carry). Anything else stays a crash, logged on the
+server.
 """
 
 from __future__ import annotations
@@ -27,5 +29,7 @@ def readable_errors(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitabl
             return await fn(*args, **kwargs)
         except LociError as exc:
             raise MCPToolError(str(exc)) from exc
+        except UnicodeEncodeError as exc:  # JSON can carry a lone surrogate ("\ud800"), which no text column takes
+            raise MCPToolError(f"the arguments hold text that is not valid Unicode ({exc.reason})") from exc
 
     return wrapper

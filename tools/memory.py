@@ -10,13 +10,25 @@ the limit) whose message says what to do instead.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from memory.errors import UsageError
 from memory.graph import Graph
 from memory.graph_schema import Edge, EdgeKind, Node, NodeKind, node_ref, parse_node_id
 from memory.recall import Recall
 
-__all__ = ["MemoryTools", "edge_dict", "node_dict"]
+__all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]
+
+MAX_QUERY_CHARS = 2_000
+
+
+def check_query(query: str) -> str:
+    """The query itself, or a clear `UsageError` when it is too long to search with."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"the query has {len(query):,} characters, over the limit of {MAX_QUERY_CHARS:,}; shorten it")
+    return query
 
 
 def node_dict(node: Node, full: bool = False) -> dict[str, Any]:
@@ -89,6 +101,7 @@ class MemoryTools:
         """Recall the k memories most relevant to a query, best first.
 
         Each result has a score and its parts (lexical, vector, graph, recency, frequency), so you can see why."""
+        check_query(query)
         found = await self.recall.recall(query, k=k, kinds=kinds)
         return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
 
@@ -104,7 +117,14 @@ class MemoryTools:
         found = await self.graph.neighbors(parse_node_id(id), depth=depth, kinds=kinds)
         return [{**node_dict(n.node), "hops": n.hops, "edge": edge_dict(n.edge)} for n in found]
 
-    async def memory_link(self, a: str, b: str, kind: EdgeKind = "related", weight: float | None = None) -> dict[str, Any]:
+    async def memory_link(
+        self,
+        a: str,
+        b: str,
+        kind: EdgeKind = "related",
+        # No `| None`: an explicit null (what JSON clients send for NaN) is refused, not taken as "no weight".
+        weight: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = None,
+    ) -> dict[str, Any]:
         """Link memory a to memory b. kind: ground (fact used in an episode), distill (episode a procedure
         came from) or related. weight: 0 to 1, default 0.5; linking again sets the weight."""
         edge, created = await self.graph.link(parse_node_id(a), parse_node_id(b), kind, weight, cause="tool:memory_link")

@@ -18,6 +18,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from memory.entities import EntityGraph
+from tools.memory import check_query
 
 __all__ = [
     "AddObservationsResult",
@@ -135,7 +136,7 @@ class CompatTools:
         ],
     ) -> KnowledgeGraph:
         """Search for nodes in the knowledge graph based on a query"""
-        return await self.entities.search_nodes(query)
+        return await self.entities.search_nodes(check_query(query))
 
     async def open_nodes(
         self, names: Annotated[list[str], Field(description="An array of entity names to retrieve")]

@@ -32,7 +32,7 @@ async def test_records_survive_reopening_the_home(tmp_path: Path) -> None:
 
 async def test_unknown_ids_and_bad_statuses_are_clear_errors(store: Store) -> None:
     runs = Runs(store)
-    for bad in (99, "run:x", "run:99999999999999999999999"):
+    for bad in (99, "run:x", "run:²", "run:99999999999999999999999"):
         with pytest.raises(NotFoundError, match="no run"):
             await runs.get(bad)
     with pytest.raises(NotFoundError):

@@ -1,0 +1,254 @@
+"""`loci bench mcp`: the tool-call round trip of `loci serve`, in-process, over stdio and over HTTP.
+
+A fresh home gets a `--nodes`-node memory graph (10,000 by default). Then
+`memory_recall` (k=5, a query of two words from the graph's own sentences)
+is timed `--calls` times on each path: in-process (`mcp.Client` on the
+server object, no framing), over stdio (`loci serve --tools memory` as a
+subprocess) and over streamable HTTP (`loci serve --http` on a free
+loopback port, with a bearer token). Then `--clients` HTTP clients (8) make
+`--concurrent-calls` calls each (1,000) at once: the errors and the
+throughput.
+
+The baseline, in the same run, is the reference memory server over stdio
+(`npx -y @modelcontextprotocol/server-memory`, as `bench memory-peer` runs
+it), holding `--baseline-entities` entities: its `search_nodes` round trip
+for an exact name, its cheapest read. Beside the absolute times it reports
+what each transport adds (`*_overhead_p50_ms`, the p50 less the in-process
+one) and the machine's load average, since absolute times mean little on a
+busy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import re
+import secrets
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from bench.memory import make_sentences
+from memory.errors import UsageError
+from memory.graph import Graph, NewNode
+from memory.store import Store
+from servers.app import build_app
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--nodes", type=int, default=10_000, help="memories in the graph")
+    parser.add_argument("--calls", type=int, default=300, help="timed calls on each path")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent HTTP clients")
+    parser.add_argument("--concurrent-calls", type=int, default=1_000, help="calls per concurrent client")
+    parser.add_argument("--baseline-entities", type=int, default=1_000, help="entities in the reference server")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the reference server (no Node.js)")
+    parser.add_argument("--seed", type=int, default=7)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="loci-bench-mcp-") as tmp:
+        db = Path(tmp) / "loci.db"
+        words = await _fill(db, args.nodes, args.seed)
+        queries = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(args.calls)]
+        result: dict[str, Any] = {"cpu": _cpu(), "nodes": args.nodes, "calls": args.calls}
+        async with await Store.open(db) as store, Client(build_app(store, ["memory"])) as client:
+            result.update(_stats("inprocess", await _time(client, queries)))
+        stdio = StdioServerParameters(
+            command=sys.executable, args=[*_loci(), "serve", "--tools", "memory", "--db", str(db)]
+        )
+        async with Client(stdio) as client:
+            result.update(_stats("stdio", await _time(client, queries)))
+        with _http_server(db) as (url, token):
+            async with _http_client(url, token) as client:
+                result.update(_stats("http", await _time(client, queries)))
+            result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
+        if not args.no_baseline:
+            result.update(await _baseline(Path(tmp), args.baseline_entities, args.calls, rng))
+    # What the transport adds to the same call: the path's p50 less the in-process p50.
+    for path in ("stdio", "http"):
+        result[f"{path}_overhead_p50_ms"] = round(result[f"{path}_p50_ms"] - result["inprocess_p50_ms"], 3)
+    result["load_average_1m"] = round(os.getloadavg()[0], 2)
+    result["goals"] = {"stdio_p50_ms": 2.0, "http_p50_ms": 5.0, "concurrent_errors": 0}
+    result["met"] = {
+        "stdio_p50_ms": result["stdio_p50_ms"] <= 2.0,
+        "http_p50_ms": result["http_p50_ms"] <= 5.0,
+        "concurrent_errors": result["concurrent_errors"] == 0,
+    }
+    return result
+
+
+async def _fill(db: Path, nodes: int, seed: int) -> list[str]:
+    sentences = make_sentences(nodes, seed)
+    async with await Store.open(db) as store:
+        graph = Graph(store)
+        for start in range(0, nodes, 1_000):
+            await graph.add_many([NewNode(text) for text in sentences[start : start + 1_000]], cause="bench")
+    return sorted({word.strip(".,").lower() for text in sentences[:500] for word in text.split() if len(word) > 4})
+
+
+async def _time(client: Client, queries: list[str]) -> list[float]:
+    await client.call_tool("memory_recall", {"query": queries[0], "k": 5})  # warm: connection, caches
+    times = []
+    for query in queries:
+        t0 = time.perf_counter()
+        result = await client.call_tool("memory_recall", {"query": query, "k": 5})
+        times.append(time.perf_counter() - t0)
+        if result.is_error:
+            raise UsageError(f"memory_recall failed during the benchmark: {result.content}")
+    return times
+
+
+def _stats(path: str, times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    return {
+        f"{path}_p50_ms": round(statistics.median(ordered) * 1000, 3),
+        f"{path}_p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000, 3),
+    }
+
+
+async def _concurrent(url: str, token: str, clients: int, calls: int, words: list[str], rng: random.Random) -> dict:
+    errors = 0
+    queries = [[f"{rng.choice(words)} {rng.choice(words)}" for _ in range(calls)] for _ in range(clients)]
+
+    async def one(mine: list[str]) -> None:
+        nonlocal errors
+        try:
+            async with _http_client(url, token) as client:
+                for query in mine:
+                    try:
+                        result = await client.call_tool("memory_recall", {"query": query, "k": 5})
+                        errors += bool(result.is_error)
+                    except Exception:
+                        errors += 1
+        except Exception:
+            errors += len(mine)
+
+    t0 = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for mine in queries:
+            group.start_soon(one, mine)
+    elapsed = time.perf_counter() - t0
+    return {
+        "concurrent_clients": clients,
+        "concurrent_calls": clients * calls,
+        "concurrent_errors": errors,
+        "concurrent_calls_per_s": round(clients * calls / elapsed, 1),
+    }
+
+
+async def _baseline(tmp: Path, entities: int, calls: int, rng: random.Random) -> dict[str, Any]:
+    npx = shutil.which("npx")
+    if npx is None:
+        raise UsageError("the baseline needs Node.js (npx); pass --no-baseline to skip it")
+    names = [f"Entity_{i:06d}" for i in range(entities)]
+    notes = make_sentences(entities, 11)
+    batch = [{"name": n, "entityType": "thing", "observations": [notes[i]]} for i, n in enumerate(names)]
+    env = {"MEMORY_FILE_PATH": str(tmp / "reference.jsonl"), "PATH": os.environ.get("PATH", "")}
+    reference = StdioServerParameters(command=npx, args=["-y", "@modelcontextprotocol/server-memory"], env=env)
+    loci = StdioServerParameters(
+        command=sys.executable, args=[*_loci(), "serve", "memory", "--compat", "--db", str(tmp / "compat.db")]
+    )
+    picks = [rng.choice(names) for _ in range(calls)]
+    out: dict[str, Any] = {"baseline_entities": entities}
+    for key, params in (("reference", reference), ("loci_compat", loci)):
+        async with Client(params) as client:
+            for start in range(0, entities, 100):
+                await client.call_tool("create_entities", {"entities": batch[start : start + 100]})
+            times = await _timed(lambda name, c=client: c.call_tool("search_nodes", {"query": name}), picks)
+        out.update(_stats(f"{key}_stdio_search", times))
+    out["reference_over_loci_stdio_search"] = round(
+        out["reference_stdio_search_p50_ms"] / out["loci_compat_stdio_search_p50_ms"], 2
+    )
+    return out
+
+
+async def _timed(call: Callable[[str], Awaitable[Any]], items: list[str]) -> list[float]:
+    await call(items[0])
+    times = []
+    for item in items:
+        t0 = time.perf_counter()
+        await call(item)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def _loci() -> list[str]:
+    return ["-m", "runtime.cli"]
+
+
+def _http_client(url: str, token: str) -> Client:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30.0, read=300.0))
+    return Client(streamable_http_client(url, http_client=http))
+
+
+class _http_server:
+    """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`.
+
+    Only its first stderr line is read; it logs at warning, so the pipe does not fill during a run."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.token = secrets.token_urlsafe(24)
+
+    def __enter__(self) -> tuple[str, str]:
+        env = {**os.environ, "LOCI_TOKEN": self.token}
+        command = [
+            sys.executable,
+            *_loci(),
+            "serve",
+            "--http",
+            "--tools",
+            "memory",
+            "--port",
+            "0",
+            "--db",
+            str(self.db),
+        ]
+        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
+        assert self.process.stderr is not None
+        deadline = time.monotonic() + 60
+        while (left := deadline - time.monotonic()) > 0 and select.select([self.process.stderr], [], [], left)[0]:
+            line = self.process.stderr.readline().decode()
+            if not line:
+                break
+            if match := re.search(r"serving MCP on (\S+)", line):
+                return match.group(1), self.token
+        self.__exit__()
+        raise UsageError("loci serve --http did not come up for the benchmark")
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"

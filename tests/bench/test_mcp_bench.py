@@ -1,0 +1,19 @@
+"""`loci bench mcp`, scaled down: every key is there and nothing fails under concurrency."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:
+    command = [sys.executable, "-m", "runtime.cli", "bench", "mcp", "--json", "--nodes", "300", "--calls", "10"]
+    command += ["--clients", "2", "--concurrent-calls", "5", "--no-baseline"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    for path in ("inprocess", "stdio", "http"):
+        assert 0 < result[f"{path}_p50_ms"] <= result[f"{path}_p95_ms"]
+    assert result["concurrent_calls"] == 10 and result["concurrent_errors"] == 0
+    assert result["concurrent_calls_per_s"] > 0 and result["nodes"] == 300
