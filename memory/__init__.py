@@ -11,6 +11,7 @@ from memory.errors import (
     ToolError,
     UsageError,
 )
+from memory.evolution import Evolution
 from memory.graph import Graph, NewNode
 from memory.recall import Recall
 from memory.store import Store, default_db_path
@@ -20,6 +21,7 @@ __all__ = [
     "BackendTimeout",
     "ContextObject",
     "ContextStore",
+    "Evolution",
     "Graph",
     "LociError",
     "ModelBehaviorError",
