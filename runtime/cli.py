@@ -29,6 +29,7 @@ COMMANDS = (
     "runtime.cli_bench",
     "runtime.cli_chat",
     "runtime.cli_digest",
+    "runtime.cli_evolution",
 )
 
 
