@@ -77,7 +77,7 @@ class EvolutionParams:
     merge_candidates: int = 5
     split_chars: int = 4_000
     distill_n: int = 3
-    distill_theta: float = 0.7
+    distill_theta: float = 0.5
     stop_fraction: float = 0.01
     max_passes: int = 8
     decay: float = 0.98
@@ -88,7 +88,7 @@ class EvolutionParams:
     prior_beta: float = 1.0
     z: float = 1.0
     promote_at: float = 0.55
-    retire_at: float = 0.45
+    retire_at: float = 0.3
     min_cycles: int = 2
     max_attempts: int = 3
     lease_s: float = 600.0

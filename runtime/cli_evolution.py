@@ -78,7 +78,9 @@ async def _dispatch(evolution: Evolution, args: argparse.Namespace) -> Any:
 
 def _print(command: str, result: Any) -> None:
     if command == "feedback":
-        print(f"{result['episode']}  outcome {result['outcome']:g}" + ("" if result["counted"] else "  (already counted)"))
+        print(
+            f"{result['episode']}  outcome {result['outcome']:g}" + ("" if result["counted"] else "  (already counted)")
+        )
     elif command == "refine":
         ran, queue = result["ran"], result["queue"]
         print(f"ran {ran['done']} jobs ({ran['retry']} to retry, {ran['failed']} failed); queue: {queue}")
@@ -102,7 +104,9 @@ def _print_history(result: dict[str, Any]) -> None:
         print(f"{result['id']}  {result['src']} -[{result['kind']} {result['weight']:.3f}]-> {result['dst']}")
     for event in result["events"]:
         change = {k: v for k, v in (("before", event["before"]), ("after", event["after"])) if v}
-        print(f"  #{event['id']:<6} {event['op']:<9} {json.dumps(change, ensure_ascii=False)[:90]}  <- {event['cause']}")
+        print(
+            f"  #{event['id']:<6} {event['op']:<9} {json.dumps(change, ensure_ascii=False)[:90]}  <- {event['cause']}"
+        )
     for source in result.get("sources", []):
         run = f"run {source['run_id']}" if source["run_id"] is not None else "no run"
         print(f"  from {source['episode']} ({run}, outcome {source['outcome']}): {source['task'][:80]}")
