@@ -48,7 +48,7 @@ TOOLS: dict[str, dict[str, object]] = {
     "check": {"claim": "c"},
     "write": {"text": "t"},
 }
-SYLLABLES = "ka lo mi ner to va shi ru den pol ar vik sel mon tri bel gor fen lux dra zu qe".split()
+SYLLABLES = "ka lo mi ner to va shi ru den pol ar vik sel mon tri bel gor fen lux dra zu qe"
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class World:
     def _words(self, count: int) -> list[str]:
         found: set[str] = set()
         while len(found) < count:
-            found.add("".join(self.rng.choice(SYLLABLES) for _ in range(3)))
+            found.add("".join(self.rng.choice(SYLLABLES.split()) for _ in range(3)))
         return sorted(found)
 
     def facts(self) -> list[str]:
@@ -139,9 +139,9 @@ class World:
         order: list[str] | None = None,
     ) -> Attempt:
         """Answer with the best recalled fact about the subject and the best about the attribute, "best"
-        being the highest `ranked[i][2]` (recall score plus measured success), ties kept in recall order; walk the task's
-        stages following `plan` where it has a step, else trying tools in `order`. `extra` are further memory ids
-        used (a procedure)."""
+        being the highest `ranked[i][2]` (recall score plus measured success), ties kept in recall order;
+        walk the task's stages following `plan` where it has a step, else trying tools in `order`.
+        `extra` are further memory ids used (a procedure)."""
         fam = task.family
         abouts = [(i, t, m) for i, t, m in ranked if fam.subject in t.split()]
         values = [(i, t, m) for i, t, m in ranked if fam.attribute in t.split() and fam.subject not in t.split()]
