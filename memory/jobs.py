@@ -8,7 +8,8 @@ and writes the claimant's `owner` (host, pid, a random tag) and a lease.
 A job's effect and the row's `done` are written in ONE transaction
 (`Jobs.complete`), after checking that the job is still this worker's. So a
 crash before the commit leaves no effect and a queued-again job, and a crash
-after it leaves the job done: the effect happens exactly once.
+after it leaves the job done: the effect happens exactly once. A job done
+after a retry keeps the error of the attempt before.
 
 After a crash the job stays `running` under a dead owner. `Jobs.reclaim`
 (which every worker runs when it starts and when the queue looks empty)
@@ -133,7 +134,7 @@ class Jobs:
             result = effect(conn)
             now = time.time()
             conn.execute(
-                "UPDATE jobs SET status = 'done', result = ?, error = NULL, updated = ?, finished = ? WHERE id = ?",
+                "UPDATE jobs SET status = 'done', result = ?, updated = ?, finished = ? WHERE id = ?",
                 [json.dumps(result, default=str), now, now, job.id],
             )
             return result

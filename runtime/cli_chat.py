@@ -63,7 +63,7 @@ async def run(args: argparse.Namespace) -> int:
     model = await load_model(args.model, context_window=args.context_window)
     try:
         limits = Limits(max_turns=args.max_turns)
-        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config) as session:
+        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config, worker=True) as session:
             chat = await open_chat(session, model.name, write=_print, resume=resume)
             await chat_loop(chat, read_line)
     finally:
@@ -175,7 +175,7 @@ class Chat:
 
     async def _run(self, task: str) -> RunResult:
         """Run `task`, continuing the chat's working state and window."""
-        return await self.session.agent.run(task, state=self.state, keep_window=True)
+        return (await self.session.run(task, source="chat", state=self.state, keep_window=True))[1]
 
     def status(self) -> str:
         """The state, shortened, and the last prompt's tokens per region against the budgets."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,12 @@ from mcp.server.mcpserver import Context
 
 from memory.context import ContextStore
 from memory.errors import UsageError
+from memory.evolution import Evolution
+from memory.graph import Graph
 from memory.paths import Roots
 from memory.store import Store, default_db_path
 from runtime.agent import Limits, TurnTrace
+from runtime.background import background_worker
 from runtime.cli_run import as_json
 from runtime.model import Model
 from runtime.session import open_session
@@ -67,11 +71,14 @@ async def run(args: argparse.Namespace) -> int:
             server = build_app(store, tuple(args.parts or PARTS), contexts=ContextStore(store, roots=roots or None))
             runner = TaskRunner(args.model, db, roots)
             server.add_tool(runner.run_task)
+        # The background worker refines the memory while the server runs (not in the compatibility mode).
+        worker = nullcontext() if args.compat else background_worker(Evolution(Graph(store)))
         try:
-            if args.http:
-                await serve_http(server, host=args.host, port=args.port, token=args.token)
-            else:
-                await serve_stdio(server)
+            async with worker:
+                if args.http:
+                    await serve_http(server, host=args.host, port=args.port, token=args.token)
+                else:
+                    await serve_stdio(server)
         finally:
             if not args.compat:
                 await runner.aclose()
@@ -100,7 +107,7 @@ class TaskRunner:
                 await ctx.report_progress(trace.turn, max_turns, f"turn {trace.turn}")
 
             async with open_session(self._model, self.db, files=paths, limits=Limits(max_turns=max_turns), on_turn=progress) as session:
-                result = await session.agent.run(task)
+                result = (await session.run(task, source="run_task"))[1]
         return as_json(result)
 
     def _allowed(self, name: str) -> Path:

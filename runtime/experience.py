@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,9 +33,10 @@ from memory.errors import LociError, UsageError
 from memory.evolution import Evolution, Language
 from memory.recall import Recall
 from memory.runs import RunRecord, Runs
+from memory.worker import Worker
 from runtime.model import Model, Request
 
-__all__ = ["Brief", "Evaluator", "Experience", "language_for", "mem_ids", "steps_from_turns"]
+__all__ = ["Brief", "Evaluator", "Experience", "foreground", "language_for", "mem_ids", "steps_from_turns"]
 
 MEM_ID = re.compile(r"\bmem:(\d+)\b")
 Evaluator = Callable[[RunRecord], Awaitable[float | None] | float | None]
@@ -42,10 +44,16 @@ Evaluator = Callable[[RunRecord], Awaitable[float | None] | float | None]
 
 @dataclass(frozen=True)
 class Brief:
-    """The lines from memory added under a task, and the ids they show."""
+    """The task as the agent reads it: as given, with the lines from memory under it, and their ids."""
 
+    task: str
     text: str = ""
     ids: tuple[int, ...] = field(default_factory=tuple)
+
+
+def foreground(experience: Experience | None) -> AbstractAsyncContextManager[None]:
+    """Marks a run as foreground work, so background model calls wait for it to end."""
+    return experience.evolution.foreground.turn() if experience else nullcontext()
 
 
 def mem_ids(value: Any) -> list[int]:
@@ -100,13 +108,10 @@ class Experience:
         self.budget = max(0, int(task_tokens * evolution.params.loop_share))
         self.episodes = episodes
         self.evaluator = evaluator
+        self.worker: Worker | None = None  # the process's background worker, woken when an episode is queued
 
-    async def before(self, task: str) -> tuple[str, Brief]:
-        """The task with the brief under it, and the brief."""
-        brief = await self.brief(task)
-        return (f"{task}\n\n{brief.text}" if brief.text else task), brief
-
-    async def brief(self, task: str) -> Brief:
+    async def before(self, task: str) -> Brief:
+        """The task with the top procedures and facts for it under it, cut to the budget."""
         params = self.evolution.params
         lines: list[tuple[int, str]] = []
         try:
@@ -114,15 +119,15 @@ class Experience:
                 lines.append((int(proc["id"][4:]), f"- {proc['id']} (procedure, {proc['status']}): {proc['text']}"))
             facts = await Recall(self.evolution.graph).recall(task, k=params.loop_facts, kinds=["semantic"])
         except UsageError:  # a task with no words to recall by
-            return Brief()
+            return Brief(task)
         lines += [(r.node.id, f"- {r.node.ref}: {' '.join(r.node.text.split())}") for r in facts]
         head = "From memory (name the id, such as mem:12, in your state when you use one):"
         while lines:
             text = "\n".join([head, *(line for _, line in lines)])
             if self.count_tokens(text) <= self.budget:
-                return Brief(text, tuple(i for i, _ in lines))
+                return Brief(f"{task}\n\n{text}", text, tuple(i for i, _ in lines))
             lines.pop()
-        return Brief()
+        return Brief(task)
 
     async def after(self, run_id: int, brief: Brief) -> int | None:
         """Write the run's episode (unless episodes are off); its node id."""
@@ -136,7 +141,10 @@ class Experience:
             if isinstance(outcome, Awaitable):
                 outcome = await outcome
         episode = Episode(record.task, steps, outcome=outcome, run_id=record.id)
-        return await self.evolution.episodes.write(episode, cause=f"run:{record.id}")
+        node = await self.evolution.episodes.write(episode, cause=f"run:{record.id}")
+        if self.worker is not None:
+            self.worker.wake()
+        return node
 
 
 def language_for(model: Model, max_tokens: int = 160) -> Language:

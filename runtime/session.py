@@ -24,6 +24,8 @@ import anyio
 
 from memory.context import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
+from memory.evolution import Evolution
+from memory.graph import Graph
 from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, Limits, RunResult, TurnTrace
@@ -31,6 +33,8 @@ from runtime.host import McpHost
 from runtime.model import Model
 from runtime.prompt import Budgets
 from runtime.budget import Budget
+from runtime.background import background_worker
+from runtime.experience import Brief, Experience, foreground, language_for
 from runtime.recursion import DEFAULT_MAX_DEPTH, Recursion
 from servers.context import build_context_server
 from servers.history import build_history_server
@@ -51,6 +55,7 @@ class Session:
     contexts: ContextStore
     host: McpHost
     loaded: list[ContextObject]
+    experience: Experience | None = None
 
     async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
         """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
@@ -61,8 +66,10 @@ class Session:
         """
         runs = Runs(self.store)
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
+        brief = await self.experience.before(task) if self.experience else Brief(task=task)
         try:
-            result = await self.agent.run(task, **agent_kwargs)
+            async with foreground(self.experience):
+                result = await self.agent.run(brief.task, **agent_kwargs)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
@@ -79,6 +86,8 @@ class Session:
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )
+        if self.experience:
+            await self.experience.after(run_id, brief)
         return run_id, result
 
 
@@ -109,7 +118,7 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4, tools: Sequence[str] = BUILT_IN) -> AsyncIterator[Session]:
+async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4, tools: Sequence[str] = BUILT_IN, episodes: bool = True, worker: bool = False) -> AsyncIterator[Session]:
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
@@ -126,4 +135,11 @@ async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Pa
         agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, budget=budget)
         if "history" in tools:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        yield Session(agent, store, contexts, host, loaded)
+        # Memory in the loop: procedures and facts under the task, an episode after each run (memory/evolution.py).
+        evolution = Evolution(Graph(store), language=language_for(model))
+        experience = Experience(evolution, contexts, model.count_tokens, agent.budgets.task, episodes=episodes)
+        if not worker:
+            yield Session(agent, store, contexts, host, loaded, experience)
+            return
+        async with background_worker(evolution) as experience.worker:  # long-lived processes refine as they go
+            yield Session(agent, store, contexts, host, loaded, experience)
