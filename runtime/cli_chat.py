@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 from typing import Any
 
 import anyio
@@ -32,6 +33,7 @@ from memory.chat import ChatLog, ChatSession
 from memory.errors import LociError, UsageError
 from memory.store import default_db_path
 from runtime.agent import Limits, RunResult
+from runtime.background import background_worker
 from runtime.cli_run import add_model_arguments
 from runtime.session import Session, check_files, open_session
 from runtime.specs import load_model
@@ -63,7 +65,7 @@ async def run(args: argparse.Namespace) -> int:
     model = await load_model(args.model, context_window=args.context_window)
     try:
         limits = Limits(max_turns=args.max_turns)
-        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config, worker=True) as session:
+        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config) as session:
             chat = await open_chat(session, model.name, write=_print, resume=resume)
             await chat_loop(chat, read_line)
     finally:
@@ -114,11 +116,17 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
 
 
 async def chat_loop(chat: Chat, read: Read) -> None:
-    """Read lines until /quit or end of input; each is a command or a task."""
-    while True:
-        line = await read()
-        if line is None or not await chat.handle(line):
-            return
+    """Read lines until /quit or end of input; each is a command or a task.
+
+    The memory's background worker runs meanwhile, mostly while the chat waits for the person."""
+    experience = chat.session.experience
+    async with background_worker(experience.evolution) if experience else nullcontext() as worker:
+        if experience:
+            experience.worker = worker
+        while True:
+            line = await read()
+            if line is None or not await chat.handle(line):
+                return
 
 
 class Chat:

@@ -77,7 +77,7 @@ async def run(args: argparse.Namespace) -> int:
     try:
         on_turn = print_trace if args.trace else None
         budgets = budgets_from(args, model)
-        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn, tools=tool_sets(args.tools), episodes=not args.no_episode) as session:
+        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn, tools=tool_sets(args.tools)) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))
@@ -90,6 +90,7 @@ async def run(args: argparse.Namespace) -> int:
                 if obj.meta.get("replaced_bytes"):
                     print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
+            session.experience.episodes = not args.no_episode
             # The run lists what was loaded for it; with nothing loaded, every document in the home.
             # The run's episode is written and its refinement queued; `loci memory refine` or a worker runs it.
             run_id, result = await session.run(args.task, tool_choice=choice, objects=loaded or None)

@@ -31,12 +31,23 @@ from memory.context import ContextStore
 from memory.episodes import Episode, Step
 from memory.errors import LociError, UsageError
 from memory.evolution import Evolution, Language
+from memory.graph import Graph
 from memory.recall import Recall
 from memory.runs import RunRecord, Runs
+from memory.store import Store
 from memory.worker import Worker
 from runtime.model import Model, Request
 
-__all__ = ["Brief", "Evaluator", "Experience", "foreground", "language_for", "mem_ids", "steps_from_turns"]
+__all__ = [
+    "Brief",
+    "Evaluator",
+    "Experience",
+    "experience_for",
+    "foreground",
+    "language_for",
+    "mem_ids",
+    "steps_from_turns",
+]
 
 MEM_ID = re.compile(r"\bmem:(\d+)\b")
 Evaluator = Callable[[RunRecord], Awaitable[float | None] | float | None]
@@ -145,6 +156,13 @@ class Experience:
         if self.worker is not None:
             self.worker.wake()
         return node
+
+
+def experience_for(store: Store, contexts: ContextStore, model: Model, agent: Any) -> Experience:
+    """The experience of a session: its graph, with the model as the worker's language, and the task region."""
+    sizes = getattr(agent, "sizes", None) or agent.budgets  # the agent's region sizes
+    evolution = Evolution(Graph(store), language=language_for(model))
+    return Experience(evolution, contexts, model.count_tokens, sizes.task)
 
 
 def language_for(model: Model, max_tokens: int = 160) -> Language:

@@ -24,8 +24,6 @@ import anyio
 
 from memory.context import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
-from memory.evolution import Evolution
-from memory.graph import Graph
 from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, Limits, RunResult, TurnTrace
@@ -33,14 +31,13 @@ from runtime.host import McpHost
 from runtime.model import Model
 from runtime.prompt import Budgets
 from runtime.budget import Budget
-from runtime.background import background_worker
-from runtime.experience import Brief, Experience, foreground, language_for
 from runtime.recursion import DEFAULT_MAX_DEPTH, Recursion
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
+from runtime.experience import Brief, Experience, experience_for, foreground
 
 __all__ = ["BUILT_IN", "Session", "check_files", "open_session", "turn_record"]
 
@@ -118,7 +115,7 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4, tools: Sequence[str] = BUILT_IN, episodes: bool = True, worker: bool = False) -> AsyncIterator[Session]:
+async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4, tools: Sequence[str] = BUILT_IN) -> AsyncIterator[Session]:
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
@@ -135,11 +132,4 @@ async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Pa
         agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, budget=budget)
         if "history" in tools:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        # Memory in the loop: procedures and facts under the task, an episode after each run (memory/evolution.py).
-        evolution = Evolution(Graph(store), language=language_for(model))
-        experience = Experience(evolution, contexts, model.count_tokens, agent.budgets.task, episodes=episodes)
-        if not worker:
-            yield Session(agent, store, contexts, host, loaded, experience)
-            return
-        async with background_worker(evolution) as experience.worker:  # long-lived processes refine as they go
-            yield Session(agent, store, contexts, host, loaded, experience)
+        yield Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))

@@ -40,7 +40,7 @@ async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(store:
 
 async def test_a_job_left_running_by_a_dead_process_is_queued_again(store: Store) -> None:
     dead = Jobs(store)
-    dead.owner = "%s:999999999:dead" % dead.owner.split(":")[0]  # a pid no process has
+    dead.owner = f"{dead.owner.split(':')[0]}:999999999:dead"  # a pid no process has
     job_id = await dead.enqueue("work", {})
     claimed = await dead.claim()
     assert claimed is not None

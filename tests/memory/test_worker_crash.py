@@ -157,8 +157,14 @@ async def test_two_processes_with_a_worker_each_run_every_job_once(tmp_path: Pat
             step = Step("memory_recall", {"query": f"q{i}"}, used=used)
             await evolution.episodes.write(Episode(f"task {i}", [step], outcome=float(i % 3 != 0)))
     children = [
-        subprocess.Popen([sys.executable, "-c", DRAIN, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=child_env(), text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", DRAIN, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+            text=True,
+        )
         for _ in range(2)
     ]
     outputs = []

@@ -79,8 +79,15 @@ def test_runs_on_the_bundled_model_leave_episodes_whose_feedback_distils_a_proce
     runs = []
     for _ in range(3):  # the same recipe three times: memory_recall, then the answer
         out = run_json(
-            "run", "What is the harbor fee?", "--tools", "memory", "--tool-choice", "memory_recall",
-            "--max-turns", "2", home=tmp_path,
+            "run",
+            "What is the harbor fee?",
+            "--tools",
+            "memory",
+            "--tool-choice",
+            "memory_recall",
+            "--max-turns",
+            "2",
+            home=tmp_path,
         )
         runs.append(out["run_id"])
     for run_id in runs:
