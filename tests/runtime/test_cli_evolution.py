@@ -24,8 +24,8 @@ def script(tmp_path: Path, replies: list[dict]) -> str:
     return f"scripted:{path}"
 
 
-def run_json(*args: str, home: Path) -> dict:
-    done = loci(*args, "--json", home=home)
+def run_json(*args: str, home: Path, timeout: float = 300) -> dict:
+    done = loci(*args, "--json", home=home, timeout=timeout)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -88,6 +88,7 @@ def test_runs_on_the_bundled_model_leave_episodes_whose_feedback_distils_a_proce
             "--max-turns",
             "2",
             home=tmp_path,
+            timeout=900,
         )
         runs.append(out["run_id"])
     for run_id in runs:
