@@ -26,7 +26,7 @@ import sqlite3
 from memory.evolution_params import EvolutionParams
 from memory.graph_ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
 from memory.graph_schema import EDGE_COLUMNS, edge_from_row
-from memory.recall import match_expression, query_terms
+from memory.recall import match_expression, query_terms, selective_terms
 
 __all__ = ["look_alikes", "merge_nodes", "split_node", "split_text"]
 
@@ -38,11 +38,18 @@ def _words(text: str) -> set[str]:
 
 
 def look_alikes(conn: sqlite3.Connection, node_id: int, params: EvolutionParams) -> tuple[int, list[int]]:
-    """How many candidates were compared, and the live facts near-identical to `node_id`."""
+    """How many candidates were compared, and the live facts near-identical to `node_id`.
+
+    Candidates are the best BM25 matches of the fact's rarest words (a near-duplicate shares them), so
+    the cost is bounded by `merge_docs`, not by the graph's size; a fact whose every word is that common is
+    not compared."""
     node = live_node(conn, node_id)
     words = _words(node.text)
-    match = match_expression(sorted(words))
-    if match is None or node.kind != "semantic":
+    if node.kind != "semantic" or not words:
+        return 0, []
+    kept, crowded = selective_terms(conn, sorted(words), params.merge_docs)
+    match = match_expression(kept)
+    if match is None or crowded:
         return 0, []
     rows = conn.execute(
         "SELECT f.rowid, n.text FROM memory_fts f JOIN memory_nodes n ON n.id = f.rowid"
