@@ -6,8 +6,9 @@ under the task, cut to `loop_share` of the task region's budget, each with
 its `mem:N` id. The run's record keeps the task as given; only the prompt
 carries the recalled lines.
 
-After the run, `Experience.after` reads the run's record (memory/runs.py)
-and writes its episode (memory/episodes.py): one step per tool turn, with
+After a run that ends with an answer (done or partial; a failed or
+cancelled run leaves none), `Experience.after` reads the run's record
+(memory/runs.py) and writes its episode (memory/episodes.py): one step per tool turn, with
 the tool, its arguments, the memory ids the step was shown (the brief for
 the first step, then the ids in each observation of a tool) and the ids it
 used (those it named in its arguments or its working state; the ids named
