@@ -12,8 +12,9 @@ passes in; `memory/` never imports a model. It gives:
 - `history(ref)`: how a node or an edge came to be, with a procedure's
   source episodes and their runs.
 
-Without a language callable, `describe` jobs are not queued: the procedure
-keeps the text of the deterministic rule (memory/distill.py). With one, the
+Without a language callable, `describe` jobs are neither queued nor run
+(another process with a model may run those it finds): the procedure keeps
+the text of the deterministic rule (memory/distill.py). With one, the
 job first waits until the foreground is idle (`Foreground.wait_idle`), asks
 the model outside any transaction, then writes the new text together with
 the job's completion.
@@ -68,7 +69,12 @@ class Evolution:
         self.jobs = Jobs(graph.store, params)
 
     def handlers(self) -> dict[str, Handler]:
-        return {"refine": self.refine_job, "describe": self.describe_job}
+        """The job kinds this evolution can run: `describe` only with a model, so a worker without one
+        leaves those jobs queued for a process that has it."""
+        found: dict[str, Handler] = {"refine": self.refine_job}
+        if self.language is not None:
+            found["describe"] = self.describe_job
+        return found
 
     async def refine_job(self, job: Job) -> dict[str, Any]:
         episode = int(job.payload["episode"])
@@ -85,9 +91,11 @@ class Evolution:
 
     async def describe_job(self, job: Job) -> dict[str, Any]:
         node_id = int(job.payload["procedure"])
-        node = await self.graph.get(node_id)
-        if self.language is None:
-            return await self.jobs.complete(job, lambda conn: {"skipped": "no model"})
+        try:
+            node = await self.graph.get(node_id)
+        except NotFoundError:  # merged or forgotten since: nothing to describe
+            return await self.jobs.complete(job, lambda conn: {"skipped": f"{node_ref(node_id)} is gone"})
+        assert self.language is not None, "describe jobs run only where a model is given (see handlers)"
         sources = await self.history(node_ref(node_id))
         tasks = "\n".join(f"- {s['task']}" for s in sources["sources"][:5])
         steps = "; ".join(node.meta.get("steps", []))
