@@ -5,10 +5,11 @@ transaction (`apply_plan`), each change an event with the pass as its cause;
 `--dry-run` only plans. Three kinds of change:
 
 - decay: a `related` edge loses a factor `decay` of its weight for each
-  whole `decay_period_s` since it was last used or last decayed (whichever
-  is later); the edge's `consolidated` time moves on by those whole periods;
+  period (`decay_period_s`, a day by default, counted from the Unix epoch)
+  that ended since it was last used or last decayed, whichever is later;
+  its `consolidated` time becomes the start of the current period;
 - prune: a `related` edge whose weight is under `prune_below` and that was
-  not used within `horizon_s` is dropped softly. `ground` and `distill`
+  not used within `horizon_s` (in whole periods) is dropped softly. `ground` and `distill`
   edges are provenance and are never decayed or pruned;
 - procedures: each procedure's success rate has the posterior
   Beta(prior_alpha + successes, prior_beta + failures). A probationary
@@ -19,14 +20,15 @@ transaction (`apply_plan`), each change an event with the pass as its cause;
   probationary.
 
 Idempotence follows from the rules: decay applies whole periods and records
-them, pruned edges are gone, and a status is a function of the counts, which
-consolidation does not change. A second pass right after the first finds
-nothing to do.
+the period it reached, pruned edges are gone, and a status is a function of
+the counts, which consolidation does not change. A second pass in the same
+period as the first finds nothing to do. The edge work is a few set-based
+statements, so a pass over a large graph costs what SQLite does, not a
+Python loop.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 import time
@@ -40,20 +42,46 @@ __all__ = ["ConsolidationPlan", "apply_plan", "plan", "posterior", "procedure_st
 
 @dataclass
 class ConsolidationPlan:
-    decays: list[tuple[int, float, float, float]] = field(default_factory=list)  # (edge, before, after, consolidated)
-    prunes: list[tuple[int, float]] = field(default_factory=list)  # (edge, weight)
-    statuses: list[tuple[int, str, str, float]] = field(default_factory=list)  # (node, before, after, mean)
+    """What a pass does (or would do): edge counts, and the procedures that move (node, before, after, mean)."""
+
+    decayed: int = 0
+    pruned: int = 0
+    statuses: list[tuple[int, str, str, float]] = field(default_factory=list)
 
     @property
     def changes(self) -> int:
-        return len(self.decays) + len(self.prunes) + len(self.statuses)
+        return self.decayed + self.pruned + len(self.statuses)
 
     def summary(self) -> dict:
         moves: dict[str, int] = {}
         for _, before, after, _ in self.statuses:
             key = f"{before}->{after}"
             moves[key] = moves.get(key, 0) + 1
-        return {"decayed": len(self.decays), "pruned": len(self.prunes), "procedures": moves, "changes": self.changes}
+        return {"decayed": self.decayed, "pruned": self.pruned, "procedures": moves, "changes": self.changes}
+
+
+# Time runs in whole periods (days, by default) counted from the Unix epoch, so a pass applies the decay of
+# the periods that ended since an edge was last used or decayed, and two passes in one period agree.
+_LAST = (
+    "max(CAST(coalesce(last_used, created) / :period AS INTEGER), CAST(coalesce(consolidated, 0) / :period AS INTEGER))"
+)
+_DUE = f"(:epoch - {_LAST})"
+_DECAYED = f"round(weight * pow(:decay, max({_DUE}, 0)), 6)"
+_UNUSED = "(:epoch - CAST(coalesce(last_used, created) / :period AS INTEGER))"
+_LIVE = "deleted IS NULL AND kind = 'related'"
+DECAY_WHERE = f"{_LIVE} AND {_DUE} >= 1"
+PRUNE_WHERE = f"{_LIVE} AND {_DECAYED} < :prune_below AND {_UNUSED} > :horizon"
+
+
+def _values(params: EvolutionParams, now: float) -> dict[str, float]:
+    return {
+        "period": params.decay_period_s,
+        "epoch": math.floor(now / params.decay_period_s),
+        "decay": params.decay,
+        "prune_below": params.prune_below,
+        "horizon": math.floor(params.horizon_s / params.decay_period_s),
+        "now": now,
+    }
 
 
 def posterior(successes: float, failures: float, params: EvolutionParams) -> tuple[float, float]:
@@ -80,22 +108,11 @@ def procedure_status(status: str | None, successes: int, failures: int, cycles: 
 
 
 def plan(conn: sqlite3.Connection, params: EvolutionParams, now: float | None = None) -> ConsolidationPlan:
-    now = time.time() if now is None else now
-    found = ConsolidationPlan()
-    rows = conn.execute(
-        "SELECT id, weight, max(coalesce(last_used, created), coalesce(consolidated, 0)) AS anchor,"
-        " coalesce(last_used, created) FROM memory_edges"
-        " WHERE deleted IS NULL AND kind = 'related' AND (weight < ? OR anchor <= ?)",
-        [params.prune_below, now - params.decay_period_s],
-    ).fetchall()
-    for edge_id, weight, anchor, used in rows:
-        periods = math.floor((now - anchor) / params.decay_period_s)
-        after = weight
-        if periods >= 1:
-            after = round(weight * params.decay**periods, 6)
-            found.decays.append((edge_id, weight, after, anchor + periods * params.decay_period_s))
-        if after < params.prune_below and used < now - params.horizon_s:
-            found.prunes.append((edge_id, after))
+    values = _values(params, time.time() if now is None else now)
+    found = ConsolidationPlan(
+        decayed=conn.execute(f"SELECT count(*) FROM memory_edges WHERE {DECAY_WHERE}", values).fetchone()[0],
+        pruned=conn.execute(f"SELECT count(*) FROM memory_edges WHERE {PRUNE_WHERE}", values).fetchone()[0],
+    )
     procedures = conn.execute(
         "SELECT id, status, successes, failures, coalesce(json_extract(meta, '$.cycles'), 0) FROM memory_nodes"
         " WHERE kind = 'procedural' AND deleted IS NULL"
@@ -107,23 +124,31 @@ def plan(conn: sqlite3.Connection, params: EvolutionParams, now: float | None = 
     return found
 
 
-def apply_plan(conn: sqlite3.Connection, found: ConsolidationPlan, cause: str) -> dict:
-    now = time.time()
-    conn.executemany(
-        "UPDATE memory_edges SET weight = ?, consolidated = ?, updated = ? WHERE id = ?",
-        [(after, anchor, now, edge_id) for edge_id, _, after, anchor in found.decays],
+def apply_plan(
+    conn: sqlite3.Connection, found: ConsolidationPlan, params: EvolutionParams, cause: str, now: float | None = None
+) -> dict:
+    """Carry out a pass planned at `now` in the caller's transaction: events first (they read the old weights)."""
+    values = {**_values(params, time.time() if now is None else now), "cause": cause, "at": time.time()}
+    conn.execute(
+        "INSERT INTO memory_events (at, op, edge, before, after, cause)"
+        f" SELECT :at, 'decay', id, json_object('weight', weight), json_object('weight', {_DECAYED}), :cause"
+        f" FROM memory_edges WHERE {DECAY_WHERE}",
+        values,
     )
-    conn.executemany(
-        "INSERT INTO memory_events (at, op, edge, before, after, cause) VALUES (?, 'decay', ?, ?, ?, ?)",
-        [(now, e, json.dumps({"weight": b}), json.dumps({"weight": a}), cause) for e, b, a, _ in found.decays],
+    conn.execute(
+        "INSERT INTO memory_events (at, op, edge, before, cause)"
+        f" SELECT :at, 'unlink', id, json_object('weight', {_DECAYED}, 'why', 'pruned'), :cause"
+        f" FROM memory_edges WHERE {PRUNE_WHERE}",
+        values,
     )
-    conn.executemany("UPDATE memory_edges SET deleted = ? WHERE id = ?", [(now, e) for e, _ in found.prunes])
-    conn.executemany(
-        "INSERT INTO memory_events (at, op, edge, before, cause) VALUES (?, 'unlink', ?, ?, ?)",
-        [(now, e, json.dumps({"weight": w, "why": "pruned"}), cause) for e, w in found.prunes],
+    conn.execute(
+        f"UPDATE memory_edges SET weight = {_DECAYED}, consolidated = :epoch * :period, updated = :at"
+        f" WHERE {DECAY_WHERE}",
+        values,
     )
+    conn.execute(f"UPDATE memory_edges SET deleted = :at WHERE {PRUNE_WHERE}", values)
     for node_id, before, after, mean in found.statuses:
-        conn.execute("UPDATE memory_nodes SET status = ?, updated = ? WHERE id = ?", [after, now, node_id])
+        conn.execute("UPDATE memory_nodes SET status = ?, updated = ? WHERE id = ?", [after, values["at"], node_id])
         log_event(
             conn,
             "status",

@@ -118,7 +118,11 @@ class Evolution:
             found = await self.graph.store.read(lambda db: plan(db.conn, self.params, now))
             return {**found.summary(), "dry_run": True}
         cause = f"consolidate@{time.time():.0f}"
-        return await self.graph.store.write(lambda db: apply_plan(db.conn, plan(db.conn, self.params, now), cause))
+
+        def write(db: sqlite_utils.Database) -> dict[str, Any]:
+            return apply_plan(db.conn, plan(db.conn, self.params, now), self.params, cause, now)
+
+        return await self.graph.store.write(write)
 
     async def procedures(self, task: str = "", k: int = 5, *, record: bool = False) -> list[dict[str, Any]]:
         """The live procedures for `task` (all, by success, when no task is given), active first."""

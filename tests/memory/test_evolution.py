@@ -183,14 +183,19 @@ async def test_consolidation_decays_unused_edges_by_whole_periods_and_prunes_the
     weak, _ = await evo.graph.link(a, c, weight=0.06)
     day = PARAMS.decay_period_s
     later = strong.created + 40 * day
+    periods = int(later // day) - int(strong.created // day)
     dry = await evo.consolidate(dry_run=True, now=later)
     assert dry["decayed"] == 2 and dry["pruned"] == 1
     assert (await edge_between(evo, a, c)) is not None  # a dry run changes nothing
     done = await evo.consolidate(now=later)
     assert done["changes"] == 3
-    assert (await edge_between(evo, a, b)).weight == pytest.approx(0.8 * PARAMS.decay**40, rel=1e-4)
+    assert (await edge_between(evo, a, b)).weight == pytest.approx(0.8 * PARAMS.decay**periods, rel=1e-4)
     assert await edge_between(evo, a, c) is None
-    assert (await evo.consolidate(now=later + day / 2))["changes"] == 0
+    assert (await evo.consolidate(now=later))["changes"] == 0  # the same period: nothing left to do
+    assert (await evo.consolidate(now=later + day))["decayed"] == 1  # one more period: one more decay
+    history = await evo.history(f"edge:{weak.id}")
+    assert [e["op"] for e in history["events"]] == ["link", "decay", "unlink"]
+    assert history["events"][-1]["before"]["why"] == "pruned"
 
 
 def test_the_signature_is_the_tools_and_argument_shapes_of_the_steps_that_worked() -> None:
