@@ -74,6 +74,7 @@ def test_consolidate_twice_changes_nothing_the_second_time(tmp_path: Path) -> No
 
 
 @pytest.mark.model
+@pytest.mark.timeout(3000)  # three real runs; a loaded 2-core machine takes minutes for each
 def test_runs_on_the_bundled_model_leave_episodes_whose_feedback_distils_a_procedure(tmp_path: Path) -> None:
     run_json("memory", "add", "the harbor fee is 35 euros a night", home=tmp_path)
     runs = []
