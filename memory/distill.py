@@ -45,7 +45,7 @@ def procedure_text(tasks: list[str], shapes: list[str]) -> str:
     """The deterministic text of a procedure: the words its tasks share, then its steps."""
     counts: Counter[str] = Counter()
     for task in tasks:
-        counts.update(dict.fromkeys(query_terms(task)))
+        counts.update(list(dict.fromkeys(query_terms(task))))
     common = [w for w, n in counts.most_common() if n * 2 >= len(tasks)][:KEYWORDS]
     topic = " ".join(common) if common else tasks[-1][:200]
     steps = " ".join(f"{i}. {shape}" for i, shape in enumerate(shapes, 1))
