@@ -20,9 +20,7 @@ Refinement (one job per episode)
     `merge_similarity`: two live facts whose word sets have at least this
     Jaccard similarity are merged into the older one (near-duplicates).
     `merge_candidates`: how many lexical look-alikes of each used fact are
-    compared; `merge_docs`: they are searched among the nodes holding the
-    fact's rarest words, at most this many (a fact made only of words more
-    common than that is not compared).
+    compared.
     `split_chars`: a fact longer than this is split at sentence or
     paragraph bounds (overload).
     `distill_n` (N), `distill_theta` (θ): a step sequence that recurs in at
@@ -77,7 +75,6 @@ class EvolutionParams:
     drop_failures: int = 2
     merge_similarity: float = 0.9
     merge_candidates: int = 5
-    merge_docs: int = 500
     split_chars: int = 4_000
     distill_n: int = 3
     distill_theta: float = 0.5

@@ -3,8 +3,8 @@
 Both are graph writes inside the refinement job's transaction, each logged
 with its cause.
 
-Merge: a fact's lexical look-alikes (its best BM25 matches) whose word sets
-have a Jaccard similarity of at least `merge_similarity` are the same fact
+Merge: a fact's lexical look-alikes (the facts holding all of its words)
+whose word sets have a Jaccard similarity of at least `merge_similarity` are the same fact
 said twice. The older node survives; it takes the union of both nodes' edges
 (an edge both had keeps the larger weight and the sum of the counts), their
 use and outcome counts, and `merged_from` in its metadata; the younger node
@@ -24,13 +24,15 @@ import re
 import sqlite3
 
 from memory.evolution_params import EvolutionParams
+from memory.fulltext import fts_phrase
 from memory.graph_ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
 from memory.graph_schema import EDGE_COLUMNS, edge_from_row
-from memory.recall import match_expression, query_terms, selective_terms
+from memory.recall import query_terms
 
 __all__ = ["look_alikes", "merge_nodes", "split_node", "split_text"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+MATCH_TERMS = 16
 
 
 def _words(text: str) -> set[str]:
@@ -40,22 +42,18 @@ def _words(text: str) -> set[str]:
 def look_alikes(conn: sqlite3.Connection, node_id: int, params: EvolutionParams) -> tuple[int, list[int]]:
     """How many candidates were compared, and the live facts near-identical to `node_id`.
 
-    Candidates are the best BM25 matches of the fact's rarest words (a near-duplicate shares them), so
-    the cost is bounded by `merge_docs`, not by the graph's size; a fact whose every word is that common is
-    not compared."""
+    Candidates hold every word of the fact (an FTS5 AND, which costs what its rarest word costs, not
+    what the graph's size does); a twin missing one of this fact's words is found from its own side,
+    when it is refined."""
     node = live_node(conn, node_id)
     words = _words(node.text)
     if node.kind != "semantic" or not words:
         return 0, []
-    kept, crowded = selective_terms(conn, sorted(words), params.merge_docs)
-    match = match_expression(kept)
-    if match is None or crowded:
-        return 0, []
+    terms = sorted(words, key=lambda w: (-len(w), w))[:MATCH_TERMS]
     rows = conn.execute(
         "SELECT f.rowid, n.text FROM memory_fts f JOIN memory_nodes n ON n.id = f.rowid"
-        " WHERE memory_fts MATCH ? AND n.kind = 'semantic' AND n.deleted IS NULL AND n.name IS NULL"
-        " ORDER BY rank LIMIT ?",
-        [match, params.merge_candidates + 1],
+        " WHERE memory_fts MATCH ? AND n.kind = 'semantic' AND n.deleted IS NULL AND n.name IS NULL LIMIT ?",
+        [" AND ".join(fts_phrase(t) for t in terms), params.merge_candidates + 1],
     ).fetchall()
     found = []
     for other, text in rows:

@@ -87,8 +87,9 @@ def refine_episode(
     facts = [i for i, kind in used.items() if kind == "semantic"]
     if not count_outcome:
         success = None  # repair and interference belong to the job that counts the outcome
+    fresh = set(facts)  # the facts whose look-alikes are still to be compared
     for _ in range(params.max_passes):
-        looked, changed, facts = _structural_pass(conn, facts, success, params, cause, done)
+        looked, changed, facts, fresh = _structural_pass(conn, facts, fresh, success, params, cause, done)
         done.passes += 1
         if changed < params.stop_fraction * max(1, looked):
             break
@@ -154,12 +155,16 @@ def _count_outcome(
 def _structural_pass(
     conn: sqlite3.Connection,
     facts: list[int],
+    fresh: set[int],
     success: bool | None,
     params: EvolutionParams,
     cause: str,
     done: Refinement,
-) -> tuple[int, int, list[int]]:
-    """One pass of repair, interference, merge and split over the used facts; (looked, changed, facts)."""
+) -> tuple[int, int, list[int], set[int]]:
+    """One pass of repair, interference, merge and split over the used facts; (looked, changed, facts, fresh).
+
+    Look-alikes are compared for the `fresh` facts only: those not compared yet, or changed by the
+    pass before (a merge into them, a split out of them)."""
     looked = changed = 0
     edges = _edges_between(conn, facts)
     linked = {frozenset((e.src, e.dst)) for e in edges}
@@ -178,10 +183,11 @@ def _structural_pass(
             done.add("dropped")
             changed += 1
     survivors: list[int] = []
+    changed_facts: set[int] = set()
     for fact in facts:
         if not conn.execute("SELECT 1 FROM memory_nodes WHERE id = ? AND deleted IS NULL", [fact]).fetchone():
             continue
-        compared, twins = look_alikes(conn, fact, params)
+        compared, twins = look_alikes(conn, fact, params) if fact in fresh else (0, [])
         looked += compared
         for twin in twins:
             keep, drop = min(fact, twin), max(fact, twin)
@@ -189,6 +195,7 @@ def _structural_pass(
             done.add("merged")
             changed += 1
             fact = keep
+            changed_facts.add(keep)
         text_len = conn.execute("SELECT length(text) FROM memory_nodes WHERE id = ?", [fact]).fetchone()[0]
         if text_len > params.split_chars:
             parts = split_node(conn, fact, params, f"{cause} (split)")
@@ -196,6 +203,7 @@ def _structural_pass(
                 done.add("split")
                 changed += 1
                 survivors.extend(parts)
+                changed_facts.update(parts)
                 continue
         survivors.append(fact)
-    return looked, changed, list(dict.fromkeys(survivors))
+    return looked, changed, list(dict.fromkeys(survivors)), changed_facts
