@@ -107,12 +107,15 @@ def procedure_status(status: str | None, successes: int, failures: int, cycles: 
     return status
 
 
-def plan(conn: sqlite3.Connection, params: EvolutionParams, now: float | None = None) -> ConsolidationPlan:
+def plan(
+    conn: sqlite3.Connection, params: EvolutionParams, now: float | None = None, *, count_edges: bool = True
+) -> ConsolidationPlan:
+    """What a pass at `now` would change; `count_edges=False` leaves the edge counts to `apply_plan`."""
     values = _values(params, time.time() if now is None else now)
-    found = ConsolidationPlan(
-        decayed=conn.execute(f"SELECT count(*) FROM memory_edges WHERE {DECAY_WHERE}", values).fetchone()[0],
-        pruned=conn.execute(f"SELECT count(*) FROM memory_edges WHERE {PRUNE_WHERE}", values).fetchone()[0],
-    )
+    found = ConsolidationPlan()
+    if count_edges:
+        found.decayed = conn.execute(f"SELECT count(*) FROM memory_edges WHERE {DECAY_WHERE}", values).fetchone()[0]
+        found.pruned = conn.execute(f"SELECT count(*) FROM memory_edges WHERE {PRUNE_WHERE}", values).fetchone()[0]
     procedures = conn.execute(
         "SELECT id, status, successes, failures, coalesce(json_extract(meta, '$.cycles'), 0) FROM memory_nodes"
         " WHERE kind = 'procedural' AND deleted IS NULL"
@@ -127,26 +130,40 @@ def plan(conn: sqlite3.Connection, params: EvolutionParams, now: float | None = 
 def apply_plan(
     conn: sqlite3.Connection, found: ConsolidationPlan, params: EvolutionParams, cause: str, now: float | None = None
 ) -> dict:
-    """Carry out a pass planned at `now` in the caller's transaction: events first (they read the old weights)."""
+    """Carry out a pass planned at `now` in the caller's transaction.
+
+    One scan finds the edges to decay or prune and their new weights (a temporary table); the events
+    and the two updates then read that table instead of scanning the edges again."""
     values = {**_values(params, time.time() if now is None else now), "cause": cause, "at": time.time()}
+    conn.execute("DROP TABLE IF EXISTS temp.consolidation")
     conn.execute(
-        "INSERT INTO memory_events (at, op, edge, before, after, cause)"
-        f" SELECT :at, 'decay', id, json_object('weight', weight), json_object('weight', {_DECAYED}), :cause"
-        f" FROM memory_edges WHERE {DECAY_WHERE}",
+        f"CREATE TEMP TABLE consolidation AS SELECT id, weight AS before, {_DECAYED} AS after,"
+        f" ({DECAY_WHERE}) AS decays, ({PRUNE_WHERE}) AS prunes FROM memory_edges"
+        f" WHERE ({DECAY_WHERE}) OR ({PRUNE_WHERE})",
+        values,
+    )
+    decayed, pruned = conn.execute("SELECT sum(decays), sum(prunes) FROM temp.consolidation").fetchone()
+    found.decayed, found.pruned = decayed or 0, pruned or 0
+    conn.execute(
+        "INSERT INTO memory_events (at, op, edge, before, after, cause) SELECT :at, 'decay', id,"
+        " json_object('weight', before), json_object('weight', after), :cause FROM temp.consolidation WHERE decays",
         values,
     )
     conn.execute(
-        "INSERT INTO memory_events (at, op, edge, before, cause)"
-        f" SELECT :at, 'unlink', id, json_object('weight', {_DECAYED}, 'why', 'pruned'), :cause"
-        f" FROM memory_edges WHERE {PRUNE_WHERE}",
+        "INSERT INTO memory_events (at, op, edge, before, cause) SELECT :at, 'unlink', id,"
+        " json_object('weight', after, 'why', 'pruned'), :cause FROM temp.consolidation WHERE prunes",
         values,
     )
     conn.execute(
-        f"UPDATE memory_edges SET weight = {_DECAYED}, consolidated = :epoch * :period, updated = :at"
-        f" WHERE {DECAY_WHERE}",
+        "UPDATE memory_edges SET weight = c.after, consolidated = :epoch * :period, updated = :at"
+        " FROM temp.consolidation AS c WHERE c.decays AND memory_edges.id = c.id",
         values,
     )
-    conn.execute(f"UPDATE memory_edges SET deleted = :at WHERE {PRUNE_WHERE}", values)
+    conn.execute(
+        "UPDATE memory_edges SET deleted = :at FROM temp.consolidation AS c WHERE c.prunes AND memory_edges.id = c.id",
+        values,
+    )
+    conn.execute("DROP TABLE temp.consolidation")
     for node_id, before, after, mean in found.statuses:
         conn.execute("UPDATE memory_nodes SET status = ?, updated = ? WHERE id = ?", [after, values["at"], node_id])
         log_event(

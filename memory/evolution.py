@@ -120,7 +120,7 @@ class Evolution:
         cause = f"consolidate@{time.time():.0f}"
 
         def write(db: sqlite_utils.Database) -> dict[str, Any]:
-            return apply_plan(db.conn, plan(db.conn, self.params, now), self.params, cause, now)
+            return apply_plan(db.conn, plan(db.conn, self.params, now, count_edges=False), self.params, cause, now)
 
         return await self.graph.store.write(write)
 
