@@ -23,7 +23,7 @@ from collections import Counter
 
 from memory.evolution_params import EvolutionParams
 from memory.graph_ops import NewNode, insert_nodes, log_event, upsert_edge
-from memory.recall import query_terms
+from memory.terms import query_terms
 
 __all__ = ["MAX_SOURCES", "distill", "procedure_for", "procedure_text"]
 

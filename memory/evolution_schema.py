@@ -20,14 +20,11 @@ from __future__ import annotations
 import sqlite_utils
 from sqlite_utils import Migrations
 
-import memory.graph_schema  # noqa: F401  (the graph's tables come first)
-from memory.store import registered_migrations
-
 __all__ = ["JOB_STATES", "MIGRATIONS"]
 
 JOB_STATES = ("queued", "running", "done", "failed")
 
-MIGRATIONS = registered_migrations(Migrations("evolution"))
+MIGRATIONS = Migrations("evolution")  # after the graph's and the runs' sets (memory/store.py)
 
 
 @MIGRATIONS()

@@ -27,7 +27,7 @@ from memory.evolution_params import EvolutionParams
 from memory.fulltext import fts_phrase
 from memory.graph_ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
 from memory.graph_schema import EDGE_COLUMNS, edge_from_row
-from memory.recall import query_terms
+from memory.terms import query_terms
 
 __all__ = ["look_alikes", "merge_nodes", "split_node", "split_text"]
 
