@@ -132,7 +132,7 @@ def _count_outcome(
                 " coalesce(json_extract(meta, '$.cycles'), 0) + 1) WHERE id = ?",
                 [node_id],
             )
-            log_event(conn, "outcome", node=node_id, after={column: 1}, cause=cause)
+        log_event(conn, "outcome", node=node_id, after={column: 1}, cause=cause)
     facts = [i for i, kind in used.items() if kind == "semantic"]
     for edge in _edges_between(conn, facts):
         weight = edge.weight + params.reinforce * (1 - edge.weight) if success else edge.weight * (1 - params.weaken)
