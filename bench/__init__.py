@@ -23,6 +23,7 @@ BENCHES: dict[str, str] = {
     "context": "bench.context",
     "latency": "bench.latency",
     "llama-modes": "bench.llama_modes",
+    "evolution": "bench.evolution",
     "mcp": "bench.mcp",
 }
 

@@ -13,6 +13,7 @@ from memory.errors import (
     ToolError,
     UsageError,
 )
+from memory.evolution import Evolution
 from memory.graph import Graph, NewNode
 from memory.recall import Recall
 from memory.runs import RunRecord, Runs
@@ -24,6 +25,7 @@ __all__ = [
     "BackendUnreachable",
     "ContextObject",
     "ContextStore",
+    "Evolution",
     "Graph",
     "InvalidAction",
     "LociError",

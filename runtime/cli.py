@@ -34,6 +34,7 @@ COMMANDS = (
     "runtime.cli_mcp",
     "runtime.cli_memory",
     "runtime.cli_chat",
+    "runtime.cli_evolution",
     "bench.cli",
 )
 

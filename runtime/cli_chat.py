@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 
 import anyio
 import anyio.to_thread
@@ -31,6 +32,7 @@ from memory.chat import ChatLog, ChatSession
 from memory.errors import LociError, UsageError
 from memory.store import default_db_path
 from runtime.agent import Limits, RunResult
+from runtime.background import background_worker
 from runtime.cli_run import add_model_arguments
 from runtime.display import one_line
 from runtime.session import Session, check_files, open_session
@@ -114,11 +116,17 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
 
 
 async def chat_loop(chat: Chat, read: Read) -> None:
-    """Read lines until /quit or end of input; each is a command or a task."""
-    while True:
-        line = await read()
-        if line is None or not await chat.handle(line):
-            return
+    """Read lines until /quit or end of input; each is a command or a task.
+
+    The memory's background worker runs meanwhile, mostly while the chat waits for the person."""
+    experience = chat.session.experience
+    async with background_worker(experience.evolution) if experience else nullcontext() as worker:
+        if experience:
+            experience.worker = worker
+        while True:
+            line = await read()
+            if line is None or not await chat.handle(line):
+                return
 
 
 class Chat:
@@ -175,7 +183,7 @@ class Chat:
 
     async def _run(self, task: str) -> RunResult:
         """Run `task`, continuing the chat's working state and window."""
-        return await self.session.agent.run(task, state=self.state, keep_window=True)
+        return (await self.session.run(task, source="chat", state=self.state, keep_window=True))[1]
 
     def status(self) -> str:
         """The state, shortened, and the last prompt's tokens per region against the budgets."""

@@ -6,6 +6,7 @@
     loci memory neighbors ID [--depth N] [--kind K ...]
     loci memory stats
     loci memory export [--format json|graphml] [--out FILE]
+    loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli_evolution.py)
 
 Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
 machine-readable output. The commands call the same tools the model calls
@@ -25,6 +26,7 @@ from memory.export import FORMATS, export_graph
 from memory.graph import Graph
 from memory.graph_schema import NODE_KINDS
 from memory.store import Store, default_db_path
+from runtime.cli_evolution import register_memory
 from runtime.display import one_line
 from tools.memory import MemoryTools, node_dict
 
@@ -58,6 +60,7 @@ def register(subparsers: Any) -> None:
     export.add_argument("--format", choices=FORMATS, default="json")
     export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
     parser.set_defaults(handler=handle)
+    register_memory(sub, common)
 
 
 async def handle(args: argparse.Namespace) -> int:

@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tool-choice", default="", help="tools the first turns must call, in order, comma-separated")
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
-    parser.add_argument("--json", action="store_true", help="print the answer, evidence, status and counts as JSON")
+    parser.add_argument("--json", action="store_true", help="print the answer, evidence, status, counts and run_id as JSON")
+    parser.add_argument("--no-episode", action="store_true", help="leave no episode in the memory graph for this run")
     parser.set_defaults(handler=run)
 
 
@@ -86,11 +87,14 @@ async def run(args: argparse.Namespace) -> int:
                 if obj.meta.get("replaced_bytes"):
                     print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
+            session.experience.episodes = not args.no_episode
             # The run lists what was loaded for it; with nothing loaded, every document in the home.
-            result = await session.agent.run(args.task, tool_choice=choice, objects=loaded or None)
+            # The run's episode is written and its refinement queued; `loci memory refine` or a worker runs it.
+            run_id, result = await session.run(args.task, tool_choice=choice, objects=loaded or None)
     finally:
         await model.aclose()
-    print(json.dumps(as_json(result), ensure_ascii=False, indent=2) if args.json else as_text(result))
+    shown = {"run_id": run_id, **as_json(result)}
+    print(json.dumps(shown, ensure_ascii=False, indent=2) if args.json else as_text(result))
     return 0
 
 

@@ -6,6 +6,9 @@
     loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
 
+While it serves, a background worker runs the memory graph's refinement
+jobs (`runtime.background`), except in the compatibility mode.
+
 `run_task` runs the whole agent on a task (`runtime.task_tool`); the files
 it and the context tools may load must lie under a `--root`. With
 `--mcp-config FILE`, the agent behind `run_task` also uses the servers of
@@ -25,8 +28,11 @@ from mcp.server.mcpserver import MCPServer
 
 import runtime.task_tool  # noqa: F401  (registers the `run` tool set: run_task)
 from memory.errors import UsageError
+from memory.evolution import Evolution
+from memory.graph import Graph
 from memory.paths import Roots
 from memory.store import Store, default_db_path
+from runtime.background import background_worker
 from runtime.client_config import CLIENTS, client_config
 from runtime.specs import DEFAULT_SPEC
 from servers.app import TOOL_SETS, build_app, parse_tools
@@ -84,7 +90,9 @@ async def run(args: argparse.Namespace) -> int:
     if args.compat:
         return await _serve_compat(args, db, token)
     options = {"model": args.model, "mcp_config": args.mcp_config}
-    await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
+    # The background worker refines the memory graph while the server runs, on its own connection to the home.
+    async with await Store.open(db) as store, background_worker(Evolution(Graph(store))):
+        await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
     return 0
 
 

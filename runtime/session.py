@@ -37,6 +37,7 @@ from servers.history import build_history_server
 from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
+from runtime.experience import Brief, Experience, experience_for, foreground
 
 __all__ = ["BUILT_IN", "Session", "check_files", "open_session", "turn_record"]
 
@@ -51,6 +52,7 @@ class Session:
     contexts: ContextStore
     host: McpHost
     loaded: list[ContextObject]
+    experience: Experience | None = None
 
     async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
         """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
@@ -61,8 +63,10 @@ class Session:
         """
         runs = Runs(self.store)
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
+        brief = await self.experience.before(task) if self.experience else Brief(task=task)
         try:
-            result = await self.agent.run(task, **agent_kwargs)
+            async with foreground(self.experience):
+                result = await self.agent.run(brief.task, **agent_kwargs)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
@@ -79,6 +83,8 @@ class Session:
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )
+        if self.experience:
+            await self.experience.after(run_id, brief)
         return run_id, result
 
 
@@ -126,4 +132,4 @@ async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Pa
         agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, budget=budget)
         if "history" in tools:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        yield Session(agent, store, contexts, host, loaded)
+        yield Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))

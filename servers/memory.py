@@ -9,9 +9,11 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from memory.embed import Embedder
+from memory.evolution import Evolution
 from memory.graph import Graph
 from memory.store import Store
 from servers.errors import readable_errors
+from tools.evolution import EvolutionTools
 from tools.memory import MemoryTools
 
 __all__ = ["build_memory_server", "memory_server_for"]
@@ -22,13 +24,14 @@ INSTRUCTIONS = (
 )
 
 
-def build_memory_server(tools: MemoryTools) -> MCPServer:
+def build_memory_server(tools: MemoryTools, evolution: EvolutionTools | None = None) -> MCPServer:
     server = MCPServer(name="memory", instructions=INSTRUCTIONS)
-    for fn in tools.all():
+    for fn in [*tools.all(), *(evolution.all() if evolution else [])]:
         server.add_tool(readable_errors(fn), name=fn.__name__)
     return server
 
 
 def memory_server_for(store: Store, embedder: Embedder | None = None) -> MCPServer:
     """The memory server over an open store (kept open by the caller for the server's lifetime)."""
-    return build_memory_server(MemoryTools(Graph(store, embedder)))
+    graph = Graph(store, embedder)
+    return build_memory_server(MemoryTools(graph), EvolutionTools(Evolution(graph)))

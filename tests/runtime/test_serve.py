@@ -55,7 +55,8 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
             recalled = await client.call_tool("memory_recall", {"query": "shed code"})
             listed = [str(r.uri) for r in (await client.list_resources()).resources]
             templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
-            memory = await client.read_resource("loci://memory/mem:1")
+            fact = made.structured_content["id"]
+            memory = await client.read_resource(f"loci://memory/{fact}")
             run = await client.read_resource(f"loci://runs/{ran.structured_content['run'].removeprefix('run:')}")
             line = await client.read_resource("loci://context/doc:1:2-2")
             whole = await client.read_resource("loci://context/doc:1")
@@ -66,9 +67,10 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
     assert not ran.is_error and ran.structured_content["answer"] == "4417"
     assert ran.structured_content["status"] == "done" and ran.structured_content["evidence"][0]["id"] == "doc:1"
     assert not found.is_error and "doc:1" in found.content[0].text
-    assert made.structured_content["id"] == "mem:1"
-    assert recalled.structured_content["result"][0]["id"] == "mem:1"
-    assert "loci://context/doc:1" in listed and "loci://memory/mem:1" in listed
+    # The run left its episode first (mem:1), so the remembered fact comes after it.
+    assert fact == "mem:2"
+    assert recalled.structured_content["result"][0]["id"] == fact
+    assert "loci://context/doc:1" in listed and f"loci://memory/{fact}" in listed
     assert {"loci://context/{id}", "loci://memory/{id}", "loci://runs/{id}"} <= templates
     assert json.loads(memory.contents[0].text)["text"] == "The shed code is 4417"
     record = json.loads(run.contents[0].text)

@@ -16,10 +16,12 @@ VERBS = {
     "memory_neighbors",
     "memory_link",
     "memory_stats",
+    "memory_procedures",
+    "memory_feedback",
 }
 
 
-async def test_the_server_lists_the_eight_verbs_with_descriptions(store: Store) -> None:
+async def test_the_server_lists_the_ten_verbs_with_descriptions(store: Store) -> None:
     async with Client(memory_server_for(store)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == VERBS

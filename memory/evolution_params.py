@@ -1,0 +1,100 @@
+"""Every parameter of the memory's evolution, with its default, in one place.
+
+Formation, refinement, consolidation, the job queue and memory-in-the-loop
+read their numbers from one `EvolutionParams`; nothing else holds a tuning
+constant. The defaults are the ones `loci bench evolution` is measured with.
+
+Formation
+    `form_weight`: the weight of a new `related` edge between facts used in
+    one step; each further step that uses both adds `form_step` (capped at 1).
+
+Refinement (one job per episode)
+    `success_at`: an outcome at or above it is a success, below it a failure.
+    `repair_weight`: the weight of a link repair adds between facts used
+    together in a success but not linked.
+    `reinforce`: a co-success moves an edge's weight this share of the way to 1.
+    `weaken`: a co-failure moves it this share of the way to 0.
+    `drop_below`, `drop_failures`: a `related` edge whose weight falls under
+    `drop_below` after at least `drop_failures` co-failures, more than its
+    co-successes, is dropped softly (interference).
+    `merge_similarity`: two live facts whose word sets have at least this
+    Jaccard similarity are merged into the older one (near-duplicates).
+    `merge_candidates`: how many lexical look-alikes of each used fact are
+    compared.
+    `split_chars`: a fact longer than this is split at sentence or
+    paragraph bounds (overload).
+    `distill_n` (N), `distill_theta` (θ): a step sequence that recurs in at
+    least N successful episodes with a success rate of at least θ becomes a
+    probationary procedure.
+    `stop_fraction`: a refinement pass that changes less than this share of
+    what it looked at is the last one (FluxMem's PEMS uses 0.01);
+    `max_passes` only guards against a rule that never settles.
+
+Consolidation
+    `decay`: the factor an unused `related` edge's weight is multiplied by per
+    `decay_period_s` without use.
+    `prune_below`, `horizon_s`: an edge under `prune_below` not used within
+    `horizon_s` is dropped softly.
+    `prior_alpha`, `prior_beta`: the Beta prior of a procedure's success
+    rate; its posterior adds successes and failures.
+    `promote_at`: a probationary procedure whose posterior mean minus `z`
+    standard deviations reaches this, after `min_cycles` refinement cycles,
+    becomes active.
+    `retire_at`: a procedure whose posterior mean plus `z` standard
+    deviations falls below this is retired.
+
+Jobs
+    `max_attempts`: tries before a job is marked failed, keeping its error.
+    `lease_s`: how long a claimed job stays its worker's when that worker's
+    process cannot be checked (another host).
+
+Memory in the loop
+    `loop_procedures`, `loop_facts`: how many procedures and facts a run is
+    shown at its start; `loop_share`: the share of the task region they may
+    take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_PARAMS", "EvolutionParams"]
+
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class EvolutionParams:
+    form_weight: float = 0.3
+    form_step: float = 0.1
+    success_at: float = 0.5
+    repair_weight: float = 0.5
+    reinforce: float = 0.25
+    weaken: float = 0.35
+    drop_below: float = 0.15
+    drop_failures: int = 2
+    merge_similarity: float = 0.9
+    merge_candidates: int = 5
+    split_chars: int = 4_000
+    distill_n: int = 3
+    distill_theta: float = 0.5
+    stop_fraction: float = 0.01
+    max_passes: int = 8
+    decay: float = 0.98
+    decay_period_s: float = DAY
+    prune_below: float = 0.05
+    horizon_s: float = 30 * DAY
+    prior_alpha: float = 1.0
+    prior_beta: float = 1.0
+    z: float = 1.0
+    promote_at: float = 0.55
+    retire_at: float = 0.3
+    min_cycles: int = 2
+    max_attempts: int = 3
+    lease_s: float = 600.0
+    loop_procedures: int = 2
+    loop_facts: int = 3
+    loop_share: float = 0.4
+
+
+DEFAULT_PARAMS = EvolutionParams()

@@ -1,0 +1,105 @@
+"""`loci feedback` and `loci memory refine|consolidate|history|procedures`, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def loci(*args: str, home: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LOCI_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def script(tmp_path: Path, replies: list[dict]) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(replies), encoding="utf-8")
+    return f"scripted:{path}"
+
+
+def run_json(*args: str, home: Path, timeout: float = 300) -> dict:
+    done = loci(*args, "--json", home=home, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_feedback_on_a_run_then_refine_counts_its_outcome_once(tmp_path: Path) -> None:
+    fact = run_json("memory", "add", "the harbor fee is 35 euros", home=tmp_path)["id"]
+    replies = [
+        {"state": "s", "tool": "memory_get", "arguments": {"id": fact}},
+        {"state": f"used {fact}", "answer": "35 euros", "evidence": []},
+    ]
+    out = run_json("run", "what is the harbor fee", "--model", script(tmp_path, replies), home=tmp_path)
+    run_id = out["run_id"]
+    assert isinstance(run_id, int)
+    queued = run_json("memory", "refine", home=tmp_path)
+    assert queued["ran"]["done"] == 1  # the run's own job: formation is done, the outcome is unknown
+    assert run_json("feedback", str(run_id), "good", "right fee", home=tmp_path)["counted"]
+    assert not run_json("feedback", f"run:{run_id}", "good", "right fee", home=tmp_path)["counted"]
+    refined = run_json("memory", "refine", home=tmp_path)
+    assert refined["ran"]["done"] == 1 and refined["queue"]["queued"] == 0
+    shown = run_json("memory", "show", fact, home=tmp_path)
+    assert shown["successes"] == 1
+    history = run_json("memory", "history", fact, home=tmp_path)
+    assert [e["op"] for e in history["events"]][0] == "add"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["feedback", "77", "good"], "run 77: no such run"),
+        (["feedback", "1", "1.5"], "outside [0, 1]"),
+        (["feedback", "1", "so-so"], "not good, bad or a number"),
+        (["memory", "history", "edge:x"], "not an edge id"),
+        (["memory", "history", "mem:404"], "no memory mem:404"),
+    ],
+)
+def test_bad_evolution_input_is_a_clear_usage_error(tmp_path: Path, args: list[str], message: str) -> None:
+    done = loci(*args, home=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_consolidate_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:
+    first = run_json("memory", "consolidate", home=tmp_path)
+    dry = run_json("memory", "consolidate", "--dry-run", home=tmp_path)
+    assert first["changes"] == 0 and dry["dry_run"] and dry["changes"] == 0
+
+
+@pytest.mark.model
+@pytest.mark.timeout(3000)  # three real runs; a loaded 2-core machine takes minutes for each
+def test_runs_on_the_bundled_model_leave_episodes_whose_feedback_distils_a_procedure(tmp_path: Path) -> None:
+    run_json("memory", "add", "the harbor fee is 35 euros a night", home=tmp_path)
+    runs = []
+    for _ in range(3):  # the same recipe three times: memory_recall, then the answer
+        out = run_json(
+            "run",
+            "What is the harbor fee?",
+            "--tools",
+            "memory",
+            "--tool-choice",
+            "memory_recall",
+            "--max-turns",
+            "2",
+            home=tmp_path,
+            timeout=900,
+        )
+        runs.append(out["run_id"])
+    for run_id in runs:
+        assert run_json("feedback", str(run_id), "good", home=tmp_path)["counted"]
+    before = run_json("memory", "stats", home=tmp_path)
+    refined = run_json("memory", "refine", home=tmp_path)
+    after = run_json("memory", "stats", home=tmp_path)
+    assert refined["ran"]["done"] == 6 and refined["ran"]["failed"] == 0
+    assert after["nodes_by_kind"]["procedural"] == before["nodes_by_kind"]["procedural"] + 1
+    [procedure] = run_json("memory", "procedures", "harbor fee", home=tmp_path)
+    assert procedure["steps"][0].startswith("memory_recall(")
+    history = run_json("memory", "history", procedure["id"], home=tmp_path)
+    assert sorted(source["run_id"] for source in history["sources"]) == runs
