@@ -25,6 +25,7 @@ from memory.paths import Roots
 from memory.store import Store, default_db_path
 from runtime.agent import Limits, TurnTrace
 from runtime.cli_run import as_json
+from runtime.digest_tool import DigestTool
 from runtime.model import Model
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
@@ -67,6 +68,7 @@ async def run(args: argparse.Namespace) -> int:
             server = build_app(store, tuple(args.parts or PARTS), contexts=ContextStore(store, roots=roots or None))
             runner = TaskRunner(args.model, db, roots)
             server.add_tool(runner.run_task)
+            server.add_tool(DigestTool(args.model, db, roots).digest)
         try:
             if args.http:
                 await serve_http(server, host=args.host, port=args.port, token=args.token)
