@@ -16,8 +16,9 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
-from memory.errors import UsageError
+from memory.errors import LociError, UsageError
 from memory.paths import Roots
 from runtime.digest import digest
 from runtime.digest_settings import Progress
@@ -33,12 +34,35 @@ class DigestTool:
         self.roots = Roots(roots) if roots else None
         self._lock = anyio.Lock()
 
-    async def digest(self, paths: list[str], question: str, ctx: Context, strategy: str = "auto") -> dict[str, Any]:
+    async def digest(
+        self,
+        paths: list[str],
+        question: str,
+        ctx: Context,
+        strategy: str = "auto",
+        chunk_tokens: int | None = None,
+        memory_tokens: int | None = None,
+    ) -> dict[str, Any]:
         """Answer a question over long documents (text, Markdown, code, JSON/JSONL, PDF), with evidence.
 
         paths: files under the server's --root directories. strategy: stream (read every chunk into a
         bounded memory), navigate (browse with the context tools), direct (one call) or auto (picks one).
+        chunk_tokens, memory_tokens: stream's chunk size and memory bound (default: what fits the window).
         Returns the answer, the line ranges it rests on, and the job id (resumable with loci digest --resume)."""
+        try:
+            return await self._digest(paths, question, ctx, strategy, chunk_tokens, memory_tokens)
+        except LociError as exc:  # the client reads what went wrong, not "Error executing tool"
+            raise MCPToolError(str(exc)) from exc
+
+    async def _digest(
+        self,
+        paths: list[str],
+        question: str,
+        ctx: Context,
+        strategy: str,
+        chunk_tokens: int | None,
+        memory_tokens: int | None,
+    ) -> dict[str, Any]:
         files = [self._allowed(name) for name in paths]
 
         async def report(progress: Progress) -> None:
@@ -47,7 +71,10 @@ class DigestTool:
             await ctx.report_progress(progress.tokens_read, progress.tokens_total or None, message)
 
         async with self._lock:
-            return await digest(files, question, model=self.spec, db=self.db, strategy=strategy, progress=report)
+            sizes = {"chunk_tokens": chunk_tokens, "memory_tokens": memory_tokens}
+            return await digest(
+                files, question, model=self.spec, db=self.db, strategy=strategy, progress=report, **sizes
+            )
 
     def _allowed(self, name: str) -> Path:
         if self.roots is None:
