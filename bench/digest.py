@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--context-window", type=int, default=None, help="the model's window (oracle: 8,192)")
     parser.add_argument("--chunk-tokens", type=int, default=None, help="stream chunk size (default: what fits)")
     parser.add_argument("--memory-tokens", type=int, default=None, help="stream memory bound (default: window/8)")
+    parser.add_argument("--repeat", type=int, default=3, help="runtime cost: runs per length; the fastest counts")
     parser.add_argument("--accuracy", action="store_true", help="run the needle set instead")
     parser.add_argument("--lengths", default="2000,8000", help="with --accuracy: document lengths, comma-separated")
     parser.add_argument("--needles", type=int, default=4, help="with --accuracy: needles per length (half two-hop)")
@@ -107,9 +108,20 @@ async def _runtime(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _measure(tmp: Path, tokens: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Write the document, then digest it in a fresh process that reports its own time and peak RSS."""
+    """Write the document, then digest it `--repeat` times, each in a fresh process that reports its own
+    time and peak RSS: the fastest run counts (the others met a busier machine), and the largest RSS."""
     path = tmp / f"haystack-{tokens}.md"
     write_haystack(path, tokens, words, make_needles(2))
+    runs = [_measure_once(tmp / f"home-{tokens}-{n}", path, tokens, args) for n in range(max(1, args.repeat))]
+    best = min(runs, key=lambda run: run["wall_s"])
+    return {
+        **best,
+        "peak_rss_mb": max(run["peak_rss_mb"] for run in runs),
+        "runs_wall_s": [run["wall_s"] for run in runs],
+    }
+
+
+def _measure_once(home: Path, path: Path, tokens: int, args: argparse.Namespace) -> dict[str, Any]:
     command = [
         sys.executable,
         "-m",
@@ -129,14 +141,11 @@ def _measure(tmp: Path, tokens: int, args: argparse.Namespace) -> dict[str, Any]
     ):
         if value is not None:
             command += [flag, str(value)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=_env(tmp))
+    env = {**os.environ, "LOCI_HOME": str(home)}
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"the measuring process failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return json.loads(done.stdout)
-
-
-def _env(tmp: Path) -> dict[str, str]:
-    return {**os.environ, "LOCI_HOME": str(tmp / "home")}
 
 
 async def _child(args: argparse.Namespace) -> dict[str, Any]:
@@ -155,7 +164,7 @@ async def _child(args: argparse.Namespace) -> dict[str, Any]:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     return {
         "tokens": record["tokens_total"],
-        "wall_s": round(wall, 2),
+        "wall_s": round(wall, 3),
         "tokens_per_s": round(record["tokens_total"] / wall),
         "peak_rss_mb": round(peak, 1),
         "model_calls": record["model_calls"],
