@@ -38,6 +38,7 @@ __all__ = ["Needle", "haystack_source", "make_needles", "normalise", "oracle", "
 
 ADJECTIVES = ["amber", "cobalt", "crimson", "silver", "jade", "ochre", "violet", "ashen", "golden", "scarlet"]
 PLACES = ["vault", "archive", "cellar", "tower", "gallery", "observatory", "workshop", "chapel", "granary", "library"]
+PARAGRAPH_CHARS = 600
 SYLLABLES = ["vel", "mor", "quis", "tar", "hol", "bren", "dax", "ori", "ulm", "sev", "kor", "ith", "nal", "phe", "ros"]
 
 
@@ -81,10 +82,23 @@ def haystack_source() -> tuple[str, list[str]]:
         from bench.corpus import Corpus
 
         return "bench.corpus (synthetic)", Corpus().pool[:5_000]
-    paragraphs = [
-        p.strip() + "\n\n" for text in topics.values() for p in re.split(r"\n\s*\n", text) if len(p.strip()) > 80
-    ]
+    paragraphs = []
+    for text in topics.values():
+        for paragraph in re.split(r"\n\s*\n", text):
+            if len(paragraph.strip()) > 80:
+                paragraphs += _short(paragraph.strip())
     return "pydoc_data.topics (the Python reference manual)", paragraphs
+
+
+def _short(paragraph: str) -> list[str]:
+    """A paragraph in pieces of at most about PARAGRAPH_CHARS, cut at line ends: a length is met closely."""
+    pieces, current = [], ""
+    for line in paragraph.splitlines(keepends=True):
+        if current and len(current) + len(line) > PARAGRAPH_CHARS:
+            pieces.append(current.rstrip() + "\n\n")
+            current = ""
+        current += line
+    return [*pieces, current.rstrip() + "\n\n"]
 
 
 def _paragraphs(paragraphs: list[str], rng: random.Random) -> Iterator[str]:

@@ -137,3 +137,24 @@ async def test_a_pdf_without_the_pdf_extra_names_the_extra(tmp_path: Path, monke
     monkeypatch.setitem(sys.modules, "pypdf", None)  # as if pypdf were not installed
     with pytest.raises(UsageError, match=r"pip install 'loci-agent\[pdf\]'"):
         await digest([path], "Anything?", model=ScriptedModel([]), db=tmp_path / "loci.db")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("notes.md", "# Harbour\n\nThe gate code is 7316.\n"),
+        ("gate.py", "def gate_code() -> int:\n    return 7316  # the gate code\n"),
+        ("gate.json", '{"harbour": {"gate code": 7316}}\n'),
+        ("gates.jsonl", '{"gate": "north", "code": 1111}\n{"gate": "harbour", "code": 7316}\n'),
+    ],
+)
+async def test_markdown_code_json_and_jsonl_are_read_as_text(tmp_path: Path, name: str, content: str) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+
+    def read(request: Request) -> str:
+        assert "7316" in request.messages[-1]["content"]
+        return "7316"
+
+    record = await digest([path], "What is the gate code?", model=ScriptedModel([read]), db=tmp_path / "loci.db")
+    assert record["answer"] == "7316" and record["evidence"][0]["name"] == name
