@@ -112,9 +112,10 @@ class DigestJobs:
         """Replace the job's state with `state` (one transaction: the old one or the new one, never half)."""
         await self._update(job_id, state=json.dumps(state))
 
-    async def claim(self, job_id: int, strategy: str) -> None:
-        """Mark the job as running in this process (a resume), with the strategy it runs."""
-        await self._update(job_id, status="running", pid=os.getpid(), strategy=strategy, error=None)
+    async def claim(self, job_id: int, strategy: str, state: dict[str, Any]) -> None:
+        """Mark the job as running in this process (a resume too), with the strategy it runs and its state."""
+        state_json = json.dumps(state)
+        await self._update(job_id, status="running", pid=os.getpid(), strategy=strategy, error=None, state=state_json)
 
     async def finish(self, job_id: int, result: dict[str, Any], state: dict[str, Any]) -> None:
         await self._update(job_id, status="done", result=json.dumps(result), state=json.dumps(state))

@@ -17,6 +17,7 @@ import argparse
 import datetime
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -86,42 +87,36 @@ async def run(args: argparse.Namespace) -> int:
     if args.jobs:
         return await run_jobs(args)
     current: list[Progress] = []
-    with ProgressBar(enabled=progress_wanted(args.quiet)) as bar:
+    try:
+        with ProgressBar(enabled=progress_wanted(args.quiet)) as bar:
 
-        def hook(progress: Progress) -> None:
-            current[:] = [progress]
-            bar.update(progress)
+            def hook(progress: Progress) -> None:
+                current[:] = [progress]
+                bar.update(progress)
 
-        try:
-            if args.resume is not None:
-                record = await resume(
-                    args.resume, model=args.model, db=args.db, context_window=args.context_window, progress=hook
-                )
-            else:
-                options = {
-                    "chunk_tokens": args.chunk_tokens,
-                    "memory_tokens": args.memory_tokens,
-                    "max_turns": args.max_turns,
-                }
-                record = await digest(
-                    args.paths,
-                    args.question,
-                    model=args.model or DEFAULT_SPEC,
-                    db=args.db,
-                    strategy=args.strategy,
-                    context_window=args.context_window,
-                    progress=hook,
-                    **options,
-                )
-        except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
-            if current:
-                job = current[0].job_id
-                print(f"loci: job {job} stopped; continue it with: loci digest --resume {job}", file=sys.stderr)
-            raise
+            record = await run_one(args, hook)
+    except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
+        if current:  # the bar is down: this line stays readable
+            job = current[0].job_id
+            print(f"loci: job {job} stopped; continue it with: loci digest --resume {job}", file=sys.stderr)
+        raise
     print(json.dumps(record, ensure_ascii=False, indent=2) if args.json else as_text(record))
     if not args.quiet and not args.json:
         print(summary(record), file=sys.stderr)
     return 0
+
+
+async def run_one(args: argparse.Namespace, hook: Callable[[Progress], None]) -> dict[str, Any]:
+    if args.resume is not None:
+        return await resume(
+            args.resume, model=args.model, db=args.db, context_window=args.context_window, progress=hook
+        )
+    options = {"chunk_tokens": args.chunk_tokens, "memory_tokens": args.memory_tokens, "max_turns": args.max_turns}
+    model = args.model or DEFAULT_SPEC
+    return await digest(
+        args.paths, args.question, model=model, db=args.db, strategy=args.strategy,
+        context_window=args.context_window, progress=hook, **options,
+    )  # fmt: skip
 
 
 async def run_jobs(args: argparse.Namespace) -> int:

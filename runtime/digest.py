@@ -167,11 +167,12 @@ class _Run:
         try:
             return await self._run()
         except BaseException as exc:
-            interrupted = isinstance(exc, (KeyboardInterrupt, anyio.get_cancelled_exc_class()))
+            if isinstance(exc, (KeyboardInterrupt, anyio.get_cancelled_exc_class())):
+                status, error = "interrupted", "interrupted (Ctrl-C, or the call was cancelled)"
+            else:
+                status, error = "failed", f"{type(exc).__name__}: {exc}"
             with anyio.CancelScope(shield=True):
-                await self.jobs.stop(
-                    self.job.id, "interrupted" if interrupted else "failed", str(exc) or type(exc).__name__
-                )
+                await self.jobs.stop(self.job.id, status, error)
             raise
 
     async def _run(self) -> dict[str, Any]:
@@ -182,7 +183,7 @@ class _Run:
         if strategy == "auto":
             strategy, why = choose(total, self.job.question, self.model)
         self.state.update(why=why, tokens_total=total)
-        await self.jobs.claim(self.job.id, strategy)
+        await self.jobs.claim(self.job.id, strategy, self.state)
         self.progress.strategy, self.progress.tokens_total = strategy, total
         self.progress.tokens_read = self.state.get("tokens_read", 0)
         self.progress.chunks = self.state.get("chunk", 0)

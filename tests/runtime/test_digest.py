@@ -120,7 +120,7 @@ async def test_a_cancelled_job_is_marked_interrupted(tmp_path: Path) -> None:
             await started.wait()
         group.cancel_scope.cancel()
     (job,) = await job_rows(db)
-    assert job.status == "interrupted" and job.state["chunk"] == 2
+    assert job.status == "interrupted" and job.state["chunk"] == 2 and job.error.startswith("interrupted")
 
 
 async def test_direct_reads_a_document_that_fits_in_one_call(tmp_path: Path) -> None:
