@@ -34,7 +34,7 @@ from bench.needles import Needle, haystack_source, make_needles, oracle, score, 
 from runtime.digest import digest
 from runtime.digest_settings import MeteredModel
 from runtime.model import Model
-from runtime.specs import load_model
+from runtime.specs import load_model, parse_spec
 
 __all__ = ["add_arguments", "run"]
 
@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--context-window", type=int, default=None, help="the model's window (oracle: 8,192)")
     parser.add_argument("--chunk-tokens", type=int, default=None, help="stream chunk size (default: what fits)")
     parser.add_argument("--memory-tokens", type=int, default=None, help="stream memory bound (default: window/8)")
+    parser.add_argument("--threads", type=int, default=None, help="llama models: threads (default: every core)")
     parser.add_argument("--repeat", type=int, default=3, help="runtime cost: runs per length; the fastest counts")
     parser.add_argument("--accuracy", action="store_true", help="run the needle set instead")
     parser.add_argument("--lengths", default="2000,8000", help="with --accuracy: document lengths, comma-separated")
@@ -176,8 +177,19 @@ async def _child(args: argparse.Namespace) -> dict[str, Any]:
 # -- model overhead -----------------------------------------------------------
 
 
+async def _load(args: argparse.Namespace) -> Model:
+    """The model of `--model`; a llama model with `--threads` if given (one thread copes better with a busy machine)."""
+    backend, name, _ = parse_spec(args.model)
+    if backend == "llama" and args.threads:
+        from runtime.llama_backend import DEFAULT_CONTEXT, LlamaModel
+
+        window = args.context_window or DEFAULT_CONTEXT
+        return await LlamaModel.load(name or "default", context_window=window, threads=args.threads)
+    return await load_model(args.model, context_window=args.context_window)
+
+
 async def _overhead(args: argparse.Namespace) -> dict[str, Any]:
-    model = await load_model(args.model, context_window=args.context_window)
+    model = await _load(args)
     metered = MeteredModel(model)
     needles = make_needles(2)
     try:
@@ -201,6 +213,7 @@ async def _overhead(args: argparse.Namespace) -> dict[str, Any]:
         "bench": "digest-model",
         "cpu": cpu_name(),
         "model": args.model,
+        "threads": args.threads,
         "tokens": record["tokens_total"],
         "wall_s": round(wall, 2),
         "tokens_per_s": round(record["tokens_total"] / wall, 1),
@@ -226,7 +239,7 @@ async def _accuracy(args: argparse.Namespace) -> dict[str, Any]:
         model: Model = oracle(needles, context_window=args.context_window or 8_192)
         strategies = [s for s in strategies if s != "navigate"]  # the oracle reads; it does not browse
     else:
-        model = await load_model(args.model, context_window=args.context_window)
+        model = await _load(args)
     results: dict[str, dict[str, Any]] = {s: {} for s in strategies}
     try:
         with tempfile.TemporaryDirectory(prefix="loci-bench-digest-") as tmp:

@@ -179,7 +179,7 @@ class _Run:
         await self._report()
         objects = await load_inputs(ContextStore(self.store, self.model.count_tokens), self.inputs)
         total = sum(obj.tokens for obj in objects)
-        strategy, why = self.job.strategy, self.state.get("why", "")
+        strategy, why = self.job.strategy, self.state.get("why", "as asked")
         if strategy == "auto":
             strategy, why = choose(total, self.job.question, self.model)
         self.state.update(why=why, tokens_total=total)
