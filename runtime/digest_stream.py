@@ -44,7 +44,7 @@ def update_instructions(memory_tokens: int) -> str:
         f"You keep a memory of at most {memory_tokens} tokens: it is all you will have when you answer. "
         "After each chunk, rewrite the memory: keep what helps answer the question, add what this chunk adds, "
         "drop the rest. Begin each note with the number of the chunk it came from, in brackets, "
-        "like: [3] The vault code is 4821. Reply with the new memory only."
+        "like: [3] <what chunk 3 says>. Reply with the new memory only."
     )
 
 
