@@ -30,6 +30,7 @@ import anyio
 
 from bench.corpus import Corpus, token_counter
 from memory.context import ContextStore
+from memory.errors import LociError
 from memory.store import Store
 
 __all__ = ["GOALS", "add_arguments", "measure", "run"]
@@ -55,7 +56,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         command = [sys.executable, "-m", "bench.context_store", str(size), str(args.queries), str(args.reads), args.counter]
         done = await anyio.run_process(command, check=False, stderr=subprocess.PIPE)
         if done.returncode != 0:
-            raise RuntimeError(f"the context-store benchmark at {size} tokens failed: {done.stderr.decode()[-2000:]}")
+            raise LociError(f"the context-store benchmark at {size} tokens failed: {done.stderr.decode()[-2000:]}")
         results[size] = json.loads(done.stdout)
     main = results[args.tokens]
     report: dict[str, Any] = {"bench": "context-store", **main}

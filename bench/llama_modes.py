@@ -2,8 +2,8 @@
 
 Each measurement is a child process, `loci doctor --json` with
 `LOCI_LLAMA_EXTRA_BUFTS` forced to 0 or 1, because on a CPU whose AMX kernels
-trap the "on" child dies of SIGILL: the report then says which signal killed
-it instead of a speed. Both modes run with a long prompt (`--prompt-tokens`,
+trap the "on" child dies (SIGILL or SIGSEGV): the report then says which
+signal killed it instead of a speed. Both modes run with a long prompt (`--prompt-tokens`,
 one batch, the case that traps) and a one-token prompt (`--short-prompt-tokens`,
 which does not reach the batched kernels, so generation speed can still be
 compared). The modes alternate in `--repeats` rounds, so that a machine
@@ -41,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prompt-tokens", type=int, default=256, help="the long prompt, one batch (default 256)")
     parser.add_argument("--short-prompt-tokens", type=int, default=1, help="the short prompt (default 1)")
     parser.add_argument("--tokens", type=int, default=32, help="tokens generated per run (default 32)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
     parser.add_argument("--repeats", type=int, default=3, help="rounds of every mode and prompt (default 3)")
 
 
@@ -53,13 +54,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in cases}
     for _ in range(args.repeats):
         for name, (mode, prompt) in cases.items():
-            runs[name].append(await anyio.to_thread.run_sync(_child, mode, prompt, args.tokens))
-    report: dict[str, Any] = {
-        "cpu": cpu_name(),
-        "cores": os.cpu_count(),
-        "tokens": args.tokens,
-        "repeats": args.repeats,
-    }
+            runs[name].append(await anyio.to_thread.run_sync(_child, mode, prompt, args))
+    threads = args.threads or os.cpu_count() or 2
+    report: dict[str, Any] = {"cpu": cpu_name(), "cores": os.cpu_count(), "threads": threads}
+    report.update(tokens=args.tokens, repeats=args.repeats)
     for name, results in runs.items():
         report[name] = _summary(results, cases[name][1])
     for size in ("long", "short"):
@@ -67,18 +65,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-def _child(mode: str, prompt_tokens: int, tokens: int) -> dict[str, Any]:
-    argv = [
-        sys.executable,
-        "-c",
-        CHILD,
-        "doctor",
-        "--json",
-        "--prompt-tokens",
-        str(prompt_tokens),
-        "--tokens",
-        str(tokens),
-    ]
+def _child(mode: str, prompt_tokens: int, args: argparse.Namespace) -> dict[str, Any]:
+    threads = args.threads or os.cpu_count() or 2
+    argv = [sys.executable, "-c", CHILD, "doctor", "--json", "--prompt-tokens", str(prompt_tokens)]
+    argv += ["--tokens", str(args.tokens), "--threads", str(threads)]
     env = {**os.environ, ENV: "1" if mode == "on" else "0"}
     try:
         done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=CHILD_SECONDS, check=False)

@@ -83,7 +83,10 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
             result = await client.call_tool("open_nodes", {"names": names})
             opens.append(time.perf_counter() - t0)
             open_answers.append(sorted(e["name"] for e in result.structured_content["entities"]))
-    ms = lambda values: round(statistics.median(values) * 1000, 3)  # noqa: E731
+
+    def ms(values: list[float]) -> float:
+        return round(statistics.median(values) * 1000, 3)
+
     return {
         "write_p50_ms": ms(writes),
         "search_p50_ms": ms(searches),
@@ -112,7 +115,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             theirs = await _drive(reference, work, args.batch)
             ours = await _drive(loci, work, args.batch)
     (their_search, their_open), (our_search, our_open) = theirs.pop("answers"), ours.pop("answers")
-    ratio = lambda key: round(theirs[key] / ours[key], 2) if ours[key] else None  # noqa: E731
+
+    def ratio(key: str) -> float | None:
+        return round(theirs[key] / ours[key], 2) if ours[key] else None
+
     return {
         "entities": args.entities,
         "relations": len(work["relations"]),

@@ -8,8 +8,7 @@ client exactly as the runtime calls them: search for the question's words,
 read the matching line of each hit in turn until the answer's pattern
 appears, answer. It measures the navigation overhead (tool calls, tokens the
 tools return, which is what a model would have to read) without a model's
-quality in the way. Recursion is 0: this policy never calls context_map.
-The same questions then go through the whole turn loop (`agent` in the
+quality in the way. The same questions then go through the whole turn loop (`agent` in the
 report, see `bench/navigate_agent.py`): turns and prompt tokens per question.
 """
 
@@ -86,7 +85,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "tokens_returned": returned,
         "tokens_returned_per_question": round(returned / n, 1),
         "tokens_returned_share_of_corpus": round(returned / n / max(1, corpus_tokens), 8),
-        "recursion": sum(q["recursion"] for q in per_question),
         "navigate_seconds": round(navigate_s, 2),
         "agent": agent,
         "per_question": per_question,
@@ -132,7 +130,6 @@ async def _navigate(client: Client, name: str, code: str, count: Callable[[str],
         "found": answer == code,
         "tool_calls": calls,
         "tokens_returned": returned,
-        "recursion": 0,
     }
 
 

@@ -61,15 +61,14 @@ async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str
     async with McpHost() as host:
         await host.add("context", build_context_server(ContextTools(contexts)))
         for name, code in facts:
-            model = ScriptedModel([Reader(name)], repeat_last=True, context_window=8_192)
-            model.count_tokens = count  # type: ignore[method-assign]  # the corpus's own counter
+            model = ScriptedModel([Reader(name)], repeat_last=True, context_window=8_192, counter=count)
             agent = Agent(model, host, contexts, budgets=Budgets.for_window(8_192), limits=Limits(max_turns=MAX_TURNS), notes="extract")
             result = await agent.run(f"What is the access code for vault {name}?", objects=[])
             prompts = [sum(count(m["content"]) for m in call.messages) for call in model.calls]
             per_question.append(
                 {"found": result.answer == code and result.status == "done", "turns": len(result.turns),
                  "tool_calls": result.tool_calls, "prompt_tokens": sum(prompts), "max_prompt_tokens": max(prompts)}
-            )  # fmt: skip
+            )
     n = max(1, len(per_question))
     return {
         "found": sum(q["found"] for q in per_question),
@@ -77,5 +76,4 @@ async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str
         "tool_calls_per_question": round(sum(q["tool_calls"] for q in per_question) / n, 2),
         "prompt_tokens_per_question": round(sum(q["prompt_tokens"] for q in per_question) / n, 1),
         "max_prompt_tokens": max((q["max_prompt_tokens"] for q in per_question), default=0),
-        "recursion": 0,
     }

@@ -6,13 +6,23 @@ list of turns `{speaker, dia_id, text}`; its `qa` is a list of
 `{question, answer, evidence: [dia_id, ...], category}`. Category 5
 (adversarial) questions are excluded, as is usual.
 
-Each sample gets its own graph: every turn is a semantic node ("Speaker:
-text", with speaker, session date and dia_id in its metadata), consecutive
-turns of a session are linked (conversation is where related facts sit).
-For each question Loci recalls the top k; a question's evidence recall@k is
-the share of its evidence turns among them. The baseline is plain BM25 over
-the same turns and the same index, measured in the same run. Recall runs
-with `record=False`, so one question's activation does not steer the next.
+Each sample gets its own graph, built by `memory.conversation`: every turn
+is a node ("Speaker: text", the shared image's caption, relative dates
+resolved against the session date), linked to the next turn of its session
+and to the few other turns naming the same entity. For each question Loci
+recalls the top k; a question's evidence recall@k is the share of its
+evidence turns (dia_ids) among the k nodes returned, averaged over the
+questions. In the same run and on the same index: plain BM25
+(`baseline_bm25`) and Loci without the graph (`ablation_no_graph`: the same
+ranking with no spreading along edges). Recall runs with `record=False`, so
+one question's activation does not steer the next.
+
+Keys: `recall_at_K` for each cut-off K (flat keys, at the top level for Loci
+and inside `baseline_bm25` and `ablation_no_graph`), `by_category` (the same
+keys per LoCoMo category), `questions`, `query_ms_p50` (Loci's median recall
+time; `baseline_query_ms_p50` for BM25). `--embed SPEC` adds recall by
+meaning (vectors fused with BM25, memory/recall.py) to Loci and the ablation;
+the default, `none`, measures lexical plus graph, offline.
 
 The bundled `bench/data/locomo_synthetic.json` is a small file written for
 the tests. The real LoCoMo data is kept aside to measure the project.
@@ -26,24 +36,31 @@ import re
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
+from memory.conversation import Turn, remember_conversation
+from memory.dates import parse_when
 from memory.errors import UsageError
-from memory.graph import Graph, NewNode
-from memory.recall import Recall
+from memory.graph import Graph
+from memory.recall import Recall, Recalled
 from memory.store import Store
+from runtime.embedders import embedder_from_spec
 
 __all__ = ["DEFAULT_DATA", "add_arguments", "run"]
 
-DEFAULT_DATA = Path(__file__).parent / "data" / "locomo_synthetic.json"
-ADJACENT_WEIGHT = 0.3
+DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
+SYSTEMS = ("loci", "bm25", "no_graph")
 _SESSION = re.compile(r"^session_(\d+)$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a LoCoMo-format JSON file")
     parser.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
+    parser.add_argument(
+        "--embed", default="none", help="embedder for recall by meaning: none, llama:PATH.gguf or openai:MODEL[@URL]"
+    )
 
 
 def _ks(text: str) -> list[int]:
@@ -68,12 +85,19 @@ def _load(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def turns_of(sample: dict[str, Any]) -> list[tuple[int, str, dict[str, Any]]]:
-    """`(session number, session date, turn)` for every turn, in order."""
+def turns_of(sample: dict[str, Any]) -> list[Turn]:
+    """Every turn of a LoCoMo sample, in order, with its session's number and date."""
     conversation = sample["conversation"]
     sessions = sorted(int(m.group(1)) for key in conversation if (m := _SESSION.match(key)))
     return [
-        (number, str(conversation.get(f"session_{number}_date_time", "")), turn)
+        Turn(
+            speaker=str(turn.get("speaker") or ""),
+            text=str(turn.get("text") or ""),
+            ref=str(turn.get("dia_id") or ""),
+            session=str(number),
+            said=parse_when(conversation.get(f"session_{number}_date_time")),
+            image=str(turn["blip_caption"]) if turn.get("blip_caption") else None,
+        )
         for number in sessions
         for turn in conversation[f"session_{number}"] or []
     ]
@@ -82,49 +106,43 @@ def turns_of(sample: dict[str, Any]) -> list[tuple[int, str, dict[str, Any]]]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     ks = _ks(args.k)
     samples = _load(args.data)
-    scores: dict[str, list[tuple[str, list[float]]]] = {"loci": [], "bm25": []}
-    times: dict[str, list[float]] = {"loci": [], "bm25": []}
+    embedder = embedder_from_spec(args.embed)
+    scores: dict[str, list[tuple[str, list[float]]]] = {name: [] for name in SYSTEMS}
+    times: dict[str, list[float]] = {name: [] for name in SYSTEMS}
     ingest_s, turns = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="loci-recall-") as tmp:
         for index, sample in enumerate(samples):
             async with await Store.open(Path(tmp) / f"sample{index}.db") as store:
-                graph = Graph(store)
+                graph = Graph(store, embedder=embedder)
                 started = time.perf_counter()
                 dia_of = await _ingest(graph, sample)
                 ingest_s += time.perf_counter() - started
                 turns += len(turns_of(sample))
                 await _ask(Recall(graph), sample, dia_of, ks, scores, times)
-    result: dict[str, Any] = {"data": str(args.data), "samples": len(samples), "turns": turns, "k": ks}
+    result: dict[str, Any] = {"data": str(args.data), "embedder": args.embed, "samples": len(samples), "turns": turns}
+    result["k"] = ks
     result.update(_summary(scores["loci"], ks))
     result["baseline_bm25"] = _summary(scores["bm25"], ks)
+    result["ablation_no_graph"] = _summary(scores["no_graph"], ks)
     result["ingest_s"] = round(ingest_s, 4)
-    result["query_ms_p50"] = round(statistics.median(times["loci"]), 3) if times["loci"] else 0.0
-    result["baseline_query_ms_p50"] = round(statistics.median(times["bm25"]), 3) if times["bm25"] else 0.0
+    result["query_ms_p50"] = _median(times["loci"])
+    result["baseline_query_ms_p50"] = _median(times["bm25"])
+    result["ablation_query_ms_p50"] = _median(times["no_graph"])
     return result
 
 
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 3) if values else 0.0
+
+
 async def _ingest(graph: Graph, sample: dict[str, Any]) -> dict[int, set[str]]:
-    """Remember every turn (one transaction) and link neighbours; node id -> its dia_ids."""
+    """Remember the conversation; node id -> the dia_ids it holds (identical turns share a node)."""
     turns = turns_of(sample)
-    items = [
-        NewNode(
-            f"{turn.get('speaker', '')}: {turn.get('text', '')}",
-            meta={"speaker": turn.get("speaker"), "date": date, "dia_id": turn.get("dia_id"), "session": number},
-        )
-        for number, date, turn in turns
-        if str(turn.get("text", "")).strip()
-    ]
-    results = await graph.add_many(items, cause="bench:recall")
+    ids = await remember_conversation(graph, turns, cause="bench:recall")
     dia_of: dict[int, set[str]] = {}
-    for (node_id, _), item in zip(results, items, strict=True):
-        dia_of.setdefault(node_id, set()).add(str(item.meta["dia_id"]))  # type: ignore[index]
-    sessions = [item.meta["session"] for item in items]  # type: ignore[index]
-    links = [
-        (results[i][0], results[i + 1][0], "related", ADJACENT_WEIGHT)
-        for i in range(len(results) - 1)
-        if sessions[i] == sessions[i + 1] and results[i][0] != results[i + 1][0]
-    ]
-    await graph.link_many(links, cause="bench:recall")
+    for turn, node_id in zip(turns, ids, strict=True):
+        if node_id is not None:
+            dia_of.setdefault(node_id, set()).add(turn.ref)
     return dia_of
 
 
@@ -137,23 +155,29 @@ async def _ask(
     times: dict[str, list[float]],
 ) -> None:
     known = set().union(*dia_of.values()) if dia_of else set()
+    systems = {
+        "loci": lambda q: _ids(recall.recall(q, k=ks[-1], kinds=["semantic"], record=False)),
+        "no_graph": lambda q: _ids(recall.recall(q, k=ks[-1], kinds=["semantic"], record=False, hops=0)),
+        "bm25": lambda q: recall.bm25(q, k=ks[-1], kinds=["semantic"]),
+    }
     for qa in sample.get("qa", []):
         category = str(qa.get("category", ""))
         evidence = {str(e) for e in qa.get("evidence") or []} & known
         question = str(qa.get("question", ""))
         if category == "5" or not evidence or not question.strip():
             continue
-        started = time.perf_counter()
-        try:
-            found = [r.node.id for r in await recall.recall(question, k=ks[-1], record=False)]
-        except UsageError:
-            found = []
-        times["loci"].append((time.perf_counter() - started) * 1000)
-        started = time.perf_counter()
-        baseline = await recall.bm25(question, k=ks[-1])
-        times["bm25"].append((time.perf_counter() - started) * 1000)
-        for name, ids in (("loci", found), ("bm25", baseline)):
-            scores[name].append((category, [_share(ids[:k], dia_of, evidence) for k in ks]))
+        for name, ask in systems.items():
+            started = time.perf_counter()
+            try:
+                found = await ask(question)
+            except UsageError:
+                found = []
+            times[name].append((time.perf_counter() - started) * 1000)
+            scores[name].append((category, [_share(found[:k], dia_of, evidence) for k in ks]))
+
+
+async def _ids(recalled: Awaitable[list[Recalled]]) -> list[int]:
+    return [r.node.id for r in await recalled]
 
 
 def _share(ids: list[int], dia_of: dict[int, set[str]], evidence: set[str]) -> float:
@@ -163,7 +187,10 @@ def _share(ids: list[int], dia_of: dict[int, set[str]], evidence: set[str]) -> f
 
 def _summary(rows: list[tuple[str, list[float]]], ks: list[int]) -> dict[str, Any]:
     def mean_at(selected: list[list[float]]) -> dict[str, float]:
-        return {f"recall_at_{k}": round(statistics.fmean(r[i] for r in selected), 4) if selected else 0.0 for i, k in enumerate(ks)}
+        return {
+            f"recall_at_{k}": round(statistics.fmean(r[i] for r in selected), 4) if selected else 0.0
+            for i, k in enumerate(ks)
+        }
 
     out: dict[str, Any] = {"questions": len(rows), **mean_at([r for _, r in rows])}
     categories = sorted({c for c, _ in rows})

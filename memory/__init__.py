@@ -4,6 +4,8 @@ from memory.context import ContextObject, ContextStore
 from memory.errors import (
     BackendError,
     BackendTimeout,
+    BackendUnreachable,
+    InvalidAction,
     LociError,
     ModelBehaviorError,
     NotFoundError,
@@ -19,9 +21,11 @@ from memory.store import Store, default_db_path
 __all__ = [
     "BackendError",
     "BackendTimeout",
+    "BackendUnreachable",
     "ContextObject",
     "ContextStore",
     "Graph",
+    "InvalidAction",
     "LociError",
     "ModelBehaviorError",
     "NewNode",

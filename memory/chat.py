@@ -2,14 +2,15 @@
 
 A chat is a session (`chat_sessions`: id, when it began, which model) and
 its messages in order (`chat_messages`: session, seq, role, text, the
-working state after the message, when). The log is written as the chat
+working state after the message, when). The role is `user`, `assistant`,
+or `error` for a line whose run failed (the error, shown and kept). The log is written as the chat
 goes, so a killed process loses nothing it acknowledged: the user's line is
 committed before the agent runs on it, and the answer is committed, with
 the state it left, before it is shown. `--resume` reads the messages back
 and continues from the last state.
 
-The tables belong to their own migration set, `chat`, applied to every
-store opened after this module is imported.
+The tables belong to their own migration set, `chat`, which
+`memory.store.MIGRATION_SETS` lists, so every home has them.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError
-from memory.store import Store, registered_migrations
+from memory.store import Store
 
 __all__ = ["ChatLog", "ChatMessage", "ChatSession"]
 
-MIGRATIONS = registered_migrations(Migrations("chat"))
+MIGRATIONS = Migrations("chat")
 
 
 @MIGRATIONS()
@@ -52,7 +53,7 @@ class ChatSession:
 @dataclass(frozen=True)
 class ChatMessage:
     seq: int
-    role: str  # "user" or "assistant"
+    role: str  # "user", "assistant", or "error" (a run that failed; the text says why)
     text: str
     state: str
     created: float

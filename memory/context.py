@@ -36,18 +36,18 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
+from memory.fulltext import fts_literal, fts_search
 from memory.loader import SNIFF_BYTES, ChunkStream, binary_reason, detect_format
 from memory.objects import KINDS, UNITS, ContextObject, Hit, Span, Target, parse_id
 from memory.outline import Outline, build_outline
 from memory.paths import Roots, walk
 from memory.regex_scan import DEFAULT_TIMEOUT, regex_search
-from memory.fulltext import fts_literal, fts_search
 from memory.spans import iter_lines, read_span
-from memory.store import Store, registered_migrations
+from memory.store import Store
 
 __all__ = ["KINDS", "ContextObject", "ContextStore", "Hit", "Loaded", "Span", "Target", "fts_literal", "parse_id"]
 
-MIGRATIONS = registered_migrations(Migrations("context"))
+MIGRATIONS = Migrations("context")
 
 
 @MIGRATIONS()
@@ -183,7 +183,7 @@ class ContextStore:
             rows = list(db.query(
                 "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND complete = 1"
                 " AND json_extract(meta, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1", [source, kind, fingerprint],
-            ))  # fmt: skip
+            ))
             return _object(rows[0]) if rows else None
 
         return await self.store.read(fetch)
@@ -198,7 +198,7 @@ class ContextStore:
             totals = [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id]
             await self.store.write(lambda db: db.execute(
                 "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?", totals
-            ))  # fmt: skip
+            ))
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await self.store.write(lambda db: _delete_object(db, object_id))
@@ -298,7 +298,7 @@ def _insert_chunks(db: sqlite_utils.Database, object_id: int, batch: list[Any]) 
             " end_char, start_token, end_token, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [object_id, chunk.seq, chunk.start_line, chunk.end_line, chunk.start_char,
              chunk.end_char, chunk.start_token, chunk.end_token, chunk.text],
-        )  # fmt: skip
+        )
         conn.execute("INSERT INTO context_fts (rowid, text) VALUES (?, ?)", [cursor.lastrowid, chunk.text])
 
 

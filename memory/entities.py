@@ -32,11 +32,12 @@ from typing import Any
 import sqlite_utils
 
 from memory.entities_ops import (
+    CAUSE,
     OBSERVATION,
     add_observation,
+    ensure_entity,
     entities_of_facts,
     entity_ids,
-    ensure_entity,
     forget_if_orphan,
     graph_of,
     observation_edges,
@@ -47,8 +48,6 @@ from memory.graph_ops import forget_node, unlink_edge, upsert_edge
 from memory.store import Store
 
 __all__ = ["EntityGraph"]
-
-CAUSE = "compat"
 
 
 class EntityGraph:

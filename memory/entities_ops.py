@@ -14,8 +14,10 @@ from typing import Any
 
 from memory.graph_ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
 from memory.graph_schema import check_text
+from memory.params import in_chunks
 
 __all__ = [
+    "CAUSE",
     "OBSERVATION",
     "add_observation",
     "entities_of_facts",
@@ -27,20 +29,13 @@ __all__ = [
 ]
 
 OBSERVATION = "observation"
-CAUSE = "compat"
-CHUNK = 400
-
-
-def _chunks(ids: Sequence[Any]) -> Iterable[tuple[list[Any], str]]:
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(ids[start : start + CHUNK])
-        yield chunk, ",".join("?" * len(chunk))
+CAUSE = "compat"  # the cause every change made through the entity view records in memory_events
 
 
 def entity_ids(conn: sqlite3.Connection, names: Iterable[str], placeholders: bool = False) -> dict[str, int]:
     """Live entity ids by name; placeholders (named only by a relation) only if asked."""
     found: dict[str, int] = {}
-    for chunk, marks in _chunks(list(dict.fromkeys(names))):
+    for chunk, marks in in_chunks(list(dict.fromkeys(names))):
         sql = f"SELECT id, name, meta FROM memory_nodes WHERE name IN ({marks}) AND deleted IS NULL"
         for node_id, name, meta in conn.execute(sql, chunk):
             if placeholders or not json.loads(meta).get("placeholder"):
@@ -82,7 +77,7 @@ def add_observation(conn: sqlite3.Connection, entity: int, text: str) -> bool:
 def observation_edges(conn: sqlite3.Connection, entities: Sequence[int]) -> list[tuple[int, int, int, str]]:
     """`(edge id, entity, fact, observation text)` for the entities' live observations, oldest first."""
     rows: list[tuple[int, int, int, str]] = []
-    for chunk, marks in _chunks(entities):
+    for chunk, marks in in_chunks(entities):
         sql = (
             "SELECT e.id, e.src, e.dst, e.meta, n.text FROM memory_edges e JOIN memory_nodes n ON n.id = e.dst"
             f" WHERE e.deleted IS NULL AND e.src IN ({marks}) AND e.label = ? AND n.name IS NULL AND n.deleted IS NULL"
@@ -95,7 +90,7 @@ def observation_edges(conn: sqlite3.Connection, entities: Sequence[int]) -> list
 def entities_of_facts(conn: sqlite3.Connection, facts: Sequence[int]) -> list[tuple[int, int]]:
     """`(entity, fact)` for every live observation edge pointing at one of `facts`."""
     rows: list[tuple[int, int]] = []
-    for chunk, marks in _chunks(facts):
+    for chunk, marks in in_chunks(facts):
         sql = (
             "SELECT e.src, e.dst FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
             f" WHERE e.deleted IS NULL AND e.dst IN ({marks}) AND e.label = ? AND n.name IS NOT NULL"
@@ -120,7 +115,7 @@ def graph_of(conn: sqlite3.Connection, ids: Sequence[int] | None, keep_order: bo
         rows = conn.execute("SELECT id, name, meta FROM memory_nodes WHERE name IS NOT NULL AND deleted IS NULL ORDER BY id")
     else:
         rows = []
-        for chunk, marks in _chunks(ids):
+        for chunk, marks in in_chunks(ids):
             sql = f"SELECT id, name, meta FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
             rows.extend(conn.execute(sql, chunk))
     entities: dict[int, dict[str, Any]] = {}
@@ -144,7 +139,7 @@ def _relations(conn: sqlite3.Connection, ids: list[int] | None) -> list[dict[str
         rows = conn.execute(select).fetchall()
     else:
         rows = []
-        for chunk, marks in _chunks(ids):
+        for chunk, marks in in_chunks(ids):
             sql = f"{select} AND e.src IN ({marks}) UNION {select} AND e.dst IN ({marks})"
             rows.extend(conn.execute(sql, chunk + chunk))
     unique = sorted(set(rows))

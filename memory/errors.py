@@ -4,15 +4,18 @@
     ├── UsageError          the user asked for something Loci cannot do
     │   └── NotFoundError   an id, a file or a model that does not exist
     ├── BackendError        a model backend failed (load, network, server)
-    │   └── BackendTimeout  it did not answer in time
+    │   ├── BackendTimeout  it did not answer in time
+    │   └── BackendUnreachable  it could not be reached, or the connection broke
     ├── ModelBehaviorError  the model replied, but not with a valid action
+    │   └── InvalidAction   one reply that is not a valid action (sent back; the model retries)
     ├── ToolError           a tool was called with arguments it cannot honour
     └── StoreError          the SQLite home cannot be opened or written
 
 The split that matters: `UsageError` is the person's to fix (a bad flag, a
 missing file) and `ModelBehaviorError` is the model's (bad JSON, an unknown
-tool). They get different messages. Foreign exceptions (sqlite3, httpx,
-llama_cpp) are translated where they enter, in the module that calls them.
+tool). They get different messages. Foreign exceptions are translated where
+they enter: sqlite3's in `memory.store`, httpx's in one place
+(`runtime.http_errors`), llama_cpp's where a GGUF is loaded or run.
 
 This module lives in `memory/`, the bottom layer, so that every layer above
 can raise and catch the same classes.
@@ -23,6 +26,8 @@ from __future__ import annotations
 __all__ = [
     "BackendError",
     "BackendTimeout",
+    "BackendUnreachable",
+    "InvalidAction",
     "LociError",
     "ModelBehaviorError",
     "NotFoundError",
@@ -52,8 +57,16 @@ class BackendTimeout(BackendError):
     """A model backend did not answer within its timeout."""
 
 
+class BackendUnreachable(BackendError):
+    """A model backend's server could not be reached, or the connection broke mid-exchange."""
+
+
 class ModelBehaviorError(LociError):
     """The model replied, but the reply is not a valid action, after all retries."""
+
+
+class InvalidAction(ModelBehaviorError):
+    """One reply that is not a valid action; the message is shown to the model, which may retry."""
 
 
 class ToolError(LociError):

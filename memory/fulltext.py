@@ -4,7 +4,9 @@ The model writes queries, and a query is words, not FTS5 syntax: each word
 is quoted (`fts_literal`), so `NEAR(`, `*`, `-` or an unbalanced quote are
 searched as text and can never raise a syntax error. The words are OR-ed and
 ranked by BM25, so a query with one rare word and three common ones still
-finds the rare one.
+finds the rare one. `query_words` is the one place a query is split into
+words: context search uses them all, memory recall (memory/recall.py) keeps
+the informative ones.
 
 `ORDER BY rank ... LIMIT k` lets FTS5 sort the matches itself and compute the
 snippet only for the k rows returned, which keeps a search on ten million
@@ -32,9 +34,10 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def query_words(query: str) -> list[str]:
-    """The searchable words of a query: letters, digits, `_` and `-` runs."""
+    """The distinct searchable words of a query, in order: runs of letters, digits, `_` and `-`,
+    without a leading or trailing `-` or `_`."""
     cleaned = "".join(c if c.isalnum() or c in "_-" else " " for c in query)
-    return [w for w in cleaned.split() if w.strip("-_")]
+    return list(dict.fromkeys(w.strip("-_") for w in cleaned.split() if w.strip("-_")))
 
 
 def fts_phrase(text: str) -> str:
@@ -42,9 +45,11 @@ def fts_phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def fts_literal(query: str) -> str:
-    """Any of the query's words, each quoted, so FTS5 syntax in it is searched literally."""
-    return " OR ".join(fts_phrase(w) for w in query_words(query))
+def fts_literal(query: str | list[str]) -> str:
+    """Any of the query's words (or of the words given), each quoted, so FTS5 syntax is searched literally;
+    empty when there is no word."""
+    words = query_words(query) if isinstance(query, str) else query
+    return " OR ".join(fts_phrase(w) for w in words)
 
 
 def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int) -> list[Hit]:

@@ -41,6 +41,7 @@ from memory.graph_schema import (
     check_kinds,
     edge_from_row,
 )
+from memory.params import in_chunks
 from memory.store import Store
 
 __all__ = ["Graph", "Neighbor", "NewNode", "adjacent_edges", "infer_edge_kind"]
@@ -71,9 +72,7 @@ def infer_edge_kind(src_kind: str, dst_kind: str) -> str:
 def adjacent_edges(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Edge]:
     """The live edges touching any of `ids`, in either direction (two indexed lookups)."""
     found: list[Edge] = []
-    for start in range(0, len(ids), 400):
-        chunk = list(ids[start : start + 400])
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(ids):
         sql = (
             f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND src IN ({marks})"
             f" UNION ALL SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND dst IN ({marks})"
@@ -162,7 +161,7 @@ class Graph:
 
         def read(db: sqlite_utils.Database) -> list[Neighbor]:
             live_node(db.conn, node_id)
-            reached: dict[int, tuple[int, Edge]] = {node_id: (0, None)}  # type: ignore[dict-item]
+            reached: dict[int, tuple[int, Edge | None]] = {node_id: (0, None)}
             frontier = [node_id]
             for hop in range(1, depth + 1):
                 edges = sorted(adjacent_edges(db.conn, frontier), key=lambda e: -e.weight)
@@ -198,7 +197,10 @@ class Graph:
             nodes.update(conn.execute("SELECT kind, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY kind").fetchall())
             edges = dict.fromkeys(EDGE_KINDS, 0)
             edges.update(conn.execute("SELECT kind, count(*) FROM memory_edges WHERE deleted IS NULL GROUP BY kind").fetchall())
-            one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+
+            def one(sql: str) -> int:
+                return conn.execute(sql).fetchone()[0]
+
             return {
                 "nodes": sum(nodes.values()),
                 "nodes_by_kind": nodes,

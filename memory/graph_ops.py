@@ -30,6 +30,7 @@ from memory.graph_schema import (
     node_from_row,
     node_ref,
 )
+from memory.params import in_chunks
 
 __all__ = [
     "NewNode",
@@ -125,9 +126,7 @@ def fetch_nodes(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Node]
     """Live nodes by id, in chunks small enough for SQLite's parameter limit."""
     wanted = list(dict.fromkeys(ids))
     found: dict[int, Node] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(wanted):
         sql = f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
         for row in conn.execute(sql, chunk):
             found[row[0]] = node_from_row(row)
@@ -248,7 +247,7 @@ def unlink_edge(conn: sqlite3.Connection, edge_id: int, cause: str | None = None
 
 
 def record_use(conn: sqlite3.Connection, node_ids: Sequence[int], edge_ids: Sequence[int] = ()) -> None:
-    """Count one activation of each node and edge: the signal evolution feeds on."""
+    """Count one activation of each node and edge (`uses`, `last_used`), which recall's ranking reads."""
     now = time.time()
     conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, n) for n in node_ids])
     conn.executemany("UPDATE memory_edges SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, e) for e in edge_ids])

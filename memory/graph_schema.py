@@ -25,20 +25,24 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
-from memory.store import registered_migrations
 
 __all__ = [
+    "EDGE_COLUMNS",
     "EDGE_KINDS",
+    "EdgeKind",
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
+    "NODE_COLUMNS",
     "NODE_KINDS",
+    "NodeKind",
     "Edge",
     "Node",
     "check_edge_kind",
@@ -52,11 +56,15 @@ __all__ = [
     "parse_node_id",
 ]
 
-NODE_KINDS = ("semantic", "episodic", "procedural")
-EDGE_KINDS = ("ground", "distill", "related")
+# The kinds, once: the Literals type the tools (and so their MCP schemas), the tuples check input.
+# The tables' CHECK constraints spell them out too: a new kind is a new migration.
+NodeKind = Literal["semantic", "episodic", "procedural"]
+EdgeKind = Literal["ground", "distill", "related"]
+NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
+EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 MAX_TEXT_CHARS = 16_000
 
-MIGRATIONS = registered_migrations(Migrations("graph"))
+MIGRATIONS = Migrations("graph")
 
 
 @MIGRATIONS()
@@ -92,7 +100,7 @@ def create_graph_tables(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX memory_events_node ON memory_events(node)")
     db.execute(
         "CREATE VIRTUAL TABLE memory_fts USING fts5("
-        " text, content='memory_nodes', content_rowid='id', tokenize='unicode61')"
+        " text, content='memory_nodes', content_rowid='id', tokenize='porter unicode61')"
     )
     db.execute(
         "CREATE TABLE memory_vectors ("
@@ -184,8 +192,8 @@ def check_text(text: object, what: str = "text") -> str:
     return text
 
 
-def check_kinds(kinds: object, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
-    names = [kinds] if isinstance(kinds, str) else list(kinds or [])  # type: ignore[call-overload]
+def check_kinds(kinds: str | Iterable[str] | None, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
+    names = [kinds] if isinstance(kinds, str) else list(kinds or [])
     for kind in names:
         if kind not in allowed:
             raise UsageError(f"unknown {what} {kind!r}; expected one of {', '.join(allowed)}")

@@ -30,6 +30,7 @@ __all__ = [
     "BATCH_CHARS",
     "CHUNK_CHARS",
     "CHUNK_LINES",
+    "SNIFF_BYTES",
     "Chunk",
     "ChunkStream",
     "binary_reason",
@@ -50,7 +51,7 @@ FORMATS = {
     ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript",
     ".go": "go", ".rs": "rust",
     ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
-}  # fmt: skip
+}
 OTHER_CODE = {".c", ".h", ".cc", ".cpp", ".hpp", ".java", ".kt", ".rb", ".sh", ".sql", ".toml", ".yaml", ".yml"}
 
 _counts = threading.local()

@@ -87,5 +87,5 @@ def _take(record: dict[str, object], hits: list[Hit], done: dict[str, object]) -
         done.update(record)
         return
     hits.append(
-        Hit(str(record["id"]), int(record["start_line"]), int(record["end_line"]), str(record["snippet"]), 0.0, int(record["line"]))  # type: ignore[call-overload]
+        Hit(str(record["id"]), int(record["start_line"]), int(record["end_line"]), str(record["snippet"]), 0.0, int(record["line"]))
     )

@@ -24,11 +24,11 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
-from memory.store import Store, registered_migrations
+from memory.store import Store
 
 __all__ = ["STATUSES", "RunRecord", "Runs"]
 
-MIGRATIONS = registered_migrations(Migrations("runs"))
+MIGRATIONS = Migrations("runs")
 STATUSES = ("running", "done", "partial", "cancelled", "failed")
 
 

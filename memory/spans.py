@@ -130,7 +130,7 @@ def _span(ref: str, unit: str, kept: list[Piece], stop: Piece | None) -> Span:
     return Span(
         ref, start, end, "".join(p.text for p in kept), stop is not None, unit,
         lines[0], lines[1], tokens[0], tokens[1], next_start, next_unit,
-    )  # fmt: skip
+    )
 
 
 def _ratio(piece: Piece) -> float:

@@ -1,9 +1,9 @@
 """The SQLite home: one file, one writer, readers as needed.
 
 Every persistent part of Loci (context objects, the memory graph, chat
-sessions, the job queue) lives in one SQLite file, readable with any SQLite
-tool. The file is in WAL mode, so readers never wait for the writer. All
-writes of this process go through one connection behind one lock and run in
+sessions) lives in one SQLite file, readable with any SQLite tool. The file
+is in WAL mode, so readers never wait for the writer. All writes of this
+process go through one connection behind one lock and run in
 a worker thread (`Store.write`), so the event loop never blocks on disk and
 two coroutines never interleave inside a transaction. Writes take the lock
 with `BEGIN IMMEDIATE` and a long busy timeout, so a second process on the
@@ -12,10 +12,18 @@ with "database is locked".
 
 Reads (`Store.read`) borrow a connection from a small pool, so a slow search
 does not hold up a write.
+
+The schema is one explicit, ordered list of sqlite-utils migration sets,
+`MIGRATION_SETS`, which `Store.open` applies in full to every file it opens:
+a home has every table whatever the caller imported. The list names each
+set by its module (which defines `MIGRATIONS`), because those modules import
+`Store`; a name that does not resolve is an error at the first open, never
+a skipped set.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sqlite3
 import threading
@@ -30,21 +38,26 @@ from sqlite_utils import Migrations
 
 from memory.errors import StoreError
 
-__all__ = ["Store", "default_db_path", "registered_migrations"]
+__all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets"]
 
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 30_000
 READERS = 4
 
-_MIGRATION_SETS: list[Migrations] = []
+# Every migration set, in the order a new home applies them: the module that
+# defines each set as `MIGRATIONS`. Adding a set is one line here.
+MIGRATION_SETS = (
+    "memory.context",
+    "memory.graph_schema",
+    "memory.chat",
+    "memory.runs",
+)
 
 
-def registered_migrations(migrations: Migrations) -> Migrations:
-    """Add a migration set to every store opened from now on (call at import)."""
-    if migrations not in _MIGRATION_SETS:
-        _MIGRATION_SETS.append(migrations)
-    return migrations
+def migration_sets() -> list[Migrations]:
+    """The sets `MIGRATION_SETS` names, imported (a missing module or set raises)."""
+    return [importlib.import_module(name).MIGRATIONS for name in MIGRATION_SETS]
 
 
 def default_db_path() -> Path:
@@ -69,6 +82,7 @@ class Store:
     def open_sync(cls, path: str | os.PathLike[str]) -> Store:
         """Open (creating if needed) and migrate the home at `path`."""
         path = Path(path).expanduser()
+        sets = migration_sets()
         if path.is_dir():
             raise StoreError(f"{path} is a directory; --db takes a file path such as {path / 'loci.db'}")
         try:
@@ -81,7 +95,7 @@ class Store:
         try:
             # One IMMEDIATE transaction around every set: two processes opening
             # a new file at once apply each migration exactly once.
-            store.write_sync(lambda db: [m.apply(db) for m in _MIGRATION_SETS])
+            store.write_sync(lambda db: [m.apply(db) for m in sets])
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreError(f"{path} is not a usable Loci home: {exc}") from exc

@@ -5,8 +5,19 @@
     model = await load_model("llama:default")
     async with open_session(model, "loci.db", files=["notes.md"], limits=Limits(max_turns=8)) as session:
         result = await session.agent.run("What changed in March?")
+
+The errors it raises are those of `memory.errors`, re-exported here.
 """
 
+from memory.errors import (
+    BackendError,
+    BackendTimeout,
+    BackendUnreachable,
+    InvalidAction,
+    LociError,
+    ModelBehaviorError,
+    UsageError,
+)
 from runtime.agent import Agent, Limits, RunResult, TurnTrace
 from runtime.host import McpHost, ToolResult
 from runtime.model import Model, Reply, Request
@@ -17,10 +28,16 @@ from runtime.specs import load_model, parse_spec
 
 __all__ = [
     "Agent",
+    "BackendError",
+    "BackendTimeout",
+    "BackendUnreachable",
     "Budgets",
+    "InvalidAction",
     "Limits",
+    "LociError",
     "McpHost",
     "Model",
+    "ModelBehaviorError",
     "Reply",
     "Request",
     "RunResult",
@@ -28,6 +45,7 @@ __all__ = [
     "Session",
     "ToolResult",
     "TurnTrace",
+    "UsageError",
     "load_model",
     "open_session",
     "parse_spec",

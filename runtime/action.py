@@ -23,6 +23,8 @@ from typing import Any
 
 import jsonschema
 
+from memory.errors import InvalidAction
+
 __all__ = ["Action", "InvalidAction", "ToolSpec", "action_schema", "parse_action"]
 
 MAX_EVIDENCE = 6
@@ -61,10 +63,6 @@ class Action:
     @property
     def is_answer(self) -> bool:
         return self.answer is not None
-
-
-class InvalidAction(ValueError):
-    """The reply is not a valid action; the message is shown to the model."""
 
 
 def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True) -> dict[str, Any]:

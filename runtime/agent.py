@@ -241,7 +241,7 @@ class Agent:
         """Resolve the cited spans; a span that does not exist is sent back, or on the last try, reported."""
         try:
             result.evidence = await check_evidence(self.contexts, action.evidence)
-        except ValueError as exc:
+        except InvalidAction as exc:
             if not last_try:
                 raise InvalidAction(f"{exc}; cite only ids and line ranges you have seen") from None
             result.evidence, result.reason = [], f"unverified evidence: {exc}"

@@ -2,9 +2,13 @@
 
 Each command lives in its own module with `register(subparsers)`, which adds
 its parser and sets `handler` to an async function of the parsed arguments
-that returns an exit code. This module only parses, runs the handler under
-anyio, and turns Loci's errors into one clear line on stderr and a non-zero
-exit: 2 for the user's mistakes, 1 for everything else.
+that returns an exit code. `COMMANDS` names those modules; every one must
+import (a name that does not is an error, never a skipped command). `bench`
+is named, not imported, so `runtime` never imports `bench`: the benchmarks
+import the runtime, and register their command here by name. This module
+only parses, runs the handler under anyio, and turns Loci's errors into one
+clear line on stderr and a non-zero exit: 2 for the user's mistakes, 1 for
+everything else.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import anyio
 
 from memory.errors import LociError, UsageError
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
 COMMANDS = (
     "runtime.cli_run",
@@ -27,9 +31,8 @@ COMMANDS = (
     "runtime.cli_doctor",
     "runtime.cli_serve",
     "runtime.cli_memory",
-    "runtime.cli_bench",
     "runtime.cli_chat",
-    "runtime.cli_digest",
+    "bench.cli",
 )
 
 
@@ -45,13 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"loci {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a command not built yet
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

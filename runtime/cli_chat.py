@@ -2,9 +2,9 @@
 
 Each line is a task the `Agent` runs (several turns if it needs them); the
 answer is printed, then one status line: the working state, shortened, and
-the prompt tokens each region used against its budget. The working state
-(and the window of recent turns, where the agent supports it) carries from
-one task to the next, so the chat is one continuing piece of work.
+the prompt tokens each region used against its budget. The working state and
+the window of recent turns carry from one task to the next, so the chat is
+one continuing piece of work.
 
 Commands: `/state` prints the whole state, `/history` the window and the
 latest turns and notes in the context store, `/prune` asks the agent to
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -33,6 +32,7 @@ from memory.errors import LociError, UsageError
 from memory.store import default_db_path
 from runtime.agent import Limits, RunResult
 from runtime.cli_run import add_model_arguments
+from runtime.display import one_line
 from runtime.session import Session, check_files, open_session
 from runtime.specs import load_model
 
@@ -109,7 +109,7 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
     if last and last.window:
         await session.agent.window.restore(list(last.window))
     if chat.state:
-        write(f"[state: {_short(chat.state)}]")
+        write(f"[state: {one_line(chat.state, SHORT_STATE)}]")
     return chat
 
 
@@ -180,11 +180,11 @@ class Chat:
     def status(self) -> str:
         """The state, shortened, and the last prompt's tokens per region against the budgets."""
         budgets = self.session.agent.budgets
-        line = f"[state: {_short(self.state) or '(empty)'}]"
+        line = f"[state: {one_line(self.state, SHORT_STATE) or '(empty)'}]"
         if self.last is None or not self.last.turns:
             return line
         trace = self.last.turns[-1]
-        used = " ".join(f"{name} {tokens}/{getattr(budgets, name, '?')}" for name, tokens in trace.prompt_tokens.items())
+        used = " ".join(f"{name} {tokens}/{getattr(budgets, name)}" for name, tokens in trace.prompt_tokens.items())
         total = sum(trace.prompt_tokens.values())
         turns = len(self.last.turns)
         return f"{line}\n[{turns} turn{'s' if turns != 1 else ''}; prompt {total}/{budgets.total - budgets.reply}: {used}]"
@@ -192,8 +192,8 @@ class Chat:
     async def history(self) -> str:
         """The window as the agent sees it, then the latest turns and notes in the store."""
         parts = []
-        window = getattr(self.session.agent, "window", None)
-        if window is not None and getattr(window, "items", None):
+        window = self.session.agent.window
+        if window.items:
             parts.append("In the window:\n" + window.render())
         contexts = self.session.contexts
         objects = (await contexts.list(["turn", "note"]))[-HISTORY_SHOWN:]
@@ -213,8 +213,3 @@ class Chat:
             self.write("nothing to prune: the window holds fewer than two items")
         else:
             self.write(f"pruned into {note}; the turns stay searchable")
-
-
-def _short(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SHORT_STATE else flat[: SHORT_STATE - 1] + "…"

@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("doctor", help="check the CPU, llama.cpp and the bundled model's speed")
     parser.add_argument("--prompt-tokens", type=int, default=256, help="prompt tokens to evaluate (default 256)")
     parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
@@ -55,8 +56,8 @@ def cpu_name() -> str:
 
 
 async def run(args: argparse.Namespace) -> int:
-    if args.prompt_tokens < 1 or args.tokens < 1:
-        raise UsageError("--prompt-tokens and --tokens must be at least 1")
+    if args.prompt_tokens < 1 or args.tokens < 1 or (args.threads is not None and args.threads < 1):
+        raise UsageError("--prompt-tokens, --tokens and --threads must be at least 1")
     report: dict[str, Any] = {"cpu": cpu_name(), "cores": os.cpu_count(), "cpu_flags": cpu_flags()}
     show = _Printer(args.json)
     show(f"cpu: {report['cpu']} ({report['cores']} logical cores, {platform.machine()})")
@@ -88,10 +89,11 @@ async def _check_llama(report: dict[str, Any], show: _Printer, args: argparse.Na
     report["verdict_cache"] = str(verdict.path)
     show(f"verdict: {verdict.describe()}")
     show(f"verdict cache: {verdict.path}")
-    speed = await anyio.to_thread.run_sync(measure_speed, model, args.prompt_tokens, args.tokens)
+    threads = args.threads or os.cpu_count() or 2
+    speed = await anyio.to_thread.run_sync(measure_speed, model, args.prompt_tokens, args.tokens, threads)
     report.update(model=model.name, **speed)
     show(
-        f"speed ({model.name}, extra buffer types {verdict.mode}): "
+        f"speed ({model.name}, extra buffer types {verdict.mode}, {threads} thread{'s' * (threads != 1)}): "
         f"prompt {speed['prompt_tokens_per_second']:.1f} tok/s ({speed['prompt_tokens']} tokens), "
         f"generation {speed['generation_tokens_per_second']:.1f} tok/s ({speed['generated_tokens']} tokens)"
     )
@@ -109,12 +111,12 @@ class _Printer:
             print(line, flush=True)
 
 
-def measure_speed(model: Path, prompt_tokens: int, tokens: int) -> dict[str, Any]:
+def measure_speed(model: Path, prompt_tokens: int, tokens: int, threads: int) -> dict[str, Any]:
     """Prompt-evaluation and generation speed of `model`, loaded through `open_llama` (blocking)."""
-    threads = os.cpu_count() or 2
     n_ctx = prompt_tokens + tokens + 8
     try:
-        llm = open_llama(model, n_ctx=n_ctx, n_batch=max(prompt_tokens, 8), n_threads=threads, verbose=False)
+        batch = max(prompt_tokens, 8)
+        llm = open_llama(model, n_ctx=n_ctx, n_batch=batch, n_threads=threads, n_threads_batch=threads, verbose=False)
     except (ValueError, RuntimeError, OSError) as exc:
         raise BackendError(f"llama.cpp could not load {model}: {exc}") from exc
     try:
@@ -130,6 +132,7 @@ def measure_speed(model: Path, prompt_tokens: int, tokens: int) -> dict[str, Any
     finally:
         llm.close()
     return {
+        "threads": threads,
         "prompt_tokens": len(prompt),
         "prompt_tokens_per_second": len(prompt) / prompt_seconds,
         "generated_tokens": tokens,

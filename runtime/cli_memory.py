@@ -23,12 +23,12 @@ from typing import Any
 from memory.errors import UsageError
 from memory.export import FORMATS, export_graph
 from memory.graph import Graph
+from memory.graph_schema import NODE_KINDS
 from memory.store import Store, default_db_path
+from runtime.display import one_line
 from tools.memory import MemoryTools, node_dict
 
 __all__ = ["register"]
-
-KINDS = ("semantic", "episodic", "procedural")
 
 
 def register(subparsers: Any) -> None:
@@ -40,19 +40,19 @@ def register(subparsers: Any) -> None:
 
     add = sub.add_parser("add", parents=[common], help="remember a fact, an episode or a procedure")
     add.add_argument("text")
-    add.add_argument("--kind", choices=KINDS, default="semantic")
+    add.add_argument("--kind", choices=NODE_KINDS, default="semantic")
     add.add_argument("--link", action="append", default=[], metavar="ID", help="link to this memory (repeatable)")
     add.add_argument("--meta", default=None, help="metadata as a JSON object")
     search = sub.add_parser("search", parents=[common], help="recall the memories best matching a query")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=10)
-    search.add_argument("--kind", action="append", choices=KINDS, default=None)
+    search.add_argument("--kind", action="append", choices=NODE_KINDS, default=None)
     show = sub.add_parser("show", parents=[common], help="one memory in full, with its links")
     show.add_argument("id")
     near = sub.add_parser("neighbors", parents=[common], help="the memories linked to one")
     near.add_argument("id")
     near.add_argument("--depth", type=int, default=1)
-    near.add_argument("--kind", action="append", choices=KINDS, default=None)
+    near.add_argument("--kind", action="append", choices=NODE_KINDS, default=None)
     sub.add_parser("stats", parents=[common], help="counts by kind and the file size")
     export = sub.add_parser("export", parents=[common], help="write the graph as JSON or GraphML")
     export.add_argument("--format", choices=FORMATS, default="json")
@@ -126,7 +126,7 @@ def _print(command: str, result: Any) -> None:
             print("nothing found")
         for row in result:
             extra = f"{row['score']:.3f}" if "score" in row else f"{row['hops']} hop{'s' * (row['hops'] > 1)}"
-            print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {_short(row['text'])}")
+            print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {one_line(row['text'])}")
     elif command == "show":
         print(f"{result['id']}  {result['kind']}  uses {result['uses']}")
         print(result["text"])
@@ -135,8 +135,3 @@ def _print(command: str, result: Any) -> None:
     else:
         for key, value in result.items():
             print(f"{key:>16}  {value}")
-
-
-def _short(text: str, width: int = 100) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"

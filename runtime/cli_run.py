@@ -16,7 +16,7 @@ from runtime.prompt import Budgets
 from runtime.session import BUILT_IN, check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
-__all__ = ["register"]
+__all__ = ["add_model_arguments", "as_json", "register"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,10 +59,7 @@ def budgets_from(args: argparse.Namespace, model: Model) -> Budgets:
         for name, value in (("state", args.state_tokens), ("window", args.window_tokens), ("observation", args.observation_tokens))
         if value is not None
     }
-    try:
-        return Budgets.for_window(model.context_window, **overrides)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    return Budgets.for_window(model.context_window, **overrides)
 
 
 async def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,9 @@ from typing import Any
 
 import httpx
 
+from memory.errors import BackendError
+from runtime.http_errors import translate_httpx
+
 __all__ = ["server_context_window"]
 
 TIMEOUT_S = 5.0
@@ -25,9 +28,10 @@ async def server_context_window(client: httpx.AsyncClient, base_url: str, model:
     probes: list[tuple[str, Callable[[Any, str], int | None]]] = [(f"{root}/props", _from_props), (f"{base}/models", _from_models)]
     for url, pick in probes:
         try:
-            response = await client.get(url, timeout=TIMEOUT_S)
+            with translate_httpx(url):
+                response = await client.get(url, timeout=TIMEOUT_S)
             found = pick(response.json(), model) if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+        except (BackendError, ValueError):
             continue
         if found:
             return found

@@ -6,10 +6,11 @@ through `runtime.llama_load` (the one decision about llama.cpp's extra buffer ty
 with `embedding=True` and runs every call in a worker thread behind one lock,
 because a `Llama` is not thread-safe. `openai` posts to any OpenAI-compatible
 server through an `httpx.AsyncClient`, which tests replace with one built on
-`httpx.MockTransport`. Foreign errors are translated here, where they enter.
+`httpx.MockTransport`; its errors are translated by `runtime.http_errors`.
 
 A spec names one: `llama:/models/bge-small.gguf`, `openai:text-embedding-3-small`,
-`openai:nomic-embed-text@http://127.0.0.1:11434/v1`.
+`openai:nomic-embed-text@http://127.0.0.1:11434/v1`, read by the same parser
+as model specs (`runtime.specs`), and with the same API key variables.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import anyio.to_thread
 import httpx
 
 from memory.embed import Embedder
-from memory.errors import BackendError, BackendTimeout, UsageError
+from memory.errors import BackendError, UsageError
+from runtime.http_errors import translate_httpx
 from runtime.llama_load import open_llama
+from runtime.specs import OPENAI_URL, key_from_env, parse_spec
 
 __all__ = ["embedder_from_spec", "llama_embedder", "openai_embedder"]
 
-DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+EMBEDDER_FORMS = "none, llama:PATH.gguf or openai:MODEL[@URL]"
 BATCH = 64
 
 
@@ -65,13 +68,13 @@ def _pooled(vector: Any) -> list[float]:
 
 def openai_embedder(
     model: str,
-    base_url: str = DEFAULT_OPENAI_URL,
+    base_url: str = OPENAI_URL,
     api_key: str | None = None,
     client: httpx.AsyncClient | None = None,
     timeout: float = 60.0,
 ) -> Embedder:
     """An embedder over `POST {base_url}/embeddings` (OpenAI, llama.cpp server, Ollama, vLLM)."""
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+    key = api_key if api_key is not None else key_from_env()
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     http = client or httpx.AsyncClient(timeout=timeout)
     url = base_url.rstrip("/") + "/embeddings"
@@ -86,12 +89,8 @@ def openai_embedder(
 
 
 async def _post(http: httpx.AsyncClient, url: str, headers: dict[str, str], model: str, texts: list[str]) -> list[list[float]]:
-    try:
+    with translate_httpx(url):
         response = await http.post(url, json={"model": model, "input": texts}, headers=headers)
-    except httpx.TimeoutException as exc:
-        raise BackendTimeout(f"{url} did not answer in time") from exc
-    except httpx.HTTPError as exc:
-        raise BackendError(f"cannot reach {url}: {exc}") from exc
     if response.status_code != 200:
         raise BackendError(f"{url} answered {response.status_code}: {response.text[:200]}")
     try:
@@ -106,12 +105,11 @@ async def _post(http: httpx.AsyncClient, url: str, headers: dict[str, str], mode
 
 def embedder_from_spec(spec: str, client: httpx.AsyncClient | None = None) -> Embedder | None:
     """`none`, `llama:PATH` or `openai:MODEL[@BASE_URL]` as an embedder (None for `none`)."""
-    backend, _, rest = spec.partition(":")
-    if backend == "none" and not rest:
+    if spec == "none":
         return None
-    if backend == "llama" and rest:
-        return llama_embedder(rest)
-    if backend == "openai" and rest:
-        model, _, base_url = rest.partition("@")
-        return openai_embedder(model, base_url or DEFAULT_OPENAI_URL, client=client)
-    raise UsageError(f"unknown embedder {spec!r}; use none, llama:PATH.gguf or openai:MODEL[@URL]")
+    backend, name, url = parse_spec(spec, ("llama", "openai"), EMBEDDER_FORMS, "embedder")
+    if not name:
+        raise UsageError(f"the embedder spec {spec!r} names no model; use {EMBEDDER_FORMS}")
+    if backend == "llama":
+        return llama_embedder(name)
+    return openai_embedder(name, url or OPENAI_URL, client=client)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.context import ContextStore
-from memory.errors import UsageError
+from memory.errors import InvalidAction, UsageError
 from memory.objects import Target
 
 __all__ = ["Cited", "check_evidence"]
@@ -29,7 +29,7 @@ class Cited:
 
 
 async def check_evidence(contexts: ContextStore, evidence: list[dict[str, Any]]) -> list[Cited]:
-    """Resolve every cited span; raise `ValueError` naming the first that does not exist."""
+    """Resolve every cited span; raise `InvalidAction` naming the first that does not exist."""
     cited: list[Cited] = []
     seen: set[Target] = set()
     for item in evidence:
@@ -41,7 +41,7 @@ async def check_evidence(contexts: ContextStore, evidence: list[dict[str, Any]])
         try:
             obj = await contexts.check_target(target)
         except UsageError as exc:
-            raise ValueError(f"evidence cites {target}: {exc}") from None
+            raise InvalidAction(f"evidence cites {target}: {exc}") from None
         first, last = target.start or 1, target.end or max(obj.lines, 1)
         text = (await contexts.read(obj.id, first, last, max_tokens=SHOWN_TOKENS)).text if obj.lines else ""
         cited.append(Cited(obj.id, first, last, text))

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
 
 from memory.errors import BackendError, UsageError
 from runtime.action import ToolSpec

@@ -1,9 +1,11 @@
 """The `llama` backend: a GGUF model in this process, through llama-cpp-python.
 
-A `Llama` holds one context and is not thread-safe, so every call runs in a
-worker thread behind one lock: the event loop stays free and calls never
-overlap. Structured requests are constrained by a grammar compiled from the
-JSON schema (cached per schema), so every reply parses. llama.cpp keeps the
+A `Llama` holds one context and is not thread-safe, so every generation
+(and the close) runs in a worker thread behind one lock: the event loop
+stays free and they never overlap. `count_tokens` runs where it is called,
+without the lock: tokenizing reads only the vocabulary, not the context.
+Structured requests are constrained by a grammar compiled from the JSON
+schema (cached per schema), so every reply parses. llama.cpp keeps the
 longest common token prefix of consecutive prompts in its KV cache; the
 backend measures it (`Reply.reused_tokens`), which is how the benchmarks see
 that a stable prompt prefix pays.
@@ -31,7 +33,7 @@ from memory.errors import BackendError, NotFoundError, UsageError
 from runtime.llama_load import default_model_path, open_llama
 from runtime.model import Reply, Request
 
-__all__ = ["LlamaModel", "default_model_path"]
+__all__ = ["DEFAULT_CONTEXT", "LlamaModel", "default_model_path"]
 
 DEFAULT_CONTEXT = 4_096
 # The model writes its working state first, then what it does about it.
@@ -179,7 +181,7 @@ def _fit_scalars(gbnf: str, max_chars: int) -> str:
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # the prompts differ in length; the prefix ends at the shorter
         if x != y:
             break
         n += 1

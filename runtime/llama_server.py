@@ -5,7 +5,7 @@ It takes exactly the arguments of `python -m llama_cpp.server` (`--model`,
 load does (`runtime.llama_load.process_verdict`), whether llama.cpp's extra
 buffer types are safe on this CPU, then runs the server's own `main` with
 `use_extra_bufts` set accordingly for every model it loads. On a CPU whose
-AMX kernels trap, plain `python -m llama_cpp.server` dies with SIGILL on the
+AMX kernels trap, plain `python -m llama_cpp.server` dies (SIGILL or SIGSEGV) on the
 first prompt of more than a few tokens; this one does not.
 """
 

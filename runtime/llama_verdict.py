@@ -2,9 +2,10 @@
 
 llama.cpp moves weights into "extra" CPU buffer types (repacked layouts and,
 on CPUs that advertise AMX, AMX tiles) for faster matrix kernels. On some
-machines those kernels die with SIGILL although the CPU flags promise them
-(a VM that advertises AMX whose tile instructions trap). A signal cannot be
-caught in-process, so the question is asked once per machine, in a child:
+machines those kernels die (SIGILL, or SIGSEGV at `ldtilecfg`) although the
+CPU flags promise them (a VM that advertises AMX whose tile instructions
+trap). A signal cannot be caught in-process, so the question is asked once
+per machine, in a child:
 
 1. `LOCI_LLAMA_EXTRA_BUFTS=0|1` wins, always.
 2. Else a verdict cached in the Loci home (`llama-verdict.json`), valid only

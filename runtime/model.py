@@ -5,7 +5,7 @@ with one `Reply`. A request with a `schema` asks for structured output: the
 reply's text must be JSON that follows the schema (the llama backend enforces
 it with a grammar, the openai backend with JSON-schema output); a request
 without one asks for free text. Everything above the seam (the turn loop,
-recursion, note writing, the background worker) goes through `generate`.
+recursion, note writing) goes through `generate`.
 
 Backends are named by spec strings, parsed by `runtime.specs.load_model`:
 `llama:default`, `llama:/models/x.gguf`, `openai:MODEL`,

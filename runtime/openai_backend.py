@@ -18,8 +18,9 @@ Structured output has three modes, because servers disagree:
 Failures: connection errors, timeouts, 429 and 5xx are retried with
 exponential backoff (a short `Retry-After` is honoured); other statuses
 raise `BackendError` with the server's own message at once. httpx's
-exceptions are translated in one place, `_translate_httpx`. A reply that
-broke off after text was streamed is not retried: its text is already out.
+exceptions become Loci's in `runtime.http_errors`, which says which are
+transient. A reply that broke off after text was streamed is not retried:
+its text is already out.
 
 Token counts come from the server's `usage` when it sends one, else from
 tiktoken (`runtime.tokens`), which works offline.
@@ -28,30 +29,29 @@ tiktoken (`runtime.tokens`), which works offline.
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import httpx
 
-from memory.errors import BackendError, BackendTimeout, UsageError
+from memory.errors import BackendError, UsageError
 from runtime.discover import server_context_window
+from runtime.http_errors import TRANSIENT, translate_httpx
 from runtime.model import Reply, Request
+from runtime.specs import KEY_VARIABLES, OPENAI_URL, key_from_env
 from runtime.tokens import count_tokens, tiktoken_encoding
 
-__all__ = ["KEY_VARIABLES", "STRUCTURED_MODES", "OpenAIModel"]
+__all__ = ["STRUCTURED_MODES", "OpenAIModel"]
 
 STRUCTURED_MODES = ("json_schema", "json_object", "tools")
-KEY_VARIABLES = ("LOCI_API_KEY", "OPENAI_API_KEY")
 MAX_RETRY_AFTER = 20.0
 SHOWN = 200
 
 
 class _Retry(Exception):
-    """An attempt failed in a way that another attempt may not."""
+    """An attempt failed in a way that another attempt may fix (a 429 or a 5xx)."""
 
     def __init__(self, error: BackendError, delay: float | None = None) -> None:
         super().__init__(str(error))
@@ -61,21 +61,6 @@ class _Retry(Exception):
 
 class _SchemaRejected(BackendError):
     """The server does not understand `response_format: json_schema`."""
-
-
-@contextmanager
-def _translate_httpx(url: str) -> Iterator[None]:
-    """The one place where httpx's exceptions become Loci's."""
-    try:
-        yield
-    except httpx.TimeoutException as exc:
-        raise _Retry(BackendTimeout(f"{url} did not answer in time ({type(exc).__name__}: {exc})")) from exc
-    except httpx.ConnectError as exc:
-        raise _Retry(BackendError(f"cannot reach {url}: {exc or type(exc).__name__}")) from exc
-    except httpx.TransportError as exc:
-        raise _Retry(BackendError(f"lost the connection to {url}: {exc or type(exc).__name__}")) from exc
-    except httpx.HTTPError as exc:
-        raise BackendError(f"{url}: {exc}") from exc
 
 
 def _server_message(response: httpx.Response) -> str:
@@ -149,7 +134,7 @@ class OpenAIModel:
     def __init__(
         self,
         model: str,
-        base_url: str = "https://api.openai.com/v1",
+        base_url: str = OPENAI_URL,
         *,
         api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
@@ -172,7 +157,7 @@ class OpenAIModel:
         self.structured = structured
         self.retries = retries
         self.backoff = backoff
-        self._key = api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
+        self._key = api_key or key_from_env()
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(timeout=self._timeout)
@@ -210,18 +195,18 @@ class OpenAIModel:
             collector = _Collector(request.on_text)
             try:
                 await self._attempt(request, collector)
-            except _Retry as retry:
+            except (_Retry, *TRANSIENT) as failed:
+                error, delay = (failed.error, failed.delay) if isinstance(failed, _Retry) else (failed, None)
                 if collector.parts or attempt == self.retries:
-                    raise retry.error from retry.__cause__
-                delay = self.backoff * 2**attempt if retry.delay is None else retry.delay
-                await anyio.sleep(delay)
+                    raise error from error.__cause__
+                await anyio.sleep(self.backoff * 2**attempt if delay is None else delay)
                 continue
             return self._reply(request, collector, time.perf_counter() - started)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _attempt(self, request: Request, collector: _Collector) -> None:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
-        with _translate_httpx(self.url):
+        with translate_httpx(self.url):
             async with self._client.stream("POST", self.url, json=self._body(request), headers=headers, timeout=self._timeout) as response:
                 if response.status_code >= 400:
                     await response.aread()

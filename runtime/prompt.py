@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Budgets", "Prompt", "build_prompt", "fit"]
+from memory.errors import UsageError
+
+__all__ = ["TEMPLATE_OVERHEAD", "Budgets", "Prompt", "build_prompt", "fit"]
 
 TEMPLATE_OVERHEAD = 64  # chat-template tokens and region separators
 MAX_TOKEN_CHARS = 16
@@ -47,7 +49,9 @@ class Budgets:
         sizes.update({k: v for k, v in overrides.items() if k in sizes})
         budgets = cls(context_window=context_window, reply=reply, **sizes)
         if budgets.total > context_window:
-            raise ValueError(f"the budgets add up to {budgets.total} tokens, more than the {context_window}-token window")
+            raise UsageError(
+                f"the budgets add up to {budgets.total} tokens, more than the {context_window}-token window"
+            )
         return budgets
 
     @property

@@ -4,7 +4,8 @@
 text (a string or a dict that is sent as JSON) or a callable that receives
 the `Request` and returns one, so a script can react to what the runtime
 shows it. Every request is recorded in `calls`; `check_used()` fails when
-steps are left over, so a test notices a loop that stopped early.
+steps are left over, and the test suite calls it for every scripted model a
+test makes (`tests/conftest.py`), so a loop that stopped early fails.
 
 It is not a stand-in for proving that a model works: the real GGUF and the
 real server have their own tests.
@@ -15,21 +16,30 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from memory.errors import BackendError, UsageError
 from runtime.model import Reply, Request
 
 __all__ = ["ScriptedModel"]
 
-Step = Union[str, dict[str, Any], Callable[[Request], "str | dict[str, Any]"]]
+Step = str | dict[str, Any] | Callable[[Request], str | dict[str, Any]]
 
 
 class ScriptedModel:
-    """Replies from a script; counts tokens as whitespace-separated words."""
+    """Replies from a script; counts tokens as whitespace-separated words, or with `counter`."""
 
-    def __init__(self, steps: Iterable[Step] = (), *, context_window: int = 8_192, name: str = "scripted", repeat_last: bool = False) -> None:
+    def __init__(
+        self,
+        steps: Iterable[Step] = (),
+        *,
+        context_window: int = 8_192,
+        name: str = "scripted",
+        repeat_last: bool = False,
+        counter: Callable[[str], int] | None = None,
+    ) -> None:
         self.name = name
+        self.counter = counter or (lambda text: len(text.split()))
         self.context_window = context_window
         self.steps = list(steps)
         self.calls: list[Request] = []
@@ -48,7 +58,7 @@ class ScriptedModel:
         return cls(steps, name=f"scripted:{path}")
 
     def count_tokens(self, text: str) -> int:
-        return len(text.split())
+        return self.counter(text)
 
     async def generate(self, request: Request) -> Reply:
         self.calls.append(request)

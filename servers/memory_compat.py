@@ -2,8 +2,8 @@
 
 `build_compat_server` serves the nine tools of `tools/memory_compat.py`
 under the reference's names, titles and hints. Run it over stdio with
-`python -m servers.memory_compat --db PATH` (and, once it exists,
-`loci serve memory --compat --db PATH`).
+`python -m servers.memory_compat --db PATH` or
+`loci serve memory --compat --db PATH`.
 """
 
 from __future__ import annotations

@@ -2,11 +2,16 @@
 
 HTTP binds to 127.0.0.1 by default. With a token, every request must carry
 `Authorization: Bearer TOKEN`; anything else gets 401 before it reaches MCP.
+The socket listens before the server says on stderr where it serves
+(`loci: serving MCP on http://HOST:PORT/mcp`), so a client that waits for
+that line connects at once; port 0 picks a free port, and the line names it.
 """
 
 from __future__ import annotations
 
 import hmac
+import socket
+import sys
 
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -42,4 +47,7 @@ async def serve_http(server: MCPServer, *, host: str = "127.0.0.1", port: int = 
     if token:
         app = BearerAuth(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve()
+    listening = socket.create_server((host, port))
+    bound_host, bound_port = listening.getsockname()[:2]
+    print(f"loci: serving MCP on http://{bound_host}:{bound_port}/mcp", file=sys.stderr, flush=True)
+    await uvicorn.Server(config).serve(sockets=[listening])

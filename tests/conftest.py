@@ -1,18 +1,23 @@
-"""Shared fixtures: anyio on asyncio, and a real SQLite home in tmp_path.
+"""Shared fixtures: anyio on asyncio, a real SQLite home in tmp_path, scripts used in full.
 
 `anyio_mode = "auto"` (pyproject.toml) runs every coroutine test under anyio.
 `LOCI_HOME` points at a fresh directory for the whole session, so that no
 test reads or writes the user's home (the llama.cpp verdict is cached there).
+Every `ScriptedModel` a test makes must have used all its steps when the test
+ends (`every_scripted_step_used`, on for every test): a loop that stops early
+fails the test instead of passing unnoticed. Script exactly what runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memory.store import Store
+from runtime.scripted import ScriptedModel
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -33,3 +38,18 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
     async with await Store.open(tmp_path / "loci.db") as opened:
         yield opened
 
+
+@pytest.fixture(autouse=True)
+def every_scripted_step_used(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[ScriptedModel]]:
+    """The scripted models made during the test; each must have used every step by its end."""
+    made: list[ScriptedModel] = []
+    init = ScriptedModel.__init__
+
+    def recording(self: ScriptedModel, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(ScriptedModel, "__init__", recording)
+    yield made
+    for model in made:
+        model.check_used()

@@ -10,16 +10,13 @@ the limit) whose message says what to do instead.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from memory.graph import Graph
-from memory.graph_schema import Edge, Node, node_ref, parse_node_id
+from memory.graph_schema import Edge, EdgeKind, Node, NodeKind, node_ref, parse_node_id
 from memory.recall import Recall
 
 __all__ = ["MemoryTools", "edge_dict", "node_dict"]
-
-NodeKind = Literal["semantic", "episodic", "procedural"]
-EdgeKind = Literal["ground", "distill", "related"]
 
 
 def node_dict(node: Node, full: bool = False) -> dict[str, Any]:

@@ -93,17 +93,17 @@ class CompatTools:
     async def create_entities(self, entities: list[Entity]) -> EntitiesResult:
         """Create multiple new entities in the knowledge graph"""
         created = await self.entities.create_entities(_plain(entities))
-        return {"entities": created}  # type: ignore[typeddict-item]
+        return {"entities": created}
 
     async def create_relations(self, relations: list[Relation]) -> RelationsResult:
         """Create multiple new relations between entities in the knowledge graph. Relations should be in active voice"""
         created = await self.entities.create_relations(_plain(relations))
-        return {"relations": created}  # type: ignore[typeddict-item]
+        return {"relations": created}
 
     async def add_observations(self, observations: list[ObservationAdd]) -> AddObservationsResult:
         """Add new observations to existing entities in the knowledge graph"""
         results = await self.entities.add_observations(_plain(observations))
-        return {"results": results}  # type: ignore[typeddict-item]
+        return {"results": results}
 
     async def delete_entities(
         self, entityNames: Annotated[list[str], Field(description="An array of entity names to delete")]
@@ -126,7 +126,7 @@ class CompatTools:
 
     async def read_graph(self) -> KnowledgeGraph:
         """Read the entire knowledge graph"""
-        return await self.entities.read_graph()  # type: ignore[return-value]
+        return await self.entities.read_graph()
 
     async def search_nodes(
         self,
@@ -135,13 +135,13 @@ class CompatTools:
         ],
     ) -> KnowledgeGraph:
         """Search for nodes in the knowledge graph based on a query"""
-        return await self.entities.search_nodes(query)  # type: ignore[return-value]
+        return await self.entities.search_nodes(query)
 
     async def open_nodes(
         self, names: Annotated[list[str], Field(description="An array of entity names to retrieve")]
     ) -> KnowledgeGraph:
         """Open specific nodes in the knowledge graph by their names"""
-        return await self.entities.open_nodes(names)  # type: ignore[return-value]
+        return await self.entities.open_nodes(names)
 
     def all(self) -> list[Any]:
         """The nine tools, in the reference server's order."""

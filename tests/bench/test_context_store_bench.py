@@ -28,10 +28,10 @@ async def test_context_store_bench_reports_both_sizes() -> None:
 async def test_navigate_bench_finds_planted_facts_through_the_tools() -> None:
     report = await navigate.run(parse(navigate, ["--tokens", "40000", "--questions", "3"]))
     assert report["questions"] == 3 and report["found"] == 3
-    assert report["recursion"] == 0
     assert report["tool_calls"] == sum(q["tool_calls"] for q in report["per_question"]) >= 6
     for question in report["per_question"]:
-        assert {"tool_calls", "tokens_returned", "found", "recursion"} <= question.keys()
+        assert question["found"] and question["answer"] == question["expected"]
+        assert question["tool_calls"] >= 2 and question["tokens_returned"] > 0
     agent = report["agent"]
     assert agent["found"] == 3 and agent["tool_calls_per_question"] >= 2
     assert 0 < agent["max_prompt_tokens"] <= agent["prompt_tokens_per_question"]

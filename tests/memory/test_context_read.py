@@ -9,7 +9,10 @@ from memory.errors import NotFoundError, UsageError
 from memory.loader import CHUNK_CHARS
 from memory.store import Store
 
-WORDS = lambda text: len(text.split()) + text.count("\n")  # noqa: E731 - a predictable counter
+
+def count_words(text: str) -> int:
+    """A predictable counter: words plus line ends."""
+    return len(text.split()) + text.count("\n")
 
 
 def numbered(n: int) -> str:
@@ -17,7 +20,7 @@ def numbered(n: int) -> str:
 
 
 async def test_read_lines_across_chunks(store: Store) -> None:
-    contexts = ContextStore(store, count_tokens=WORDS)
+    contexts = ContextStore(store, count_tokens=count_words)
     obj = await contexts.add_text("doc", "n", numbered(200))
     span = await contexts.read(obj.id, 38, 43)
     assert span.text == "".join(f"line {i} alpha beta\n" for i in range(38, 44))
@@ -27,7 +30,7 @@ async def test_read_lines_across_chunks(store: Store) -> None:
 
 
 async def test_read_lines_cut_at_budget_reports_where_to_go_on(store: Store) -> None:
-    contexts = ContextStore(store, count_tokens=WORDS)
+    contexts = ContextStore(store, count_tokens=count_words)
     obj = await contexts.add_text("doc", "n", numbered(200))
     span = await contexts.read(obj.id, 1, 200, max_tokens=52)
     assert (span.start, span.end, span.truncated) == (1, 10, True)
@@ -36,7 +39,7 @@ async def test_read_lines_cut_at_budget_reports_where_to_go_on(store: Store) -> 
 
 
 async def test_read_by_tokens_snaps_to_lines_and_reports_range(store: Store) -> None:
-    contexts = ContextStore(store, count_tokens=WORDS)
+    contexts = ContextStore(store, count_tokens=count_words)
     obj = await contexts.add_text("doc", "n", numbered(200))
     assert obj.tokens == 1000
     span = await contexts.read(obj.id, 503, 512, unit="tokens")
@@ -47,7 +50,7 @@ async def test_read_by_tokens_snaps_to_lines_and_reports_range(store: Store) -> 
 
 
 async def test_read_by_tokens_cut_at_budget(store: Store) -> None:
-    contexts = ContextStore(store, count_tokens=WORDS)
+    contexts = ContextStore(store, count_tokens=count_words)
     obj = await contexts.add_text("doc", "n", numbered(200))
     span = await contexts.read(obj.id, 1, 1000, max_tokens=100, unit="tokens")
     assert span.truncated and (span.start, span.end) == (1, 100)
@@ -86,7 +89,7 @@ async def test_read_of_a_long_line_continues_by_tokens(store: Store) -> None:
     ],
 )
 async def test_bad_ranges_are_usage_errors(store: Store, start: int, end: int | None, unit: str, message: str) -> None:
-    contexts = ContextStore(store, count_tokens=WORDS)
+    contexts = ContextStore(store, count_tokens=count_words)
     obj = await contexts.add_text("doc", "n", numbered(200))
     with pytest.raises(UsageError, match=message):
         await contexts.read(obj.id, start, end, unit=unit)
@@ -104,7 +107,7 @@ async def test_unknown_ids_are_not_found(store: Store) -> None:
 
 
 async def test_end_past_the_object_is_clamped(store: Store) -> None:
-    contexts = ContextStore(store, count_tokens=WORDS)
+    contexts = ContextStore(store, count_tokens=count_words)
     obj = await contexts.add_text("doc", "n", numbered(5))
     span = await contexts.read(obj.id, 4, 99)
     assert (span.start, span.end, span.truncated) == (4, 5, False)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from memory.errors import UsageError
+from memory.fulltext import fts_literal
 from memory.graph import Graph, NewNode
-from memory.recall import Recall, Weights, match_expression, selective_terms
+from memory.recall import Recall, Weights
 from memory.store import Store
+from memory.terms import query_terms, selective_terms, term_stems
 
 
 @pytest.fixture
@@ -81,10 +83,26 @@ async def test_kinds_filter_and_forgotten_nodes_are_excluded(graph: Graph, recal
     assert {r.node.id for r in await recall.recall("release checklist")} == {fact.id, recipe.id}
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "NEAR(", "x*", "a AND OR NOT b", "col:thing", "^start", "(x"])
-async def test_fts_syntax_in_a_query_is_searched_literally(graph: Graph, recall: Recall, query: str) -> None:
-    await graph.remember("NEAR the unbalanced col thing start")
-    await recall.recall(query)  # no exception: either literal hits or none
+SYNTAX = "NEAR the unbalanced col thing start xylophone"
+PLAIN = "x marks the spot, and b follows a"
+
+
+@pytest.mark.parametrize(
+    ("query", "hit"),
+    [
+        ('"unbalanced', SYNTAX),
+        ("NEAR(", SYNTAX),
+        ("x*", PLAIN),
+        ("a AND OR NOT b", PLAIN),
+        ("col:thing", SYNTAX),
+        ("^start", SYNTAX),
+        ("(x", PLAIN),
+    ],
+)
+async def test_fts_syntax_in_a_query_is_searched_literally(graph: Graph, recall: Recall, query: str, hit: str) -> None:
+    await graph.add_many([NewNode(SYNTAX), NewNode(PLAIN)])
+    # `x*` as FTS syntax would be a prefix and find "xylophone"; read literally it is the word "x".
+    assert [r.node.text for r in await recall.recall(query, record=False)] == [hit]
 
 
 async def test_a_query_without_words_is_a_clear_error(recall: Recall) -> None:
@@ -96,10 +114,15 @@ async def test_a_query_without_words_is_a_clear_error(recall: Recall) -> None:
         await recall.recall("*")
 
 
-def test_match_expression_quotes_words_and_drops_stop_words() -> None:
-    assert match_expression('What did "Alice" say about NEAR(x*') == '"alice" OR "say" OR "near" OR "x"'
-    assert match_expression("the of and") == '"the" OR "of" OR "and"'
-    assert match_expression("!!!") is None
+def test_query_terms_are_quoted_words_without_stop_words() -> None:
+    assert fts_literal(query_terms('What did "Alice" say about NEAR(x*')) == '"alice" OR "say" OR "near" OR "x"'
+    assert query_terms("the of and") == ["the", "of", "and"]
+    assert fts_literal(query_terms("!!!")) == ""
+
+
+async def test_terms_are_counted_under_the_index_stems(store: Store) -> None:
+    stems = store.read_sync(lambda db: term_stems(db.conn, ["plays", "x-ray", "running"]))
+    assert stems == {"plays": ["plai"], "x-ray": ["x", "rai"], "running": ["run"]}
 
 
 async def test_plain_bm25_baseline_uses_the_same_index(graph: Graph, recall: Recall) -> None:
@@ -111,7 +134,8 @@ async def test_plain_bm25_baseline_uses_the_same_index(graph: Graph, recall: Rec
 async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: Graph, store: Store) -> None:
     ids = [n for n, _ in await graph.add_many([NewNode(f"common word, item {i}") for i in range(30)])]
     rare, _ = await graph.remember("common word and a zeppelin")
-    assert store.read_sync(lambda db: selective_terms(db.conn, ["common", "zeppelin"], budget=5)) == (["zeppelin"], False)
+    kept = store.read_sync(lambda db: selective_terms(db.conn, ["common", "zeppelin"], budget=5))
+    assert kept == (["zeppelin"], False)
     assert store.read_sync(lambda db: selective_terms(db.conn, ["common"], budget=5)) == (["common"], True)
     crowded = Recall(graph, budget=5, candidates=8)
     found = await crowded.recall("common word", k=8, record=False, hops=0)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import sys
 from pathlib import Path
 
 import httpx
@@ -14,6 +16,7 @@ from memory.errors import BackendError, UsageError
 from memory.graph import Graph
 from memory.recall import Recall
 from memory.store import Store
+from memory.vectors import VectorSearch
 from runtime.embedders import embedder_from_spec, llama_embedder, openai_embedder
 
 TOPICS = {"fruit": [1.0, 0.0, 0.0], "apple": [0.9, 0.1, 0.0], "banana": [0.8, 0.0, 0.2], "car": [0.0, 1.0, 0.0]}
@@ -51,7 +54,39 @@ async def test_an_update_replaces_the_vector(store: Store) -> None:
     await graph.remember("a car")
     assert (await recall.recall("fruit", k=1))[0].node.id == node.id
     await graph.update(node.id, "a car wash")
-    assert (await recall.recall("fruit", k=1, record=False))[0].parts["vector"] == 0.0
+    assert await recall.recall("fruit", k=1, record=False) == []
+
+
+async def test_sqlite_vec_ranks_by_cosine_and_skips_forgotten_nodes(store: Store) -> None:
+    graph = Graph(store, embedder=fake_embedder)
+    apple, _ = await graph.remember("apple pie")
+    banana, _ = await graph.remember("banana split")
+    await graph.remember("car park")
+    nearest = VectorSearch(store.path).search([1.0, 0.0, 0.0], 3)
+    assert [node for node, _ in nearest[:2]] == [apple.id, banana.id]
+    assert nearest[0][1] == pytest.approx(0.9 / math.sqrt(0.82), abs=1e-5)
+    await graph.forget(apple.id)
+    assert apple.id not in {node for node, _ in VectorSearch(store.path).search([1.0, 0.0, 0.0], 3)}
+
+
+async def test_words_and_meaning_are_fused_by_rank(store: Store) -> None:
+    graph = Graph(store, embedder=fake_embedder)
+    by_meaning, _ = await graph.remember("an apple orchard")
+    by_both, _ = await graph.remember("fruit salad with banana")
+    await graph.remember("car keys")
+    found = await Recall(graph).recall("fruit", k=3, record=False)
+    assert [r.node.id for r in found[:2]] == [by_both.id, by_meaning.id]
+    assert found[0].parts["lexical"] == 1.0 and found[0].parts["vector"] > 0
+    assert found[0].parts["vector"] == 1.0 and found[1].parts["lexical"] == 0.0
+    assert found[1].parts["vector"] == round(61 / 62, 4)  # second by meaning, reciprocal rank with k = 60
+
+
+async def test_a_missing_sqlite_vec_is_a_clear_error(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sqlite_vec", None)
+    graph = Graph(store, embedder=fake_embedder)
+    await graph.remember("an apple a day")
+    with pytest.raises(UsageError, match=r"loci-agent\[vectors\]"):
+        await Recall(graph).recall("fruit", k=1)
 
 
 async def test_openai_embedder_posts_batches_and_orders_by_index() -> None:
@@ -82,7 +117,7 @@ async def test_openai_embedder_errors_are_backend_errors() -> None:
 def test_embedder_specs() -> None:
     assert embedder_from_spec("none") is None
     assert callable(embedder_from_spec("openai:emb@http://127.0.0.1:9/v1"))
-    with pytest.raises(UsageError, match="unknown embedder"):
+    with pytest.raises(UsageError, match="bad embedder spec 'word2vec:x'"):
         embedder_from_spec("word2vec:x")
     with pytest.raises(UsageError, match="no GGUF"):
         llama_embedder("/nonexistent/model.gguf")

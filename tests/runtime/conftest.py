@@ -2,7 +2,7 @@
 
 It is started as `python -m runtime.llama_server`, which applies this
 machine's extra-buffer-types verdict before running llama-cpp-python's own
-server (plain `python -m llama_cpp.server` dies of SIGILL on CPUs whose AMX
+server (plain `python -m llama_cpp.server` dies of SIGILL or SIGSEGV on CPUs whose AMX
 kernels trap). Started once per session, only by the tests that ask for
 `llama_server`, and stopped at the end. It logs to a file whose tail is shown if it fails to come
 up within `STARTUP_SECONDS`.

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
@@ -111,7 +110,7 @@ async def test_the_line_is_committed_before_the_agent_runs(tmp_path: Path) -> No
             seen.append([f"{role}:{text}" for role, text in rows])
             return answer("fine", "s")
 
-        session.agent.model.steps.append(policy)  # type: ignore[attr-defined]
+        session.agent.model.steps.append(policy)
         await run_chat(session, ["is it saved?"])
     assert seen == [["user:is it saved?"]]
 

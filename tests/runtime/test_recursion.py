@@ -6,6 +6,7 @@ runtime shows it (a leaf request's purpose, a child's task naming its span).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -19,8 +20,8 @@ from memory.errors import ToolError
 from memory.objects import Target
 from memory.store import Store
 from runtime.agent import Limits
-from runtime.model import Reply, Request
 from runtime.budget import Budget
+from runtime.model import Reply, Request
 from runtime.recursion import Recursion
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
@@ -133,7 +134,7 @@ async def test_at_max_depth_one_the_root_child_is_a_leaf(tmp_path: Path, files: 
 
 
 async def test_no_child_runs_beyond_the_depth_limit(store: Store) -> None:
-    model = scripted()
+    model = ScriptedModel([])
     recursion = Recursion(model, await loaded(store, model), depth=3, max_depth=2)
     with pytest.raises(ToolError, match="depth limit is 2"):
         await recursion("q", Target.parse("doc:1:1-20"))
@@ -184,9 +185,9 @@ async def test_a_leaf_over_a_span_too_large_maps_chunks_then_reduces(store: Stor
         result = await recursion("What is the fee?", Target.parse("doc:1"))
     leaves = [c for c in model.calls if c.purpose == "leaf"]
     assert len(leaves) > 1 and [c.purpose for c in model.calls] == ["leaf"] * len(leaves) + ["reduce"]
-    ranges = [tuple(map(int, re.search(r"lines (\d+)-(\d+)", prompt_of(c)).groups())) for c in leaves]  # type: ignore[union-attr]
+    ranges = [tuple(map(int, re.search(r"lines (\d+)-(\d+)", prompt_of(c)).groups())) for c in leaves]
     assert ranges[0][0] == 1 and ranges[-1][1] == 40
-    assert all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:]))  # contiguous, no overlap
+    assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(ranges))  # contiguous, no overlap
     assert all(model.count_tokens(prompt_of(c).split("\n", 1)[1].rsplit("\n\nQuestion:", 1)[0]) <= 60 for c in leaves)
     last = ranges[-1]
     assert f"[lines {last[0]}-{last[1]}] 35 euros" in prompt_of(model.calls[-1])  # the reduce sees every chunk's answer

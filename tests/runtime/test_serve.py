@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import socket
+import re
+import select
 import subprocess
 import sys
 import time
@@ -40,29 +41,27 @@ async def test_full_server_over_stdio_offers_context_memory_and_run_task(tmp_pat
     assert bad.is_error and "doc:404" in bad.content[0].text
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def served_url(process: subprocess.Popen[bytes], timeout: float = 60) -> str:
+    """The URL the server announces on stderr once its socket listens; waits for that line, no longer."""
+    assert process.stderr is not None
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0 and select.select([process.stderr], [], [], left)[0]:
+        line = process.stderr.readline().decode()
+        if not line:
+            pytest.fail(f"loci serve exited with {process.wait()} before it served")
+        if match := re.search(r"serving MCP on (\S+)", line):
+            return match.group(1)
+    pytest.fail(f"loci serve did not say where it serves within {timeout:.0f} s")
 
 
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "runtime.cli", "serve", "--http", "--port", str(port), "--token", "s3cret", "--db", str(tmp_path / "h.db")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "runtime.cli", "serve", "--http", "--port", "0", "--token", "s3cret", "--db", str(tmp_path / "h.db")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0,  # unbuffered: select sees every byte
     )
-    url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url, timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.2)
     try:
-        yield url
+        yield served_url(process)
     finally:
         process.terminate()
         try:

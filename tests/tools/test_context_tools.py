@@ -78,7 +78,7 @@ async def test_ask_validates_the_target_before_calling_the_model(contexts: Conte
 
     tools = ContextTools(contexts, asker)
     for bad, message in [("doc:9", "no context object"), ("doc:1:5-900", "outside doc:1"), ("doc:1:9-3", "outside"),
-                         ("doc:1:x", "not a target"), ("page:1", "not a context id")]:  # fmt: skip
+                         ("doc:1:x", "not a target"), ("page:1", "not a context id")]:
         with pytest.raises(ToolError, match=message):
             await tools.context_ask("q", bad)
     with pytest.raises(ToolError, match="question is empty"):

@@ -2,7 +2,8 @@
 
 Each workload parses its own arguments (see `bench/__init__.py`), so this
 command only finds the workload and prints what it returns: one JSON object
-with `--json`, or the same keys one per line for a person.
+with `--json`, or the same keys one per line for a person. `runtime.cli`
+lists this module by name, so the runtime never imports `bench`.
 """
 
 from __future__ import annotations
@@ -26,10 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 async def run(args: argparse.Namespace) -> int:
     if args.name not in BENCHES:
         raise UsageError(f"unknown benchmark {args.name!r}; choose from {', '.join(BENCHES)}")
-    try:
-        module = load(args.name)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"the benchmark {args.name!r} is not built yet ({exc.name})") from None
+    module = load(args.name)
     parser = argparse.ArgumentParser(prog=f"loci bench {args.name}")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     module.add_arguments(parser)

@@ -1,0 +1,25 @@
+"""`loci bench`: every registered workload exists; an unknown name is the user's mistake."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from bench import BENCHES, load
+from bench.cli import run
+from memory.errors import UsageError
+
+
+@pytest.mark.parametrize("name", sorted(BENCHES))
+def test_every_registered_benchmark_loads_with_its_entry_points(name: str) -> None:
+    module = load(name)
+    parser = argparse.ArgumentParser()
+    module.add_arguments(parser)
+    assert callable(module.run)
+    assert isinstance(parser.parse_args([]), argparse.Namespace)
+
+
+async def test_an_unknown_benchmark_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown benchmark 'nope'; choose from"):
+        await run(argparse.Namespace(name="nope", rest=[]))

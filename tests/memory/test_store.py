@@ -1,0 +1,58 @@
+"""The home's schema: every migration set applies on open, whatever the caller imported."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memory.store import MIGRATION_SETS, Store, migration_sets
+
+OPEN_ONLY_THE_STORE = textwrap.dedent(
+    """
+    import sys
+    from memory.store import Store
+
+    Store.open_sync(sys.argv[1]).close()
+    """
+)
+
+
+def _tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def test_a_store_opened_before_any_schema_module_is_imported_has_every_table(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    subprocess.run([sys.executable, "-c", OPEN_ONLY_THE_STORE, str(path)], check=True, capture_output=True)
+    tables = _tables(path)
+    assert {"context_objects", "memory_nodes", "memory_edges", "chat_sessions", "chat_messages", "runs"} <= tables
+    with sqlite3.connect(path) as conn:
+        applied = {row[0] for row in conn.execute("SELECT migration_set FROM _sqlite_migrations")}
+    assert applied == {"context", "graph", "chat", "runs"}
+
+
+def test_the_sets_apply_in_the_listed_order() -> None:
+    assert [m.name for m in migration_sets()] == ["context", "graph", "chat", "runs"]
+    assert len(MIGRATION_SETS) == len(set(MIGRATION_SETS))
+
+
+async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    for _ in range(2):
+        async with await Store.open(path):
+            pass
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id").fetchall()
+    assert len(rows) == len(set(rows)) == len(MIGRATION_SETS)
+
+
+def test_a_listed_module_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr("memory.store.MIGRATION_SETS", (*MIGRATION_SETS, "memory.no_such_schema"))
+    with pytest.raises(ModuleNotFoundError, match="memory.no_such_schema"):
+        Store.open_sync(tmp_path / "loci.db")
