@@ -26,11 +26,11 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError
-from memory.store import Store, registered_migrations
+from memory.store import Store
 
 __all__ = ["STATUSES", "DigestJob", "DigestJobs"]
 
-MIGRATIONS = registered_migrations(Migrations("digest"))
+MIGRATIONS = Migrations("digest")
 
 STATUSES = ("running", "done", "failed", "interrupted")
 

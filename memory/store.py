@@ -52,6 +52,7 @@ MIGRATION_SETS = (
     "memory.graph_schema",
     "memory.chat",
     "memory.runs",
+    "memory.digest_jobs",
 )
 
 

@@ -32,6 +32,7 @@ COMMANDS = (
     "runtime.cli_serve",
     "runtime.cli_memory",
     "runtime.cli_chat",
+    "runtime.cli_digest",
     "bench.cli",
 )
 
