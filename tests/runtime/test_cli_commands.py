@@ -12,7 +12,7 @@ from runtime import cli
 def test_every_listed_command_module_registers_a_command() -> None:
     parser = cli.build_parser()
     commands = next(action for action in parser._actions if action.dest == "command").choices
-    assert set(commands) == {"run", "models", "doctor", "serve", "memory", "chat", "bench"}
+    assert set(commands) == {"run", "models", "doctor", "serve", "memory", "chat", "digest", "jobs", "bench"}
     for name in cli.COMMANDS:
         assert callable(importlib.import_module(name).register)
 
