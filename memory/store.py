@@ -53,6 +53,7 @@ MIGRATION_SETS = (
     "memory.chat",
     "memory.runs",
     "memory.evolution_schema",
+    "memory.digest_jobs",
 )
 
 

@@ -35,6 +35,7 @@ COMMANDS = (
     "runtime.cli_memory",
     "runtime.cli_chat",
     "runtime.cli_evolution",
+    "runtime.cli_digest",
     "bench.cli",
 )
 

@@ -26,6 +26,7 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 
+import runtime.digest_tool  # noqa: F401  (registers the `digest` tool set)
 import runtime.task_tool  # noqa: F401  (registers the `run` tool set: run_task)
 from memory.errors import UsageError
 from memory.evolution import Evolution

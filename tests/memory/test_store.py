@@ -32,13 +32,14 @@ def test_a_store_opened_before_any_schema_module_is_imported_has_every_table(tmp
     subprocess.run([sys.executable, "-c", OPEN_ONLY_THE_STORE, str(path)], check=True, capture_output=True)
     tables = _tables(path)
     assert {"context_objects", "memory_nodes", "memory_edges", "chat_sessions", "chat_messages", "runs", "jobs"} <= tables
+    assert "digest_jobs" in tables
     with sqlite3.connect(path) as conn:
         applied = {row[0] for row in conn.execute("SELECT migration_set FROM _sqlite_migrations")}
-    assert applied == {"context", "graph", "chat", "runs", "evolution"}
+    assert applied == {"context", "graph", "chat", "runs", "evolution", "digest"}
 
 
 def test_the_sets_apply_in_the_listed_order() -> None:
-    assert [m.name for m in migration_sets()] == ["context", "graph", "chat", "runs", "evolution"]
+    assert [m.name for m in migration_sets()] == ["context", "graph", "chat", "runs", "evolution", "digest"]
     assert len(MIGRATION_SETS) == len(set(MIGRATION_SETS))
 
 

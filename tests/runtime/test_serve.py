@@ -63,7 +63,7 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
             context_ref = ResourceTemplateReference(type="ref/resource", uri="loci://context/{id}")
             completed = await client.complete(context_ref, {"name": "id", "value": "doc"})
             prompts = await client.list_prompts()
-    assert {"context_read", "context_search", "memory_recall", "memory_remember", "run_task"} <= names
+    assert {"context_read", "context_search", "memory_recall", "memory_remember", "run_task", "digest"} <= names
     assert not ran.is_error and ran.structured_content["answer"] == "4417"
     assert ran.structured_content["status"] == "done" and ran.structured_content["evidence"][0]["id"] == "doc:1"
     assert not found.is_error and "doc:1" in found.content[0].text

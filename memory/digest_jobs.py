@@ -1,0 +1,162 @@
+"""Checkpoints of long-document jobs (`loci digest`), in the `digest_jobs` table.
+
+One row is one job: what was asked (paths with their SHA-256, the question,
+the strategy and its settings), where it is (`state`: the reading position,
+the bounded memory, the chunk ranges the memory rests on, the counts), and
+how it ended (`status`, `result`, `error`). A streaming job rewrites its row
+after every chunk, in one short transaction through the store's writer, so
+a process killed at any point leaves the last finished chunk on disk and
+nothing half-written: `--resume` starts from there.
+
+The row keeps the pid of the process that runs the job; a `running` row
+whose process is gone was killed, and is reported as `interrupted`.
+
+This table belongs to digest jobs alone; the background worker has its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+from memory.errors import NotFoundError
+from memory.store import Store
+
+__all__ = ["STATUSES", "DigestJob", "DigestJobs"]
+
+MIGRATIONS = Migrations("digest")
+
+STATUSES = ("running", "done", "failed", "interrupted")
+
+
+@MIGRATIONS()
+def create_digest_jobs(db: sqlite_utils.Database) -> None:
+    db.execute(
+        "CREATE TABLE digest_jobs ("
+        " id INTEGER PRIMARY KEY, created REAL NOT NULL, updated REAL NOT NULL,"
+        " status TEXT NOT NULL, pid INTEGER, question TEXT NOT NULL, strategy TEXT NOT NULL,"
+        " model TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}', files TEXT NOT NULL DEFAULT '[]',"
+        " state TEXT NOT NULL DEFAULT '{}', result TEXT, error TEXT)"
+    )
+
+
+@dataclass
+class DigestJob:
+    """One job as stored. `files` holds `{path, sha256}` per input; `state` is the last checkpoint."""
+
+    id: int
+    status: str
+    question: str
+    strategy: str
+    model: str
+    settings: dict[str, Any]
+    files: list[dict[str, Any]]
+    state: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    pid: int | None = None
+    created: float = 0.0
+    updated: float = 0.0
+
+    @property
+    def shown_status(self) -> str:
+        """`interrupted` for a `running` job whose process is gone (killed, or the machine restarted)."""
+        if self.status == "running" and not _alive(self.pid):
+            return "interrupted"
+        return self.status
+
+
+class DigestJobs:
+    """The `digest_jobs` table of one home."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def create(
+        self, question: str, strategy: str, model: str, settings: dict[str, Any], files: list[dict[str, Any]]
+    ) -> int:
+        now = time.time()
+        row = [now, now, os.getpid(), question, strategy, model, json.dumps(settings), json.dumps(files)]
+
+        def insert(db: sqlite_utils.Database) -> int:
+            cursor = db.execute(
+                "INSERT INTO digest_jobs (created, updated, status, pid, question, strategy, model, settings, files)"
+                " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+        return await self.store.write(insert)
+
+    async def get(self, job_id: int) -> DigestJob:
+        def fetch(db: sqlite_utils.Database) -> DigestJob:
+            rows = list(db.query("SELECT * FROM digest_jobs WHERE id = ?", [job_id]))
+            if not rows:
+                raise NotFoundError(f"no digest job {job_id}; `loci jobs` lists the jobs there are")
+            return _job(rows[0])
+
+        return await self.store.read(fetch)
+
+    async def list(self, limit: int = 50) -> list[DigestJob]:
+        sql = "SELECT * FROM digest_jobs ORDER BY id DESC LIMIT ?"
+        return await self.store.read(lambda db: [_job(row) for row in db.query(sql, [limit])])
+
+    async def checkpoint(self, job_id: int, state: dict[str, Any]) -> None:
+        """Replace the job's state with `state` (one transaction: the old one or the new one, never half)."""
+        await self._update(job_id, state=json.dumps(state))
+
+    async def claim(self, job_id: int, strategy: str, state: dict[str, Any]) -> None:
+        """Mark the job as running in this process (a resume too), with the strategy it runs and its state."""
+        state_json = json.dumps(state)
+        await self._update(job_id, status="running", pid=os.getpid(), strategy=strategy, error=None, state=state_json)
+
+    async def finish(self, job_id: int, result: dict[str, Any], state: dict[str, Any]) -> None:
+        await self._update(job_id, status="done", result=json.dumps(result), state=json.dumps(state))
+
+    async def stop(self, job_id: int, status: str, error: str) -> None:
+        """End a job that did not finish: `failed` (an error) or `interrupted` (Ctrl-C, a cancelled call)."""
+        await self._update(job_id, status=status, error=error)
+
+    async def _update(self, job_id: int, **columns: Any) -> None:
+        names = ", ".join(f"{name} = ?" for name in columns)
+        values = [*columns.values(), time.time(), job_id]
+        await self.store.write(
+            lambda db: db.execute(f"UPDATE digest_jobs SET {names}, updated = ? WHERE id = ?", values)
+        )
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
+def _job(row: dict[str, Any]) -> DigestJob:
+    return DigestJob(
+        id=row["id"],
+        status=row["status"],
+        question=row["question"],
+        strategy=row["strategy"],
+        model=row["model"],
+        settings=json.loads(row["settings"] or "{}"),
+        files=json.loads(row["files"] or "[]"),
+        state=json.loads(row["state"] or "{}"),
+        result=json.loads(row["result"]) if row["result"] else None,
+        error=row["error"],
+        pid=row["pid"],
+        created=row["created"],
+        updated=row["updated"],
+    )
