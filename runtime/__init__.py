@@ -1,28 +1,34 @@
 """The agent: turn loop, model backends, budgets, MCP host, CLI.
 
-    from runtime import Limits, load_model, open_session
+    from runtime import Limits, RunConfig, load_model, open_session
 
     model = await load_model("llama:default")
-    async with open_session(model, "loci.db", files=["notes.md"], limits=Limits(max_turns=8)) as session:
+    config = RunConfig(limits=Limits(max_turns=8))
+    async with open_session(model, "loci.db", config, files=["notes.md"]) as session:
         result = await session.agent.run("What changed in March?")
 """
 
-from runtime.agent import Agent, Limits, RunResult, TurnTrace
+from runtime.agent import Agent
 from runtime.host import McpHost, ToolResult
+from runtime.ledger import Ledger
 from runtime.model import Model, Reply, Request
-from runtime.prompt import Budgets
+from runtime.prompt import RegionSizes
+from runtime.run import Limits, NoteMode, RunConfig, RunResult, TurnTrace
 from runtime.scripted import ScriptedModel
 from runtime.session import Session, open_session
 from runtime.specs import load_model, parse_spec
 
 __all__ = [
     "Agent",
-    "Budgets",
+    "Ledger",
     "Limits",
     "McpHost",
     "Model",
+    "NoteMode",
+    "RegionSizes",
     "Reply",
     "Request",
+    "RunConfig",
     "RunResult",
     "ScriptedModel",
     "Session",

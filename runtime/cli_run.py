@@ -10,10 +10,10 @@ from typing import Any
 
 from memory.errors import UsageError
 from memory.store import default_db_path
-from runtime.agent import Limits, RunResult, TurnTrace
 from runtime.model import Model
-from runtime.prompt import Budgets
-from runtime.session import BUILT_IN, check_files, open_session
+from runtime.prompt import RegionSizes
+from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
+from runtime.session import check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["register"]
@@ -53,14 +53,14 @@ def tool_sets(text: str) -> tuple[str, ...]:
     return names
 
 
-def budgets_from(args: argparse.Namespace, model: Model) -> Budgets:
+def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
     overrides = {
         name: value
         for name, value in (("state", args.state_tokens), ("window", args.window_tokens), ("observation", args.observation_tokens))
         if value is not None
     }
     try:
-        return Budgets.for_window(model.context_window, **overrides)
+        return RegionSizes.for_window(model.context_window, **overrides)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -75,8 +75,8 @@ async def run(args: argparse.Namespace) -> int:
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
-        budgets = budgets_from(args, model)
-        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn, tools=tool_sets(args.tools)) as session:
+        config = RunConfig(limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config)
+        async with open_session(model, args.db or default_db_path(), config, files=files, on_turn=on_turn) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))

@@ -23,9 +23,9 @@ from memory.context import ContextStore
 from memory.errors import UsageError
 from memory.paths import Roots
 from memory.store import Store, default_db_path
-from runtime.agent import Limits, TurnTrace
 from runtime.cli_run import as_json
 from runtime.model import Model
+from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 from servers.app import build_app
@@ -99,7 +99,7 @@ class TaskRunner:
             async def progress(trace: TurnTrace) -> None:
                 await ctx.report_progress(trace.turn, max_turns, f"turn {trace.turn}")
 
-            async with open_session(self._model, self.db, files=paths, limits=Limits(max_turns=max_turns), on_turn=progress) as session:
+            async with open_session(self._model, self.db, RunConfig(limits=Limits(max_turns=max_turns)), files=paths, on_turn=progress) as session:
                 result = await session.agent.run(task)
         return as_json(result)
 

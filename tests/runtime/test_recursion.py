@@ -18,10 +18,10 @@ from memory.context import ContextStore
 from memory.errors import ToolError
 from memory.objects import Target
 from memory.store import Store
-from runtime.agent import Limits
+from runtime.ledger import Ledger
 from runtime.model import Reply, Request
-from runtime.budget import Budget
 from runtime.recursion import Recursion
+from runtime.run import Limits, RunConfig
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -123,7 +123,7 @@ async def test_recursion_goes_two_levels_and_ends_in_one_leaf_call(tmp_path: Pat
 async def test_at_max_depth_one_the_root_child_is_a_leaf(tmp_path: Path, files: list[Path]) -> None:
     model = scripted()
     with anyio.fail_after(WAIT_S):
-        async with open_session(model, tmp_path / "loci.db", files=files, max_depth=1) as session:
+        async with open_session(model, tmp_path / "loci.db", RunConfig(max_depth=1), files=files) as session:
             result = await session.agent.run("Is there anything in the first lines?")
     assert result.status == "done"
     assert [(c.purpose, depth_of(c)) for c in model.calls] == [("act", 0), ("leaf", 2), ("act", 0)]
@@ -134,7 +134,7 @@ async def test_at_max_depth_one_the_root_child_is_a_leaf(tmp_path: Path, files: 
 
 async def test_no_child_runs_beyond_the_depth_limit(store: Store) -> None:
     model = scripted()
-    recursion = Recursion(model, await loaded(store, model), depth=3, max_depth=2)
+    recursion = Recursion(model, await loaded(store, model), RunConfig(max_depth=2), depth=3)
     with pytest.raises(ToolError, match="depth limit is 2"):
         await recursion("q", Target.parse("doc:1:1-20"))
     assert model.calls == []
@@ -147,7 +147,7 @@ async def test_a_child_stops_at_its_turn_limit_with_an_answer(store: Store) -> N
         return tool("context_read", "reading", id="doc:1", start=1, end=20)
 
     model = ScriptedModel([reader], repeat_last=True)
-    recursion = Recursion(model, await loaded(store, model), child_limits=Limits(max_turns=2))
+    recursion = Recursion(model, await loaded(store, model), RunConfig(limits=Limits(max_turns=2)))
     with anyio.fail_after(WAIT_S):
         result = await recursion("anything?", Target.parse("doc:1:1-20"))
     assert result["turns"] == 2 and len(model.calls) == 2
@@ -158,7 +158,7 @@ async def test_token_budget_is_shared_and_the_root_returns_its_partial_answer(tm
     inner = scripted()
     model = Metered(inner, cost=100)
     with anyio.fail_after(WAIT_S):
-        async with open_session(model, tmp_path / "loci.db", files=files, limits=Limits(max_tokens=150)) as session:
+        async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_tokens=150)), files=files) as session:
             result = await session.agent.run("Is there anything in the first lines?")
             child_text = (await session.contexts.read(result.turns[0].observation_id or "")).text
     # root turn 1 (100) then the child's turn 1 (200 in all): the leaf never runs, the child and root stop
@@ -179,7 +179,7 @@ async def test_a_leaf_over_a_span_too_large_maps_chunks_then_reduces(store: Stor
         return "35 euros" if "35 euros" in prompt_of(request) else f"nothing in {header.group(0)}"
 
     model = ScriptedModel([leaf], repeat_last=True)
-    recursion = Recursion(model, await loaded(store, model), depth=2, max_depth=2, leaf_tokens=60)
+    recursion = Recursion(model, await loaded(store, model), RunConfig(max_depth=2), depth=2, leaf_chunk_tokens=60)
     with anyio.fail_after(WAIT_S):
         result = await recursion("What is the fee?", Target.parse("doc:1"))
     leaves = [c for c in model.calls if c.purpose == "leaf"]
@@ -198,7 +198,7 @@ async def test_a_leaf_over_a_span_too_large_maps_chunks_then_reduces(store: Stor
 async def test_a_leaf_out_of_budget_returns_the_chunks_it_answered(store: Store) -> None:
     model = ScriptedModel(["nothing here"], repeat_last=True)
     contexts = await loaded(store, model)
-    recursion = Recursion(model, contexts, Budget(max_tokens=1), depth=2, max_depth=2, leaf_tokens=60)
+    recursion = Recursion(model, contexts, RunConfig(max_depth=2), Ledger(max_tokens=1), depth=2, leaf_chunk_tokens=60)
     with anyio.fail_after(WAIT_S):
         result = await recursion("What is the fee?", Target.parse("doc:1"))
     assert len(model.calls) == 1 and result["status"] == "partial"
@@ -211,7 +211,7 @@ async def test_a_line_longer_than_a_chunk_is_cut_by_tokens_and_stays_in_the_span
     model = ScriptedModel(["ok"], repeat_last=True)
     long_line = " ".join(f"w{i}" for i in range(300))
     contexts = await loaded(store, model, f"short\n{long_line}\nline three is outside\n")
-    recursion = Recursion(model, contexts, depth=2, max_depth=2, leaf_tokens=60)
+    recursion = Recursion(model, contexts, RunConfig(max_depth=2), depth=2, leaf_chunk_tokens=60)
     with anyio.fail_after(WAIT_S):
         result = await recursion("q", Target.parse("doc:1:2-2"))
     leaves = [prompt_of(c) for c in model.calls if c.purpose == "leaf"]
