@@ -13,6 +13,7 @@ from memory.errors import (
 )
 from memory.graph import Graph, NewNode
 from memory.recall import Recall
+from memory.runs import RunRecord, Runs
 from memory.store import Store, default_db_path
 
 __all__ = [
@@ -26,6 +27,8 @@ __all__ = [
     "NewNode",
     "NotFoundError",
     "Recall",
+    "RunRecord",
+    "Runs",
     "Store",
     "StoreError",
     "ToolError",

@@ -19,23 +19,27 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import anyio
 
 from memory.context import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
+from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, OnTurn
 from runtime.host import McpHost
 from runtime.ledger import Ledger
 from runtime.model import Model
 from runtime.recursion import Recursion
-from runtime.run import RunConfig
+from runtime.run import RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "check_files", "open_session"]
+__all__ = ["Session", "check_files", "open_session", "turn_record"]
 
 
 @dataclass
@@ -45,6 +49,48 @@ class Session:
     contexts: ContextStore
     host: McpHost
     loaded: list[ContextObject]
+
+    async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
+        """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
+
+        The row is written before the run starts; a cancelled run is recorded as
+        `cancelled` (shielded, so the cancellation cannot skip it) and an error as
+        `failed`, and both propagate. Returns the run's id with its result.
+        """
+        runs = Runs(self.store)
+        run_id = await runs.start(task, model=self.agent.model.name, source=source)
+        try:
+            result = await self.agent.run(task, **agent_kwargs)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
+            raise
+        except Exception as exc:
+            await runs.finish(run_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
+            raise
+        await runs.finish(
+            run_id,
+            status=result.status,
+            answer=result.answer,
+            reason=result.reason,
+            evidence=[{"id": c.id, "start": c.start, "end": c.end} for c in result.evidence],
+            turns=[turn_record(trace) for trace in result.turns],
+            tokens=result.tokens,
+        )
+        return run_id, result
+
+
+def turn_record(trace: TurnTrace) -> dict[str, Any]:
+    """One turn of a run's trace, as stored in its run record."""
+    action = trace.action
+    record: dict[str, Any] = {"turn": trace.turn, "state": action.state}
+    if action.is_answer:
+        record["answer"] = action.answer
+    else:
+        record.update(tool=action.tool, arguments=action.arguments, observation_id=trace.observation_id)
+        record["result_tokens"] = trace.result_tokens
+    record["retries"] = trace.retries
+    return record
 
 
 def check_files(files: Sequence[str | Path]) -> list[Path]:

@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
 from memory.errors import ModelBehaviorError, UsageError
+from memory.runs import Runs
 from memory.store import Store
 from runtime.model import Request
 from runtime.prompt import RegionSizes
@@ -196,3 +198,38 @@ async def test_the_agent_remembers_and_recalls_through_the_memory_server(tmp_pat
     recalled = model.calls[2].messages[1]["content"]
     assert [t.action.tool for t in result.turns[:2]] == ["memory_remember", "memory_recall"]
     assert "Result of memory_recall" in recalled and "35 euros a season" in recalled
+
+
+async def test_session_run_records_the_run_and_its_trace(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel([tool("context_search", query="fee"), answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}])])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        run_id, result = await session.run("What is the fee?")
+        record = await Runs(session.store).get(run_id)
+    model.check_used()
+    assert (record.status, record.answer) == ("done", result.answer)
+    assert record.evidence == [{"id": "doc:1", "start": 40, "end": 40}]
+    assert [t.get("tool") for t in record.turns] == ["context_search", None]
+    assert record.turns[0]["arguments"] == {"query": "fee"}
+
+
+async def test_session_run_records_a_failure_and_a_cancellation(tmp_path: Path, doc: Path) -> None:
+    model = ScriptedModel(["{bad", "{bad", "{bad"])
+    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+        with pytest.raises(ModelBehaviorError):
+            await session.run("task")
+        started = anyio.Event()
+
+        async def hang(request: Request) -> str:
+            started.set()
+            await anyio.sleep_forever()
+            return ""
+
+        session.agent.model.generate = hang  # type: ignore[method-assign]
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(session.run, "task two")
+                await started.wait()
+                group.cancel_scope.cancel()
+        records = await Runs(session.store).list()
+    assert [(r.task, r.status) for r in records] == [("task two", "cancelled"), ("task", "failed")]
+    assert "ModelBehaviorError" in (records[1].reason or "")
