@@ -1,54 +1,52 @@
 """The turn loop: decide the next step, delegate everything else.
 
-Each turn is a short pipeline, one method a layer:
+Before the first turn, `_plan` decides how the run shows its documents
+(whole when they fit the budgets, else by navigation: `runtime.fit`) and
+which tools the model reads (`runtime.catalogue`). Then each turn is a short
+pipeline, one method a layer:
 
-    _decide   budget the prompt, ask the model, validate   (runtime.prompt, runtime.action, runtime.turn)
+    _decide   budget the prompt, ask the model, validate   (runtime.decide)
     _dispatch call the tool through the MCP host           (runtime.host)
     _record   store the observation and the turn           (memory.context)
 
 `_decide` returns one of three typed outcomes (`runtime.turn`): an answer
 with checked evidence (finish), a tool call (dispatch, record, go on), or
 the budget spent (finish with the best partial answer: the working state).
-The last turn the limits allow narrows the action schema to answers, so a
-run always ends with one; when documents are loaded, the first turn narrows
-it to tools, so the model looks before it answers. Every model call is
-charged to the run's `Ledger`, its own or shared with the runs above it (a
-recursion, see `runtime.recursion`). Notes that keep the window within its
-size are written by `runtime.notes`.
+A call identical to an earlier one is not dispatched again (`runtime.guard`);
+a run stuck repeating itself, and the last turn the limits allow, accept only
+an answer, so a run always ends with one. When documents must be navigated,
+the first turn accepts only a tool call, so the model looks before it
+answers. Every model call is charged to the run's `Ledger`, its own or shared
+with the runs above it (`runtime.recursion`). Notes that keep the window
+within its size are written by `runtime.notes`.
 """
 
 from __future__ import annotations
 
 import inspect
-import time
 from collections.abc import Awaitable, Callable, Sequence
 
 from memory.context import ContextObject, ContextStore
-from memory.errors import ModelBehaviorError, UsageError
-from runtime.action import Action, InvalidAction, action_schema, parse_action
+from memory.errors import UsageError
+from runtime.action import Action
+from runtime.catalogue import FIRST_LOOK, choose_tools
+from runtime.decide import Decider
+from runtime.fit import NAVIGATE, plan_documents
+from runtime.guard import RepeatGuard
 from runtime.host import McpHost, ToolResult
 from runtime.ledger import Ledger
-from runtime.model import Model, Request
+from runtime.model import Model
 from runtime.notes import NoteWriter
-from runtime.prompt import build_prompt, fit
-from runtime.regions import Observation, Regions
-from runtime.run import RunConfig, RunResult, TurnTrace
-from runtime.turn import (
-    BudgetSpent,
-    FinalAnswer,
-    NextStep,
-    ToolCall,
-    TurnRules,
-    check_answer_evidence,
-    check_state,
-    trace_of,
-)
+from runtime.prompt import fit
+from runtime.regions import Observation, Regions, system_text
+from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
+from runtime.turn import BudgetSpent, FinalAnswer, NextStep, ToolCall, TurnRules
 from runtime.window import TurnLine, Window
 
 __all__ = ["Agent", "OnTurn"]
 
-RETRY_TEMPERATURE = 0.7
 OnTurn = Callable[[TurnTrace], Awaitable[None] | None]
+TASK_FRAME_TOKENS = 24  # "Task:", "Documents:" and the region's separators
 
 
 class Agent:
@@ -63,7 +61,10 @@ class Agent:
         self.ledger = ledger or Ledger(max_tokens=self.limits.max_tokens, max_seconds=self.limits.max_seconds)
         self.on_turn = on_turn
         self.window = Window(contexts, model.count_tokens)
-        self.notes = NoteWriter(model, self.window, self.sizes, self.config.note_mode, host, self.ledger)
+        self.notes = NoteWriter(model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger)
+        self.plan: RunPlan | None = None  # the last run's, set before its first turn
+        self.first_look = False
+        self.run_sizes = self.sizes  # the last run's region sizes (showing documents whole re-splits them)
 
     async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None, tool_choice: Sequence[str] = ()) -> RunResult:
         """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window;
@@ -72,76 +73,75 @@ class Agent:
         unknown = [name for name in tool_choice if name not in {tool.name for tool in self.host.tools}]
         if unknown:
             raise UsageError(f"tool_choice names unknown tools: {', '.join(unknown)}")
-        if objects is None:
-            objects = await self.contexts.list(["doc"])
+        objects = await self.contexts.list(["doc"]) if objects is None else objects
         self.ledger.start()
         if not keep_window:
             self.window.items = []
-        regions = Regions(task, self.host.tools, objects, self.window, state=state)
-        result = RunResult(answer="", status="partial")
+        regions, decider = await self._plan(task, objects, state)
+        result, guard = RunResult(answer="", status="partial", plan=self.plan), RepeatGuard()
         for turn in range(1, self.limits.max_turns + 1):
-            step = await self._decide(regions, turn, self._rules(turn, bool(objects), tool_choice), result)
+            rules = self._rules(turn, regions, tool_choice, guard)
+            look = turn == 1 and self.first_look and not tool_choice
+            step = self._first_look(task) if look else await self._decide(regions, decider, rules, turn, result)
             if isinstance(step, BudgetSpent):
                 return self._partial(result, regions, step.reason)
+            step.trace.plan = self.plan if turn == 1 else None
             result.turns.append(step.trace)
             regions.state = step.trace.action.state
             if isinstance(step, FinalAnswer):
                 return await self._finish(result, step)
-            await self._record(regions, step.trace, await self._dispatch(step.trace.action))
+            action = step.trace.action
+            earlier = guard.earlier(action)
+            outcome = ToolResult(guard.message(action, earlier), is_error=True) if earlier else await self._dispatch(action.tool or "", action.arguments)
+            step.trace.repeated = earlier.observation_id if earlier else None
+            await self._record(regions, step.trace, outcome)
+            guard.remember(action, turn, step.trace.observation_id or "")
             await self._notify(step.trace)
         return self._partial(result, regions, "the turn limit was reached")  # pragma: no cover
 
-    def _rules(self, turn: int, has_documents: bool, tool_choice: Sequence[str]) -> TurnRules:
-        """What this turn may do: the last turn only answers; a forced or first look only calls tools."""
-        if turn == self.limits.max_turns:
-            return TurnRules(self.host.tools, allow_tools=False, allow_answer=True)
+    async def _plan(self, task: str, objects: list[ContextObject], state: str) -> tuple[Regions, Decider]:
+        """Show the documents whole or navigate them; pick the catalogue; size the regions for this run."""
+        count = self.model.count_tokens
+        shown = await plan_documents(self.contexts, objects, self.sizes, count(task) + TASK_FRAME_TOKENS, count)
+        catalogue = choose_tools(self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None)
+        self.plan = RunPlan(shown.mode, shown.describe(), [t.name for t in catalogue.tools], catalogue.reason)
+        self.first_look = catalogue.first_look and self.limits.look_first and self.limits.max_turns > 1
+        regions = Regions(task, catalogue.tools, objects, self.window, state=state, documents=shown.text, style=self.config.answer_style)
+        self.run_sizes = shown.sizes
+        self.notes.sizes, self.notes.system = shown.sizes, system_text(catalogue.tools, self.config.answer_style)
+        ids = [obj.id for obj in objects]
+        return regions, Decider(self.model, self.contexts, shown.sizes, self.limits, self.ledger, self.config.answer_style, ids)
+
+    def _rules(self, turn: int, regions: Regions, tool_choice: Sequence[str], guard: RepeatGuard) -> TurnRules:
+        """The last turn, or a stuck run, only answers; a forced look, or a first look at unseen documents, only calls tools."""
+        if turn == self.limits.max_turns or guard.stuck:
+            return TurnRules(regions.tools, allow_tools=False, allow_answer=True)
         if turn <= len(tool_choice):
             forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
             return TurnRules(forced, allow_tools=True, allow_answer=False)
-        look = turn == 1 and self.limits.look_first and has_documents
-        return TurnRules(self.host.tools, allow_tools=True, allow_answer=not look)
+        look = turn == 1 and self.limits.look_first and bool(regions.objects) and self.plan is not None and self.plan.mode == NAVIGATE
+        return TurnRules(regions.tools, allow_tools=True, allow_answer=not look)
 
-    async def _decide(self, regions: Regions, turn: int, rules: TurnRules, result: RunResult) -> NextStep:
-        """Ask until the reply is a valid action (answers: with evidence that exists), a bounded number of times."""
+    @staticmethod
+    def _first_look(task: str) -> ToolCall:
+        """The first search, made for a small model from the task's own words."""
+        action = Action(state=f"Searching the documents for: {task}", tool=FIRST_LOOK, arguments={"query": task})
+        return ToolCall(TurnTrace(1, action, {}, 0, 0, 0))
+
+    async def _decide(self, regions: Regions, decider: Decider, rules: TurnRules, turn: int, result: RunResult) -> NextStep:
         if reason := self.ledger.exhausted():
             return BudgetSpent(reason)
         await self.notes.compact()
-        allow = {"allow_tools": rules.allow_tools, "allow_answer": rules.allow_answer}
-        schema = action_schema(rules.tools, **allow)
-        retries, started = 0, time.monotonic()
-        while True:
-            prompt = build_prompt(regions.render(**allow, forced=rules.forced), self.sizes, self.model.count_tokens)
-            # A retry at temperature 0 would repeat the same mistake: sample a little on retries.
-            temperature = 0.0 if retries == 0 else RETRY_TEMPERATURE
-            reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.sizes.reply, temperature=temperature))
-            result.tokens += reply.prompt_tokens + reply.completion_tokens
-            self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)
-            last_try = retries >= self.limits.max_retries
-            try:
-                action = parse_action(reply.text, rules.tools, **allow)
-                state_cut = check_state(action, self.sizes.state, self.model.count_tokens, last_try=last_try)
-                if action.is_answer:
-                    evidence, unverified = await check_answer_evidence(self.contexts, action, last_try=last_try)
-            except InvalidAction as exc:
-                retries += 1
-                if retries > self.limits.max_retries:
-                    raise ModelBehaviorError(f"turn {turn}: the model's reply was invalid {retries} times; last: {exc}") from exc
-                regions.error = str(exc)
-                continue
-            regions.error = None
-            trace = trace_of(turn, action, prompt, reply, retries, time.monotonic() - started)
-            trace.state_cut = state_cut
-            return FinalAnswer(trace, evidence, unverified) if action.is_answer else ToolCall(trace)
+        return await decider.decide(regions, turn, rules, result)
 
-    async def _dispatch(self, action: Action) -> ToolResult:
-        assert action.tool is not None
-        return await self.host.call(action.tool, action.arguments)
+    async def _dispatch(self, tool: str, arguments: dict) -> ToolResult:
+        return await self.host.call(tool, arguments)
 
     async def _record(self, regions: Regions, trace: TurnTrace, result: ToolResult) -> None:
         """Store the observation and the turn as context objects; show the head of a large result."""
         obj = await self.contexts.add_text("obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error})
         trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
-        head, cut = fit(result.text, self.sizes.observation - 60, self.model.count_tokens)
+        head, cut = fit(result.text, self.run_sizes.observation - 60, self.model.count_tokens)
         regions.observation = Observation(obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error)
         line = TurnLine(trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error)
         turn_obj = await self.contexts.add_text("turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id})

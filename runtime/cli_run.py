@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
     parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
     parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
-    parser.add_argument("--tools", default=",".join(BUILT_IN), help=f"built-in tool sets, comma-separated (default {','.join(BUILT_IN)}; context is always on)")
+    parser.add_argument("--tools", default=None, help=f"built-in tool sets, comma-separated, from {','.join(BUILT_IN)} (default: all, the catalogue picked by model size and task; context is always on)")
     parser.add_argument("--tool-choice", default="", help="tools the first turns must call, in order, comma-separated")
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
@@ -45,7 +45,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--observation-tokens", type=int, help="budget O of the latest tool result")
 
 
-def tool_sets(text: str) -> tuple[str, ...]:
+def tool_sets(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
     names = tuple(name.strip() for name in text.split(",") if name.strip())
     unknown = set(names) - set(BUILT_IN)
     if unknown:
@@ -98,10 +100,13 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def print_trace(trace: TurnTrace) -> None:
+    if trace.plan is not None:
+        print(f"[run] {trace.plan.describe()}", file=sys.stderr)
     action = trace.action
     what = f"answer {json.dumps(action.answer)[:100]}" if action.is_answer else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
     regions = " ".join(f"{k}={v}" for k, v in trace.prompt_tokens.items())
     result = f" -> {trace.observation_id} {trace.result_tokens} tok" if trace.observation_id else ""
+    result += f" (repeats {trace.repeated}: not run again)" if trace.repeated else ""
     result += " (state cut to its budget)" if trace.state_cut else ""
     retry = f" retries={trace.retries}" if trace.retries else ""
     print(
@@ -130,4 +135,6 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "turns": len(result.turns),
         "tool_calls": result.tool_calls,
         "tokens": result.tokens,
+        "mode": result.plan.mode if result.plan else None,
+        "tools": result.plan.tools if result.plan else [],
     }

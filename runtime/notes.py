@@ -14,11 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from memory.errors import BackendError
-from runtime.host import McpHost
 from runtime.ledger import Ledger
 from runtime.model import Model, Request
 from runtime.prompt import RegionSizes, fit
-from runtime.regions import system_text
 from runtime.run import NoteMode
 from runtime.window import Window, extract_note, item_id
 
@@ -31,10 +29,10 @@ class NoteWriter:
     """Folds window items into notes, within the window's size and the run's ledger."""
 
     def __init__(
-        self, model: Model, window: Window, sizes: RegionSizes, mode: NoteMode, host: McpHost, ledger: Ledger
+        self, model: Model, window: Window, sizes: RegionSizes, mode: NoteMode, system: str, ledger: Ledger
     ) -> None:
         self.model, self.window, self.sizes, self.mode = model, window, sizes, mode
-        self.host, self.ledger = host, ledger
+        self.system, self.ledger = system, ledger  # the run's system text: its KV prefix serves the note too
 
     async def compact(self) -> None:
         """Fold the oldest items into one note when the window outgrows W."""
@@ -67,7 +65,7 @@ class NoteWriter:
                 f"Summarise these past turns in at most {size * 3 // 4} words. Keep every constraint, "
                 f"finding and id that may still matter; drop the rest.\n\n{lines}"
             )
-            messages = [{"role": "system", "content": system_text(self.host.tools)}, {"role": "user", "content": ask}]
+            messages = [{"role": "system", "content": self.system}, {"role": "user", "content": ask}]
             try:
                 reply = await self.model.generate(Request(messages, max_tokens=size, purpose="note"))
                 self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)

@@ -173,7 +173,7 @@ class _Limited:
 
     def __init__(self, model: Model, limiter: anyio.CapacityLimiter) -> None:
         self.model, self.limiter = model, limiter
-        self.name, self.context_window = model.name, model.context_window
+        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
 
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)

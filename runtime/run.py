@@ -26,7 +26,17 @@ from runtime.action import Action
 from runtime.evidence import Cited
 from runtime.prompt import RegionSizes
 
-__all__ = ["BUILT_IN", "DEFAULT_MAX_DEPTH", "Limits", "NoteMode", "RunConfig", "RunResult", "TurnTrace"]
+__all__ = [
+    "BUILT_IN",
+    "DEFAULT_MAX_DEPTH",
+    "AnswerStyle",
+    "Limits",
+    "NoteMode",
+    "RunConfig",
+    "RunPlan",
+    "RunResult",
+    "TurnTrace",
+]
 
 # The built-in tool sets; a small model reads a shorter catalogue with fewer.
 BUILT_IN = ("context", "memory", "history")
@@ -55,6 +65,13 @@ class NoteMode(enum.Enum):
     EXTRACT = "extract"
 
 
+class AnswerStyle(enum.Enum):
+    """How the model gives its answer: inside the JSON action, or as free text after deciding to answer."""
+
+    JSON = "json"
+    TEXT = "text"
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything a session's runs are configured with; `sizes=None` splits the model's own window."""
@@ -62,10 +79,15 @@ class RunConfig:
     limits: Limits = field(default_factory=Limits)
     sizes: RegionSizes | None = None
     note_mode: NoteMode = NoteMode.MODEL
+    answer_style: AnswerStyle = AnswerStyle.TEXT
     max_depth: int = DEFAULT_MAX_DEPTH
     concurrency: int = 4
-    tools: tuple[str, ...] = BUILT_IN
+    tools: tuple[str, ...] | None = None  # None: every built-in set, the catalogue picked by model size and task
     mcp_config: str | Path | None = None
+
+    @property
+    def tool_sets(self) -> tuple[str, ...]:
+        return BUILT_IN if self.tools is None else self.tools
 
     def sizes_for(self, context_window: int) -> RegionSizes:
         return self.sizes or RegionSizes.for_window(context_window)
@@ -73,6 +95,19 @@ class RunConfig:
     def for_child(self) -> RunConfig:
         """A child run's config: the same turn caps; its tokens and time come from the parent's ledger."""
         return replace(self, limits=replace(self.limits, max_tokens=None, max_seconds=None))
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """How a run was set up before its first turn: how documents are shown, which tools the model reads."""
+
+    mode: str
+    documents: str
+    tools: list[str]
+    tools_reason: str
+
+    def describe(self) -> str:
+        return f"{self.documents}; tools={','.join(self.tools)} ({self.tools_reason})"
 
 
 @dataclass
@@ -90,6 +125,8 @@ class TurnTrace:
     retries: int = 0
     seconds: float = 0.0
     state_cut: bool = False
+    repeated: str | None = None  # the id of the earlier result when this call repeated one (not dispatched)
+    plan: RunPlan | None = None  # on the first turn only
 
 
 @dataclass
@@ -102,6 +139,7 @@ class RunResult:
     reason: str | None = None
     turns: list[TurnTrace] = field(default_factory=list)
     tokens: int = 0
+    plan: RunPlan | None = None
 
     @property
     def tool_calls(self) -> int:

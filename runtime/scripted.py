@@ -28,9 +28,10 @@ Step = Union[str, dict[str, Any], Callable[[Request], "str | dict[str, Any]"]]
 class ScriptedModel:
     """Replies from a script; counts tokens as whitespace-separated words."""
 
-    def __init__(self, steps: Iterable[Step] = (), *, context_window: int = 8_192, name: str = "scripted", repeat_last: bool = False) -> None:
+    def __init__(self, steps: Iterable[Step] = (), *, context_window: int = 8_192, name: str = "scripted", repeat_last: bool = False, parameters: int | None = None) -> None:
         self.name = name
         self.context_window = context_window
+        self.parameters = parameters
         self.steps = list(steps)
         self.calls: list[Request] = []
         self.repeat_last = repeat_last

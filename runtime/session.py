@@ -116,11 +116,11 @@ async def open_session(model: Model, db: str | Path, config: RunConfig | None = 
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
         recursion = Recursion(model, contexts, config.for_child(), ledger)
         await host.add("context", build_context_server(ContextTools(contexts, recursion, concurrency=config.concurrency)))
-        if "memory" in config.tools:
+        if "memory" in config.tool_sets:
             await host.add("memory", memory_server_for(store))
         if config.mcp_config:
             await host.add_config(config.mcp_config)
         agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn)
-        if "history" in config.tools:
+        if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
         yield Session(agent, store, contexts, host, loaded)

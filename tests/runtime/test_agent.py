@@ -89,21 +89,22 @@ async def test_retries_are_bounded_then_the_run_fails_clearly(tmp_path: Path, do
 
 
 async def test_last_turn_allows_only_an_answer(tmp_path: Path, doc: Path) -> None:
-    def policy(request: Request) -> dict[str, Any]:
-        offers_tools = "anyOf" in request.schema or "tool" in request.schema.get("properties", {})
-        return tool("context_list") if offers_tools else answer("forced")
+    def policy(request: Request) -> dict[str, Any] | str:
+        return tool("context_list") if request.schema is not None else "the plot fee is 35 euros"
 
     model = ScriptedModel([policy] * 3)
     async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_turns=3)), files=[doc]) as session:
         result = await session.agent.run("task")
     assert [t.action.is_answer for t in result.turns] == [False, False, True]
-    assert result.answer == "forced" and result.status == "done"
-    assert "last turn" in model.calls[2].messages[1]["content"]
+    assert result.answer == "the plot fee is 35 euros" and result.status == "done"
+    assert [(c.start, c.end) for c in result.evidence] == [(40, 40)]  # found for the free-text answer
+    assert "Write the answer to the task now" in model.calls[2].messages[1]["content"]
 
 
-async def test_first_turn_must_look_when_documents_are_loaded(tmp_path: Path, doc: Path) -> None:
+async def test_first_turn_must_look_when_documents_do_not_fit(tmp_path: Path, doc: Path) -> None:
     model = ScriptedModel([answer("guess"), tool("context_list"), answer("ok")])
-    async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
+    config = RunConfig(sizes=RegionSizes.for_window(2_048, task=40, window=100))
+    async with open_session(model, tmp_path / "loci.db", config, files=[doc]) as session:
         result = await session.agent.run("task")
     assert "answer" not in json.dumps(model.calls[0].schema)
     assert "look at the material" in model.calls[1].messages[1]["content"]

@@ -74,7 +74,7 @@ async def test_history_prune_with_bad_ids_is_a_clear_error(tmp_path: Path) -> No
         {"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}},
         {"state": "", "tool": "history_prune", "arguments": {"note": "read a", "turn_ids": ["turn:999"]}},
         {"state": "", "tool": "history_prune", "arguments": {"note": "read doc:1: alpha, beta", "turn_ids": ["turn:3"]}},
-        {"state": "", "answer": "ok", "evidence": []},
+        {"state": "", "answer": "ok", "evidence": [{"id": "doc:1", "start": 1, "end": 1}]},
     ]
     model = ScriptedModel(steps)
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
