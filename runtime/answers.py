@@ -29,53 +29,12 @@ __all__ = ["answer_problem", "complete_sentences", "locate_evidence"]
 
 SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
-STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "which",
-        "with",
-        "what",
-        "who",
-        "whom",
-        "when",
-        "where",
-        "how",
-        "why",
-        "does",
-        "do",
-        "did",
-        "there",
-        "their",
-        "they",
-        "you",
-        "your",
-    }
+# Words that say nothing about where an answer comes from.
+STOP_TEXT = (
+    "a an and are as at be by for from has have in is it its of on or that the this to was were which with "
+    "what who whom when where how why does do did there their they you your"
 )
-)
+STOP_WORDS = frozenset(STOP_TEXT.split())
 MIN_ECHO_CHARS = 8
 
 
