@@ -23,12 +23,14 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench.qa_data import Question, long_set, short_set
+from memory.errors import ModelBehaviorError
 from runtime.model import Model, Request
 from runtime.prompt import TEMPLATE_OVERHEAD, fit
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig
@@ -56,7 +58,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     limits = Limits(max_turns=args.max_turns)
     try:
         report: dict[str, Any] = {"model": model.name, "cpu": _cpu()}
-        sets = {"short": short_set(args.short, args.seed), "long": long_set(args.long, args.long_words, args.seed)}
+        sets = {"long": long_set(args.long, args.long_words, args.seed), "short": short_set(args.short, args.seed)}
         for name, questions in sets.items():
             report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
             report.update(
@@ -94,9 +96,12 @@ async def loci_answer(model: Model, q: Question, config: RunConfig) -> tuple[boo
         path = Path(home) / f"{q.name}.txt"
         path.write_text(q.document, encoding="utf-8")
         started = time.monotonic()
-        async with open_session(model, Path(home) / "loci.db", config, files=[path]) as session:
-            result = await session.agent.run(q.question)
-        return _right(result.answer, q), time.monotonic() - started, result.answer
+        try:
+            async with open_session(model, Path(home) / "loci.db", config, files=[path]) as session:
+                answer = (await session.agent.run(q.question)).answer
+        except ModelBehaviorError as exc:  # the model never gave a valid action: a wrong answer, not a crash
+            answer = f"(failed: {exc})"
+        return _right(answer, q), time.monotonic() - started, answer
 
 
 async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str, int]:
@@ -115,7 +120,9 @@ async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str,
 
 
 def _right(answer: str, q: Question) -> bool:
-    return q.expected.lower() in answer.lower()
+    right = q.expected.lower() in answer.lower()
+    print(f"qa: {q.name}: {'right' if right else 'wrong'}: {answer[:100]!r}", file=sys.stderr, flush=True)
+    return right
 
 
 def _summary(name: str, who: str, outcomes: list[tuple[bool, float, str]]) -> dict[str, Any]:

@@ -6,8 +6,8 @@ to correct (the turn sends it back once, `runtime.decide`):
 - it is empty;
 - it stops mid-sentence (the reply ran into its token cap without ending a
   sentence; a capped reply that ended a sentence earlier is cut back to it);
-- it repeats the prompt's own words rather than the material's: a
-  placeholder such as "<the answer>", a worked example, or an instruction
+- it is a placeholder such as "<the answer>", or repeats the prompt's own
+  words rather than the material's: a worked example, or an instruction
   ("This is your last turn ...").
 
 `locate_evidence` finds the document line an answer rests on when the model
@@ -51,6 +51,8 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
         return "the answer is empty: write what the task asks for"
     if cut_off:
         return "the answer stops mid-sentence: write it whole and short"
+    if re.fullmatch(r"<[^<>]*>?", text):
+        return f"the answer {text!r} is a placeholder, not an answer: write the real answer"
     for placeholder in PLACEHOLDER.findall(frame):
         if placeholder[:-1].lower() in text.lower():
             return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
