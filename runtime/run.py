@@ -2,17 +2,20 @@
 
 A run is configured by one `RunConfig`, passed whole from `open_session`
 through `Recursion` to every `Agent`, so a setting added here reaches every
-level without a new keyword at each. It names three different things:
+level without a new keyword at each. Among its settings:
 
     limits        caps on one run: turns, retries, tokens, seconds   (`Limits`)
     sizes         the token size of each prompt region               (`runtime.prompt.RegionSizes`)
     note_mode     who writes the notes that replace pruned turns     (`NoteMode`)
+    answer_style  the answer inside the JSON action, or as text      (`AnswerStyle`)
+    tools         the built-in tool sets; None picks the catalogue   (`runtime.catalogue`)
 
 What a run spends is kept apart, in a `runtime.ledger.Ledger` shared down
 the tree of runs. A run gives back a `RunResult`: the answer, its status and
 evidence, and one `TurnTrace` per turn (the action, with its tool and
-arguments, and what the turn cost), which `--trace`, the benchmarks and the
-layers that wrap a run read.
+arguments, and what the turn cost), and the `RunPlan` it made before its
+first turn (documents whole or navigated, the tools the model reads), which
+`--trace`, the benchmarks and the layers that wrap a run read.
 """
 
 from __future__ import annotations
