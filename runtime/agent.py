@@ -38,7 +38,7 @@ from runtime.ledger import Ledger
 from runtime.model import Model
 from runtime.notes import NoteWriter
 from runtime.prompt import fit
-from runtime.regions import Observation, Regions, system_text
+from runtime.regions import LISTED_OBJECTS, Observation, Regions, system_text
 from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
 from runtime.turn import BudgetSpent, FinalAnswer, NextStep, ToolCall, TurnRules
 from runtime.window import TurnLine, Window
@@ -82,7 +82,7 @@ class Agent:
         for turn in range(1, self.limits.max_turns + 1):
             rules = self._rules(turn, regions, tool_choice, guard)
             look = turn == 1 and self.first_look and not tool_choice
-            step = self._first_look(task) if look else await self._decide(regions, decider, rules, turn, result)
+            step = self._first_look(task, regions.objects) if look else await self._decide(regions, decider, rules, turn, result)
             if isinstance(step, BudgetSpent):
                 return self._partial(result, regions, step.reason)
             step.trace.plan = self.plan if turn == 1 else None
@@ -123,9 +123,10 @@ class Agent:
         return TurnRules(regions.tools, allow_tools=True, allow_answer=not look)
 
     @staticmethod
-    def _first_look(task: str) -> ToolCall:
-        """The first search, made for a small model from the task's own words."""
-        action = Action(state=f"Searching the documents for: {task}", tool=FIRST_LOOK, arguments={"query": task})
+    def _first_look(task: str, objects: list[ContextObject]) -> ToolCall:
+        """The first search, made for a small model from the task's words, in the run's documents when few."""
+        arguments: dict = {"query": task} | ({"ids": [o.id for o in objects]} if len(objects) <= LISTED_OBJECTS else {})
+        action = Action(state=f"Searching the documents for: {task}", tool=FIRST_LOOK, arguments=arguments)
         return ToolCall(TurnTrace(1, action, {}, 0, 0, 0))
 
     async def _decide(self, regions: Regions, decider: Decider, rules: TurnRules, turn: int, result: RunResult) -> NextStep:
