@@ -112,7 +112,10 @@ async def test_a_small_model_navigating_gets_a_short_catalogue_and_a_first_searc
         "context_search",
     ]
     first = result.turns[0].action
-    assert (first.tool, first.arguments) == ("context_search", {"query": "How much does a plot cost?", "ids": ["doc:1"]})
+    assert (first.tool, first.arguments) == (
+        "context_search",
+        {"query": "How much does a plot cost?", "ids": ["doc:1"]},
+    )
     assert "35 euros" in model.calls[0].messages[1]["content"]  # the search result is the first observation
     assert model.calls[1].schema is None and result.answer == "Each plot costs 35 euros a season."
     assert (result.status, result.evidence[0].start) == ("done", 400)
