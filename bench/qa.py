@@ -70,7 +70,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "loci_full_catalogue": RunConfig(limits=limits, tools=BUILT_IN),
             }
             for variant, config in variants.items():
-                report.update(_summary("short", variant, [await loci_answer(model, q, config) for q in sets["short"]]))
+                report.update(
+                    _summary("short", variant, [await loci_answer(model, q, config, variant) for q in sets["short"]])
+                )
             report["system_tokens"] = await _system_tokens(model, sets["short"][0], limits)
     finally:
         await model.aclose()
@@ -87,10 +89,10 @@ async def direct_answer(model: Model, q: Question) -> tuple[bool, float, str]:
             [{"role": "user", "content": f"{document}\n\n{q.question}"}], max_tokens=DIRECT_TOKENS, purpose="direct"
         )
     )
-    return _right(reply.text, q), time.monotonic() - started, reply.text
+    return _scored("direct", q, reply.text, time.monotonic() - started)
 
 
-async def loci_answer(model: Model, q: Question, config: RunConfig) -> tuple[bool, float, str]:
+async def loci_answer(model: Model, q: Question, config: RunConfig, who: str = "loci") -> tuple[bool, float, str]:
     """Loci on a fresh home with the document as a file; timed from opening the session."""
     with tempfile.TemporaryDirectory(prefix="loci-qa-") as home:
         path = Path(home) / f"{q.name}.txt"
@@ -101,7 +103,7 @@ async def loci_answer(model: Model, q: Question, config: RunConfig) -> tuple[boo
                 answer = (await session.agent.run(q.question)).answer
         except ModelBehaviorError as exc:  # the model never gave a valid action: a wrong answer, not a crash
             answer = f"(failed: {exc})"
-        return _right(answer, q), time.monotonic() - started, answer
+        return _scored(who, q, answer, time.monotonic() - started)
 
 
 async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str, int]:
@@ -119,10 +121,15 @@ async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str,
     return sizes
 
 
-def _right(answer: str, q: Question) -> bool:
+def _scored(who: str, q: Question, answer: str, seconds: float) -> tuple[bool, float, str]:
+    """Right when the expected span is in the answer; each question is reported on stderr as it ends."""
     right = q.expected.lower() in answer.lower()
-    print(f"qa: {q.name}: {'right' if right else 'wrong'}: {answer[:100]!r}", file=sys.stderr, flush=True)
-    return right
+    print(
+        f"qa: {who} {q.name}: {'right' if right else 'wrong'} {seconds:.1f}s: {answer[:100]!r}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return right, seconds, answer
 
 
 def _summary(name: str, who: str, outcomes: list[tuple[bool, float, str]]) -> dict[str, Any]:
