@@ -60,10 +60,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         report: dict[str, Any] = {"model": model.name, "cpu": _cpu()}
         sets = {"long": long_set(args.long, args.long_words, args.seed), "short": short_set(args.short, args.seed)}
         for name, questions in sets.items():
-            report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
             report.update(
                 _summary(name, "loci", [await loci_answer(model, q, RunConfig(limits=limits)) for q in questions])
             )
+            report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
         if args.compare:
             variants = {
                 "loci_json": RunConfig(limits=limits, answer_style=AnswerStyle.JSON),
