@@ -33,7 +33,7 @@ from mcp.server.mcpserver import MCPServer
 
 from runtime.model import Request
 from runtime.prompt import RegionSizes
-from runtime.run import Limits, RunConfig, TurnTrace
+from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -119,7 +119,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         regions.append(dict(trace.prompt_tokens))
 
     with tempfile.TemporaryDirectory(prefix="loci-bench-context-") as home:
-        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=Limits(max_turns=args.turns + 1), sizes=budgets), on_turn=on_turn) as session:
+        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=Limits(max_turns=args.turns + 1), sizes=budgets, answer_style=AnswerStyle.JSON, tools=BUILT_IN), on_turn=on_turn) as session:
             await session.host.add("bench", bench_server(sizes, args.seed))
             await session.agent.run(TASK)
     observations = [model.count_tokens(report_text(plot, sizes, args.seed)) for plot in range(1, len(per_turn))]

@@ -32,7 +32,7 @@ from runtime.action import action_schema
 from runtime.model import Model, Request
 from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.regions import system_text
-from runtime.run import Limits, RunConfig, TurnTrace
+from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
@@ -106,7 +106,7 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
 
     limits = Limits(max_turns=args.turns + 1, max_retries=3)
     with tempfile.TemporaryDirectory(prefix="loci-bench-latency-") as home:
-        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=limits, sizes=sizes), on_turn=on_turn) as session:
+        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=limits, sizes=sizes, answer_style=AnswerStyle.JSON, tools=BUILT_IN), on_turn=on_turn) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
             mark[0] = time.monotonic()

@@ -20,7 +20,7 @@ from runtime.agent import Agent
 from runtime.host import McpHost
 from runtime.model import Request
 from runtime.prompt import RegionSizes
-from runtime.run import Limits, NoteMode, RunConfig
+from runtime.run import AnswerStyle, Limits, NoteMode, RunConfig
 from runtime.scripted import ScriptedModel
 from servers.context import build_context_server
 from tools.context import ContextTools
@@ -64,7 +64,7 @@ async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str
         for name, code in facts:
             model = ScriptedModel([Reader(name)], repeat_last=True, context_window=8_192)
             model.count_tokens = count  # type: ignore[method-assign]  # the corpus's own counter
-            config = RunConfig(limits=Limits(max_turns=MAX_TURNS), sizes=RegionSizes.for_window(8_192), note_mode=NoteMode.EXTRACT)
+            config = RunConfig(limits=Limits(max_turns=MAX_TURNS), sizes=RegionSizes.for_window(8_192), note_mode=NoteMode.EXTRACT, answer_style=AnswerStyle.JSON)
             agent = Agent(model, host, contexts, config)
             result = await agent.run(f"What is the access code for vault {name}?", objects=[])
             prompts = [sum(count(m["content"]) for m in call.messages) for call in model.calls]
