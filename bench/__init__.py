@@ -26,6 +26,7 @@ BENCHES: dict[str, str] = {
     "evolution": "bench.evolution",
     "mcp": "bench.mcp",
     "digest": "bench.digest",
+    "qa": "bench.qa",
 }
 
 

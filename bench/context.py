@@ -31,9 +31,9 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.agent import Limits, TurnTrace
 from runtime.model import Request
-from runtime.prompt import Budgets
+from runtime.prompt import RegionSizes
+from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -41,7 +41,7 @@ __all__ = ["add_arguments", "observation_sizes", "run"]
 
 TOOL = "bench_observe"
 TASK = "Survey the plots one by one with bench_observe and keep a tally of what you find."
-VOCABULARY = "soil plot fee water tomato shed gate rule permit compost season row bed seed path fence".split()
+VOCABULARY = ["soil", "plot", "fee", "water", "tomato", "shed", "gate", "rule", "permit", "compost", "season", "row", "bed", "seed", "path", "fence"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +106,7 @@ class Policy:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
-    budgets = Budgets.for_window(args.window)
+    budgets = RegionSizes.for_window(args.window)
     sizes = observation_sizes(args.turns, args.min_observation, int(budgets.observation * args.max_factor), args.seed)
     model = ScriptedModel([], context_window=args.window, name="scripted:bench-context")
     policy = Policy(model.count_tokens)
@@ -119,7 +119,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         regions.append(dict(trace.prompt_tokens))
 
     with tempfile.TemporaryDirectory(prefix="loci-bench-context-") as home:
-        async with open_session(model, Path(home) / "loci.db", budgets=budgets, limits=Limits(max_turns=args.turns + 1), on_turn=on_turn) as session:
+        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=Limits(max_turns=args.turns + 1), sizes=budgets, answer_style=AnswerStyle.JSON, tools=BUILT_IN), on_turn=on_turn) as session:
             await session.host.add("bench", bench_server(sizes, args.seed))
             await session.agent.run(TASK)
     observations = [model.count_tokens(report_text(plot, sizes, args.seed)) for plot in range(1, len(per_turn))]
@@ -144,7 +144,7 @@ def naive_prompts(first: list[dict[str, str]], replies: list[str], observations:
     return prompts
 
 
-def summarise(loci: list[int], naive: list[int], notes: list[int], budgets: Budgets, window: int) -> dict[str, Any]:
+def summarise(loci: list[int], naive: list[int], notes: list[int], budgets: RegionSizes, window: int) -> dict[str, Any]:
     budget = budgets.total - budgets.reply
     over = next((turn for turn, tokens in enumerate(naive, 1) if tokens > window), None)
     return {

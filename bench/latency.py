@@ -29,10 +29,10 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from runtime.action import action_schema
-from runtime.agent import Limits, TurnTrace
 from runtime.model import Model, Request
-from runtime.prompt import TEMPLATE_OVERHEAD, Budgets
+from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.regions import system_text
+from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
@@ -40,11 +40,7 @@ __all__ = ["add_arguments", "page_text", "run"]
 
 TOOL = "bench_page"
 TASK = "Read the garden log page by page with bench_page (page 1, then 2, and so on) and keep the rules you find in your state."
-WORDS = (
-    "the plot fee is due in march; water only before nine; compost bins sit by the north gate; tomatoes need "
-    "stakes; the shed key hangs in the office; no pesticides near the pond; paths stay clear; seeds are shared "
-    "on saturdays; rows run east to west; the committee meets monthly; fences are under one metre"
-).split()
+WORDS = ["the", "plot", "fee", "is", "due", "in", "march;", "water", "only", "before", "nine;", "compost", "bins", "sit", "by", "the", "north", "gate;", "tomatoes", "need", "stakes;", "the", "shed", "key", "hangs", "in", "the", "office;", "no", "pesticides", "near", "the", "pond;", "paths", "stay", "clear;", "seeds", "are", "shared", "on", "saturdays;", "rows", "run", "east", "to", "west;", "the", "committee", "meets", "monthly;", "fences", "are", "under", "one", "metre"]
 SPAN = 10  # medians over the first SPAN turns and the last SPAN (1-10 and 51-60 of 60)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
@@ -87,7 +83,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[Any]], str, dict[str, Any]]:
     """Loci's rows, and the system prompt and tool schema it used (the naive loop sends the same)."""
-    budgets = Budgets.for_window(model.context_window, reply=args.max_tokens)
+    sizes = RegionSizes.for_window(model.context_window, reply=args.max_tokens)
     rows: dict[str, list[Any]] = {"seconds": [], "model_seconds": [], "evaluated": [], "reused": [], "prompt": [], "retries": []}
     mark = [time.monotonic()]
 
@@ -110,7 +106,7 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
 
     limits = Limits(max_turns=args.turns + 1, max_retries=3)
     with tempfile.TemporaryDirectory(prefix="loci-bench-latency-") as home:
-        async with open_session(model, Path(home) / "loci.db", budgets=budgets, limits=limits, on_turn=on_turn) as session:
+        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=limits, sizes=sizes, answer_style=AnswerStyle.JSON, tools=BUILT_IN), on_turn=on_turn) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
             mark[0] = time.monotonic()

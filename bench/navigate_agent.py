@@ -16,10 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from memory.context import ContextStore
-from runtime.agent import Agent, Limits
+from runtime.agent import Agent
 from runtime.host import McpHost
 from runtime.model import Request
-from runtime.prompt import Budgets
+from runtime.prompt import RegionSizes
+from runtime.run import AnswerStyle, Limits, NoteMode, RunConfig
 from runtime.scripted import ScriptedModel
 from servers.context import build_context_server
 from tools.context import ContextTools
@@ -62,7 +63,13 @@ async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str
         await host.add("context", build_context_server(ContextTools(contexts)))
         for name, code in facts:
             model = ScriptedModel([Reader(name)], repeat_last=True, context_window=8_192, counter=count)
-            agent = Agent(model, host, contexts, budgets=Budgets.for_window(8_192), limits=Limits(max_turns=MAX_TURNS), notes="extract")
+            config = RunConfig(
+                limits=Limits(max_turns=MAX_TURNS),
+                sizes=RegionSizes.for_window(8_192),
+                note_mode=NoteMode.EXTRACT,
+                answer_style=AnswerStyle.JSON,
+            )
+            agent = Agent(model, host, contexts, config)
             result = await agent.run(f"What is the access code for vault {name}?", objects=[])
             prompts = [sum(count(m["content"]) for m in call.messages) for call in model.calls]
             per_question.append(

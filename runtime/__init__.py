@@ -1,9 +1,10 @@
 """The agent: turn loop, model backends, budgets, MCP host, CLI.
 
-    from runtime import Limits, load_model, open_session
+    from runtime import Limits, RunConfig, load_model, open_session
 
     model = await load_model("llama:default")
-    async with open_session(model, "loci.db", files=["notes.md"], limits=Limits(max_turns=8)) as session:
+    config = RunConfig(limits=Limits(max_turns=8))
+    async with open_session(model, "loci.db", config, files=["notes.md"]) as session:
         result = await session.agent.run("What changed in March?")
 
 The errors it raises are those of `memory.errors`, re-exported here.
@@ -18,10 +19,12 @@ from memory.errors import (
     ModelBehaviorError,
     UsageError,
 )
-from runtime.agent import Agent, Limits, RunResult, TurnTrace
+from runtime.agent import Agent
 from runtime.host import McpHost, ToolResult
+from runtime.ledger import Ledger
 from runtime.model import Model, Reply, Request
-from runtime.prompt import Budgets
+from runtime.prompt import RegionSizes
+from runtime.run import Limits, NoteMode, RunConfig, RunResult, TurnTrace
 from runtime.scripted import ScriptedModel
 from runtime.session import Session, open_session
 from runtime.specs import load_model, parse_spec
@@ -31,15 +34,18 @@ __all__ = [
     "BackendError",
     "BackendTimeout",
     "BackendUnreachable",
-    "Budgets",
     "InvalidAction",
+    "Ledger",
     "Limits",
     "LociError",
     "McpHost",
     "Model",
     "ModelBehaviorError",
+    "NoteMode",
+    "RegionSizes",
     "Reply",
     "Request",
+    "RunConfig",
     "RunResult",
     "ScriptedModel",
     "Session",

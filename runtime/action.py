@@ -10,6 +10,12 @@ so their replies parse; remote models get it as structured output. The
 schema can be narrowed for one turn: tools only (look before answering) or
 answer only (the last turn of a budget).
 
+With `text_answer=True` the answer branch is only the decision to answer,
+`{"state": "...", "answer": true}`: the runtime then asks for the answer as
+free text (`runtime.decide`), since a small model writes worse inside a JSON
+string than in plain words. A reply that gives the answer as a string anyway
+(a model without a grammar may) is taken as written.
+
 `parse_action` checks a reply and raises `InvalidAction` with a message
 written for the model to read and correct: bad JSON, an unknown tool, wrong
 arguments.
@@ -65,7 +71,7 @@ class Action:
         return self.answer is not None
 
 
-def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True) -> dict[str, Any]:
+def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True, text_answer: bool = False) -> dict[str, Any]:
     # No maxLength on `state`: llama.cpp unrolls it into one grammar rule per
     # character. The state is bounded by the reply budget and the state region.
     state = {"type": "string"}
@@ -79,7 +85,9 @@ def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answ
                     "required": ["state", "tool", "arguments"],
                 }
             )
-    if allow_answer or not branches:
+    if (allow_answer or not branches) and text_answer:
+        branches.append({"type": "object", "properties": {"state": state, "answer": {"const": True}}, "required": ["state", "answer"]})
+    elif allow_answer or not branches:
         branches.append(
             {
                 "type": "object",
@@ -90,7 +98,7 @@ def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answ
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
-def parse_action(text: str, tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True) -> Action:
+def parse_action(text: str, tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True, text_answer: bool = False) -> Action:
     """Parse and validate one reply; raise `InvalidAction` saying what to fix."""
     try:
         data = json.loads(text, strict=False)  # a raw newline inside a string is fine
@@ -102,7 +110,7 @@ def parse_action(text: str, tools: list[ToolSpec], *, allow_tools: bool = True, 
     if not isinstance(state, str):
         raise InvalidAction("`state` must be a string")
     if "answer" in data:
-        return _parse_answer(data, state, allow_answer)
+        return _parse_answer(data, state, allow_answer, text_answer)
     if "tool" not in data:
         raise InvalidAction("the reply has neither `tool` nor `answer`")
     if not allow_tools:
@@ -121,10 +129,12 @@ def parse_action(text: str, tools: list[ToolSpec], *, allow_tools: bool = True, 
     return Action(state=state, tool=name, arguments=arguments)
 
 
-def _parse_answer(data: dict[str, Any], state: str, allow_answer: bool) -> Action:
+def _parse_answer(data: dict[str, Any], state: str, allow_answer: bool, text_answer: bool) -> Action:
     if not allow_answer:
         raise InvalidAction("look at the material with a tool before you answer")
     answer = data["answer"]
+    if text_answer and answer is True:
+        return Action(state=state, answer="")  # the text is asked for next
     if not isinstance(answer, str):
         raise InvalidAction("`answer` must be a string")
     evidence = data.get("evidence", [])

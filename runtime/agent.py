@@ -1,275 +1,159 @@
 """The turn loop: decide the next step, delegate everything else.
 
-Each turn is a short pipeline, one method a layer:
+Before the first turn, `_plan` decides how the run shows its documents
+(whole when they fit the budgets, else by navigation: `runtime.fit`) and
+which tools the model reads (`runtime.catalogue`). Then each turn is a short
+pipeline, one method a layer:
 
-    _prompt   budget the regions into a prompt          (runtime.prompt)
-    _decide   ask the model, validate, retry on errors  (runtime.action)
-    _dispatch call the tool through the MCP host        (runtime.host)
-    _record   store the observation and the turn        (memory.context)
+    _decide   budget the prompt, ask the model, validate   (runtime.decide)
+    _dispatch call the tool through the MCP host           (runtime.host)
+    _record   store the observation and the turn           (memory.context)
 
-The loop itself only picks among three outcomes: an answer (check its
-evidence, finish), a tool call (dispatch, record, go on), or a budget used
-up (finish with the best partial answer: the working state). The last turn
-a budget allows narrows the action schema to answers, so a run always ends
-with one; when documents are loaded, the first turn narrows it to tools, so
-the model looks before it answers. Every model call is charged to the run's
-`Budget`, built from its limits or shared with the runs above it (a
-recursion, see `runtime.recursion`); the run stops when it is used up.
+`_decide` returns one of three typed outcomes (`runtime.turn`): an answer
+with checked evidence (finish), a tool call (dispatch, record, go on), or
+the budget spent (finish with the best partial answer: the working state).
+A call identical to an earlier one is not dispatched again (`runtime.guard`);
+a run stuck repeating itself, and the last turn the limits allow, accept only
+an answer, so a run always ends with one. When documents must be navigated,
+the first turn accepts only a tool call, so the model looks before it
+answers. Every model call is charged to the run's `Ledger`, its own or shared
+with the runs above it (`runtime.recursion`). Notes that keep the window
+within its size are written by `runtime.notes`.
 """
 
 from __future__ import annotations
 
 import inspect
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from memory.context import ContextObject, ContextStore
-from memory.errors import BackendError, ModelBehaviorError, UsageError
-from runtime.budget import Budget
-from runtime.action import Action, InvalidAction, ToolSpec, action_schema, parse_action
-from runtime.evidence import Cited, check_evidence
+from memory.errors import UsageError
+from runtime.action import Action
+from runtime.catalogue import FIRST_LOOK, choose_tools
+from runtime.decide import Decider
+from runtime.fit import NAVIGATE, plan_documents
+from runtime.guard import RepeatGuard
 from runtime.host import McpHost, ToolResult
-from runtime.model import Model, Reply, Request
-from runtime.prompt import Budgets, Prompt, build_prompt, fit
-from runtime.regions import Observation, Regions, system_text
-from runtime.window import TurnLine, Window, extract_note, item_id
+from runtime.ledger import Ledger
+from runtime.model import Model
+from runtime.notes import NoteWriter
+from runtime.prompt import fit
+from runtime.regions import LISTED_OBJECTS, Observation, Regions, system_text
+from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
+from runtime.turn import BudgetSpent, FinalAnswer, NextStep, ToolCall, TurnRules
+from runtime.window import TurnLine, Window
 
-RETRY_TEMPERATURE = 0.7
-NOTE_TOKENS = 192
+__all__ = ["Agent", "OnTurn"]
 
-__all__ = ["Agent", "Limits", "RunResult", "TurnTrace"]
-
-
-@dataclass(frozen=True)
-class TurnRules:
-    """The actions one turn allows: which tools, and whether it may answer."""
-
-    tools: list[ToolSpec]
-    allow_tools: bool
-    allow_answer: bool
-
-    @property
-    def forced(self) -> str | None:
-        return self.tools[0].name if self.allow_tools and not self.allow_answer and len(self.tools) == 1 else None
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one run may spend. `None` means no limit."""
-
-    max_turns: int = 12
-    max_retries: int = 2
-    max_tokens: int | None = None
-    max_seconds: float | None = None
-    look_first: bool = True
-
-    def __post_init__(self) -> None:
-        if self.max_turns < 1:
-            raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
-
-
-@dataclass
-class TurnTrace:
-    """What one turn did, for `--trace` and the benchmarks."""
-
-    turn: int
-    action: Action
-    prompt_tokens: dict[str, int]
-    evaluated_tokens: int
-    reused_tokens: int
-    completion_tokens: int
-    result_tokens: int = 0
-    observation_id: str | None = None
-    retries: int = 0
-    seconds: float = 0.0
-    state_cut: bool = False
-
-
-@dataclass
-class RunResult:
-    answer: str
-    status: str  # "done" or "partial"
-    evidence: list[Cited] = field(default_factory=list)
-    reason: str | None = None
-    turns: list[TurnTrace] = field(default_factory=list)
-    tokens: int = 0
-
-    @property
-    def tool_calls(self) -> int:
-        return sum(1 for t in self.turns if not t.action.is_answer)
+OnTurn = Callable[[TurnTrace], Awaitable[None] | None]
+TASK_FRAME_TOKENS = 24  # "Task:", "Documents:" and the region's separators
 
 
 class Agent:
     """Runs tasks on one model, with tools from one MCP host, over one context store."""
 
-    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, *, budgets: Budgets | None = None, limits: Limits | None = None, on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None, notes: str = "model", budget: Budget | None = None) -> None:
-        self.model = model
-        self.host = host
-        self.contexts = contexts
-        self.budgets = budgets or Budgets.for_window(model.context_window)
-        self.limits = limits or Limits()
+    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, config: RunConfig | None = None, *, ledger: Ledger | None = None, on_turn: OnTurn | None = None) -> None:
+        self.model, self.host, self.contexts = model, host, contexts
+        self.config = config or RunConfig()
+        self.limits = self.config.limits
+        self.sizes = self.config.sizes_for(model.context_window)
+        # A ledger handed in is shared with other runs; otherwise the run's own limits open one.
+        self.ledger = ledger or Ledger(max_tokens=self.limits.max_tokens, max_seconds=self.limits.max_seconds)
         self.on_turn = on_turn
-        self.notes = notes
-        # A budget handed in is shared with other runs; otherwise the run's own limits make one.
-        self.budget = budget or Budget(max_tokens=self.limits.max_tokens, max_seconds=self.limits.max_seconds)
         self.window = Window(contexts, model.count_tokens)
+        self.notes = NoteWriter(model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger)
+        self.plan: RunPlan | None = None  # the last run's, set before its first turn
+        self.first_look = False
+        self.run_sizes = self.sizes  # the last run's region sizes (showing documents whole re-splits them)
 
     async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None, tool_choice: Sequence[str] = ()) -> RunResult:
         """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window;
         `objects`, when given, replaces the loaded documents in the task's listing; `tool_choice[i]`, when
         given, is the tool turn i+1 must call (as OpenAI's `tool_choice` forces one function)."""
-        known = {tool.name for tool in self.host.tools}
-        unknown = [name for name in tool_choice if name not in known]
+        unknown = [name for name in tool_choice if name not in {tool.name for tool in self.host.tools}]
         if unknown:
             raise UsageError(f"tool_choice names unknown tools: {', '.join(unknown)}")
-        if objects is None:
-            objects = await self.contexts.list(["doc"])
-        self.budget.start()
+        objects = await self.contexts.list(["doc"]) if objects is None else objects
+        self.ledger.start()
         if not keep_window:
             self.window.items = []
-        regions = Regions(task, self.host.tools, objects, self.window, state=state)
-        result = RunResult(answer="", status="partial")
+        regions, decider = await self._plan(task, objects, state)
+        result, guard = RunResult(answer="", status="partial", plan=self.plan), RepeatGuard()
         for turn in range(1, self.limits.max_turns + 1):
-            stop = self.budget.exhausted()
-            if stop:
-                return self._partial(result, regions, stop)
-            rules = self._rules(turn, bool(objects), tool_choice)
-            await self._compact()
-            trace = await self._decide(regions, turn, rules, result)
-            result.turns.append(trace)
-            action = trace.action
-            regions.state = action.state
-            if action.is_answer:
-                return await self._finish(result, action, trace)
-            observation = await self._dispatch(action)
-            await self._record(regions, trace, observation)
-            await self._notify(trace)
+            rules = self._rules(turn, regions, tool_choice, guard)
+            look = turn == 1 and self.first_look and not tool_choice
+            step = self._first_look(task, regions.objects) if look else await self._decide(regions, decider, rules, turn, result)
+            if isinstance(step, BudgetSpent):
+                return self._partial(result, regions, step.reason)
+            step.trace.plan = self.plan if turn == 1 else None
+            result.turns.append(step.trace)
+            regions.state = step.trace.action.state
+            if isinstance(step, FinalAnswer):
+                return await self._finish(result, step)
+            action = step.trace.action
+            earlier = guard.earlier(action)
+            outcome = ToolResult(guard.message(action, earlier), is_error=True) if earlier else await self._dispatch(action.tool or "", action.arguments)
+            step.trace.repeated = earlier.observation_id if earlier else None
+            await self._record(regions, step.trace, outcome)
+            guard.remember(action, turn, step.trace.observation_id or "")
+            await self._notify(step.trace)
         return self._partial(result, regions, "the turn limit was reached")  # pragma: no cover
 
-    def _rules(self, turn: int, has_documents: bool, tool_choice: Sequence[str]) -> TurnRules:
-        """What this turn may do: the last turn only answers; a forced or first look only calls tools."""
-        if turn == self.limits.max_turns:
-            return TurnRules(self.host.tools, allow_tools=False, allow_answer=True)
+    async def _plan(self, task: str, objects: list[ContextObject], state: str) -> tuple[Regions, Decider]:
+        """Show the documents whole or navigate them; pick the catalogue; size the regions for this run."""
+        count = self.model.count_tokens
+        shown = await plan_documents(self.contexts, objects, self.sizes, count(task) + TASK_FRAME_TOKENS, count)
+        catalogue = choose_tools(self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None)
+        self.plan = RunPlan(shown.mode, shown.describe(), [t.name for t in catalogue.tools], catalogue.reason)
+        self.first_look = catalogue.first_look and self.limits.look_first and self.limits.max_turns > 1
+        regions = Regions(task, catalogue.tools, objects, self.window, state=state, documents=shown.text, style=self.config.answer_style)
+        self.run_sizes = shown.sizes
+        self.notes.sizes, self.notes.system = shown.sizes, system_text(catalogue.tools, self.config.answer_style)
+        ids = [obj.id for obj in objects]
+        return regions, Decider(self.model, self.contexts, shown.sizes, self.limits, self.ledger, self.config.answer_style, ids)
+
+    def _rules(self, turn: int, regions: Regions, tool_choice: Sequence[str], guard: RepeatGuard) -> TurnRules:
+        """The last turn, or a stuck run, only answers; a forced look, or a first look at unseen documents, only calls tools."""
+        if turn == self.limits.max_turns or guard.stuck:
+            return TurnRules(regions.tools, allow_tools=False, allow_answer=True)
         if turn <= len(tool_choice):
             forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
             return TurnRules(forced, allow_tools=True, allow_answer=False)
-        look = turn == 1 and self.limits.look_first and has_documents
-        return TurnRules(self.host.tools, allow_tools=True, allow_answer=not look)
+        look = turn == 1 and self.limits.look_first and bool(regions.objects) and self.plan is not None and self.plan.mode == NAVIGATE
+        return TurnRules(regions.tools, allow_tools=True, allow_answer=not look)
 
-    async def _decide(self, regions: Regions, turn: int, rules: TurnRules, result: RunResult) -> TurnTrace:
-        """Ask until the reply is a valid action (answers: with evidence that exists), a bounded number of times."""
-        allow_tools, allow_answer = rules.allow_tools, rules.allow_answer
-        schema = action_schema(rules.tools, allow_tools=allow_tools, allow_answer=allow_answer)
-        retries, started = 0, time.monotonic()
-        while True:
-            prompt = self._prompt(regions, allow_tools=allow_tools, allow_answer=allow_answer, forced=rules.forced)
-            # A retry at temperature 0 would repeat the same mistake: sample a little on retries.
-            temperature = 0.0 if retries == 0 else RETRY_TEMPERATURE
-            reply = await self.model.generate(Request(prompt.messages, schema=schema, max_tokens=self.budgets.reply, temperature=temperature))
-            result.tokens += reply.prompt_tokens + reply.completion_tokens
-            self._charge(reply)
-            try:
-                action = parse_action(reply.text, rules.tools, allow_tools=allow_tools, allow_answer=allow_answer)
-                state_cut = self._check_state(action, last_try=retries >= self.limits.max_retries)
-                if action.is_answer:
-                    await self._check_evidence(result, action, last_try=retries >= self.limits.max_retries)
-            except InvalidAction as exc:
-                retries += 1
-                if retries > self.limits.max_retries:
-                    raise ModelBehaviorError(f"turn {turn}: the model's reply was invalid {retries} times; last: {exc}") from exc
-                regions.error = str(exc)
-                continue
-            regions.error = None
-            trace = _trace(turn, action, prompt, reply, retries, time.monotonic() - started)
-            trace.state_cut = state_cut
-            return trace
+    @staticmethod
+    def _first_look(task: str, objects: list[ContextObject]) -> ToolCall:
+        """The first search, made for a small model from the task's words, in the run's documents when few."""
+        arguments: dict = {"query": task} | ({"ids": [o.id for o in objects]} if len(objects) <= LISTED_OBJECTS else {})
+        action = Action(state=f"Searching the documents for: {task}", tool=FIRST_LOOK, arguments=arguments)
+        return ToolCall(TurnTrace(1, action, {}, 0, 0, 0))
 
-    def _check_state(self, action: Action, *, last_try: bool) -> bool:
-        """Hold the state to S tokens: send an over-long one back, or on the last try cut it (and say so)."""
-        size = self.model.count_tokens(action.state)
-        if size <= self.budgets.state:
-            return False
-        if not last_try:
-            raise InvalidAction(f"`state` is {size} tokens; the limit is {self.budgets.state}: consolidate it, keep what still matters")
-        action.state = fit(action.state, self.budgets.state, self.model.count_tokens)[0]
-        return True
+    async def _decide(self, regions: Regions, decider: Decider, rules: TurnRules, turn: int, result: RunResult) -> NextStep:
+        if reason := self.ledger.exhausted():
+            return BudgetSpent(reason)
+        await self.notes.compact()
+        return await decider.decide(regions, turn, rules, result)
 
-    async def _compact(self) -> None:
-        """Prune-and-write: when the window outgrows W, fold its oldest items into one note."""
-        if self.window.tokens() > self.budgets.window:
-            # Free a quarter of the window net of the note that replaces it: a note costs a model call,
-            # so each fold frees room for several turns rather than one.
-            target = max(0, self.budgets.window * 3 // 4 - self._note_budget())
-            await self._fold(self.window.oldest_to_prune(target))
-
-    async def prune(self) -> str | None:
-        """Fold the older half of the window into a note now (a person's `/prune`); the note's id, or None."""
-        if len(self.window.items) < 2:
-            return None
-        return await self._fold(self.window.items[: len(self.window.items) // 2 or 1])
-
-    async def _fold(self, items: list[Any]) -> str:
-        text, method = await self._write_note(items, self._note_budget())
-        line = await self.window.prune(text, [item_id(item) for item in items], method=method)
-        return line.note_id
-
-    def _note_budget(self) -> int:
-        """A note is short: a quarter of the window, at most NOTE_TOKENS (a local model pays per token)."""
-        return max(32, min(self.budgets.window // 4, NOTE_TOKENS))
-
-    async def _write_note(self, items: list[Any], budget: int) -> tuple[str, str]:
-        """A short note on the pruned items, by the model in one bounded call; a marked extract without one."""
-        if self.notes == "model":
-            lines = "\n".join(item.render() for item in items)
-            ask = (
-                f"Summarise these past turns in at most {budget * 3 // 4} words. Keep every constraint, "
-                f"finding and id that may still matter; drop the rest.\n\n{lines}"
-            )
-            messages = [{"role": "system", "content": system_text(self.host.tools)}, {"role": "user", "content": ask}]
-            try:
-                reply = await self.model.generate(Request(messages, max_tokens=budget, purpose="note"))
-                self._charge(reply)
-                if reply.text.strip():
-                    return fit(reply.text.strip(), budget, self.model.count_tokens)[0], "model"
-            except BackendError:
-                pass  # the note falls back to an extract; the turns are in the store either way
-        return extract_note(items, budget, self.model.count_tokens), "extract"
-
-    async def _check_evidence(self, result: RunResult, action: Action, *, last_try: bool) -> None:
-        """Resolve the cited spans; a span that does not exist is sent back, or on the last try, reported."""
-        try:
-            result.evidence = await check_evidence(self.contexts, action.evidence)
-        except InvalidAction as exc:
-            if not last_try:
-                raise InvalidAction(f"{exc}; cite only ids and line ranges you have seen") from None
-            result.evidence, result.reason = [], f"unverified evidence: {exc}"
-
-    def _prompt(self, regions: Regions, *, allow_tools: bool, allow_answer: bool, forced: str | None = None) -> Prompt:
-        text = regions.render(allow_tools=allow_tools, allow_answer=allow_answer, forced=forced)
-        return build_prompt(text, self.budgets, self.model.count_tokens)
-
-    async def _dispatch(self, action: Action) -> ToolResult:
-        assert action.tool is not None
-        return await self.host.call(action.tool, action.arguments)
+    async def _dispatch(self, tool: str, arguments: dict) -> ToolResult:
+        return await self.host.call(tool, arguments)
 
     async def _record(self, regions: Regions, trace: TurnTrace, result: ToolResult) -> None:
         """Store the observation and the turn as context objects; show the head of a large result."""
-        count = self.model.count_tokens
         obj = await self.contexts.add_text("obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error})
         trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
-        head, cut = fit(result.text, self.budgets.observation - 60, count)
+        head, cut = fit(result.text, self.run_sizes.observation - 60, self.model.count_tokens)
         regions.observation = Observation(obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error)
         line = TurnLine(trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error)
         turn_obj = await self.contexts.add_text("turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id})
         line.turn_id = turn_obj.id
         self.window.append(line)
 
-    async def _finish(self, result: RunResult, action: Action, trace: TurnTrace) -> RunResult:
-        result.answer = action.answer or ""
+    async def _finish(self, result: RunResult, step: FinalAnswer) -> RunResult:
+        result.answer = step.trace.action.answer or ""
+        result.evidence, result.reason = step.evidence, step.reason
         result.status = "partial" if result.reason else "done"
-        await self._notify(trace)
+        await self._notify(step.trace)
         return result
 
     async def _notify(self, trace: TurnTrace) -> None:
@@ -278,23 +162,7 @@ class Agent:
             if inspect.isawaitable(outcome):
                 await outcome
 
-    def _charge(self, reply: Reply) -> None:
-        self.budget.charge(reply.prompt_tokens + reply.completion_tokens)
-
     def _partial(self, result: RunResult, regions: Regions, reason: str) -> RunResult:
         result.answer = regions.state or "(no findings yet)"
         result.status, result.reason = "partial", reason
         return result
-
-
-def _trace(turn: int, action: Action, prompt: Prompt, reply: Reply, retries: int, seconds: float) -> TurnTrace:
-    return TurnTrace(
-        turn=turn,
-        action=action,
-        prompt_tokens=dict(prompt.tokens),
-        evaluated_tokens=reply.evaluated_tokens,
-        reused_tokens=reply.reused_tokens,
-        completion_tokens=reply.completion_tokens,
-        retries=retries,
-        seconds=seconds,
-    )

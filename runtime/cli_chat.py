@@ -31,10 +31,10 @@ import anyio.to_thread
 from memory.chat import ChatLog, ChatSession
 from memory.errors import LociError, UsageError
 from memory.store import default_db_path
-from runtime.agent import Limits, RunResult
 from runtime.background import background_worker
 from runtime.cli_run import add_model_arguments
 from runtime.display import one_line
+from runtime.run import Limits, RunConfig, RunResult
 from runtime.session import Session, check_files, open_session
 from runtime.specs import load_model
 
@@ -64,8 +64,8 @@ async def run(args: argparse.Namespace) -> int:
     check_files(args.file)
     model = await load_model(args.model, context_window=args.context_window)
     try:
-        limits = Limits(max_turns=args.max_turns)
-        async with open_session(model, args.db or default_db_path(), files=args.file, limits=limits, mcp_config=args.mcp_config) as session:
+        config = RunConfig(limits=Limits(max_turns=args.max_turns), mcp_config=args.mcp_config)
+        async with open_session(model, args.db or default_db_path(), config, files=args.file) as session:
             chat = await open_chat(session, model.name, write=_print, resume=resume)
             await chat_loop(chat, read_line)
     finally:
@@ -187,15 +187,15 @@ class Chat:
 
     def status(self) -> str:
         """The state, shortened, and the last prompt's tokens per region against the budgets."""
-        budgets = self.session.agent.budgets
+        sizes = self.session.agent.sizes
         line = f"[state: {one_line(self.state, SHORT_STATE) or '(empty)'}]"
         if self.last is None or not self.last.turns:
             return line
         trace = self.last.turns[-1]
-        used = " ".join(f"{name} {tokens}/{getattr(budgets, name)}" for name, tokens in trace.prompt_tokens.items())
+        used = " ".join(f"{name} {tokens}/{getattr(sizes, name, '?')}" for name, tokens in trace.prompt_tokens.items())
         total = sum(trace.prompt_tokens.values())
         turns = len(self.last.turns)
-        return f"{line}\n[{turns} turn{'s' if turns != 1 else ''}; prompt {total}/{budgets.total - budgets.reply}: {used}]"
+        return f"{line}\n[{turns} turn{'s' if turns != 1 else ''}; prompt {total}/{sizes.total - sizes.reply}: {used}]"
 
     async def history(self) -> str:
         """The window as the agent sees it, then the latest turns and notes in the store."""
@@ -216,7 +216,7 @@ class Chat:
 
     async def prune(self) -> None:
         """Fold the older half of the window into a note, as the loop does when the window is full."""
-        note = await self.session.agent.prune()
+        note = await self.session.agent.notes.prune()
         if note is None:
             self.write("nothing to prune: the window holds fewer than two items")
         else:

@@ -10,10 +10,10 @@ from typing import Any
 
 from memory.errors import UsageError
 from memory.store import default_db_path
-from runtime.agent import Limits, RunResult, TurnTrace
 from runtime.model import Model
-from runtime.prompt import Budgets
-from runtime.session import BUILT_IN, check_files, open_session
+from runtime.prompt import RegionSizes
+from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
+from runtime.session import check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["add_model_arguments", "as_json", "register"]
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
     parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
     parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
-    parser.add_argument("--tools", default=",".join(BUILT_IN), help=f"built-in tool sets, comma-separated (default {','.join(BUILT_IN)}; context is always on)")
+    parser.add_argument("--tools", default=None, help=f"built-in tool sets, comma-separated, from {','.join(BUILT_IN)} (default: all, the catalogue picked by model size and task; context is always on)")
     parser.add_argument("--tool-choice", default="", help="tools the first turns must call, in order, comma-separated")
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
@@ -46,7 +46,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--observation-tokens", type=int, help="budget O of the latest tool result")
 
 
-def tool_sets(text: str) -> tuple[str, ...]:
+def tool_sets(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
     names = tuple(name.strip() for name in text.split(",") if name.strip())
     unknown = set(names) - set(BUILT_IN)
     if unknown:
@@ -54,13 +56,13 @@ def tool_sets(text: str) -> tuple[str, ...]:
     return names
 
 
-def budgets_from(args: argparse.Namespace, model: Model) -> Budgets:
+def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
     overrides = {
         name: value
         for name, value in (("state", args.state_tokens), ("window", args.window_tokens), ("observation", args.observation_tokens))
         if value is not None
     }
-    return Budgets.for_window(model.context_window, **overrides)
+    return RegionSizes.for_window(model.context_window, **overrides)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -73,8 +75,8 @@ async def run(args: argparse.Namespace) -> int:
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
-        budgets = budgets_from(args, model)
-        async with open_session(model, args.db or default_db_path(), files=files, limits=limits, budgets=budgets, mcp_config=args.mcp_config, on_turn=on_turn, tools=tool_sets(args.tools)) as session:
+        config = RunConfig(limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config)
+        async with open_session(model, args.db or default_db_path(), config, files=files, on_turn=on_turn) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))
@@ -99,10 +101,13 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def print_trace(trace: TurnTrace) -> None:
+    if trace.plan is not None:
+        print(f"[run] {trace.plan.describe()}", file=sys.stderr)
     action = trace.action
     what = f"answer {json.dumps(action.answer)[:100]}" if action.is_answer else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
     regions = " ".join(f"{k}={v}" for k, v in trace.prompt_tokens.items())
     result = f" -> {trace.observation_id} {trace.result_tokens} tok" if trace.observation_id else ""
+    result += f" (repeats {trace.repeated}: not run again)" if trace.repeated else ""
     result += " (state cut to its budget)" if trace.state_cut else ""
     retry = f" retries={trace.retries}" if trace.retries else ""
     print(
@@ -131,4 +136,6 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "turns": len(result.turns),
         "tool_calls": result.tool_calls,
         "tokens": result.tokens,
+        "mode": result.plan.mode if result.plan else None,
+        "tools": result.plan.tools if result.plan else [],
     }

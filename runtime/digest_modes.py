@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.context import ContextObject, ContextStore
-from runtime.agent import Limits, TurnTrace
+from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.digest_chunks import Piece, Position, pieces
 from runtime.model import Model, Request
 from runtime.prompt import TEMPLATE_OVERHEAD
@@ -116,9 +116,8 @@ async def navigate(
     on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None,
 ) -> dict[str, Any]:
     """The agent browses the documents with the context tools, recursing with `context_ask`."""
-    async with open_session(
-        model, db, limits=Limits(max_turns=max_turns), tools=("context",), on_turn=on_turn
-    ) as session:
+    config = RunConfig(limits=Limits(max_turns=max_turns), tools=("context",))
+    async with open_session(model, db, config, on_turn=on_turn) as session:
         result = await session.agent.run(question, objects=list(objects))
     names = {obj.id: obj.name for obj in objects}
     return {

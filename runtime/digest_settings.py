@@ -102,6 +102,7 @@ class MeteredModel:
         self.model = model
         self.name = model.name
         self.context_window = model.context_window
+        self.parameters = model.parameters
         self.calls = calls
         self.seconds = 0.0
 

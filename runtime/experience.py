@@ -161,7 +161,7 @@ class Experience:
 
 def experience_for(store: Store, contexts: ContextStore, model: Model, agent: Any) -> Experience:
     """The experience of a session: its graph, with the model as the worker's language, and the task region."""
-    sizes = getattr(agent, "sizes", None) or agent.budgets  # the agent's region sizes
+    sizes = agent.sizes
     evolution = Evolution(Graph(store), language=language_for(model))
     return Experience(evolution, contexts, model.count_tokens, sizes.task)
 

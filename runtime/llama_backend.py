@@ -68,6 +68,7 @@ class LlamaModel:
         self.llm = llm
         self.name = name
         self.context_window = context_window
+        self.parameters: int | None = int(llm._model.n_params())  # the GGUF says; the catalogue is picked by it
         self._lock = anyio.Lock()
         self._thread_lock = threading.Lock()
         self._grammars: dict[str, Any] = {}

@@ -57,10 +57,13 @@ class Reply:
 
 @runtime_checkable
 class Model(Protocol):
-    """A model backend. Implement `count_tokens` and `generate`."""
+    """A model backend. Implement `count_tokens` and `generate`.
+
+    `parameters` is the model's parameter count when the backend knows it (a GGUF does), else None."""
 
     name: str
     context_window: int
+    parameters: int | None
 
     def count_tokens(self, text: str) -> int:
         """Tokens in `text`, by the model's own tokenizer where it has one."""

@@ -152,6 +152,7 @@ class OpenAIModel:
         self.model = model
         self.name = f"openai:{model}"
         self.context_window = context_window
+        self.parameters: int | None = None  # a remote model does not say
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
         self.structured = structured

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from memory.errors import UsageError
 
-__all__ = ["TEMPLATE_OVERHEAD", "Budgets", "Prompt", "build_prompt", "fit"]
+__all__ = ["TEMPLATE_OVERHEAD", "Prompt", "RegionSizes", "build_prompt", "fit"]
 
 TEMPLATE_OVERHEAD = 64  # chat-template tokens and region separators
 MAX_TOKEN_CHARS = 16
@@ -28,8 +28,8 @@ REGIONS = ("system", "task", "state", "window", "observation")
 
 
 @dataclass(frozen=True)
-class Budgets:
-    """Token budgets per region, derived from the model's context window."""
+class RegionSizes:
+    """The token size of each prompt region, split from the model's context window."""
 
     context_window: int
     reply: int
@@ -40,7 +40,7 @@ class Budgets:
     observation: int
 
     @classmethod
-    def for_window(cls, context_window: int, **overrides: int) -> Budgets:
+    def for_window(cls, context_window: int, **overrides: int) -> RegionSizes:
         """Split a context window: a quarter for the window, a fifth for the observation, and so on."""
         reply = overrides.get("reply", max(256, context_window // 8))
         usable = context_window - reply - TEMPLATE_OVERHEAD
@@ -84,11 +84,11 @@ def fit(text: str, max_tokens: int, count: Callable[[str], int], *, keep: str = 
     return (text[:low] if keep == "head" else text[len(text) - low :]), True
 
 
-def build_prompt(regions: dict[str, str], budgets: Budgets, count: Callable[[str], int]) -> Prompt:
+def build_prompt(regions: dict[str, str], sizes: RegionSizes, count: Callable[[str], int]) -> Prompt:
     """Assemble the regions, each cut to its budget: system as one message, the rest as one user message."""
     cut = {}
     for name in REGIONS:
-        limit = getattr(budgets, name)
+        limit = getattr(sizes, name)
         keep = "tail" if name == "window" else "head"
         cut[name], _ = fit(regions.get(name, ""), limit, count, keep=keep)
     user = "\n\n".join(cut[name] for name in REGIONS[1:] if cut[name])

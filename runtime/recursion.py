@@ -13,16 +13,15 @@ depth 1) in one of two ways:
   (`purpose="leaf"`), or, when the span does not fit the leaf budget, one
   call per chunk and a last call (`purpose="reduce"`) over their answers.
 
-Budgets. Every child gets a `runtime.budget.Budget` node under its
-parent's, so it spends only what remains above it. The `Agent` checks its
-node between turns, a leaf before each call; a run out of budget returns its
+Spending. Every child gets a `runtime.ledger.Ledger` under its parent's,
+so it spends only what remains above it. The `Agent` checks its ledger
+between turns, a leaf before each call; a run out of budget returns its
 best partial answer, marked partial with the reason. Model calls below the root go through one shared
 `CapacityLimiter`, held only for the call, so nesting cannot deadlock.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,17 +30,17 @@ import anyio
 from memory.context import ContextObject, ContextStore
 from memory.errors import ToolError
 from memory.objects import Target
-from runtime.budget import Budget
-from runtime.agent import Agent, Limits
+from runtime.agent import Agent
 from runtime.host import McpHost
+from runtime.ledger import Ledger
 from runtime.model import Model, Reply, Request
-from runtime.prompt import TEMPLATE_OVERHEAD, Budgets, fit
+from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes, fit
+from runtime.run import DEFAULT_MAX_DEPTH, RunConfig
 from servers.context import build_context_server
 from tools.context import ContextTools, Scope
 
 __all__ = ["DEFAULT_MAX_DEPTH", "Recursion"]
 
-DEFAULT_MAX_DEPTH = 2
 LEAF_FRAME_TOKENS = 64  # the leaf prompt's own words around the span
 
 LEAF_SYSTEM = "You answer one question from one excerpt of a document. Answer briefly, from the excerpt only; say so if it does not tell."
@@ -57,19 +56,22 @@ class _Chunk:
 
 @dataclass
 class Recursion:
-    """The asker for runs at depth `depth - 1`: answers a question about one span, one level deeper."""
+    """The asker for runs at depth `depth - 1`: answers a question about one span, one level deeper.
+
+    `config` is the child runs' (`RunConfig.for_child`); `ledger` is the parent run's, under which each
+    answer opens its own; `leaf_chunk_tokens` overrides the size of the span a leaf reads in one call."""
 
     model: Model
     contexts: ContextStore
-    budget: Budget = field(default_factory=Budget)
+    config: RunConfig = field(default_factory=RunConfig)
+    ledger: Ledger = field(default_factory=Ledger)
     depth: int = 1
-    max_depth: int = DEFAULT_MAX_DEPTH
-    child_limits: Limits = field(default_factory=Limits)
-    budgets: Budgets | None = None
-    concurrency: int = 4
-    leaf_tokens: int | None = None
-    notes: str = "model"
+    leaf_chunk_tokens: int | None = None
     limiter: anyio.CapacityLimiter | None = None
+
+    @property
+    def max_depth(self) -> int:
+        return self.config.max_depth
 
     async def __call__(self, question: str, target: Target) -> dict[str, Any]:
         if self.depth > self.max_depth:
@@ -77,48 +79,48 @@ class Recursion:
         obj = await self.contexts.check_target(target)
         start = target.start or 1
         span = Target(obj.id, start, target.end if target.end is not None else obj.lines)
-        node = self.budget.child(max_tokens=self.child_limits.max_tokens, max_seconds=self.child_limits.max_seconds)
-        reason = node.exhausted()
+        ledger = self.ledger.child(max_tokens=self.config.limits.max_tokens, max_seconds=self.config.limits.max_seconds)
+        reason = ledger.exhausted()
         if reason:
-            return self._result("", [], reason, turns=0, node=node)
+            return self._result("", [], reason, turns=0, ledger=ledger)
         if self.depth >= self.max_depth:
-            return await self._leaf(question, span, node)
-        return await self._child(question, span, obj, node)
+            return await self._leaf(question, span, ledger)
+        return await self._child(question, span, obj, ledger)
 
-    async def _child(self, question: str, span: Target, obj: ContextObject, node: Budget) -> dict[str, Any]:
+    async def _child(self, question: str, span: Target, obj: ContextObject, ledger: Ledger) -> dict[str, Any]:
         """A child agent over the span, with a context server whose asker is one level deeper."""
-        deeper = replace(self, depth=self.depth + 1, budget=node, limiter=self._limiter())
+        deeper = replace(self, depth=self.depth + 1, ledger=ledger, limiter=self._limiter())
         async with McpHost() as host:
             scope = Scope(span, await self.contexts.last_id())
-            tools = ContextTools(self.contexts, deeper, concurrency=self.concurrency, scope=scope)
+            tools = ContextTools(self.contexts, deeper, concurrency=self.config.concurrency, scope=scope)
             await host.add("context", build_context_server(tools))
-            agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, budgets=self.budgets, limits=self.child_limits, notes=self.notes, budget=node)
+            agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, self.config, ledger=ledger)
             run = await agent.run(_child_task(question, span, obj), objects=[obj])
         evidence = [{"id": c.id, "start": c.start, "end": c.end} for c in run.evidence]
-        result = self._result(run.answer, evidence, run.reason, turns=len(run.turns), node=node)
+        result = self._result(run.answer, evidence, run.reason, turns=len(run.turns), ledger=ledger)
         result["status"] = run.status
         return result
 
-    async def _leaf(self, question: str, span: Target, node: Budget) -> dict[str, Any]:
+    async def _leaf(self, question: str, span: Target, ledger: Ledger) -> dict[str, Any]:
         """One call over the span; map over chunks then reduce when it does not fit."""
         chunks = await self._chunks(span, self._leaf_size(question))
         answered: list[tuple[_Chunk, str]] = []
         reason = None
         for chunk in chunks:
-            reason = node.exhausted()
+            reason = ledger.exhausted()
             if reason:
                 break
-            answered.append((chunk, await self._generate(node, _leaf_messages(question, span.id, chunk), "leaf")))
+            answered.append((chunk, await self._generate(ledger, _leaf_messages(question, span.id, chunk), "leaf")))
         calls = len(answered)
         if len(chunks) == 1 and answered:
             answer = answered[0][1]
-        elif not reason and (reason := node.exhausted()) is None:
-            answer, calls = await self._generate(node, self._reduce_messages(question, span, answered), "reduce"), calls + 1
+        elif not reason and (reason := ledger.exhausted()) is None:
+            answer, calls = await self._generate(ledger, self._reduce_messages(question, span, answered), "reduce"), calls + 1
         else:
             answer = _joined(answered)
         covered = [span] if not reason else [Target(span.id, c.start, c.end) for c, _ in answered]
         evidence = [{"id": t.id, "start": t.start, "end": t.end} for t in covered]
-        return self._result(answer, evidence, reason, turns=calls, node=node)
+        return self._result(answer, evidence, reason, turns=calls, ledger=ledger)
 
     async def _chunks(self, span: Target, size: int) -> list[_Chunk]:
         """The span's text in pieces of at most `size` tokens (a line too long for one continues by tokens)."""
@@ -135,10 +137,10 @@ class Recursion:
                 return chunks
             at, unit = read.next_start, read.next_unit
 
-    async def _generate(self, node: Budget, messages: list[dict[str, str]], purpose: str) -> str:
+    async def _generate(self, ledger: Ledger, messages: list[dict[str, str]], purpose: str) -> str:
         async with self._limiter():
-            reply: Reply = await self.model.generate(Request(messages, max_tokens=self._budgets().reply, purpose=purpose))
-        node.charge(reply.prompt_tokens + reply.completion_tokens)
+            reply: Reply = await self.model.generate(Request(messages, max_tokens=self._sizes().reply, purpose=purpose))
+        ledger.charge(reply.prompt_tokens + reply.completion_tokens)
         return reply.text.strip()
 
     def _reduce_messages(self, question: str, span: Target, answered: list[tuple[_Chunk, str]]) -> list[dict[str, str]]:
@@ -147,23 +149,23 @@ class Recursion:
         return [{"role": "system", "content": REDUCE_SYSTEM}, {"role": "user", "content": user}]
 
     def _leaf_size(self, question: str) -> int:
-        if self.leaf_tokens is not None:
-            return self.leaf_tokens
-        budgets = self._budgets()
-        room = budgets.context_window - budgets.reply - TEMPLATE_OVERHEAD - LEAF_FRAME_TOKENS
+        if self.leaf_chunk_tokens is not None:
+            return self.leaf_chunk_tokens
+        sizes = self._sizes()
+        room = sizes.context_window - sizes.reply - TEMPLATE_OVERHEAD - LEAF_FRAME_TOKENS
         return max(32, room - self.model.count_tokens(question))
 
-    def _budgets(self) -> Budgets:
-        return self.budgets or Budgets.for_window(self.model.context_window)
+    def _sizes(self) -> RegionSizes:
+        return self.config.sizes_for(self.model.context_window)
 
     def _limiter(self) -> anyio.CapacityLimiter:
         if self.limiter is None:
-            self.limiter = anyio.CapacityLimiter(max(1, self.concurrency))
+            self.limiter = anyio.CapacityLimiter(max(1, self.config.concurrency))
         return self.limiter
 
-    def _result(self, answer: str, evidence: list[dict[str, Any]], reason: str | None, *, turns: int, node: Budget) -> dict[str, Any]:
+    def _result(self, answer: str, evidence: list[dict[str, Any]], reason: str | None, *, turns: int, ledger: Ledger) -> dict[str, Any]:
         status = "partial" if reason else "done"
-        return {"answer": answer, "evidence": evidence, "status": status, "reason": reason, "depth": self.depth, "turns": turns, "tokens": node.used}
+        return {"answer": answer, "evidence": evidence, "status": status, "reason": reason, "depth": self.depth, "turns": turns, "tokens": ledger.used}
 
 
 class _Limited:
@@ -171,7 +173,7 @@ class _Limited:
 
     def __init__(self, model: Model, limiter: anyio.CapacityLimiter) -> None:
         self.model, self.limiter = model, limiter
-        self.name, self.context_window = model.name, model.context_window
+        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
 
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)

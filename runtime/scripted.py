@@ -37,10 +37,12 @@ class ScriptedModel:
         name: str = "scripted",
         repeat_last: bool = False,
         counter: Callable[[str], int] | None = None,
+        parameters: int | None = None,
     ) -> None:
         self.name = name
         self.counter = counter or (lambda text: len(text.split()))
         self.context_window = context_window
+        self.parameters = parameters
         self.steps = list(steps)
         self.calls: list[Request] = []
         self.repeat_last = repeat_last

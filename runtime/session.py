@@ -6,15 +6,16 @@ tokenizer, loads the user's files, connects the MCP host to the built-in
 servers in-process (and to external ones from an `mcpServers` file), and
 yields an `Agent` ready to run. Everything it opened is closed on exit.
 
-The context server's `context_ask` and `context_map` recurse through a
-`Recursion` on the session's model, up to `max_depth`, at most `concurrency`
-children at once; the root agent and every child charge one shared
-`Budget` built from `limits`, so children spend what remains of the run's.
+One `RunConfig` configures the session's runs: the root agent's and, through
+the context server's `context_ask` and `context_map`, those of a `Recursion`
+on the session's model, up to `config.max_depth`, at most `config.concurrency`
+children at once. The root agent and every child charge one `Ledger` opened
+from `config.limits`, so children spend what remains of the run's.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +27,12 @@ from memory.context import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
 from memory.runs import Runs
 from memory.store import Store
-from runtime.agent import Agent, Limits, RunResult, TurnTrace
+from runtime.agent import Agent, OnTurn
 from runtime.host import McpHost
+from runtime.ledger import Ledger
 from runtime.model import Model
-from runtime.prompt import Budgets
-from runtime.budget import Budget
-from runtime.recursion import DEFAULT_MAX_DEPTH, Recursion
+from runtime.recursion import Recursion
+from runtime.run import RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
@@ -39,10 +40,7 @@ from tools.context import ContextTools
 from tools.history import HistoryTools
 from runtime.experience import Brief, Experience, experience_for, foreground
 
-__all__ = ["BUILT_IN", "Session", "check_files", "open_session", "turn_record"]
-
-# The built-in tool sets; a small model reads a shorter catalogue with fewer.
-BUILT_IN = ("context", "memory", "history")
+__all__ = ["Session", "check_files", "open_session", "turn_record"]
 
 
 @dataclass
@@ -115,21 +113,20 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, *, files: Sequence[str | Path] = (), limits: Limits | None = None, budgets: Budgets | None = None, mcp_config: str | Path | None = None, on_turn: Callable[[TurnTrace], Any] | None = None, notes: str = "model", max_depth: int = DEFAULT_MAX_DEPTH, concurrency: int = 4, tools: Sequence[str] = BUILT_IN) -> AsyncIterator[Session]:
+async def open_session(model: Model, db: str | Path, config: RunConfig | None = None, *, files: Sequence[str | Path] = (), on_turn: OnTurn | None = None) -> AsyncIterator[Session]:
+    config = config or RunConfig()
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
         loaded = [await contexts.add_file(path) for path in paths]
-        limits = limits or Limits()
-        budget = Budget(max_tokens=limits.max_tokens, max_seconds=limits.max_seconds)
-        child_limits = Limits(max_turns=limits.max_turns, max_retries=limits.max_retries, look_first=limits.look_first)
-        recursion = Recursion(model, contexts, budget, max_depth=max_depth, child_limits=child_limits, budgets=budgets, concurrency=concurrency, notes=notes)
-        await host.add("context", build_context_server(ContextTools(contexts, recursion, concurrency=concurrency)))
-        if "memory" in tools:
+        ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
+        recursion = Recursion(model, contexts, config.for_child(), ledger)
+        await host.add("context", build_context_server(ContextTools(contexts, recursion, concurrency=config.concurrency)))
+        if "memory" in config.tool_sets:
             await host.add("memory", memory_server_for(store))
-        if mcp_config:
-            await host.add_config(mcp_config)
-        agent = Agent(model, host, contexts, budgets=budgets, limits=limits, on_turn=on_turn, notes=notes, budget=budget)
-        if "history" in tools:
+        if config.mcp_config:
+            await host.add_config(config.mcp_config)
+        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn)
+        if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
         yield Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))

@@ -24,7 +24,7 @@ from pydantic import Field
 
 from memory.errors import UsageError
 from memory.paths import Roots
-from runtime.agent import Limits, TurnTrace
+from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.cli_run import as_json
 from runtime.model import Model
 from runtime.session import open_session
@@ -93,10 +93,8 @@ class TaskRunner:
                 if self._state is not None:
                     await self._state.log.send(ctx, "info", f"run_task: {message}")
 
-            limits = Limits(max_turns=max_turns)
-            async with open_session(
-                self._model, self.db, files=paths, limits=limits, on_turn=progress, mcp_config=self.mcp_config
-            ) as session:
+            config = RunConfig(limits=Limits(max_turns=max_turns), mcp_config=self.mcp_config)
+            async with open_session(self._model, self.db, config, files=paths, on_turn=progress) as session:
                 run_id, result = await session.run(task, source="mcp")
         return {"run": f"run:{run_id}", **as_json(result)}
 

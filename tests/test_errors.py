@@ -14,7 +14,7 @@ from runtime.action import InvalidAction as ActionInvalid
 from runtime.action import ToolSpec, parse_action
 from runtime.evidence import check_evidence
 from runtime.http_errors import TRANSIENT
-from runtime.prompt import Budgets
+from runtime.prompt import RegionSizes
 
 
 def test_an_invalid_reply_is_the_model_s_fault_not_the_user_s() -> None:
@@ -32,7 +32,7 @@ def test_the_packages_that_raise_re_export_the_tree() -> None:
 
 def test_budgets_larger_than_the_window_are_a_usage_error() -> None:
     with pytest.raises(UsageError, match="more than the 1024-token window"):
-        Budgets.for_window(1_024, window=5_000)
+        RegionSizes.for_window(1_024, window=5_000)
 
 
 async def test_evidence_citing_what_does_not_exist_is_an_invalid_action(store: Store) -> None:

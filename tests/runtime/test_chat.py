@@ -77,7 +77,7 @@ async def test_a_line_is_answered_with_state_and_budget_status(chatted: tuple[Se
     assert "loci> hello, gardener" in console.out
     assert "[state: the user grows tomatoes; greeted]" in console.text
     status = next(line for line in console.text.splitlines() if line.startswith("[2 turns; prompt "))
-    budgets = session.agent.budgets
+    budgets = session.agent.sizes
     assert f"/{budgets.total - budgets.reply}:" in status
     assert re.search(rf"system \d+/{budgets.system} .*state \d+/{budgets.state} .*observation \d+/{budgets.observation}", status)
 

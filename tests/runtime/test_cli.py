@@ -69,12 +69,14 @@ def test_non_utf8_file_is_read_with_replacement_and_said_so(tmp_path: Path) -> N
 
 
 def test_trace_prints_each_turn_with_region_tokens(tmp_path: Path) -> None:
-    model = script(tmp_path, [{"state": "", "tool": "context_list", "arguments": {}}, {"state": "", "answer": "done", "evidence": []}])
+    evidence = [{"id": "doc:1", "start": 10, "end": 10}]
+    model = script(tmp_path, [{"state": "", "tool": "context_list", "arguments": {}}, {"state": "", "answer": "done", "evidence": evidence}])
     done = loci("run", "list", "--file", str(EXAMPLE), "--model", model, "--trace", home=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "[run] mode=whole" in done.stderr and "every tool: parameters unknown" in done.stderr
     assert "[turn 1] context_list({})" in done.stderr
     assert "system=" in done.stderr and "observation=" in done.stderr
-    assert done.stdout.strip() == "done"
+    assert done.stdout.split("\n")[0] == "done" and "35 euros" in done.stdout
 
 
 def test_version_and_models(tmp_path: Path) -> None:
@@ -85,9 +87,20 @@ def test_version_and_models(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
+def test_readme_command_one_answers_with_its_evidence_on_the_bundled_model(tmp_path: Path) -> None:
+    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), "--json", "--trace", home=tmp_path, timeout=900)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert "35 euros" in out["answer"] and out["status"] == "done"
+    assert [(e["id"], e["start"]) for e in out["evidence"]] == [("doc:1", 10)]
+    assert out["mode"] == "whole" and "[run] mode=whole" in done.stderr
+
+
+@pytest.mark.model
 def test_run_on_the_bundled_model_calls_a_tool_and_answers(tmp_path: Path) -> None:
-    # The context tools alone: a 135M model reads a short catalogue faster.
-    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), "--max-turns", "3", "--tools", "context", "--json", "--trace", home=tmp_path, timeout=900)
+    # The context tools alone, the first turn forced to a tool: the documents would fit whole.
+    args = ["--max-turns", "3", "--tools", "context", "--tool-choice", "context_search", "--json", "--trace"]
+    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), *args, home=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["tool_calls"] >= 1
@@ -98,7 +111,7 @@ def test_run_on_the_bundled_model_calls_a_tool_and_answers(tmp_path: Path) -> No
 @pytest.mark.server
 def test_run_against_a_real_openai_compatible_server(tmp_path: Path, llama_server: str) -> None:
     spec = f"openai:local@{llama_server}"
-    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), "--model", spec, "--max-turns", "3", "--tools", "context", "--context-window", "2048", "--json", home=tmp_path, timeout=900)
+    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), "--model", spec, "--max-turns", "3", "--tools", "context", "--tool-choice", "context_search", "--context-window", "2048", "--json", home=tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["tool_calls"] >= 1 and out["answer"]

@@ -17,6 +17,7 @@ class TwoAtOnce:
 
     name = "two-at-once"
     context_window = 8_192
+    parameters = None
 
     def __init__(self) -> None:
         self.active = 0

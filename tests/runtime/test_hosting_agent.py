@@ -11,6 +11,7 @@ import anyio
 
 from runtime.model import Request
 from runtime.scripted import ScriptedModel
+from runtime.run import RunConfig
 from runtime.session import open_session
 
 TOY = Path(__file__).with_name("toy_server.py")
@@ -42,7 +43,7 @@ async def test_a_crash_mid_run_is_an_error_observation_and_the_server_comes_back
         ]
     )
     with anyio.fail_after(120):
-        async with open_session(model, tmp_path / "loci.db", mcp_config=config(tmp_path)) as session:
+        async with open_session(model, tmp_path / "loci.db", RunConfig(mcp_config=config(tmp_path))) as session:
             run_id, result = await session.run("use the toy server")
             restarts = session.host.hosted["toy"].restarts
     assert result.status == "done" and [t.action.tool for t in result.turns[:3]] == [

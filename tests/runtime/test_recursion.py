@@ -19,10 +19,10 @@ from memory.context import ContextStore
 from memory.errors import ToolError
 from memory.objects import Target
 from memory.store import Store
-from runtime.agent import Limits
-from runtime.budget import Budget
+from runtime.ledger import Ledger
 from runtime.model import Reply, Request
 from runtime.recursion import Recursion
+from runtime.run import Limits, RunConfig
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -84,7 +84,7 @@ class Metered:
 
     def __init__(self, model: ScriptedModel, cost: int) -> None:
         self.model, self.cost = model, cost
-        self.name, self.context_window = model.name, model.context_window
+        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
 
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)
@@ -113,7 +113,7 @@ async def test_recursion_goes_two_levels_and_ends_in_one_leaf_call(tmp_path: Pat
     leaf = model.calls[2]
     assert leaf.schema is None and "lines 5-10" in prompt_of(leaf) and "line 11:" not in prompt_of(leaf)
     child_prompt = prompt_of(model.calls[1])
-    assert "- doc:1 garden.txt" in child_prompt and "doc:2" not in child_prompt  # the child sees only its target
+    assert "doc:1 garden.txt" in child_prompt and "doc:2" not in child_prompt  # the child sees only its target
     assert "doc:2" in prompt_of(model.calls[0])
     child = ask_result(model.calls[4])
     assert child["depth"] == 1 and child["status"] == "done" and child["turns"] == 2
@@ -124,7 +124,7 @@ async def test_recursion_goes_two_levels_and_ends_in_one_leaf_call(tmp_path: Pat
 async def test_at_max_depth_one_the_root_child_is_a_leaf(tmp_path: Path, files: list[Path]) -> None:
     model = scripted()
     with anyio.fail_after(WAIT_S):
-        async with open_session(model, tmp_path / "loci.db", files=files, max_depth=1) as session:
+        async with open_session(model, tmp_path / "loci.db", RunConfig(max_depth=1), files=files) as session:
             result = await session.agent.run("Is there anything in the first lines?")
     assert result.status == "done"
     assert [(c.purpose, depth_of(c)) for c in model.calls] == [("act", 0), ("leaf", 2), ("act", 0)]
@@ -135,31 +135,31 @@ async def test_at_max_depth_one_the_root_child_is_a_leaf(tmp_path: Path, files: 
 
 async def test_no_child_runs_beyond_the_depth_limit(store: Store) -> None:
     model = ScriptedModel([])
-    recursion = Recursion(model, await loaded(store, model), depth=3, max_depth=2)
+    recursion = Recursion(model, await loaded(store, model), RunConfig(max_depth=2), depth=3)
     with pytest.raises(ToolError, match="depth limit is 2"):
         await recursion("q", Target.parse("doc:1:1-20"))
     assert model.calls == []
 
 
 async def test_a_child_stops_at_its_turn_limit_with_an_answer(store: Store) -> None:
-    def reader(request: Request) -> dict[str, Any]:
-        if "This is your last turn" in prompt_of(request):
-            return answer("still nothing", 1, 20)
+    def reader(request: Request) -> dict[str, Any] | str:
+        if request.schema is None:  # the last turn asks for the answer as text
+            return "nothing to see here"
         return tool("context_read", "reading", id="doc:1", start=1, end=20)
 
     model = ScriptedModel([reader], repeat_last=True)
-    recursion = Recursion(model, await loaded(store, model), child_limits=Limits(max_turns=2))
+    recursion = Recursion(model, await loaded(store, model), RunConfig(limits=Limits(max_turns=2)))
     with anyio.fail_after(WAIT_S):
         result = await recursion("anything?", Target.parse("doc:1:1-20"))
     assert result["turns"] == 2 and len(model.calls) == 2
-    assert result["status"] == "done" and result["answer"] == "still nothing" and result["depth"] == 1
+    assert result["status"] == "done" and result["answer"] == "nothing to see here" and result["depth"] == 1
 
 
 async def test_token_budget_is_shared_and_the_root_returns_its_partial_answer(tmp_path: Path, files: list[Path]) -> None:
     inner = scripted()
     model = Metered(inner, cost=100)
     with anyio.fail_after(WAIT_S):
-        async with open_session(model, tmp_path / "loci.db", files=files, limits=Limits(max_tokens=150)) as session:
+        async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_tokens=150)), files=files) as session:
             result = await session.agent.run("Is there anything in the first lines?")
             child_text = (await session.contexts.read(result.turns[0].observation_id or "")).text
     # root turn 1 (100) then the child's turn 1 (200 in all): the leaf never runs, the child and root stop
@@ -180,7 +180,7 @@ async def test_a_leaf_over_a_span_too_large_maps_chunks_then_reduces(store: Stor
         return "35 euros" if "35 euros" in prompt_of(request) else f"nothing in {header.group(0)}"
 
     model = ScriptedModel([leaf], repeat_last=True)
-    recursion = Recursion(model, await loaded(store, model), depth=2, max_depth=2, leaf_tokens=60)
+    recursion = Recursion(model, await loaded(store, model), RunConfig(max_depth=2), depth=2, leaf_chunk_tokens=60)
     with anyio.fail_after(WAIT_S):
         result = await recursion("What is the fee?", Target.parse("doc:1"))
     leaves = [c for c in model.calls if c.purpose == "leaf"]
@@ -199,7 +199,7 @@ async def test_a_leaf_over_a_span_too_large_maps_chunks_then_reduces(store: Stor
 async def test_a_leaf_out_of_budget_returns_the_chunks_it_answered(store: Store) -> None:
     model = ScriptedModel(["nothing here"], repeat_last=True)
     contexts = await loaded(store, model)
-    recursion = Recursion(model, contexts, Budget(max_tokens=1), depth=2, max_depth=2, leaf_tokens=60)
+    recursion = Recursion(model, contexts, RunConfig(max_depth=2), Ledger(max_tokens=1), depth=2, leaf_chunk_tokens=60)
     with anyio.fail_after(WAIT_S):
         result = await recursion("What is the fee?", Target.parse("doc:1"))
     assert len(model.calls) == 1 and result["status"] == "partial"
@@ -212,7 +212,7 @@ async def test_a_line_longer_than_a_chunk_is_cut_by_tokens_and_stays_in_the_span
     model = ScriptedModel(["ok"], repeat_last=True)
     long_line = " ".join(f"w{i}" for i in range(300))
     contexts = await loaded(store, model, f"short\n{long_line}\nline three is outside\n")
-    recursion = Recursion(model, contexts, depth=2, max_depth=2, leaf_tokens=60)
+    recursion = Recursion(model, contexts, RunConfig(max_depth=2), depth=2, leaf_chunk_tokens=60)
     with anyio.fail_after(WAIT_S):
         result = await recursion("q", Target.parse("doc:1:2-2"))
     leaves = [prompt_of(c) for c in model.calls if c.purpose == "leaf"]

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from memory.store import Store
-from runtime.agent import Limits
 from runtime.model import Request
-from runtime.prompt import Budgets
+from runtime.prompt import RegionSizes
+from runtime.run import Limits, RunConfig
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -39,8 +39,8 @@ async def test_a_constraint_from_turn_3_survives_to_turn_200(tmp_path: Path) -> 
     lines[2] = f"line 3: the client says {CONSTRAINT}"
     doc.write_text("\n".join(lines) + "\n", encoding="utf-8")
     model = ScriptedModel([long_run_policy(200)], repeat_last=True)
-    budgets = Budgets.for_window(2_048)
-    async with open_session(model, tmp_path / "loci.db", files=[doc], budgets=budgets, limits=Limits(max_turns=201)) as session:
+    config = RunConfig(limits=Limits(max_turns=201), sizes=RegionSizes.for_window(2_048))
+    async with open_session(model, tmp_path / "loci.db", config, files=[doc]) as session:
         result = await session.agent.run("find the fee")
         turn_200 = [c for c in model.calls if c.purpose == "act"][199].messages[1]["content"]
         found = await session.contexts.search("40 euros", k=20)
@@ -58,10 +58,10 @@ async def test_prompt_stays_within_budget_at_every_turn(tmp_path: Path) -> None:
     doc = tmp_path / "notes.txt"
     doc.write_text("\n".join(f"line {i} " + "filler " * (i % 50) for i in range(1, 400)) + "\n", encoding="utf-8")
     model = ScriptedModel([long_run_policy(150)], repeat_last=True)
-    budgets = Budgets.for_window(1_024)
-    async with open_session(model, tmp_path / "loci.db", files=[doc], budgets=budgets, limits=Limits(max_turns=151)) as session:
+    config = RunConfig(limits=Limits(max_turns=151), sizes=RegionSizes.for_window(1_024))
+    async with open_session(model, tmp_path / "loci.db", config, files=[doc]) as session:
         await session.agent.run("find the fee")
-    limit = budgets.total - budgets.reply
+    limit = config.sizes.total - config.sizes.reply
     sizes = [sum(model.count_tokens(m["content"]) for m in call.messages) for call in model.calls]
     assert len(sizes) > 150
     assert max(sizes) <= limit
@@ -74,7 +74,7 @@ async def test_history_prune_with_bad_ids_is_a_clear_error(tmp_path: Path) -> No
         {"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}},
         {"state": "", "tool": "history_prune", "arguments": {"note": "read a", "turn_ids": ["turn:999"]}},
         {"state": "", "tool": "history_prune", "arguments": {"note": "read doc:1: alpha, beta", "turn_ids": ["turn:3"]}},
-        {"state": "", "answer": "ok", "evidence": []},
+        {"state": "", "answer": "ok", "evidence": [{"id": "doc:1", "start": 1, "end": 1}]},
     ]
     model = ScriptedModel(steps)
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
@@ -88,7 +88,7 @@ async def test_history_prune_with_bad_ids_is_a_clear_error(tmp_path: Path) -> No
 
 
 async def test_an_over_long_state_is_sent_back_then_cut(tmp_path: Path) -> None:
-    budgets = Budgets.for_window(2_048, state=20)
+    sizes = RegionSizes.for_window(2_048, state=20)
     long_state = " ".join(["remember"] * 60)
     steps = [
         {"state": long_state, "answer": "x", "evidence": []},
@@ -96,7 +96,7 @@ async def test_an_over_long_state_is_sent_back_then_cut(tmp_path: Path) -> None:
         {"state": long_state, "answer": "x", "evidence": []},
     ]
     model = ScriptedModel(steps)
-    async with open_session(model, tmp_path / "loci.db", budgets=budgets, limits=Limits(max_retries=2)) as session:
+    async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_retries=2), sizes=sizes)) as session:
         result = await session.agent.run("task")
     assert "`state` is 60 tokens; the limit is 20" in model.calls[1].messages[1]["content"]
     assert result.turns[0].state_cut is True
@@ -107,7 +107,7 @@ async def test_pruned_turns_and_notes_are_readable_context_objects(tmp_path: Pat
     doc = tmp_path / "n.txt"
     doc.write_text("\n".join(f"entry {i}" for i in range(1, 100)) + "\n", encoding="utf-8")
     model = ScriptedModel([long_run_policy(60)], repeat_last=True)
-    async with open_session(model, tmp_path / "loci.db", files=[doc], budgets=Budgets.for_window(1_024), limits=Limits(max_turns=61)) as session:
+    async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_turns=61), sizes=RegionSizes.for_window(1_024)), files=[doc]) as session:
         await session.agent.run("task")
     async with await Store.open(tmp_path / "loci.db") as store:
         rows = store.read_sync(lambda db: db.execute("SELECT kind, meta FROM context_objects WHERE kind = 'note'").fetchall())

@@ -1,0 +1,153 @@
+"""`loci bench qa`: right answers on a model, Loci against the same model prompted directly.
+
+Two generated question sets (`bench.qa_data`): short documents that fit a
+small model's window, and long real text far larger than it with one
+planted fact per question. For each question, in the same run, on the same
+loaded model:
+
+- Loci: a fresh home, the document loaded as a file, `agent.run(question)`
+  with the default configuration (the run picks whole-or-navigate and the
+  catalogue itself); timed from opening the session to the answer;
+- direct: the document cut to the model's window (its head) and the
+  question in one chat message, one free-text call.
+
+An answer is right when the expected span appears in it (case-insensitive).
+`--compare` also runs the short set with answers inside the JSON action
+(`AnswerStyle.JSON`) and with the whole catalogue (every built-in tool set
+named), the two choices the default makes, and reports the system prompt's
+size under each catalogue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.qa_data import Question, long_set, short_set
+from memory.errors import ModelBehaviorError
+from runtime.model import Model, Request
+from runtime.prompt import TEMPLATE_OVERHEAD, fit
+from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig
+from runtime.session import open_session
+from runtime.specs import DEFAULT_SPEC, load_model
+
+__all__ = ["add_arguments", "direct_answer", "loci_answer", "run"]
+
+DIRECT_TOKENS = 64
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
+    parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
+    parser.add_argument("--short", type=int, default=10, help="short questions (default 10)")
+    parser.add_argument("--long", type=int, default=5, help="long questions (default 5)")
+    parser.add_argument("--long-words", type=int, default=24_000, help="words of real text per long document")
+    parser.add_argument("--max-turns", type=int, default=6, help="Loci's turn limit per question (default 6)")
+    parser.add_argument("--compare", action="store_true", help="also measure JSON answers and the whole catalogue")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    model = await load_model(args.model, context_window=args.context_window)
+    limits = Limits(max_turns=args.max_turns)
+    try:
+        report: dict[str, Any] = {"model": model.name, "cpu": _cpu()}
+        sets = {"long": long_set(args.long, args.long_words, args.seed), "short": short_set(args.short, args.seed)}
+        for name, questions in sets.items():
+            report.update(
+                _summary(name, "loci", [await loci_answer(model, q, RunConfig(limits=limits)) for q in questions])
+            )
+            report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
+        if args.compare:
+            variants = {
+                "loci_json": RunConfig(limits=limits, answer_style=AnswerStyle.JSON),
+                "loci_full_catalogue": RunConfig(limits=limits, tools=BUILT_IN),
+            }
+            for variant, config in variants.items():
+                report.update(
+                    _summary("short", variant, [await loci_answer(model, q, config, variant) for q in sets["short"]])
+                )
+            report["system_tokens"] = await _system_tokens(model, sets["short"][0], limits)
+    finally:
+        await model.aclose()
+    return report
+
+
+async def direct_answer(model: Model, q: Question) -> tuple[bool, float, str]:
+    """The baseline: the document's head, cut to the window, and the question in one message."""
+    started = time.monotonic()
+    room = model.context_window - DIRECT_TOKENS - TEMPLATE_OVERHEAD - model.count_tokens(q.question) - 8
+    document, _ = fit(q.document, room, model.count_tokens)
+    reply = await model.generate(
+        Request(
+            [{"role": "user", "content": f"{document}\n\n{q.question}"}], max_tokens=DIRECT_TOKENS, purpose="direct"
+        )
+    )
+    return _scored("direct", q, reply.text, time.monotonic() - started)
+
+
+async def loci_answer(model: Model, q: Question, config: RunConfig, who: str = "loci") -> tuple[bool, float, str]:
+    """Loci on a fresh home with the document as a file; timed from opening the session."""
+    with tempfile.TemporaryDirectory(prefix="loci-qa-") as home:
+        path = Path(home) / f"{q.name}.txt"
+        path.write_text(q.document, encoding="utf-8")
+        started = time.monotonic()
+        try:
+            async with open_session(model, Path(home) / "loci.db", config, files=[path]) as session:
+                answer = (await session.agent.run(q.question)).answer
+        except ModelBehaviorError as exc:  # the model never gave a valid action: a wrong answer, not a crash
+            answer = f"(failed: {exc})"
+        return _scored(who, q, answer, time.monotonic() - started)
+
+
+async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str, int]:
+    """The system region's tokens on the first turn of one short question, per catalogue."""
+    sizes = {}
+    for name, tools in (("default", None), ("full_catalogue", BUILT_IN)):
+        with tempfile.TemporaryDirectory(prefix="loci-qa-") as home:
+            path = Path(home) / "doc.txt"
+            path.write_text(q.document, encoding="utf-8")
+            async with open_session(
+                model, Path(home) / "loci.db", RunConfig(limits=limits, tools=tools), files=[path]
+            ) as session:
+                result = await session.agent.run(q.question)
+        sizes[name] = result.turns[0].prompt_tokens.get("system", 0) if result.turns else 0
+    return sizes
+
+
+def _scored(who: str, q: Question, answer: str, seconds: float) -> tuple[bool, float, str]:
+    """Right when the expected span is in the answer; each question is reported on stderr as it ends."""
+    right = q.expected.lower() in answer.lower()
+    print(
+        f"qa: {who} {q.name}: {'right' if right else 'wrong'} {seconds:.1f}s: {answer[:100]!r}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return right, seconds, answer
+
+
+def _summary(name: str, who: str, outcomes: list[tuple[bool, float, str]]) -> dict[str, Any]:
+    if not outcomes:
+        return {}
+    right = [ok for ok, _, _ in outcomes]
+    return {
+        f"{name}_{who}_acc": round(sum(right) / len(right), 3),
+        f"{name}_{who}_s_median": round(statistics.median(s for _, s, _ in outcomes), 2),
+        f"{name}_{who}_answers": [a[:80] for _, _, a in outcomes],
+    }
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"

@@ -1,0 +1,91 @@
+"""Answers that are answers: the checks on an answer's text, and the evidence found for it.
+
+`answer_problem` says why an answer's text is not an answer, for the model
+to correct (the turn sends it back once, `runtime.decide`):
+
+- it is empty;
+- it stops mid-sentence (the reply ran into its token cap without ending a
+  sentence; a capped reply that ended a sentence earlier is cut back to it);
+- it is a placeholder such as "<the answer>", or repeats the prompt's own
+  words rather than the material's: a worked example, or an instruction
+  ("This is your last turn ...").
+
+`locate_evidence` finds the document line an answer rests on when the model
+did not cite one (a free-text answer cites nothing): the line of the run's
+documents that shares the most words with the answer, found by full-text
+search. An answer whose words are on no line has no evidence, and the run
+says so (`partial`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memory.context import ContextStore
+from memory.errors import UsageError
+
+__all__ = ["answer_problem", "complete_sentences", "locate_evidence"]
+
+SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
+PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
+# Words that say nothing about where an answer comes from.
+STOP_TEXT = (
+    "a an and are as at be by for from has have in is it its of on or that the this to was were which with "
+    "what who whom when where how why does do did there their they you your"
+)
+STOP_WORDS = frozenset(STOP_TEXT.split())
+MIN_ECHO_CHARS = 8
+
+
+def complete_sentences(text: str) -> str:
+    """`text` up to the end of its last complete sentence; "" when no sentence ends."""
+    ends = [m.end() for m in SENTENCE_END.finditer(text + " ")]
+    return text[: ends[-1]].strip() if ends else ""
+
+
+def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = False) -> str | None:
+    """Why `answer` is not an answer, or None. `frame` is the prompt's own text, `material` what it shows."""
+    text = answer.strip()
+    if not text:
+        return "the answer is empty: write what the task asks for"
+    if cut_off:
+        return "the answer stops mid-sentence: write it whole and short"
+    if re.fullmatch(r"<[^<>]*>?", text):
+        return f"the answer {text!r} is a placeholder, not an answer: write the real answer"
+    for placeholder in PLACEHOLDER.findall(frame):
+        if placeholder[:-1].lower() in text.lower():
+            return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
+    flat, flat_frame, flat_material = _flat(text), _flat(frame), _flat(material)
+    if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
+        return f"the answer repeats the prompt's own words ({text[:80]!r}): answer from the documents"
+    return None
+
+
+async def locate_evidence(contexts: ContextStore, answer: str, ids: list[str]) -> list[dict[str, Any]]:
+    """The one line of the documents `ids` that shares the most words with `answer`; [] when none does."""
+    words = _content_words(answer)
+    if not words or not ids:
+        return []
+    try:
+        hits = await contexts.search(" ".join(sorted(words)), ids=ids, k=3)
+    except UsageError:
+        return []
+    best: tuple[int, str, int] | None = None
+    for hit in hits:
+        span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=2_000)
+        for number, line in enumerate(span.text.split("\n"), start=span.start_line):
+            shared = len(words & _content_words(line))
+            if shared and (best is None or shared > best[0]):
+                best = (shared, hit.id, number)
+    if best is None or best[0] < min(2, len(words)):
+        return []
+    return [{"id": best[1], "start": best[2], "end": best[2]}]
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS}
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9<>]+", text.lower()))
