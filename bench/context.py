@@ -41,7 +41,24 @@ __all__ = ["add_arguments", "observation_sizes", "run"]
 
 TOOL = "bench_observe"
 TASK = "Survey the plots one by one with bench_observe and keep a tally of what you find."
-VOCABULARY = ["soil", "plot", "fee", "water", "tomato", "shed", "gate", "rule", "permit", "compost", "season", "row", "bed", "seed", "path", "fence"]
+VOCABULARY = [
+    "soil",
+    "plot",
+    "fee",
+    "water",
+    "tomato",
+    "shed",
+    "gate",
+    "rule",
+    "permit",
+    "compost",
+    "season",
+    "row",
+    "bed",
+    "seed",
+    "path",
+    "fence",
+]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--window", type=int, default=8192, help="the model's context window in tokens (default 8192)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the observation sizes (default 7)")
     parser.add_argument("--min-observation", type=int, default=16, help="smallest observation in tokens (default 16)")
-    parser.add_argument("--max-factor", type=float, default=20.0, help="largest observation as a multiple of O (default 20)")
+    parser.add_argument(
+        "--max-factor", type=float, default=20.0, help="largest observation as a multiple of O (default 20)"
+    )
     parser.add_argument("--plot", default=None, help="write a PNG of the per-turn tokens, Loci against naive")
 
 
@@ -93,7 +112,10 @@ class Policy:
             return "Plots surveyed so far: reports stored as obs ids; tally kept in the state; no constraint broken."
         self.act_prompts.append(size)
         plot = len(self.act_prompts)
-        state = f"Goal: survey every plot and tally it. Constraint: never skip a plot. Done up to plot {plot - 1}; next is plot {plot}."
+        state = (
+            "Goal: survey every plot and tally it. Constraint: never skip a plot. "
+            f"Done up to plot {plot - 1}; next is plot {plot}."
+        )
         schema = json.dumps(request.schema)
         reply: dict[str, Any]
         if TOOL in schema:
@@ -119,21 +141,37 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         regions.append(dict(trace.prompt_tokens))
 
     with tempfile.TemporaryDirectory(prefix="loci-bench-context-") as home:
-        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=Limits(max_turns=args.turns + 1), sizes=budgets, answer_style=AnswerStyle.JSON, tools=BUILT_IN), on_turn=on_turn) as session:
+        async with open_session(
+            model,
+            Path(home) / "loci.db",
+            RunConfig(
+                limits=Limits(max_turns=args.turns + 1), sizes=budgets, answer_style=AnswerStyle.JSON, tools=BUILT_IN
+            ),
+            on_turn=on_turn,
+        ) as session:
             await session.host.add("bench", bench_server(sizes, args.seed))
             await session.agent.run(TASK)
     observations = [model.count_tokens(report_text(plot, sizes, args.seed)) for plot in range(1, len(per_turn))]
     naive = naive_prompts(model.calls[0].messages, policy.replies, observations, model.count_tokens)
     report = summarise(per_turn, naive, policy.note_prompts, budgets, args.window)
-    report.update(turns=args.turns, seconds=round(time.monotonic() - started, 2), observation_max=max(sizes), observation_budget=budgets.observation)
-    report["max_over_median_50_plus_without_observation"] = _flatness([sum(r.values()) - r.get("observation", 0) for r in regions])
+    report.update(
+        turns=args.turns,
+        seconds=round(time.monotonic() - started, 2),
+        observation_max=max(sizes),
+        observation_budget=budgets.observation,
+    )
+    report["max_over_median_50_plus_without_observation"] = _flatness(
+        [sum(r.values()) - r.get("observation", 0) for r in regions]
+    )
     if args.plot:
         draw(args.plot, per_turn, naive, budgets.total - budgets.reply, args.window)
         report["plot"] = args.plot
     return report
 
 
-def naive_prompts(first: list[dict[str, str]], replies: list[str], observations: list[int], count: Callable[[str], int]) -> list[int]:
+def naive_prompts(
+    first: list[dict[str, str]], replies: list[str], observations: list[int], count: Callable[[str], int]
+) -> list[int]:
     """Per turn, the prompt of a loop that keeps every action and observation verbatim."""
     base = sum(count(m["content"]) for m in first)
     prompts, history = [], 0

@@ -41,7 +41,9 @@ FILE_TOKENS = 1_000_000
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokens", type=int, default=10_000_000, help="corpus size in tokens (default 10M)")
-    parser.add_argument("--compare-tokens", type=int, default=1_000_000, help="smaller size measured for comparison; 0 to skip")
+    parser.add_argument(
+        "--compare-tokens", type=int, default=1_000_000, help="smaller size measured for comparison; 0 to skip"
+    )
     parser.add_argument("--queries", type=int, default=100, help="searches timed per size")
     parser.add_argument("--reads", type=int, default=100, help="reads timed per size")
     parser.add_argument("--counter", choices=["auto", "tiktoken", "estimate"], default="auto", help="token counter")
@@ -53,7 +55,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         sizes.insert(0, args.compare_tokens)
     results = {}
     for size in sizes:
-        command = [sys.executable, "-m", "bench.context_store", str(size), str(args.queries), str(args.reads), args.counter]
+        command = [
+            sys.executable,
+            "-m",
+            "bench.context_store",
+            str(size),
+            str(args.queries),
+            str(args.reads),
+            args.counter,
+        ]
         done = await anyio.run_process(command, check=False, stderr=subprocess.PIPE)
         if done.returncode != 0:
             raise LociError(f"the context-store benchmark at {size} tokens failed: {done.stderr.decode()[-2000:]}")

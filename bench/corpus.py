@@ -76,7 +76,14 @@ class Corpus:
         sample = "".join(self.pool[:500])
         return len(sample) / max(1, count(sample))
 
-    def write(self, directory: Path, tokens: int, file_tokens: int, count: Callable[[str], int], plants: dict[int, list[str]] | None = None) -> list[Path]:
+    def write(
+        self,
+        directory: Path,
+        tokens: int,
+        file_tokens: int,
+        count: Callable[[str], int],
+        plants: dict[int, list[str]] | None = None,
+    ) -> list[Path]:
         """Files under `directory` holding about `tokens` tokens; `plants` maps a global line number to sentences."""
         directory.mkdir(parents=True, exist_ok=True)
         ratio = self.chars_per_token(count)

@@ -39,9 +39,70 @@ from runtime.specs import DEFAULT_SPEC, load_model
 __all__ = ["add_arguments", "page_text", "run"]
 
 TOOL = "bench_page"
-TASK = "Read the garden log page by page with bench_page (page 1, then 2, and so on) and keep the rules you find in your state."
-WORDS = ["the", "plot", "fee", "is", "due", "in", "march;", "water", "only", "before", "nine;", "compost", "bins", "sit", "by", "the", "north", "gate;", "tomatoes", "need", "stakes;", "the", "shed", "key", "hangs", "in", "the", "office;", "no", "pesticides", "near", "the", "pond;", "paths", "stay", "clear;", "seeds", "are", "shared", "on", "saturdays;", "rows", "run", "east", "to", "west;", "the", "committee", "meets", "monthly;", "fences", "are", "under", "one", "metre"]
+TASK = (
+    "Read the garden log page by page with bench_page (page 1, then 2, and so on) "
+    "and keep the rules you find in your state."
+)
+WORDS = [
+    "the",
+    "plot",
+    "fee",
+    "is",
+    "due",
+    "in",
+    "march;",
+    "water",
+    "only",
+    "before",
+    "nine;",
+    "compost",
+    "bins",
+    "sit",
+    "by",
+    "the",
+    "north",
+    "gate;",
+    "tomatoes",
+    "need",
+    "stakes;",
+    "the",
+    "shed",
+    "key",
+    "hangs",
+    "in",
+    "the",
+    "office;",
+    "no",
+    "pesticides",
+    "near",
+    "the",
+    "pond;",
+    "paths",
+    "stay",
+    "clear;",
+    "seeds",
+    "are",
+    "shared",
+    "on",
+    "saturdays;",
+    "rows",
+    "run",
+    "east",
+    "to",
+    "west;",
+    "the",
+    "committee",
+    "meets",
+    "monthly;",
+    "fences",
+    "are",
+    "under",
+    "one",
+    "metre",
+]
 SPAN = 10  # medians over the first SPAN turns and the last SPAN (1-10 and 51-60 of 60)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
@@ -66,7 +127,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         naive, hit = await _naive(model, system, schema, args)
     finally:
         await model.aclose()
-    report: dict[str, Any] = {"model": model.name, "context_window": model.context_window, "turns": args.turns, "max_tokens": args.max_tokens}
+    report: dict[str, Any] = {
+        "model": model.name,
+        "context_window": model.context_window,
+        "turns": args.turns,
+        "max_tokens": args.max_tokens,
+    }
     early, late = slice(0, SPAN), slice(max(0, args.turns - SPAN), args.turns)
     report["early_turns"], report["late_turns"] = f"1-{min(SPAN, args.turns)}", f"{late.start + 1}-{args.turns}"
     report.update(_medians("loci", loci, early, late))
@@ -75,7 +141,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     report["loci_late_over_early_evaluated"] = _ratio(report, "loci", "evaluated")
     report["naive_late_over_early"] = _ratio(report, "naive", "seconds")
     report["naive_hit_window_at"] = hit
-    report["naive_last_over_first_10"] = round(naive["seconds"][-1] / report["naive_early_seconds"], 2) if naive["seconds"] else None
+    report["naive_last_over_first_10"] = (
+        round(naive["seconds"][-1] / report["naive_early_seconds"], 2) if naive["seconds"] else None
+    )
     report["loci"], report["naive"] = loci, naive
     report["seconds"] = round(time.monotonic() - started, 1)
     return report
@@ -84,7 +152,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[Any]], str, dict[str, Any]]:
     """Loci's rows, and the system prompt and tool schema it used (the naive loop sends the same)."""
     sizes = RegionSizes.for_window(model.context_window, reply=args.max_tokens)
-    rows: dict[str, list[Any]] = {"seconds": [], "model_seconds": [], "evaluated": [], "reused": [], "prompt": [], "retries": []}
+    rows: dict[str, list[Any]] = {
+        "seconds": [],
+        "model_seconds": [],
+        "evaluated": [],
+        "reused": [],
+        "prompt": [],
+        "retries": [],
+    }
     mark = [time.monotonic()]
 
     def on_turn(trace: TurnTrace) -> None:
@@ -106,30 +181,51 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
 
     limits = Limits(max_turns=args.turns + 1, max_retries=3)
     with tempfile.TemporaryDirectory(prefix="loci-bench-latency-") as home:
-        async with open_session(model, Path(home) / "loci.db", RunConfig(limits=limits, sizes=sizes, answer_style=AnswerStyle.JSON, tools=BUILT_IN), on_turn=on_turn) as session:
+        async with open_session(
+            model,
+            Path(home) / "loci.db",
+            RunConfig(limits=limits, sizes=sizes, answer_style=AnswerStyle.JSON, tools=BUILT_IN),
+            on_turn=on_turn,
+        ) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
             mark[0] = time.monotonic()
             await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
             system = system_text(session.host.tools)
-    return {key: values[: args.turns] for key, values in rows.items()}, system, action_schema([spec], allow_answer=False)
+    return (
+        {key: values[: args.turns] for key, values in rows.items()},
+        system,
+        action_schema([spec], allow_answer=False),
+    )
 
 
-async def _naive(model: Model, system: str, schema: dict[str, Any], args: argparse.Namespace) -> tuple[dict[str, list[Any]], int | None]:
+async def _naive(
+    model: Model, system: str, schema: dict[str, Any], args: argparse.Namespace
+) -> tuple[dict[str, list[Any]], int | None]:
     """The full-history loop: every reply and observation verbatim, until the window is full."""
     history = f"Task: {TASK}"
     rows: dict[str, list[Any]] = {"seconds": [], "evaluated": [], "reused": [], "prompt": []}
     for turn in range(1, args.turns + 1):
         user = f"{history}\n\nReply with one JSON object: a tool call."
-        if model.count_tokens(system) + model.count_tokens(user) + TEMPLATE_OVERHEAD + args.max_tokens > model.context_window:
+        if (
+            model.count_tokens(system) + model.count_tokens(user) + TEMPLATE_OVERHEAD + args.max_tokens
+            > model.context_window
+        ):
             return rows, turn
         began = time.monotonic()
-        reply = await model.generate(Request([{"role": "system", "content": system}, {"role": "user", "content": user}], schema=schema, max_tokens=args.max_tokens))
+        reply = await model.generate(
+            Request(
+                [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                schema=schema,
+                max_tokens=args.max_tokens,
+            )
+        )
         rows["seconds"].append(round(time.monotonic() - began, 3))
         rows["evaluated"].append(reply.evaluated_tokens)
         rows["reused"].append(reply.reused_tokens)
         rows["prompt"].append(reply.prompt_tokens)
-        history += f"\n\nYou: {reply.text}\nResult of {TOOL}:\n{page_text(_page(reply.text, turn), args.page_words, args.seed)}"
+        page = page_text(_page(reply.text, turn), args.page_words, args.seed)
+        history += f"\n\nYou: {reply.text}\nResult of {TOOL}:\n{page}"
     return rows, None
 
 

@@ -52,7 +52,10 @@ def workload(args: argparse.Namespace) -> dict[str, Any]:
     n = args.entities
     names = [f"Entity_{i:06d}" for i in range(n)]
     notes = make_sentences(2 * n, args.seed)
-    entities = [{"name": names[i], "entityType": TYPES[i % len(TYPES)], "observations": notes[2 * i : 2 * i + 2]} for i in range(n)]
+    entities = [
+        {"name": names[i], "entityType": TYPES[i % len(TYPES)], "observations": notes[2 * i : 2 * i + 2]}
+        for i in range(n)
+    ]
     relations = [{"from": names[i], "to": names[(i + 1) % n], "relationType": "works_with"} for i in range(n)]
     relations += [{"from": names[i], "to": names[rng.randrange(n)], "relationType": "knows"} for i in range(n)]
     looked_up = [rng.choice(names) for _ in range(args.searches)]
@@ -109,7 +112,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             env={"MEMORY_FILE_PATH": str(Path(tmp) / "memory.jsonl"), "PATH": os.environ.get("PATH", "")},
         )
         loci = StdioServerParameters(
-            command=sys.executable, args=["-m", "servers.memory_compat", "--db", str(Path(tmp) / "loci.db")], cwd=str(REPO)
+            command=sys.executable,
+            args=["-m", "servers.memory_compat", "--db", str(Path(tmp) / "loci.db")],
+            cwd=str(REPO),
         )
         with anyio.fail_after(args.timeout):
             theirs = await _drive(reference, work, args.batch)

@@ -100,7 +100,8 @@ def _plant(rng: random.Random, questions: int, tokens: int) -> tuple[list[tuple[
     names = [f"{rng.choice(['Zephyr', 'Orion', 'Basalt', 'Juniper', 'Cobalt'])}-{number}" for number in numbers]
     facts, plants = [], {}
     for index, name in enumerate(names):
-        code = f"{rng.randint(1000, 9999)}-{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ')}{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ')}"
+        letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+        code = f"{rng.randint(1000, 9999)}-{rng.choice(letters)}{rng.choice(letters)}"
         line = rng.randrange(total_lines // 2)  # well inside the corpus whatever the real line count
         plants.setdefault(line, []).append(f"The access code for vault {name} is {code}.\n")
         if index < questions:

@@ -49,7 +49,11 @@ class Reader:
             ref, line = self.reading
             return {"state": state, "answer": match.group(1), "evidence": [{"id": ref, "start": line, "end": line}]}
         if self.reading is None and not self.hits:
-            return {"state": state, "tool": "context_search", "arguments": {"query": f"access code vault {self.name}", "k": 5}}
+            return {
+                "state": state,
+                "tool": "context_search",
+                "arguments": {"query": f"access code vault {self.name}", "k": 5},
+            }
         if self.hits and "last turn" not in prompt:
             self.reading = self.hits.pop(0)
             ref, line = self.reading
@@ -57,7 +61,9 @@ class Reader:
         return {"state": state, "answer": "not found", "evidence": []}
 
 
-async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str]], count: Callable[[str], int]) -> dict[str, Any]:
+async def navigate_with_agent(
+    contexts: ContextStore, facts: list[tuple[str, str]], count: Callable[[str], int]
+) -> dict[str, Any]:
     per_question = []
     async with McpHost() as host:
         await host.add("context", build_context_server(ContextTools(contexts)))
@@ -73,8 +79,13 @@ async def navigate_with_agent(contexts: ContextStore, facts: list[tuple[str, str
             result = await agent.run(f"What is the access code for vault {name}?", objects=[])
             prompts = [sum(count(m["content"]) for m in call.messages) for call in model.calls]
             per_question.append(
-                {"found": result.answer == code and result.status == "done", "turns": len(result.turns),
-                 "tool_calls": result.tool_calls, "prompt_tokens": sum(prompts), "max_prompt_tokens": max(prompts)}
+                {
+                    "found": result.answer == code and result.status == "done",
+                    "turns": len(result.turns),
+                    "tool_calls": result.tool_calls,
+                    "prompt_tokens": sum(prompts),
+                    "max_prompt_tokens": max(prompts),
+                }
             )
     n = max(1, len(per_question))
     return {

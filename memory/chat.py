@@ -90,14 +90,19 @@ class ChatLog:
 
         return await self.store.read(fetch)
 
-    async def add(self, session_id: int, role: str, text: str, state: str = "", window: list[str] | None = None) -> ChatMessage:
+    async def add(
+        self, session_id: int, role: str, text: str, state: str = "", window: list[str] | None = None
+    ) -> ChatMessage:
         """Append one message, committed before this returns."""
 
         def insert(db: sqlite_utils.Database) -> ChatMessage:
-            row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?", [session_id]).fetchone()
+            row = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?", [session_id]
+            ).fetchone()
             message = ChatMessage(int(row[0]), role, text, state, time.time(), tuple(window or ()))
             db.execute(
-                "INSERT INTO chat_messages (session_id, seq, role, text, state, created, window) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chat_messages (session_id, seq, role, text, state, created, window)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [session_id, message.seq, role, text, state, message.created, json.dumps(list(message.window))],
             )
             return message
@@ -108,6 +113,9 @@ class ChatLog:
         def fetch(db: sqlite_utils.Database) -> list[ChatMessage]:
             sql = "SELECT seq, role, text, state, created, window FROM chat_messages WHERE session_id = ? ORDER BY seq"
             rows = db.query(sql, [session_id])
-            return [ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"], tuple(json.loads(r["window"]))) for r in rows]
+            return [
+                ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"], tuple(json.loads(r["window"])))
+                for r in rows
+            ]
 
         return await self.store.read(fetch)

@@ -77,7 +77,6 @@ def create_context_tables(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX context_chunks_by_token ON context_chunks (object_id, end_token, seq)")
 
 
-
 @dataclass
 class Loaded:
     """What a directory (or path) load produced: the objects, and what it skipped and why."""
@@ -141,7 +140,9 @@ class ContextStore:
             return await self.add_directory(path)
         return Loaded([await self.add_file(path)])
 
-    async def add_stream(self, name: str, source: BinaryIO, *, kind: str = "doc", meta: dict[str, Any] | None = None) -> ContextObject:
+    async def add_stream(
+        self, name: str, source: BinaryIO, *, kind: str = "doc", meta: dict[str, Any] | None = None
+    ) -> ContextObject:
         """Load a binary stream (stdin: `sys.stdin.buffer`) as UTF-8 text, streaming."""
         _check_kind(kind)
         first = await anyio.to_thread.run_sync(source.read, SNIFF_BYTES)
@@ -180,15 +181,20 @@ class ContextStore:
         """The object already loaded from `source`, if the file has not changed since (size and mtime)."""
 
         def fetch(db: sqlite_utils.Database) -> ContextObject | None:
-            rows = list(db.query(
-                "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND complete = 1"
-                " AND json_extract(meta, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1", [source, kind, fingerprint],
-            ))
+            rows = list(
+                db.query(
+                    "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND complete = 1"
+                    " AND json_extract(meta, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1",
+                    [source, kind, fingerprint],
+                )
+            )
             return _object(rows[0]) if rows else None
 
         return await self.store.read(fetch)
 
-    async def _load(self, kind: str, name: str, source: str | None, stream: ChunkStream, meta: dict[str, Any], stats: dict[str, int]) -> ContextObject:
+    async def _load(
+        self, kind: str, name: str, source: str | None, stream: ChunkStream, meta: dict[str, Any], stats: dict[str, int]
+    ) -> ContextObject:
         object_id = await self.store.write(lambda db: _insert_object(db, kind, name, source, meta))
         try:
             while batch := await anyio.to_thread.run_sync(stream.next_batch):
@@ -196,9 +202,12 @@ class ContextStore:
             if stats.get("replaced_bytes"):
                 meta = {**meta, "replaced_bytes": stats["replaced_bytes"]}
             totals = [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id]
-            await self.store.write(lambda db: db.execute(
-                "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?", totals
-            ))
+            await self.store.write(
+                lambda db: db.execute(
+                    "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?",
+                    totals,
+                )
+            )
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await self.store.write(lambda db: _delete_object(db, object_id))
@@ -211,7 +220,9 @@ class ContextStore:
         kind, number = parse_id(ref)
 
         def fetch(db: sqlite_utils.Database) -> ContextObject:
-            rows = list(db.query("SELECT * FROM context_objects WHERE id = ? AND kind = ? AND complete = 1", [number, kind]))
+            rows = list(
+                db.query("SELECT * FROM context_objects WHERE id = ? AND kind = ? AND complete = 1", [number, kind])
+            )
             if not rows:
                 raise NotFoundError(f"no context object {ref}; context_list shows the ids there are")
             return _object(rows[0])
@@ -220,7 +231,9 @@ class ContextStore:
 
     async def last_id(self) -> int:
         """The highest object row id so far (0 in an empty store): objects made later have higher ids."""
-        return await self.store.read(lambda db: int(db.execute("SELECT COALESCE(MAX(id), 0) FROM context_objects").fetchone()[0]))
+        return await self.store.read(
+            lambda db: int(db.execute("SELECT COALESCE(MAX(id), 0) FROM context_objects").fetchone()[0])
+        )
 
     async def list(self, kinds: Iterable[str] | None = None) -> list[ContextObject]:
         wanted = list(kinds or KINDS)
@@ -232,7 +245,9 @@ class ContextStore:
 
         return await self.store.read(fetch)
 
-    async def read(self, ref: str, start: int = 1, end: int | None = None, max_tokens: int = 2_000, *, unit: str = "lines") -> Span:
+    async def read(
+        self, ref: str, start: int = 1, end: int | None = None, max_tokens: int = 2_000, *, unit: str = "lines"
+    ) -> Span:
         """`start..end` (1-based, inclusive, in lines or tokens) of `ref`, cut at `max_tokens`."""
         if unit not in UNITS:
             raise UsageError(f"unknown unit {unit!r}; read by 'lines' or 'tokens'")
@@ -247,7 +262,9 @@ class ContextStore:
             raise UsageError(f"the range {start}-{end} is empty; end must be at least start")
         number = parse_id(ref)[1]
         budget = max(1, max_tokens)
-        return await self.store.read(lambda db: read_span(db, obj.id, number, unit, start, end, budget, self.count_tokens))
+        return await self.store.read(
+            lambda db: read_span(db, obj.id, number, unit, start, end, budget, self.count_tokens)
+        )
 
     async def outline(self, ref: str, limit: int = 200) -> Outline:
         """The table of contents of `ref`: headings, definitions or paragraphs, each with its lines."""
@@ -296,8 +313,17 @@ def _insert_chunks(db: sqlite_utils.Database, object_id: int, batch: list[Any]) 
         cursor = conn.execute(
             "INSERT INTO context_chunks (object_id, seq, start_line, end_line, start_char,"
             " end_char, start_token, end_token, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [object_id, chunk.seq, chunk.start_line, chunk.end_line, chunk.start_char,
-             chunk.end_char, chunk.start_token, chunk.end_token, chunk.text],
+            [
+                object_id,
+                chunk.seq,
+                chunk.start_line,
+                chunk.end_line,
+                chunk.start_char,
+                chunk.end_char,
+                chunk.start_token,
+                chunk.end_token,
+                chunk.text,
+            ],
         )
         conn.execute("INSERT INTO context_fts (rowid, text) VALUES (?, ?)", [cursor.lastrowid, chunk.text])
 

@@ -181,7 +181,8 @@ def _search(conn: sqlite3.Connection, query: str) -> list[int]:
     """Entity ids matching `query` as a substring, ranked: exact name, name, type, then observation BM25."""
     if len(query) >= 3:
         rows = conn.execute(
-            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?", [fts_phrase(query)]
+            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?",
+            [fts_phrase(query)],
         ).fetchall()
     else:
         pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -50,15 +50,26 @@ def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None) 
         node_id, meta = row[0], json.loads(row[1])
         if not meta.get("placeholder") or entity_type is None:
             return node_id, False
-        conn.execute("UPDATE memory_nodes SET meta = ? WHERE id = ?", [json.dumps({"entityType": entity_type}), node_id])
-        log_event(conn, "update", node=node_id, before={"meta": meta}, after={"meta": {"entityType": entity_type}}, cause=CAUSE)
+        conn.execute(
+            "UPDATE memory_nodes SET meta = ? WHERE id = ?", [json.dumps({"entityType": entity_type}), node_id]
+        )
+        log_event(
+            conn,
+            "update",
+            node=node_id,
+            before={"meta": meta},
+            after={"meta": {"entityType": entity_type}},
+            cause=CAUSE,
+        )
     else:
         check_text(name, "entity name")
         meta = {"entityType": entity_type} if entity_type is not None else {"entityType": "", "placeholder": True}
         [(node_id, _)] = insert_nodes(conn, [NewNode(name, "semantic", meta, name=name)], CAUSE)
         if entity_type is None:
             return node_id, False
-    conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, ?, ?, '')", [node_id, name, entity_type])
+    conn.execute(
+        "INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, ?, ?, '')", [node_id, name, entity_type]
+    )
     return node_id, True
 
 
@@ -104,15 +115,21 @@ def forget_if_orphan(conn: sqlite3.Connection, fact: int) -> None:
     held = conn.execute(
         "SELECT 1 FROM memory_edges WHERE deleted IS NULL AND (src = ?1 OR dst = ?1) LIMIT 1", [fact]
     ).fetchone()
-    alive = conn.execute("SELECT 1 FROM memory_nodes WHERE id = ? AND deleted IS NULL AND name IS NULL", [fact]).fetchone()
+    alive = conn.execute(
+        "SELECT 1 FROM memory_nodes WHERE id = ? AND deleted IS NULL AND name IS NULL", [fact]
+    ).fetchone()
     if alive and not held:
         forget_node(conn, fact, cause=CAUSE)
 
 
-def graph_of(conn: sqlite3.Connection, ids: Sequence[int] | None, keep_order: bool = False) -> dict[str, list[dict[str, Any]]]:
+def graph_of(
+    conn: sqlite3.Connection, ids: Sequence[int] | None, keep_order: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     """The reference's `{entities, relations}` for these entity ids (None: the whole graph)."""
     if ids is None:
-        rows = conn.execute("SELECT id, name, meta FROM memory_nodes WHERE name IS NOT NULL AND deleted IS NULL ORDER BY id")
+        rows = conn.execute(
+            "SELECT id, name, meta FROM memory_nodes WHERE name IS NOT NULL AND deleted IS NULL ORDER BY id"
+        )
     else:
         rows = []
         for chunk, marks in in_chunks(ids):
@@ -126,7 +143,10 @@ def graph_of(conn: sqlite3.Connection, ids: Sequence[int] | None, keep_order: bo
     order = [i for i in ids if i in entities] if keep_order and ids is not None else sorted(entities)
     for _, entity, _, text in observation_edges(conn, list(entities)):
         entities[entity]["observations"].append(text)
-    return {"entities": [entities[i] for i in order], "relations": _relations(conn, None if ids is None else list(entities))}
+    return {
+        "entities": [entities[i] for i in order],
+        "relations": _relations(conn, None if ids is None else list(entities)),
+    }
 
 
 def _relations(conn: sqlite3.Connection, ids: list[int] | None) -> list[dict[str, str]]:

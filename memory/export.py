@@ -28,10 +28,25 @@ EDGE_SQL = (
     "SELECT id, src, dst, kind, label, weight, uses, co_success, co_failure, created, updated, last_used"
     " FROM memory_edges WHERE deleted IS NULL ORDER BY id"
 )
-NODE_KEYS = (("kind", "string"), ("text", "string"), ("name", "string"), ("meta", "string"), ("uses", "int"),
-             ("successes", "int"), ("failures", "int"), ("status", "string"), ("created", "double"))
-EDGE_KEYS = (("kind", "string"), ("label", "string"), ("weight", "double"), ("uses", "int"),
-             ("co_success", "int"), ("co_failure", "int"))
+NODE_KEYS = (
+    ("kind", "string"),
+    ("text", "string"),
+    ("name", "string"),
+    ("meta", "string"),
+    ("uses", "int"),
+    ("successes", "int"),
+    ("failures", "int"),
+    ("status", "string"),
+    ("created", "double"),
+)
+EDGE_KEYS = (
+    ("kind", "string"),
+    ("label", "string"),
+    ("weight", "double"),
+    ("uses", "int"),
+    ("co_success", "int"),
+    ("co_failure", "int"),
+)
 
 
 async def export_graph(store: Store, out: TextIO, fmt: str = "json") -> dict[str, int]:

@@ -122,7 +122,13 @@ class Graph:
         return results
 
     async def link(
-        self, src: int, dst: int, kind: str = "related", weight: float | None = None, label: str = "", cause: str | None = None
+        self,
+        src: int,
+        dst: int,
+        kind: str = "related",
+        weight: float | None = None,
+        label: str = "",
+        cause: str | None = None,
     ) -> tuple[Edge, bool]:
         """Link two live nodes; `(edge, created)`. Linking again only changes the weight, if given."""
         return await self.store.write(
@@ -194,9 +200,13 @@ class Graph:
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             conn = db.conn
             nodes = dict.fromkeys(NODE_KINDS, 0)
-            nodes.update(conn.execute("SELECT kind, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY kind").fetchall())
+            nodes.update(
+                conn.execute("SELECT kind, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY kind").fetchall()
+            )
             edges = dict.fromkeys(EDGE_KINDS, 0)
-            edges.update(conn.execute("SELECT kind, count(*) FROM memory_edges WHERE deleted IS NULL GROUP BY kind").fetchall())
+            edges.update(
+                conn.execute("SELECT kind, count(*) FROM memory_edges WHERE deleted IS NULL GROUP BY kind").fetchall()
+            )
 
             def one(sql: str) -> int:
                 return conn.execute(sql).fetchone()[0]
@@ -220,5 +230,7 @@ class Graph:
         vectors = await self.embedder([text for _, text in texts])
         rows = [(node_id, len(v), pack_vector(v)) for (node_id, _), v in zip(texts, vectors, strict=True)]
         await self.store.write(
-            lambda db: db.conn.executemany("INSERT OR REPLACE INTO memory_vectors (node, dim, vector) VALUES (?, ?, ?)", rows)
+            lambda db: db.conn.executemany(
+                "INSERT OR REPLACE INTO memory_vectors (node, dim, vector) VALUES (?, ?, ?)", rows
+            )
         )

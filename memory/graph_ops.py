@@ -82,7 +82,9 @@ def log_event(
     )
 
 
-def insert_nodes(conn: sqlite3.Connection, items: Sequence[NewNode], cause: str | None = None) -> list[tuple[int, bool]]:
+def insert_nodes(
+    conn: sqlite3.Connection, items: Sequence[NewNode], cause: str | None = None
+) -> list[tuple[int, bool]]:
     """Insert each node, or find its live twin and count a use; `(id, created)` per item."""
     now = time.time()
     results: list[tuple[int, bool]] = []
@@ -91,7 +93,9 @@ def insert_nodes(conn: sqlite3.Connection, items: Sequence[NewNode], cause: str 
     for item in items:
         digest = content_hash(item.kind, item.text)
         if item.name is not None:
-            found = conn.execute("SELECT id FROM memory_nodes WHERE name = ? AND deleted IS NULL", [item.name]).fetchone()
+            found = conn.execute(
+                "SELECT id FROM memory_nodes WHERE name = ? AND deleted IS NULL", [item.name]
+            ).fetchone()
         else:
             found = conn.execute(
                 "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL", [digest]
@@ -170,7 +174,9 @@ def forget_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None
     for (edge_id,) in edges:
         unlink_edge(conn, edge_id, cause=f"forget {node.ref}")
     conn.execute("DELETE FROM memory_names WHERE rowid = ?", [node_id])
-    log_event(conn, "delete", node=node_id, before={"text": node.text, "kind": node.kind, "name": node.name}, cause=cause)
+    log_event(
+        conn, "delete", node=node_id, before={"text": node.text, "kind": node.kind, "name": node.name}, cause=cause
+    )
     return node
 
 
@@ -197,18 +203,22 @@ def upsert_edge(
     now = time.time()
     key = [src, dst, kind, label]
     row = conn.execute(
-        f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE src = ? AND dst = ? AND kind = ? AND label = ? AND deleted IS NULL",
+        f"SELECT {EDGE_COLUMNS} FROM memory_edges"
+        " WHERE src = ? AND dst = ? AND kind = ? AND label = ? AND deleted IS NULL",
         key,
     ).fetchone()
     if row is not None:
         edge = edge_from_row(row)
         if weight is not None and weight != edge.weight:
             conn.execute("UPDATE memory_edges SET weight = ?, updated = ? WHERE id = ?", [weight, now, edge.id])
-            log_event(conn, "reweight", edge=edge.id, before={"weight": edge.weight}, after={"weight": weight}, cause=cause)
+            log_event(
+                conn, "reweight", edge=edge.id, before={"weight": edge.weight}, after={"weight": weight}, cause=cause
+            )
             edge = Edge(**{**edge.__dict__, "weight": weight, "updated": now})
         return edge, False
     edge_id = conn.execute(
-        "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [*key, 0.5 if weight is None else weight, json.dumps(meta) if meta else None, now, now],
     ).lastrowid
     assert edge_id is not None
@@ -217,8 +227,12 @@ def upsert_edge(
     return edge_from_row(row), True
 
 
-def insert_edges(conn: sqlite3.Connection, links: Sequence[tuple[int, int, str, float]], cause: str | None = None) -> int:
-    """Bulk-add `(src, dst, kind, weight)` edges between live nodes; existing keys are skipped. Returns how many were new."""
+def insert_edges(
+    conn: sqlite3.Connection, links: Sequence[tuple[int, int, str, float]], cause: str | None = None
+) -> int:
+    """Bulk-add `(src, dst, kind, weight)` edges between live nodes; existing keys are skipped.
+
+    Returns how many were new."""
     ends = sorted({n for src, dst, _, _ in links for n in (src, dst)})
     missing = set(ends) - set(fetch_nodes(conn, ends))
     if missing:
@@ -240,7 +254,9 @@ def insert_edges(conn: sqlite3.Connection, links: Sequence[tuple[int, int, str, 
 
 
 def unlink_edge(conn: sqlite3.Connection, edge_id: int, cause: str | None = None) -> None:
-    row = conn.execute("SELECT src, dst, kind, label FROM memory_edges WHERE id = ? AND deleted IS NULL", [edge_id]).fetchone()
+    row = conn.execute(
+        "SELECT src, dst, kind, label FROM memory_edges WHERE id = ? AND deleted IS NULL", [edge_id]
+    ).fetchone()
     if row is None:
         return
     conn.execute("UPDATE memory_edges SET deleted = ? WHERE id = ?", [time.time(), edge_id])
@@ -251,8 +267,12 @@ def unlink_edge(conn: sqlite3.Connection, edge_id: int, cause: str | None = None
 def record_use(conn: sqlite3.Connection, node_ids: Sequence[int], edge_ids: Sequence[int] = ()) -> None:
     """Count one activation of each node and edge (`uses`, `last_used`), which recall's ranking reads."""
     now = time.time()
-    conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, n) for n in node_ids])
-    conn.executemany("UPDATE memory_edges SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, e) for e in edge_ids])
+    conn.executemany(
+        "UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, n) for n in node_ids]
+    )
+    conn.executemany(
+        "UPDATE memory_edges SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, e) for e in edge_ids]
+    )
 
 
 def _json(value: Any) -> str | None:

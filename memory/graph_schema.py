@@ -210,7 +210,9 @@ def check_meta(meta: object) -> None:
         raise UsageError(f"the metadata has {size:,} characters as JSON, over the limit of {MAX_META_CHARS:,}")
 
 
-def check_kinds(kinds: str | Iterable[str] | None, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind") -> list[str]:
+def check_kinds(
+    kinds: str | Iterable[str] | None, allowed: tuple[str, ...] = NODE_KINDS, what: str = "node kind"
+) -> list[str]:
     names = [kinds] if isinstance(kinds, str) else list(kinds or [])
     for kind in names:
         if kind not in allowed:

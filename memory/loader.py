@@ -45,12 +45,23 @@ BATCH_CHARS = 1 << 20
 SNIFF_BYTES = 8_192
 
 FORMATS = {
-    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
-    ".py": "python", ".pyi": "python",
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript",
-    ".go": "go", ".rs": "rust",
-    ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
 }
 OTHER_CODE = {".c", ".h", ".cc", ".cpp", ".hpp", ".java", ".kt", ".rb", ".sh", ".sql", ".toml", ".yaml", ".yml"}
 
@@ -146,7 +157,9 @@ class ChunkStream:
         self.lines = 0
 
     @classmethod
-    def from_binary(cls, source: BinaryIO, first: bytes, count_tokens: Callable[[str], int], stats: dict[str, int]) -> ChunkStream:
+    def from_binary(
+        cls, source: BinaryIO, first: bytes, count_tokens: Callable[[str], int], stats: dict[str, int]
+    ) -> ChunkStream:
         return cls(decode_blocks(first, source.read, stats), count_tokens)
 
     @classmethod
@@ -204,7 +217,16 @@ class ChunkStream:
         end_line = self.line + text.count("\n") - ends_line
         tokens = self._count(text)
         self._ready.append(
-            Chunk(self.seq, self.line, end_line, self.chars, self.chars + len(text), self.tokens, self.tokens + tokens, text)
+            Chunk(
+                self.seq,
+                self.line,
+                end_line,
+                self.chars,
+                self.chars + len(text),
+                self.tokens,
+                self.tokens + tokens,
+                text,
+            )
         )
         self.seq += 1
         self.chars += len(text)

@@ -108,7 +108,12 @@ def _markdown(lines: Iterable[tuple[int, str]]) -> Iterable[tuple[str, str, int,
             previous = None
             continue
         setext = _SETEXT.match(text)
-        if setext and previous is not None and previous[1].strip() and not previous[1].lstrip().startswith(("-", "*", ">")):
+        if (
+            setext
+            and previous is not None
+            and previous[1].strip()
+            and not previous[1].lstrip().startswith(("-", "*", ">"))
+        ):
             yield previous[1].strip(), "heading", 1 if setext.group(1)[0] == "=" else 2, previous[0]
             previous = None
             continue

@@ -49,14 +49,18 @@ def check_pattern(pattern: str) -> re.Pattern[str]:
         raise UsageError(f"the regular expression {pattern!r} is too large to compile: {exc}") from exc
 
 
-async def regex_search(db_path: Path, pattern: str, refs: list[str] | None, k: int, timeout: float = DEFAULT_TIMEOUT) -> list[Hit]:
+async def regex_search(
+    db_path: Path, pattern: str, refs: list[str] | None, k: int, timeout: float = DEFAULT_TIMEOUT
+) -> list[Hit]:
     """The first `k` lines matching `pattern`, in document order; `UsageError` past `timeout` seconds."""
     check_pattern(pattern)
     request = json.dumps({"db": str(db_path), "pattern": pattern, "refs": refs or None, "k": k}).encode()
     hits: list[Hit] = []
     done: dict[str, object] = {}
     command = [sys.executable, "-I", "-S", str(WORKER)]
-    async with await anyio.open_process(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+    async with await anyio.open_process(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         with anyio.move_on_after(timeout) as deadline:
             await process.stdin.send(request)
@@ -87,5 +91,12 @@ def _take(record: dict[str, object], hits: list[Hit], done: dict[str, object]) -
         done.update(record)
         return
     hits.append(
-        Hit(str(record["id"]), int(record["start_line"]), int(record["end_line"]), str(record["snippet"]), 0.0, int(record["line"]))
+        Hit(
+            str(record["id"]),
+            int(record["start_line"]),
+            int(record["end_line"]),
+            str(record["snippet"]),
+            0.0,
+            int(record["line"]),
+        )
     )

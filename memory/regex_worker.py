@@ -61,7 +61,7 @@ def _scan(pattern: re.Pattern[str], ref: str, first: int, last: int, text: str, 
         left = max(begin, match.start() - CONTEXT_CHARS)
         right = min(end, max(match.end(), match.start()) + CONTEXT_CHARS)
         matched = text[match.start() : min(match.end(), end)]
-        snippet = f"{text[left:match.start()]}[{matched}]{text[min(match.end(), end):right]}"
+        snippet = f"{text[left : match.start()]}[{matched}]{text[min(match.end(), end) : right]}"
         hit = {"id": ref, "start_line": first, "end_line": last, "line": line, "snippet": snippet}
         print(json.dumps(hit), flush=True)
         found += 1

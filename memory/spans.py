@@ -52,7 +52,9 @@ class Piece:
     text: str
 
 
-def iter_pieces(db: sqlite_utils.Database, object_id: int, unit: str, first: int, count: Callable[[str], int]) -> Iterator[Piece]:
+def iter_pieces(
+    db: sqlite_utils.Database, object_id: int, unit: str, first: int, count: Callable[[str], int]
+) -> Iterator[Piece]:
     """Pieces in order from the chunk holding line `first` (or 0-based token `first`)."""
     sql = _BY_LINE if unit == "lines" else _BY_TOKEN
     starts_line: bool | None = None
@@ -78,7 +80,9 @@ def _previous_ends_line(db: sqlite_utils.Database, object_id: int, seq: int) -> 
 def iter_lines(db: sqlite_utils.Database, object_id: int) -> Iterator[tuple[int, str]]:
     """`(line number, text)` for every line; a line cut into pieces yields its first piece only."""
     starts_line = True
-    for line, text in db.execute("SELECT start_line, text FROM context_chunks WHERE object_id = ? ORDER BY seq", [object_id]):
+    for line, text in db.execute(
+        "SELECT start_line, text FROM context_chunks WHERE object_id = ? ORDER BY seq", [object_id]
+    ):
         for part in split_lines(text):
             if starts_line:
                 yield line, part
@@ -87,7 +91,14 @@ def iter_lines(db: sqlite_utils.Database, object_id: int) -> Iterator[tuple[int,
 
 
 def read_span(
-    db: sqlite_utils.Database, ref: str, object_id: int, unit: str, start: int, end: int, budget: int, count: Callable[[str], int]
+    db: sqlite_utils.Database,
+    ref: str,
+    object_id: int,
+    unit: str,
+    start: int,
+    end: int,
+    budget: int,
+    count: Callable[[str], int],
 ) -> Span:
     """Read `start..end` (1-based, inclusive, in `unit`) of one object, at most `budget` tokens."""
     first = start if unit == "lines" else start - 1
@@ -128,8 +139,18 @@ def _span(ref: str, unit: str, kept: list[Piece], stop: Piece | None) -> Span:
     tokens = (first.start_token + 1, last.end_token)
     start, end = lines if unit == "lines" else tokens
     return Span(
-        ref, start, end, "".join(p.text for p in kept), stop is not None, unit,
-        lines[0], lines[1], tokens[0], tokens[1], next_start, next_unit,
+        ref,
+        start,
+        end,
+        "".join(p.text for p in kept),
+        stop is not None,
+        unit,
+        lines[0],
+        lines[1],
+        tokens[0],
+        tokens[1],
+        next_start,
+        next_unit,
     )
 
 

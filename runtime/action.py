@@ -71,7 +71,9 @@ class Action:
         return self.answer is not None
 
 
-def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True, text_answer: bool = False) -> dict[str, Any]:
+def action_schema(
+    tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True, text_answer: bool = False
+) -> dict[str, Any]:
     # No maxLength on `state`: llama.cpp unrolls it into one grammar rule per
     # character. The state is bounded by the reply budget and the state region.
     state = {"type": "string"}
@@ -81,12 +83,22 @@ def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answ
             branches.append(
                 {
                     "type": "object",
-                    "properties": {"state": state, "tool": {"const": tool.name}, "arguments": _clean(tool.input_schema)},
+                    "properties": {
+                        "state": state,
+                        "tool": {"const": tool.name},
+                        "arguments": _clean(tool.input_schema),
+                    },
                     "required": ["state", "tool", "arguments"],
                 }
             )
     if (allow_answer or not branches) and text_answer:
-        branches.append({"type": "object", "properties": {"state": state, "answer": {"const": True}}, "required": ["state", "answer"]})
+        branches.append(
+            {
+                "type": "object",
+                "properties": {"state": state, "answer": {"const": True}},
+                "required": ["state", "answer"],
+            }
+        )
     elif allow_answer or not branches:
         branches.append(
             {
@@ -98,14 +110,20 @@ def action_schema(tools: list[ToolSpec], *, allow_tools: bool = True, allow_answ
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
-def parse_action(text: str, tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True, text_answer: bool = False) -> Action:
+def parse_action(
+    text: str, tools: list[ToolSpec], *, allow_tools: bool = True, allow_answer: bool = True, text_answer: bool = False
+) -> Action:
     """Parse and validate one reply; raise `InvalidAction` saying what to fix."""
     try:
         data = json.loads(text, strict=False)  # a raw newline inside a string is fine
     except ValueError as exc:
-        raise InvalidAction(f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); reply with one JSON object") from None
+        raise InvalidAction(
+            f"the reply is not valid JSON ({exc.msg} at character {exc.pos}); reply with one JSON object"
+        ) from None
     if not isinstance(data, dict):
-        raise InvalidAction("the reply must be a JSON object with `state` and either `tool` and `arguments` or `answer`")
+        raise InvalidAction(
+            "the reply must be a JSON object with `state` and either `tool` and `arguments` or `answer`"
+        )
     state = data.get("state", "")
     if not isinstance(state, str):
         raise InvalidAction("`state` must be a string")

@@ -52,7 +52,16 @@ TASK_FRAME_TOKENS = 24  # "Task:", "Documents:" and the region's separators
 class Agent:
     """Runs tasks on one model, with tools from one MCP host, over one context store."""
 
-    def __init__(self, model: Model, host: McpHost, contexts: ContextStore, config: RunConfig | None = None, *, ledger: Ledger | None = None, on_turn: OnTurn | None = None) -> None:
+    def __init__(
+        self,
+        model: Model,
+        host: McpHost,
+        contexts: ContextStore,
+        config: RunConfig | None = None,
+        *,
+        ledger: Ledger | None = None,
+        on_turn: OnTurn | None = None,
+    ) -> None:
         self.model, self.host, self.contexts = model, host, contexts
         self.config = config or RunConfig()
         self.limits = self.config.limits
@@ -61,12 +70,22 @@ class Agent:
         self.ledger = ledger or Ledger(max_tokens=self.limits.max_tokens, max_seconds=self.limits.max_seconds)
         self.on_turn = on_turn
         self.window = Window(contexts, model.count_tokens)
-        self.notes = NoteWriter(model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger)
+        self.notes = NoteWriter(
+            model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger
+        )
         self.plan: RunPlan | None = None  # the last run's, set before its first turn
         self.first_look = False
         self.run_sizes = self.sizes  # the last run's region sizes (showing documents whole re-splits them)
 
-    async def run(self, task: str, *, state: str = "", keep_window: bool = False, objects: list[ContextObject] | None = None, tool_choice: Sequence[str] = ()) -> RunResult:
+    async def run(
+        self,
+        task: str,
+        *,
+        state: str = "",
+        keep_window: bool = False,
+        objects: list[ContextObject] | None = None,
+        tool_choice: Sequence[str] = (),
+    ) -> RunResult:
         """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window;
         `objects`, when given, replaces the loaded documents in the task's listing; `tool_choice[i]`, when
         given, is the tool turn i+1 must call (as OpenAI's `tool_choice` forces one function)."""
@@ -82,7 +101,11 @@ class Agent:
         for turn in range(1, self.limits.max_turns + 1):
             rules = self._rules(turn, regions, tool_choice, guard)
             look = turn == 1 and self.first_look and not tool_choice
-            step = self._first_look(task, regions.objects) if look else await self._decide(regions, decider, rules, turn, result)
+            step = (
+                self._first_look(task, regions.objects)
+                if look
+                else await self._decide(regions, decider, rules, turn, result)
+            )
             if isinstance(step, BudgetSpent):
                 return self._partial(result, regions, step.reason)
             step.trace.plan = self.plan if turn == 1 else None
@@ -92,7 +115,11 @@ class Agent:
                 return await self._finish(result, step)
             action = step.trace.action
             earlier = guard.earlier(action)
-            outcome = ToolResult(guard.message(action, earlier), is_error=True) if earlier else await self._dispatch(action.tool or "", action.arguments)
+            outcome = (
+                ToolResult(guard.message(action, earlier), is_error=True)
+                if earlier
+                else await self._dispatch(action.tool or "", action.arguments)
+            )
             step.trace.repeated = earlier.observation_id if earlier else None
             await self._record(regions, step.trace, outcome)
             guard.remember(action, turn, step.trace.observation_id or "")
@@ -103,23 +130,42 @@ class Agent:
         """Show the documents whole or navigate them; pick the catalogue; size the regions for this run."""
         count = self.model.count_tokens
         shown = await plan_documents(self.contexts, objects, self.sizes, count(task) + TASK_FRAME_TOKENS, count)
-        catalogue = choose_tools(self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None)
+        catalogue = choose_tools(
+            self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
+        )
         self.plan = RunPlan(shown.mode, shown.describe(), [t.name for t in catalogue.tools], catalogue.reason)
         self.first_look = catalogue.first_look and self.limits.look_first and self.limits.max_turns > 1
-        regions = Regions(task, catalogue.tools, objects, self.window, state=state, documents=shown.text, style=self.config.answer_style)
+        regions = Regions(
+            task,
+            catalogue.tools,
+            objects,
+            self.window,
+            state=state,
+            documents=shown.text,
+            style=self.config.answer_style,
+        )
         self.run_sizes = shown.sizes
         self.notes.sizes, self.notes.system = shown.sizes, system_text(catalogue.tools, self.config.answer_style)
         ids = [obj.id for obj in objects]
-        return regions, Decider(self.model, self.contexts, shown.sizes, self.limits, self.ledger, self.config.answer_style, ids)
+        return regions, Decider(
+            self.model, self.contexts, shown.sizes, self.limits, self.ledger, self.config.answer_style, ids
+        )
 
     def _rules(self, turn: int, regions: Regions, tool_choice: Sequence[str], guard: RepeatGuard) -> TurnRules:
-        """The last turn, or a stuck run, only answers; a forced look, or a first look at unseen documents, only calls tools."""
+        """The last turn, or a stuck run, only answers; a forced look, or a first look at unseen documents,
+        only calls tools."""
         if turn == self.limits.max_turns or guard.stuck:
             return TurnRules(regions.tools, allow_tools=False, allow_answer=True)
         if turn <= len(tool_choice):
             forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
             return TurnRules(forced, allow_tools=True, allow_answer=False)
-        look = turn == 1 and self.limits.look_first and bool(regions.objects) and self.plan is not None and self.plan.mode == NAVIGATE
+        look = (
+            turn == 1
+            and self.limits.look_first
+            and bool(regions.objects)
+            and self.plan is not None
+            and self.plan.mode == NAVIGATE
+        )
         return TurnRules(regions.tools, allow_tools=True, allow_answer=not look)
 
     @staticmethod
@@ -129,7 +175,9 @@ class Agent:
         action = Action(state=f"Searching the documents for: {task}", tool=FIRST_LOOK, arguments=arguments)
         return ToolCall(TurnTrace(1, action, {}, 0, 0, 0))
 
-    async def _decide(self, regions: Regions, decider: Decider, rules: TurnRules, turn: int, result: RunResult) -> NextStep:
+    async def _decide(
+        self, regions: Regions, decider: Decider, rules: TurnRules, turn: int, result: RunResult
+    ) -> NextStep:
         if reason := self.ledger.exhausted():
             return BudgetSpent(reason)
         await self.notes.compact()
@@ -140,12 +188,20 @@ class Agent:
 
     async def _record(self, regions: Regions, trace: TurnTrace, result: ToolResult) -> None:
         """Store the observation and the turn as context objects; show the head of a large result."""
-        obj = await self.contexts.add_text("obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error})
+        obj = await self.contexts.add_text(
+            "obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error}
+        )
         trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
         head, cut = fit(result.text, self.run_sizes.observation - 60, self.model.count_tokens)
-        regions.observation = Observation(obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error)
-        line = TurnLine(trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error)
-        turn_obj = await self.contexts.add_text("turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id})
+        regions.observation = Observation(
+            obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error
+        )
+        line = TurnLine(
+            trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error
+        )
+        turn_obj = await self.contexts.add_text(
+            "turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id}
+        )
         line.turn_id = turn_obj.id
         self.window.append(line)
 

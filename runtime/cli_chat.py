@@ -52,9 +52,13 @@ HISTORY_SHOWN = 10
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("chat", help="talk to the agent; the chat persists in the home")
     add_model_arguments(parser)
-    parser.add_argument("--resume", nargs="?", const="latest", default=None, metavar="ID", help="continue the latest chat, or chat ID")
+    parser.add_argument(
+        "--resume", nargs="?", const="latest", default=None, metavar="ID", help="continue the latest chat, or chat ID"
+    )
     parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable)")
-    parser.add_argument("--max-turns", type=int, default=8, help="turns per line before the agent must answer (default 8)")
+    parser.add_argument(
+        "--max-turns", type=int, default=8, help="turns per line before the agent must answer (default 8)"
+    )
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.set_defaults(handler=run)
 

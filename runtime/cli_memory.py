@@ -103,7 +103,7 @@ def _meta(text: str | None) -> dict[str, Any] | None:
     except ValueError as exc:
         raise UsageError(f"--meta must be a JSON object: {exc}") from exc
     if not isinstance(meta, dict):
-        raise UsageError("--meta must be a JSON object, such as '{\"source\": \"notes.md\"}'")
+        raise UsageError('--meta must be a JSON object, such as \'{"source": "notes.md"}\'')
     return meta
 
 

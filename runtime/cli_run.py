@@ -22,17 +22,30 @@ __all__ = ["add_model_arguments", "as_json", "register"]
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("run", help="run one task and print the answer")
     parser.add_argument("task", help="what to do, in words")
-    parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable; - reads stdin)")
-    parser.add_argument("--dir", "-d", action="append", default=[], help="a directory to load recursively (skips binaries and .git)")
+    parser.add_argument(
+        "--file", "-f", action="append", default=[], help="a file the agent may read (repeatable; - reads stdin)"
+    )
+    parser.add_argument(
+        "--dir", "-d", action="append", default=[], help="a directory to load recursively (skips binaries and .git)"
+    )
     add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
     parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
     parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
-    parser.add_argument("--tools", default=None, help=f"built-in tool sets, comma-separated, from {','.join(BUILT_IN)} (default: all, the catalogue picked by model size and task; context is always on)")
+    parser.add_argument(
+        "--tools",
+        default=None,
+        help=(
+            f"built-in tool sets, comma-separated, from {','.join(BUILT_IN)} (default: all, the catalogue "
+            "picked by model size and task; context is always on)"
+        ),
+    )
     parser.add_argument("--tool-choice", default="", help="tools the first turns must call, in order, comma-separated")
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
     parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
-    parser.add_argument("--json", action="store_true", help="print the answer, evidence, status, counts and run_id as JSON")
+    parser.add_argument(
+        "--json", action="store_true", help="print the answer, evidence, status, counts and run_id as JSON"
+    )
     parser.add_argument("--no-episode", action="store_true", help="leave no episode in the memory graph for this run")
     parser.set_defaults(handler=run)
 
@@ -59,7 +72,11 @@ def tool_sets(text: str | None) -> tuple[str, ...] | None:
 def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
     overrides = {
         name: value
-        for name, value in (("state", args.state_tokens), ("window", args.window_tokens), ("observation", args.observation_tokens))
+        for name, value in (
+            ("state", args.state_tokens),
+            ("window", args.window_tokens),
+            ("observation", args.observation_tokens),
+        )
         if value is not None
     }
     return RegionSizes.for_window(model.context_window, **overrides)
@@ -75,7 +92,9 @@ async def run(args: argparse.Namespace) -> int:
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
-        config = RunConfig(limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config)
+        config = RunConfig(
+            limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
+        )
         async with open_session(model, args.db or default_db_path(), config, files=files, on_turn=on_turn) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
@@ -87,7 +106,11 @@ async def run(args: argparse.Namespace) -> int:
                     print(f"loci: skipped {skipped}: {why}", file=sys.stderr)
             for obj in loaded:
                 if obj.meta.get("replaced_bytes"):
-                    print(f"loci: {obj.name} is not valid UTF-8; {obj.meta['replaced_bytes']} bytes were replaced with U+FFFD", file=sys.stderr)
+                    print(
+                        f"loci: {obj.name} is not valid UTF-8; "
+                        f"{obj.meta['replaced_bytes']} bytes were replaced with U+FFFD",
+                        file=sys.stderr,
+                    )
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
             session.experience.episodes = not args.no_episode
             # The run lists what was loaded for it; with nothing loaded, every document in the home.
@@ -104,14 +127,19 @@ def print_trace(trace: TurnTrace) -> None:
     if trace.plan is not None:
         print(f"[run] {trace.plan.describe()}", file=sys.stderr)
     action = trace.action
-    what = f"answer {json.dumps(action.answer)[:100]}" if action.is_answer else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
+    what = (
+        f"answer {json.dumps(action.answer)[:100]}"
+        if action.is_answer
+        else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
+    )
     regions = " ".join(f"{k}={v}" for k, v in trace.prompt_tokens.items())
     result = f" -> {trace.observation_id} {trace.result_tokens} tok" if trace.observation_id else ""
     result += f" (repeats {trace.repeated}: not run again)" if trace.repeated else ""
     result += " (state cut to its budget)" if trace.state_cut else ""
     retry = f" retries={trace.retries}" if trace.retries else ""
     print(
-        f"[turn {trace.turn}] {what}{result} | prompt {regions} | evaluated {trace.evaluated_tokens} reused {trace.reused_tokens}"
+        f"[turn {trace.turn}] {what}{result} | prompt {regions} | "
+        f"evaluated {trace.evaluated_tokens} reused {trace.reused_tokens}"
         f" | {trace.seconds:.2f}s{retry}",
         file=sys.stderr,
     )

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from memory.context import ContextObject, ContextStore
-from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.digest_chunks import Piece, Position, pieces
 from runtime.model import Model, Request
 from runtime.prompt import TEMPLATE_OVERHEAD
+from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 
 __all__ = ["STRATEGIES", "choose", "direct", "navigate"]

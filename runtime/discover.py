@@ -25,7 +25,10 @@ TIMEOUT_S = 5.0
 async def server_context_window(client: httpx.AsyncClient, base_url: str, model: str) -> int | None:
     base = base_url.rstrip("/")
     root = base.removesuffix("/v1")
-    probes: list[tuple[str, Callable[[Any, str], int | None]]] = [(f"{root}/props", _from_props), (f"{base}/models", _from_models)]
+    probes: list[tuple[str, Callable[[Any, str], int | None]]] = [
+        (f"{root}/props", _from_props),
+        (f"{base}/models", _from_models),
+    ]
     for url, pick in probes:
         try:
             with translate_httpx(url):

@@ -88,7 +88,9 @@ def openai_embedder(
     return embed
 
 
-async def _post(http: httpx.AsyncClient, url: str, headers: dict[str, str], model: str, texts: list[str]) -> list[list[float]]:
+async def _post(
+    http: httpx.AsyncClient, url: str, headers: dict[str, str], model: str, texts: list[str]
+) -> list[list[float]]:
     with translate_httpx(url):
         response = await http.post(url, json={"model": model, "input": texts}, headers=headers)
     if response.status_code != 200:

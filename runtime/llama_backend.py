@@ -74,7 +74,14 @@ class LlamaModel:
         self._grammars: dict[str, Any] = {}
 
     @classmethod
-    async def load(cls, path: str | Path | None = None, *, context_window: int = DEFAULT_CONTEXT, threads: int | None = None, seed: int = 0) -> LlamaModel:
+    async def load(
+        cls,
+        path: str | Path | None = None,
+        *,
+        context_window: int = DEFAULT_CONTEXT,
+        threads: int | None = None,
+        seed: int = 0,
+    ) -> LlamaModel:
         path = default_model_path() if path in (None, "default") else Path(path).expanduser()
         check_gguf(path)
 
@@ -133,7 +140,11 @@ class LlamaModel:
                 parts.append(delta)
                 request.on_text(delta)
         text = "".join(parts)
-        prompt_tokens = int(self.llm.n_tokens) - len(self.llm.tokenize(text.encode(), add_bos=False)) if text else int(self.llm.n_tokens)
+        prompt_tokens = (
+            int(self.llm.n_tokens) - len(self.llm.tokenize(text.encode(), add_bos=False))
+            if text
+            else int(self.llm.n_tokens)
+        )
         return text, {"prompt_tokens": max(prompt_tokens, 0), "completion_tokens": self.count_tokens(text)}
 
     def _grammar(self, schema: dict[str, Any], max_tokens: int) -> Any:

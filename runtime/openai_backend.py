@@ -98,7 +98,10 @@ def _structured_fields(mode: str, schema: dict[str, Any]) -> dict[str, Any]:
     if mode == "json_object":
         return {"response_format": {"type": "json_object", "schema": schema}}
     function = {"name": "act", "description": "Take the next action.", "parameters": schema}
-    return {"tools": [{"type": "function", "function": function}], "tool_choice": {"type": "function", "function": {"name": "act"}}}
+    return {
+        "tools": [{"type": "function", "function": function}],
+        "tool_choice": {"type": "function", "function": {"name": "act"}},
+    }
 
 
 class _Collector:
@@ -208,7 +211,9 @@ class OpenAIModel:
     async def _attempt(self, request: Request, collector: _Collector) -> None:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         with translate_httpx(self.url):
-            async with self._client.stream("POST", self.url, json=self._body(request), headers=headers, timeout=self._timeout) as response:
+            async with self._client.stream(
+                "POST", self.url, json=self._body(request), headers=headers, timeout=self._timeout
+            ) as response:
                 if response.status_code >= 400:
                     await response.aread()
                     raise self._status_error(response, request)

@@ -93,4 +93,6 @@ def build_prompt(regions: dict[str, str], sizes: RegionSizes, count: Callable[[s
         cut[name], _ = fit(regions.get(name, ""), limit, count, keep=keep)
     user = "\n\n".join(cut[name] for name in REGIONS[1:] if cut[name])
     tokens = {name: count(cut[name]) for name in REGIONS}
-    return Prompt(messages=[{"role": "system", "content": cut["system"]}, {"role": "user", "content": user}], tokens=tokens)
+    return Prompt(
+        messages=[{"role": "system", "content": cut["system"]}, {"role": "user", "content": user}], tokens=tokens
+    )

@@ -43,7 +43,10 @@ __all__ = ["DEFAULT_MAX_DEPTH", "Recursion"]
 
 LEAF_FRAME_TOKENS = 64  # the leaf prompt's own words around the span
 
-LEAF_SYSTEM = "You answer one question from one excerpt of a document. Answer briefly, from the excerpt only; say so if it does not tell."
+LEAF_SYSTEM = (
+    "You answer one question from one excerpt of a document. "
+    "Answer briefly, from the excerpt only; say so if it does not tell."
+)
 REDUCE_SYSTEM = "You combine partial answers, each from one part of a document, into one brief answer to the question."
 
 
@@ -115,7 +118,10 @@ class Recursion:
         if len(chunks) == 1 and answered:
             answer = answered[0][1]
         elif not reason and (reason := ledger.exhausted()) is None:
-            answer, calls = await self._generate(ledger, self._reduce_messages(question, span, answered), "reduce"), calls + 1
+            answer, calls = (
+                await self._generate(ledger, self._reduce_messages(question, span, answered), "reduce"),
+                calls + 1,
+            )
         else:
             answer = _joined(answered)
         covered = [span] if not reason else [Target(span.id, c.start, c.end) for c, _ in answered]
@@ -128,7 +134,9 @@ class Recursion:
         chunks: list[_Chunk] = []
         at, unit = span.start, "lines"
         while True:
-            read = await self.contexts.read(span.id, at, span.end if unit == "lines" else None, max_tokens=size, unit=unit)
+            read = await self.contexts.read(
+                span.id, at, span.end if unit == "lines" else None, max_tokens=size, unit=unit
+            )
             text, end = read.text, read.end_line
             if end > span.end:  # a read by tokens ran past the span: keep its lines only
                 text, end = "\n".join(text.split("\n")[: span.end - read.start_line + 1]), span.end
@@ -163,9 +171,19 @@ class Recursion:
             self.limiter = anyio.CapacityLimiter(max(1, self.config.concurrency))
         return self.limiter
 
-    def _result(self, answer: str, evidence: list[dict[str, Any]], reason: str | None, *, turns: int, ledger: Ledger) -> dict[str, Any]:
+    def _result(
+        self, answer: str, evidence: list[dict[str, Any]], reason: str | None, *, turns: int, ledger: Ledger
+    ) -> dict[str, Any]:
         status = "partial" if reason else "done"
-        return {"answer": answer, "evidence": evidence, "status": status, "reason": reason, "depth": self.depth, "turns": turns, "tokens": ledger.used}
+        return {
+            "answer": answer,
+            "evidence": evidence,
+            "status": status,
+            "reason": reason,
+            "depth": self.depth,
+            "turns": turns,
+            "tokens": ledger.used,
+        }
 
 
 class _Limited:

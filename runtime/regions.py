@@ -58,7 +58,9 @@ def system_text(tools: list[ToolSpec], style: AnswerStyle = AnswerStyle.JSON) ->
         lines.append(f"To answer, for example:\n{json.dumps(example)}")
     else:
         decision = json.dumps({"state": EXAMPLE_STATE, "answer": True})
-        lines.append(f"To answer, reply {decision}; you are then asked for the answer in plain words, such as: {EXAMPLE_ANSWER}")
+        lines.append(
+            f"To answer, reply {decision}; you are then asked for the answer in plain words, such as: {EXAMPLE_ANSWER}"
+        )
     lines.append(RULES)
     lines.append("Tools:\n" + "\n".join(_tool_line(tool) for tool in tools))
     return "\n".join(lines)
@@ -92,7 +94,9 @@ class Observation:
         text = f"{kind} {self.tool} ({self.id}, {self.tokens} tokens):\n{self.head}"
         if self.cut:
             next_line = self.head.count("\n") + 1
-            text += f'\n[cut: this is the head of {self.id}; read on with context_read(id="{self.id}", start={next_line})]'
+            text += (
+                f'\n[cut: this is the head of {self.id}; read on with context_read(id="{self.id}", start={next_line})]'
+            )
         return text
 
 
@@ -108,7 +112,14 @@ class Regions:
     documents: str = ""  # the documents whole, when they fit (runtime.fit)
     style: AnswerStyle = AnswerStyle.JSON
 
-    def render(self, *, allow_tools: bool = True, allow_answer: bool = True, forced: str | None = None, instruction: str | None = None) -> dict[str, str]:
+    def render(
+        self,
+        *,
+        allow_tools: bool = True,
+        allow_answer: bool = True,
+        forced: str | None = None,
+        instruction: str | None = None,
+    ) -> dict[str, str]:
         return {
             "system": system_text(self.tools, self.style),
             "task": self._task(),
@@ -125,7 +136,9 @@ class Regions:
             shown = self.objects[-LISTED_OBJECTS:]
             listing = "\n".join(f"- {o.id} {o.name} ({o.lines} lines, {o.tokens} tokens)" for o in shown)
             more = len(self.objects) - len(shown)
-            text += f"\nDocuments (read them with the tools):\n{listing}" + (f"\n(and {more} more: context_list shows all)" if more else "")
+            text += f"\nDocuments (read them with the tools):\n{listing}" + (
+                f"\n(and {more} more: context_list shows all)" if more else ""
+            )
         return text
 
     def _observation(self, allow_tools: bool, allow_answer: bool, forced: str | None, instruction: str | None) -> str:

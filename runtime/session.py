@@ -28,6 +28,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, OnTurn
+from runtime.experience import Brief, Experience, experience_for, foreground
 from runtime.host import McpHost
 from runtime.ledger import Ledger
 from runtime.model import Model
@@ -38,7 +39,6 @@ from servers.history import build_history_server
 from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
-from runtime.experience import Brief, Experience, experience_for, foreground
 
 __all__ = ["Session", "check_files", "open_session", "turn_record"]
 
@@ -113,7 +113,14 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 
 
 @asynccontextmanager
-async def open_session(model: Model, db: str | Path, config: RunConfig | None = None, *, files: Sequence[str | Path] = (), on_turn: OnTurn | None = None) -> AsyncIterator[Session]:
+async def open_session(
+    model: Model,
+    db: str | Path,
+    config: RunConfig | None = None,
+    *,
+    files: Sequence[str | Path] = (),
+    on_turn: OnTurn | None = None,
+) -> AsyncIterator[Session]:
     config = config or RunConfig()
     paths = check_files(files)
     async with await Store.open(db) as store, McpHost() as host:
@@ -121,7 +128,9 @@ async def open_session(model: Model, db: str | Path, config: RunConfig | None = 
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
         recursion = Recursion(model, contexts, config.for_child(), ledger)
-        await host.add("context", build_context_server(ContextTools(contexts, recursion, concurrency=config.concurrency)))
+        await host.add(
+            "context", build_context_server(ContextTools(contexts, recursion, concurrency=config.concurrency))
+        )
         if "memory" in config.tool_sets:
             await host.add("memory", memory_server_for(store))
         if config.mcp_config:

@@ -24,9 +24,9 @@ from pydantic import Field
 
 from memory.errors import UsageError
 from memory.paths import Roots
-from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.cli_run import as_json
 from runtime.model import Model
+from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 from servers.app import LociState, register_tool_set

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from memory.context import ContextStore
 from memory.errors import LociError, ToolError
@@ -77,7 +77,7 @@ class StoredLine:
         return f"{self.ref}: {self.text}"
 
 
-Item = Union[TurnLine, NoteLine, StoredLine]
+Item = TurnLine | NoteLine | StoredLine
 
 
 def item_id(item: Item) -> str:
@@ -134,7 +134,9 @@ class Window:
         present = self.ids()
         unknown = [ref for ref in ids if ref not in present]
         if unknown:
-            raise ToolError(f"not in the window: {', '.join(unknown)}; the window holds {', '.join(present) or 'nothing'}")
+            raise ToolError(
+                f"not in the window: {', '.join(unknown)}; the window holds {', '.join(present) or 'nothing'}"
+            )
         if not note.strip():
             raise ToolError("the note is empty: write what the pruned turns established")
         meta: dict[str, Any] = {"covers": ids, "method": method}

@@ -119,8 +119,10 @@ class ContextTools:
         return _span(span)
 
     @_tool_errors
-    async def context_search(self, query: str, ids: list[str] | None = None, regex: bool = False, k: int = 5) -> list[dict[str, Any]]:
-        """Search the context objects (all, or only `ids`) for words, or for a Python regular expression with regex=true.
+    async def context_search(
+        self, query: str, ids: list[str] | None = None, regex: bool = False, k: int = 5
+    ) -> list[dict[str, Any]]:
+        """Search the context objects (all, or only `ids`) for words, or a Python regular expression with regex=true.
 
         Returns up to k snippets, each with its id, the matching line and the line range around it."""
         k = max(1, min(k, MAX_SEARCH_HITS))
@@ -131,7 +133,9 @@ class ContextTools:
         hits = await self.contexts.search(query, ids=ids, k=k * 4 if self.scope else k, regex=regex)
         if self.scope:
             hits = [h for h in hits if self.scope.covers(h.id, h.start_line, h.end_line)][:k]
-        return [{"id": h.id, "line": h.line, "start": h.start_line, "end": h.end_line, "snippet": h.snippet} for h in hits]
+        return [
+            {"id": h.id, "line": h.line, "start": h.start_line, "end": h.end_line, "snippet": h.snippet} for h in hits
+        ]
 
     @_tool_errors
     async def context_ask(self, question: str, target: str) -> dict[str, Any]:
@@ -150,7 +154,6 @@ class ContextTools:
         return await map_targets(
             self.contexts, self.asker, question, targets, concurrency=self.concurrency, limit=self.max_targets
         )
-
 
     def _check_targets(self, targets: list[str]) -> None:
         if not self.scope:

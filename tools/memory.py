@@ -112,7 +112,9 @@ class MemoryTools:
         edges = await self.graph.edges(node_id)
         return {**node_dict(node, full=True), "edges": [edge_dict(e) for e in edges[:50]], "edge_count": len(edges)}
 
-    async def memory_neighbors(self, id: str, depth: int = 1, kinds: list[NodeKind] | None = None) -> list[dict[str, Any]]:
+    async def memory_neighbors(
+        self, id: str, depth: int = 1, kinds: list[NodeKind] | None = None
+    ) -> list[dict[str, Any]]:
         """Browse the graph: the memories linked to mem:N within depth hops (1 to 3), nearest and strongest first."""
         found = await self.graph.neighbors(parse_node_id(id), depth=depth, kinds=kinds)
         return [{**node_dict(n.node), "hops": n.hops, "edge": edge_dict(n.edge)} for n in found]
@@ -127,7 +129,9 @@ class MemoryTools:
     ) -> dict[str, Any]:
         """Link memory a to memory b. kind: ground (fact used in an episode), distill (episode a procedure
         came from) or related. weight: 0 to 1, default 0.5; linking again sets the weight."""
-        edge, created = await self.graph.link(parse_node_id(a), parse_node_id(b), kind, weight, cause="tool:memory_link")
+        edge, created = await self.graph.link(
+            parse_node_id(a), parse_node_id(b), kind, weight, cause="tool:memory_link"
+        )
         return {**edge_dict(edge), "created": created}
 
     async def memory_stats(self) -> dict[str, Any]:

@@ -86,7 +86,12 @@ async def map_targets(
                 result = await asker(question, target)
             except LociError as exc:
                 result = {"answer": "", "status": "error", "error": str(exc)}
-        meta = {"tool": "context_map", "question": question, "target": str(target), "status": result.get("status", "ok")}
+        meta = {
+            "tool": "context_map",
+            "question": question,
+            "target": str(target),
+            "status": result.get("status", "ok"),
+        }
         obj = await contexts.add_text("obs", f"context_map {target}", render_result(question, target, result), meta)
         answer = str(result.get("answer", ""))
         if len(answer) > ANSWER_CHARS:

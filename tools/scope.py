@@ -60,4 +60,6 @@ class Scope:
         if target.start is None:
             return False
         high = self.target.end if self.target.end is not None else target.end
-        return self.target.start <= target.start and (target.end or target.start) <= (high or target.end or target.start)
+        return self.target.start <= target.start and (target.end or target.start) <= (
+            high or target.end or target.start
+        )

@@ -8,9 +8,20 @@ from pathlib import Path
 from bench import context
 
 KEYS = {
-    "budget", "loci_max", "loci_p50", "loci_last", "naive_max", "naive_p50", "naive_last",
-    "cumulative_ratio", "naive_exceeds_window_at_turn", "max_over_median_50_plus",
-    "within_budget_all_turns", "turns", "seconds", "counter",
+    "budget",
+    "loci_max",
+    "loci_p50",
+    "loci_last",
+    "naive_max",
+    "naive_p50",
+    "naive_last",
+    "cumulative_ratio",
+    "naive_exceeds_window_at_turn",
+    "max_over_median_50_plus",
+    "within_budget_all_turns",
+    "turns",
+    "seconds",
+    "counter",
 }
 
 

@@ -17,7 +17,16 @@ def parse(module: Any, argv: list[str]) -> argparse.Namespace:
 async def test_context_store_bench_reports_both_sizes() -> None:
     args = parse(context_store, ["--tokens", "20000", "--compare-tokens", "5000", "--queries", "6", "--reads", "4"])
     report = await context_store.run(args)
-    keys = {"load_tokens_per_s", "search_p50_ms", "search_p95_ms", "read_p50_ms", "db_bytes", "peak_rss_mb", "counter", "tokens"}
+    keys = {
+        "load_tokens_per_s",
+        "search_p50_ms",
+        "search_p95_ms",
+        "read_p50_ms",
+        "db_bytes",
+        "peak_rss_mb",
+        "counter",
+        "tokens",
+    }
     assert keys <= report.keys()
     assert keys <= report["compare"].keys()
     assert report["tokens"] > report["compare"]["tokens"] > 0

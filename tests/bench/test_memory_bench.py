@@ -23,7 +23,15 @@ def _args(name: str, *argv: str) -> argparse.Namespace:
 
 async def test_bench_memory_reports_the_documented_keys() -> None:
     result = await load("memory").run(_args("memory", "--nodes", "600", "--queries", "20", "--batch", "250"))
-    for key in ("nodes", "edges", "insert_nodes_per_s", "recall_p50_ms", "recall_p95_ms", "neighbors_p50_ms", "db_bytes"):
+    for key in (
+        "nodes",
+        "edges",
+        "insert_nodes_per_s",
+        "recall_p50_ms",
+        "recall_p95_ms",
+        "neighbors_p50_ms",
+        "db_bytes",
+    ):
         assert key in result
     assert result["nodes"] == 600 and result["edges"] > 1_000
     assert result["recall_p95_ms"] >= result["recall_p50_ms"] > 0

@@ -93,7 +93,9 @@ def test_chunk_stream_reads_blocks_and_yields_batches() -> None:
     assert max(reads) <= BLOCK_BYTES
     assert sum(len(c.text) for b in batches for c in b) == len(text)
     chunks = [c for b in batches for c in b]
-    assert all(a.end_token == b.start_token and a.end_char == b.start_char for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(
+        a.end_token == b.start_token and a.end_char == b.start_char for a, b in zip(chunks, chunks[1:], strict=False)
+    )
     assert chunks[-1].end_line == 40_000
 
 

@@ -9,10 +9,15 @@ from memory.context import ContextStore, fts_literal
 from memory.errors import UsageError
 from memory.store import Store
 
-TEXT = "".join(f"line {i} filler words here\n" for i in range(1, 120)) + 'the vault code is 4821-QX (see NEAR(x) "quoted)\n'
+TEXT = (
+    "".join(f"line {i} filler words here\n" for i in range(1, 120))
+    + 'the vault code is 4821-QX (see NEAR(x) "quoted)\n'
+)
 
 
-@pytest.mark.parametrize("query", ['NEAR(vault', "vault*", '"vault', "vault AND OR NOT", "code:", "^vault", "vault -code"])
+@pytest.mark.parametrize(
+    "query", ["NEAR(vault", "vault*", '"vault', "vault AND OR NOT", "code:", "^vault", "vault -code"]
+)
 async def test_fts_syntax_in_queries_is_searched_literally(store: Store, query: str) -> None:
     contexts = ContextStore(store)
     obj = await contexts.add_text("doc", "t", TEXT)
@@ -22,7 +27,7 @@ async def test_fts_syntax_in_queries_is_searched_literally(store: Store, query: 
 
 def test_fts_literal_quotes_every_word() -> None:
     assert fts_literal('NEAR("a b" *c)') == '"NEAR" OR "a" OR "b" OR "c"'
-    assert fts_literal("*** ( ) \"") == ""
+    assert fts_literal('*** ( ) "') == ""
 
 
 async def test_query_without_words_is_a_usage_error(store: Store) -> None:

@@ -80,7 +80,9 @@ def test_javascript_and_typescript_definitions() -> None:
 def test_go_and_rust_definitions() -> None:
     go = "package main\n\ntype Server struct {\n}\n\nfunc (s *Server) Run() error {\n}\n\nfunc main() {\n}\n"
     assert [e.title for e in build_outline("go", numbered(go), 10).entries] == ["type Server", "func Run", "func main"]
-    rust = "pub struct Store {}\n\nimpl Store {\n    pub async fn open() {}\n    fn close(&self) {}\n}\n\nfn main() {}\n"
+    rust = (
+        "pub struct Store {}\n\nimpl Store {\n    pub async fn open() {}\n    fn close(&self) {}\n}\n\nfn main() {}\n"
+    )
     outline = build_outline("rust", numbered(rust), 8)
     assert brief(outline.entries) == [
         ("type Store", 1, 1, 2),

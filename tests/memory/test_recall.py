@@ -23,7 +23,9 @@ def recall(graph: Graph) -> Recall:
 
 
 async def test_recall_ranks_the_best_lexical_match_first_and_explains_it(graph: Graph, recall: Recall) -> None:
-    await graph.add_many([NewNode("the cat sat on the mat"), NewNode("Alice keeps a cat named Tom"), NewNode("dogs bark")])
+    await graph.add_many(
+        [NewNode("the cat sat on the mat"), NewNode("Alice keeps a cat named Tom"), NewNode("dogs bark")]
+    )
     [best, *rest] = await recall.recall("what is the name of Alice's cat?", k=3)
     assert best.node.text == "Alice keeps a cat named Tom"
     assert set(best.parts) == {"lexical", "vector", "graph", "recency", "frequency"}

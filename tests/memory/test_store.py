@@ -31,7 +31,15 @@ def test_a_store_opened_before_any_schema_module_is_imported_has_every_table(tmp
     path = tmp_path / "loci.db"
     subprocess.run([sys.executable, "-c", OPEN_ONLY_THE_STORE, str(path)], check=True, capture_output=True)
     tables = _tables(path)
-    assert {"context_objects", "memory_nodes", "memory_edges", "chat_sessions", "chat_messages", "runs", "jobs"} <= tables
+    assert {
+        "context_objects",
+        "memory_nodes",
+        "memory_edges",
+        "chat_sessions",
+        "chat_messages",
+        "runs",
+        "jobs",
+    } <= tables
     assert "digest_jobs" in tables
     with sqlite3.connect(path) as conn:
         applied = {row[0] for row in conn.execute("SELECT migration_set FROM _sqlite_migrations")}

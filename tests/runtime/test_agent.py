@@ -38,7 +38,9 @@ def answer(text: str, evidence: list[dict[str, Any]] | None = None) -> dict[str,
 
 
 async def test_tool_call_goes_through_mcp_and_answer_carries_evidence(tmp_path: Path, doc: Path) -> None:
-    model = ScriptedModel([tool("context_search", query="fee"), answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}])])
+    model = ScriptedModel(
+        [tool("context_search", query="fee"), answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}])]
+    )
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
         result = await session.agent.run("What is the fee?")
     model.check_used()
@@ -77,7 +79,9 @@ async def test_wrong_arguments_are_rejected_before_dispatch(tmp_path: Path, doc:
 
 async def test_retries_are_bounded_then_the_run_fails_clearly(tmp_path: Path, doc: Path) -> None:
     model = ScriptedModel(["nope", "still nope", "never"])
-    async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_retries=2)), files=[doc]) as session:
+    async with open_session(
+        model, tmp_path / "loci.db", RunConfig(limits=Limits(max_retries=2)), files=[doc]
+    ) as session:
         with pytest.raises(ModelBehaviorError, match="invalid 3 times"):
             await session.agent.run("task")
 
@@ -145,7 +149,9 @@ async def test_huge_observation_is_stored_whole_and_shown_as_head_and_pointer(tm
 
 async def test_token_budget_ends_the_run_with_a_partial_answer(tmp_path: Path, doc: Path) -> None:
     model = ScriptedModel([tool("context_list"), tool("context_read", id="doc:1")], repeat_last=True)
-    async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_tokens=1_000, max_turns=50)), files=[doc]) as session:
+    async with open_session(
+        model, tmp_path / "loci.db", RunConfig(limits=Limits(max_tokens=1_000, max_turns=50)), files=[doc]
+    ) as session:
         result = await session.agent.run("task")
     assert result.status == "partial"
     assert "token budget of 1000" in (result.reason or "")
@@ -163,12 +169,17 @@ async def test_turns_and_observations_stay_in_the_store(tmp_path: Path, doc: Pat
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
         await session.agent.run("task")
     async with await Store.open(tmp_path / "loci.db") as store:
-        kinds = [row[0] for row in store.read_sync(lambda db: db.execute("SELECT kind FROM context_objects ORDER BY id").fetchall())]
+        kinds = [
+            row[0]
+            for row in store.read_sync(lambda db: db.execute("SELECT kind FROM context_objects ORDER BY id").fetchall())
+        ]
     assert kinds == ["doc", "obs", "turn"]
 
 
 async def test_tool_choice_forces_the_tool_of_each_early_turn(tmp_path: Path, doc: Path) -> None:
-    model = ScriptedModel([tool("context_search", query="fee"), tool("context_read", id="doc:1", start=40, end=40), answer("35")])
+    model = ScriptedModel(
+        [tool("context_search", query="fee"), tool("context_read", id="doc:1", start=40, end=40), answer("35")]
+    )
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
         result = await session.agent.run("task", tool_choice=["context_search", "context_read"])
         with pytest.raises(UsageError, match="unknown tools: nope"):
@@ -196,7 +207,9 @@ async def test_the_agent_remembers_and_recalls_through_the_memory_server(tmp_pat
 
 
 async def test_session_run_records_the_run_and_its_trace(tmp_path: Path, doc: Path) -> None:
-    model = ScriptedModel([tool("context_search", query="fee"), answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}])])
+    model = ScriptedModel(
+        [tool("context_search", query="fee"), answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}])]
+    )
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:
         run_id, result = await session.run("What is the fee?")
         record = await Runs(session.store).get(run_id)

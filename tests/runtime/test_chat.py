@@ -57,7 +57,9 @@ class Console:
 
 @pytest.fixture
 async def chatted(tmp_path: Path) -> AsyncIterator[tuple[Session, ScriptedModel]]:
-    model = ScriptedModel([tool("context_list", "the user grows tomatoes"), answer("hello, gardener", "the user grows tomatoes; greeted")])
+    model = ScriptedModel(
+        [tool("context_list", "the user grows tomatoes"), answer("hello, gardener", "the user grows tomatoes; greeted")]
+    )
     async with open_session(model, tmp_path / "loci.db") as session:
         yield session, model
 
@@ -79,7 +81,9 @@ async def test_a_line_is_answered_with_state_and_budget_status(chatted: tuple[Se
     status = next(line for line in console.text.splitlines() if line.startswith("[2 turns; prompt "))
     budgets = session.agent.sizes
     assert f"/{budgets.total - budgets.reply}:" in status
-    assert re.search(rf"system \d+/{budgets.system} .*state \d+/{budgets.state} .*observation \d+/{budgets.observation}", status)
+    assert re.search(
+        rf"system \d+/{budgets.system} .*state \d+/{budgets.state} .*observation \d+/{budgets.observation}", status
+    )
 
 
 async def test_state_history_and_quit_commands(chatted: tuple[Session, ScriptedModel]) -> None:
@@ -94,7 +98,9 @@ async def test_state_history_and_quit_commands(chatted: tuple[Session, ScriptedM
 
 
 async def test_state_carries_into_the_next_task(tmp_path: Path) -> None:
-    model = ScriptedModel([answer("noted", "constraint: no pesticides"), answer("ok", "constraint: no pesticides; asked again")])
+    model = ScriptedModel(
+        [answer("noted", "constraint: no pesticides"), answer("ok", "constraint: no pesticides; asked again")]
+    )
     async with open_session(model, tmp_path / "loci.db") as session:
         await run_chat(session, ["remember: no pesticides", "what should I spray?"])
     assert "constraint: no pesticides" in model.calls[1].messages[1]["content"]
@@ -164,7 +170,16 @@ def script_file(tmp_path: Path) -> Path:
 
 async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path) -> None:
     env = {**os.environ, "LOCI_HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "-m", "runtime.cli", "chat", "--model", f"scripted:{script_file(tmp_path)}", "--db", str(tmp_path / "loci.db")]
+    command = [
+        sys.executable,
+        "-m",
+        "runtime.cli",
+        "chat",
+        "--model",
+        f"scripted:{script_file(tmp_path)}",
+        "--db",
+        str(tmp_path / "loci.db"),
+    ]
     process = await anyio.open_process(command, cwd=ROOT, env=env)
     assert process.stdin is not None and process.stdout is not None
     try:

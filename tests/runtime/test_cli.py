@@ -15,7 +15,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "harbor.md"
 
 def loci(*args: str, home: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LOCI_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def script(tmp_path: Path, replies: list[dict]) -> str:
@@ -60,7 +62,13 @@ def test_an_unreachable_endpoint_fails_after_retries(tmp_path: Path) -> None:
 def test_non_utf8_file_is_read_with_replacement_and_said_so(tmp_path: Path) -> None:
     latin = tmp_path / "latin.txt"
     latin.write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
-    model = script(tmp_path, [{"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}}, {"state": "", "answer": "read", "evidence": [{"id": "doc:1"}]}])
+    model = script(
+        tmp_path,
+        [
+            {"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}},
+            {"state": "", "answer": "read", "evidence": [{"id": "doc:1"}]},
+        ],
+    )
     done = loci("run", "read it", "--file", str(latin), "--model", model, "--json", home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "not valid UTF-8; 2 bytes were replaced" in done.stderr
@@ -70,7 +78,10 @@ def test_non_utf8_file_is_read_with_replacement_and_said_so(tmp_path: Path) -> N
 
 def test_trace_prints_each_turn_with_region_tokens(tmp_path: Path) -> None:
     evidence = [{"id": "doc:1", "start": 10, "end": 10}]
-    model = script(tmp_path, [{"state": "", "tool": "context_list", "arguments": {}}, {"state": "", "answer": "done", "evidence": evidence}])
+    model = script(
+        tmp_path,
+        [{"state": "", "tool": "context_list", "arguments": {}}, {"state": "", "answer": "done", "evidence": evidence}],
+    )
     done = loci("run", "list", "--file", str(EXAMPLE), "--model", model, "--trace", home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "[run] mode=whole" in done.stderr and "every tool: parameters unknown" in done.stderr
@@ -88,7 +99,9 @@ def test_version_and_models(tmp_path: Path) -> None:
 
 @pytest.mark.model
 def test_readme_command_one_answers_with_its_evidence_on_the_bundled_model(tmp_path: Path) -> None:
-    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), "--json", "--trace", home=tmp_path, timeout=900)
+    done = loci(
+        "run", "How much does a plot cost?", "--file", str(EXAMPLE), "--json", "--trace", home=tmp_path, timeout=900
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert "35 euros" in out["answer"] and out["status"] == "done"
@@ -111,7 +124,25 @@ def test_run_on_the_bundled_model_calls_a_tool_and_answers(tmp_path: Path) -> No
 @pytest.mark.server
 def test_run_against_a_real_openai_compatible_server(tmp_path: Path, llama_server: str) -> None:
     spec = f"openai:local@{llama_server}"
-    done = loci("run", "How much does a plot cost?", "--file", str(EXAMPLE), "--model", spec, "--max-turns", "3", "--tools", "context", "--tool-choice", "context_search", "--context-window", "2048", "--json", home=tmp_path, timeout=900)
+    done = loci(
+        "run",
+        "How much does a plot cost?",
+        "--file",
+        str(EXAMPLE),
+        "--model",
+        spec,
+        "--max-turns",
+        "3",
+        "--tools",
+        "context",
+        "--tool-choice",
+        "context_search",
+        "--context-window",
+        "2048",
+        "--json",
+        home=tmp_path,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["tool_calls"] >= 1 and out["answer"]
@@ -122,11 +153,34 @@ def test_directories_load_recursively_and_stdin_is_a_document(tmp_path: Path) ->
     (tree / "sub").mkdir(parents=True)
     (tree / "a.md").write_text("alpha fact\n", encoding="utf-8")
     (tree / "sub" / "b.bin").write_bytes(b"x\0y")
-    model = script(tmp_path, [{"state": "", "tool": "context_list", "arguments": {}}, {"state": "", "answer": "ok", "evidence": [{"id": "doc:1"}]}])
+    model = script(
+        tmp_path,
+        [
+            {"state": "", "tool": "context_list", "arguments": {}},
+            {"state": "", "answer": "ok", "evidence": [{"id": "doc:1"}]},
+        ],
+    )
     env = {**os.environ, "LOCI_HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-m", "runtime.cli", "run", "t", "--file", "-", "--dir", str(tree), "--model", model, "--json"],
-        input="from stdin\n", capture_output=True, text=True, timeout=120, env=env,
+        [
+            sys.executable,
+            "-m",
+            "runtime.cli",
+            "run",
+            "t",
+            "--file",
+            "-",
+            "--dir",
+            str(tree),
+            "--model",
+            model,
+            "--json",
+        ],
+        input="from stdin\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     assert "skipped" in done.stderr and "b.bin" in done.stderr
@@ -137,8 +191,20 @@ def test_directories_load_recursively_and_stdin_is_a_document(tmp_path: Path) ->
 def test_bundled_model_navigates_with_search_then_read(tmp_path: Path) -> None:
     """The protocol on the real model: grammar-constrained arguments reach both tools through MCP."""
     done = loci(
-        "run", "How much does a plot cost?", "--file", str(EXAMPLE), "--tools", "context", "--max-turns", "3",
-        "--tool-choice", "context_search,context_read", "--json", "--trace", home=tmp_path, timeout=900,
+        "run",
+        "How much does a plot cost?",
+        "--file",
+        str(EXAMPLE),
+        "--tools",
+        "context",
+        "--max-turns",
+        "3",
+        "--tool-choice",
+        "context_search,context_read",
+        "--json",
+        "--trace",
+        home=tmp_path,
+        timeout=900,
     )
     assert done.returncode == 0, done.stderr
     assert "[turn 1] context_search(" in done.stderr

@@ -13,7 +13,17 @@ def test_every_listed_command_module_registers_a_command() -> None:
     parser = cli.build_parser()
     commands = next(action for action in parser._actions if action.dest == "command").choices
     assert set(commands) == {
-        "run", "models", "doctor", "serve", "mcp", "memory", "chat", "feedback", "digest", "jobs", "bench"
+        "run",
+        "models",
+        "doctor",
+        "serve",
+        "mcp",
+        "memory",
+        "chat",
+        "feedback",
+        "digest",
+        "jobs",
+        "bench",
     }
     for name in cli.COMMANDS:
         assert callable(importlib.import_module(name).register)

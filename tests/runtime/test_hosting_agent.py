@@ -10,8 +10,8 @@ from pathlib import Path
 import anyio
 
 from runtime.model import Request
-from runtime.scripted import ScriptedModel
 from runtime.run import RunConfig
+from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
 TOY = Path(__file__).with_name("toy_server.py")

@@ -104,7 +104,9 @@ async def test_without_usage_tokens_are_counted_with_tiktoken(connect: Callable[
     assert reply.prompt_tokens > 7 and reply.reused_tokens == 0
 
 
-async def test_no_key_sends_no_authorization_header(connect: Callable[..., OpenAIModel], monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_key_sends_no_authorization_header(
+    connect: Callable[..., OpenAIModel], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("LOCI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     server = Server(sse(delta("ok")))
@@ -119,13 +121,19 @@ async def test_a_503_is_retried_then_succeeds(connect: Callable[..., OpenAIModel
 
 
 async def test_a_429_with_a_short_retry_after_is_retried(connect: Callable[..., OpenAIModel]) -> None:
-    server = Server(httpx.Response(429, headers={"retry-after": "0"}, json={"error": {"message": "slow down"}}), sse(delta("ok")))
+    server = Server(
+        httpx.Response(429, headers={"retry-after": "0"}, json={"error": {"message": "slow down"}}), sse(delta("ok"))
+    )
     assert (await connect(server).generate(ask())).text == "ok"
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("fault", [httpx.ConnectError("connection refused"), httpx.RemoteProtocolError("peer closed connection")])
-async def test_a_broken_connection_is_retried_then_succeeds(connect: Callable[..., OpenAIModel], fault: Exception) -> None:
+@pytest.mark.parametrize(
+    "fault", [httpx.ConnectError("connection refused"), httpx.RemoteProtocolError("peer closed connection")]
+)
+async def test_a_broken_connection_is_retried_then_succeeds(
+    connect: Callable[..., OpenAIModel], fault: Exception
+) -> None:
     server = Server(raises(fault), sse(delta("ok")))
     assert (await connect(server).generate(ask())).text == "ok"
     assert len(server.requests) == 2
@@ -198,7 +206,10 @@ async def test_a_reply_that_breaks_off_after_text_is_not_retried(connect: Callab
 async def test_structured_request_sends_the_schema_as_json_schema(connect: Callable[..., OpenAIModel]) -> None:
     server = Server(sse(delta('{"answer": "Paris"}')))
     reply = await connect(server).generate(ask(schema=SCHEMA))
-    assert server.body()["response_format"] == {"type": "json_schema", "json_schema": {"name": "action", "schema": SCHEMA, "strict": False}}
+    assert server.body()["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "action", "schema": SCHEMA, "strict": False},
+    }
     assert json.loads(reply.text) == {"answer": "Paris"}
 
 
@@ -208,14 +219,22 @@ async def test_json_schema_rejected_falls_back_to_json_object_once(connect: Call
     model = connect(server)
     await model.generate(ask(schema=SCHEMA))
     await model.generate(ask(schema=SCHEMA))
-    assert [server.body(i)["response_format"]["type"] for i in range(3)] == ["json_schema", "json_object", "json_object"]
+    assert [server.body(i)["response_format"]["type"] for i in range(3)] == [
+        "json_schema",
+        "json_object",
+        "json_object",
+    ]
     assert server.body(1)["response_format"]["schema"] == SCHEMA
     assert model.structured == "json_object"
 
 
-async def test_tools_mode_forces_the_act_function_and_returns_its_arguments(connect: Callable[..., OpenAIModel]) -> None:
+async def test_tools_mode_forces_the_act_function_and_returns_its_arguments(
+    connect: Callable[..., OpenAIModel],
+) -> None:
     def call(arguments: str) -> dict[str, Any]:
-        return {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "act", "arguments": arguments}}]}}]}
+        return {
+            "choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "act", "arguments": arguments}}]}}]
+        }
 
     server = Server(sse(call('{"answer"'), call(': "Paris"}')))
     seen: list[str] = []
@@ -228,7 +247,10 @@ async def test_tools_mode_forces_the_act_function_and_returns_its_arguments(conn
 
 
 async def test_a_plain_json_reply_is_accepted(connect: Callable[..., OpenAIModel]) -> None:
-    whole = {"choices": [{"message": {"content": "Paris"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
+    whole = {
+        "choices": [{"message": {"content": "Paris"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 1},
+    }
     reply = await connect(Server(httpx.Response(200, json=whole))).generate(ask())
     assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == ("Paris", 9, 1)
 

@@ -71,8 +71,16 @@ def policy(request: Request) -> str | dict[str, Any]:
         return "line 7: nothing to see"
     asked = "Result of context_ask" in prompt_of(request)
     if depth_of(request) == 1:
-        return answer("nothing on lines 5-10", 5, 10) if asked else tool("context_ask", "asking 5-10", question="anything?", target="doc:1:5-10")
-    return answer("nothing in lines 1-20", 1, 20) if asked else tool("context_ask", "asked doc:1 lines 1-20", question="anything?", target="doc:1:1-20")
+        return (
+            answer("nothing on lines 5-10", 5, 10)
+            if asked
+            else tool("context_ask", "asking 5-10", question="anything?", target="doc:1:5-10")
+        )
+    return (
+        answer("nothing in lines 1-20", 1, 20)
+        if asked
+        else tool("context_ask", "asked doc:1 lines 1-20", question="anything?", target="doc:1:1-20")
+    )
 
 
 def scripted() -> ScriptedModel:
@@ -109,7 +117,13 @@ async def test_recursion_goes_two_levels_and_ends_in_one_leaf_call(tmp_path: Pat
         async with open_session(model, tmp_path / "loci.db", files=files) as session:
             result = await session.agent.run("Is there anything in the first lines?")
     assert result.status == "done" and result.answer == "nothing in lines 1-20"
-    assert [(c.purpose, depth_of(c)) for c in model.calls] == [("act", 0), ("act", 1), ("leaf", 2), ("act", 1), ("act", 0)]
+    assert [(c.purpose, depth_of(c)) for c in model.calls] == [
+        ("act", 0),
+        ("act", 1),
+        ("leaf", 2),
+        ("act", 1),
+        ("act", 0),
+    ]
     leaf = model.calls[2]
     assert leaf.schema is None and "lines 5-10" in prompt_of(leaf) and "line 11:" not in prompt_of(leaf)
     child_prompt = prompt_of(model.calls[1])
@@ -155,11 +169,15 @@ async def test_a_child_stops_at_its_turn_limit_with_an_answer(store: Store) -> N
     assert result["status"] == "done" and result["answer"] == "nothing to see here" and result["depth"] == 1
 
 
-async def test_token_budget_is_shared_and_the_root_returns_its_partial_answer(tmp_path: Path, files: list[Path]) -> None:
+async def test_token_budget_is_shared_and_the_root_returns_its_partial_answer(
+    tmp_path: Path, files: list[Path]
+) -> None:
     inner = scripted()
     model = Metered(inner, cost=100)
     with anyio.fail_after(WAIT_S):
-        async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_tokens=150)), files=files) as session:
+        async with open_session(
+            model, tmp_path / "loci.db", RunConfig(limits=Limits(max_tokens=150)), files=files
+        ) as session:
             result = await session.agent.run("Is there anything in the first lines?")
             child_text = (await session.contexts.read(result.turns[0].observation_id or "")).text
     # root turn 1 (100) then the child's turn 1 (200 in all): the leaf never runs, the child and root stop

@@ -73,7 +73,11 @@ async def test_history_prune_with_bad_ids_is_a_clear_error(tmp_path: Path) -> No
     steps = [
         {"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}},
         {"state": "", "tool": "history_prune", "arguments": {"note": "read a", "turn_ids": ["turn:999"]}},
-        {"state": "", "tool": "history_prune", "arguments": {"note": "read doc:1: alpha, beta", "turn_ids": ["turn:3"]}},
+        {
+            "state": "",
+            "tool": "history_prune",
+            "arguments": {"note": "read doc:1: alpha, beta", "turn_ids": ["turn:3"]},
+        },
         {"state": "", "answer": "ok", "evidence": [{"id": "doc:1", "start": 1, "end": 1}]},
     ]
     model = ScriptedModel(steps)
@@ -96,7 +100,9 @@ async def test_an_over_long_state_is_sent_back_then_cut(tmp_path: Path) -> None:
         {"state": long_state, "answer": "x", "evidence": []},
     ]
     model = ScriptedModel(steps)
-    async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_retries=2), sizes=sizes)) as session:
+    async with open_session(
+        model, tmp_path / "loci.db", RunConfig(limits=Limits(max_retries=2), sizes=sizes)
+    ) as session:
         result = await session.agent.run("task")
     assert "`state` is 60 tokens; the limit is 20" in model.calls[1].messages[1]["content"]
     assert result.turns[0].state_cut is True
@@ -107,10 +113,17 @@ async def test_pruned_turns_and_notes_are_readable_context_objects(tmp_path: Pat
     doc = tmp_path / "n.txt"
     doc.write_text("\n".join(f"entry {i}" for i in range(1, 100)) + "\n", encoding="utf-8")
     model = ScriptedModel([long_run_policy(60)], repeat_last=True)
-    async with open_session(model, tmp_path / "loci.db", RunConfig(limits=Limits(max_turns=61), sizes=RegionSizes.for_window(1_024)), files=[doc]) as session:
+    async with open_session(
+        model,
+        tmp_path / "loci.db",
+        RunConfig(limits=Limits(max_turns=61), sizes=RegionSizes.for_window(1_024)),
+        files=[doc],
+    ) as session:
         await session.agent.run("task")
     async with await Store.open(tmp_path / "loci.db") as store:
-        rows = store.read_sync(lambda db: db.execute("SELECT kind, meta FROM context_objects WHERE kind = 'note'").fetchall())
+        rows = store.read_sync(
+            lambda db: db.execute("SELECT kind, meta FROM context_objects WHERE kind = 'note'").fetchall()
+        )
     assert rows, "the window never pruned"
     covered = [ref for _, meta in rows for ref in json.loads(meta)["covers"]]
     assert "turn:3" in covered or any(ref.startswith("note:") for ref in covered)

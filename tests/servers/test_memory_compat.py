@@ -68,7 +68,11 @@ SCRIPT: list[tuple[str, dict[str, Any], Any]] = [
         {},
         {"entities": [{**JOHN, "observations": MORE[:2]}, ANTHROPIC], "relations": []},
     ),
-    ("delete_entities", {"entityNames": ["John_Smith", "Ghost"]}, {"success": True, "message": "Entities deleted successfully"}),
+    (
+        "delete_entities",
+        {"entityNames": ["John_Smith", "Ghost"]},
+        {"success": True, "message": "Entities deleted successfully"},
+    ),
     ("read_graph", {}, {"entities": [ANTHROPIC], "relations": []}),
 ]
 
@@ -135,7 +139,9 @@ async def test_relations_may_name_entities_created_later(store: Store) -> None:
         await client.call_tool("create_relations", {"relations": [{"from": "X", "to": "Y", "relationType": "knows"}]})
         graph = (await client.call_tool("read_graph", {})).structured_content
         assert graph == {"entities": [], "relations": [{"from": "X", "to": "Y", "relationType": "knows"}]}
-        made = await client.call_tool("create_entities", {"entities": [{"name": "X", "entityType": "t", "observations": []}]})
+        made = await client.call_tool(
+            "create_entities", {"entities": [{"name": "X", "entityType": "t", "observations": []}]}
+        )
         assert made.structured_content["entities"][0]["name"] == "X"
         opened = (await client.call_tool("open_nodes", {"names": ["X"]})).structured_content
     assert opened["relations"] == [{"from": "X", "to": "Y", "relationType": "knows"}]

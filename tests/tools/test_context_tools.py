@@ -77,8 +77,13 @@ async def test_ask_validates_the_target_before_calling_the_model(contexts: Conte
         return {"answer": "42", "evidence": [f"{target.id}:5-5"], "status": "ok"}
 
     tools = ContextTools(contexts, asker)
-    for bad, message in [("doc:9", "no context object"), ("doc:1:5-900", "outside doc:1"), ("doc:1:9-3", "outside"),
-                         ("doc:1:x", "not a target"), ("page:1", "not a context id")]:
+    for bad, message in [
+        ("doc:9", "no context object"),
+        ("doc:1:5-900", "outside doc:1"),
+        ("doc:1:9-3", "outside"),
+        ("doc:1:x", "not a target"),
+        ("page:1", "not a context id"),
+    ]:
         with pytest.raises(ToolError, match=message):
             await tools.context_ask("q", bad)
     with pytest.raises(ToolError, match="question is empty"):
