@@ -4,8 +4,9 @@
     ask      one model call under the action schema   (runtime.model)
     check    parse, state size, answer text, evidence (runtime.action, runtime.turn, runtime.answers)
 
-A reply that fails a check goes back to the model with the reason, at a
-little temperature (at 0 it would repeat itself), up to `max_retries` times.
+A reply that fails a check goes back to the model with the reason, up to
+`max_retries` times: a constrained action at a little temperature (at 0 it
+would repeat itself), a free-text answer at 0 (the reason shown changes it).
 In `AnswerStyle.TEXT` the action only decides to answer, and a second,
 bounded call without a schema writes the answer in plain words on the same
 prompt prefix (so a local model reuses its KV cache). An answer that is not
@@ -100,8 +101,10 @@ class Decider:
     async def _ask(
         self, messages: list[dict[str, str]], schema: dict | None, max_tokens: int, retries: int, result: RunResult
     ) -> Reply:
-        temperature = 0.0 if retries == 0 else RETRY_TEMPERATURE
         purpose = "act" if schema is not None else "answer"
+        # A constrained action retried at temperature 0 repeats itself, so it samples a little; a free-text
+        # answer is retried with the problem shown, which changes it, and sampling makes a small model ramble.
+        temperature = RETRY_TEMPERATURE if retries and schema is not None else 0.0
         reply = await self.model.generate(
             Request(messages, schema=schema, max_tokens=max_tokens, temperature=temperature, purpose=purpose)
         )
