@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.needles import Needle, haystack_source, make_needles, oracle, score, write_haystack
+from runtime.cli_doctor import cpu_name
 from runtime.digest import digest
 from runtime.digest_settings import MeteredModel
 from runtime.model import Model
@@ -55,16 +56,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--needles", type=int, default=4, help="with --accuracy: needles per length (half two-hop)")
     parser.add_argument("--strategies", default="direct,stream,navigate", help="with --accuracy: strategies to score")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def words(text: str) -> int:

@@ -32,7 +32,6 @@ per episode and a consolidation pass on a 100,000-node graph.
 from __future__ import annotations
 
 import argparse
-import platform
 import random
 import statistics
 import tempfile
@@ -48,8 +47,9 @@ from memory.graph import Graph, NewNode
 from memory.recall import Recall
 from memory.store import Store
 from memory.worker import Worker
+from runtime.cli_doctor import cpu_name
 
-__all__ = ["add_arguments", "cpu_name", "run"]
+__all__ = ["add_arguments", "run"]
 
 CHECKPOINTS = (50, 100, 200, 500)
 
@@ -63,16 +63,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--consolidate-every", type=int, default=50)
     parser.add_argument("--scale-nodes", type=int, default=100_000, help="graph size for the timing measures (0: skip)")
     parser.add_argument("--scale-jobs", type=int, default=60, help="refinement jobs timed on the large graph")
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

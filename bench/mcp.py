@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import re
 import secrets
@@ -46,6 +45,7 @@ from bench.memory import make_sentences
 from memory.errors import UsageError
 from memory.graph import Graph, NewNode
 from memory.store import Store
+from runtime.cli_doctor import cpu_name
 from servers.app import build_app
 
 __all__ = ["add_arguments", "run"]
@@ -67,7 +67,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         db = Path(tmp) / "loci.db"
         words = await _fill(db, args.nodes, args.seed)
         queries = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(args.calls)]
-        result: dict[str, Any] = {"cpu": _cpu(), "nodes": args.nodes, "calls": args.calls}
+        result: dict[str, Any] = {"cpu": cpu_name(), "nodes": args.nodes, "calls": args.calls}
         async with await Store.open(db) as store, Client(build_app(store, ["memory"])) as client:
             result.update(_stats("inprocess", await _time(client, queries)))
         stdio = StdioServerParameters(
@@ -242,13 +242,3 @@ class _http_server:
             self.process.wait()
         if self.process.stderr is not None:
             self.process.stderr.close()
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"

@@ -21,7 +21,6 @@ size under each catalogue.
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from typing import Any
 
 from bench.qa_data import Question, long_set, short_set
 from memory.errors import ModelBehaviorError
+from runtime.cli_doctor import cpu_name
 from runtime.model import Model, Request
 from runtime.prompt import TEMPLATE_OVERHEAD, fit
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig
@@ -57,7 +57,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     model = await load_model(args.model, context_window=args.context_window)
     limits = Limits(max_turns=args.max_turns)
     try:
-        report: dict[str, Any] = {"model": model.name, "cpu": _cpu()}
+        report: dict[str, Any] = {"model": model.name, "cpu": cpu_name()}
         sets = {"long": long_set(args.long, args.long_words, args.seed), "short": short_set(args.short, args.seed)}
         for name, questions in sets.items():
             report.update(
@@ -141,13 +141,3 @@ def _summary(name: str, who: str, outcomes: list[tuple[bool, float, str]]) -> di
         f"{name}_{who}_s_median": round(statistics.median(s for _, s, _ in outcomes), 2),
         f"{name}_{who}_answers": [a[:80] for _, _, a in outcomes],
     }
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
