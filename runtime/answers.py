@@ -56,9 +56,11 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
     for placeholder in PLACEHOLDER.findall(frame):
         if placeholder[:-1].lower() in text.lower():
             return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
-    flat, flat_frame, flat_material = _flat(text), _flat(frame), _flat(material)
-    if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
-        return f"the answer repeats the prompt's own words ({text[:80]!r}): answer from the documents"
+    flat_frame, flat_material = _flat(frame), _flat(material)
+    for sentence in [text, *re.split(r"(?<=[.!?])\s+", text)]:
+        flat = _flat(sentence)
+        if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
+            return f"the answer repeats the prompt's own words ({sentence[:80]!r}): answer from the documents"
     return None
 
 

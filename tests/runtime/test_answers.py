@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from runtime.answers import answer_problem
 from runtime.model import Request
 from runtime.prompt import RegionSizes
 from runtime.run import AnswerStyle, Limits, RunConfig
@@ -195,3 +196,13 @@ async def test_the_default_catalogue_is_every_tool_when_the_user_names_the_sets(
     )
     request: Request = model.calls[0]
     assert "context_search" in request.messages[0]["content"]
+
+
+def test_an_answer_that_opens_with_the_prompts_example_is_refused() -> None:
+    frame = "Example answer: The fee should be in the Prices section.\nWrite the answer."
+    material = "line 3: each plot costs 35 euros a season"
+    copied = answer_problem(
+        "The fee should be in the Prices section. The fee is 12 euros.", frame=frame, material=material
+    )
+    assert copied is not None and "repeats the prompt's own words" in copied
+    assert answer_problem("Each plot costs 35 euros a season.", frame=frame, material=material) is None
