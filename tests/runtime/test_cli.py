@@ -10,20 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.runtime.cli_helpers import loci, script
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "harbor.md"
-
-
-def loci(*args: str, home: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LOCI_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
-    )
-
-
-def script(tmp_path: Path, replies: list[dict]) -> str:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(replies), encoding="utf-8")
-    return f"scripted:{path}"
 
 
 @pytest.mark.parametrize(

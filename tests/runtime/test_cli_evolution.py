@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-
-def loci(*args: str, home: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LOCI_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
-    )
-
-
-def script(tmp_path: Path, replies: list[dict]) -> str:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(replies), encoding="utf-8")
-    return f"scripted:{path}"
+from tests.runtime.cli_helpers import loci, script
 
 
 def run_json(*args: str, home: Path, timeout: float = 300) -> dict:

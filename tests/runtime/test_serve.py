@@ -12,15 +12,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import LoggingMessageNotificationParams, ResourceTemplateReference
 
+from tests.runtime.cli_helpers import script
+
 
 def serve(*args: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "runtime.cli", "serve", *args])
-
-
-def script(tmp_path: Path, replies: list[dict]) -> str:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(replies), encoding="utf-8")
-    return f"scripted:{path}"
 
 
 async def test_compat_server_over_stdio_answers_the_reference_tools(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from tests.runtime.cli_helpers import script
+
 TOKEN = "s3cret-token-value"
 TOY = Path(__file__).with_name("toy_server.py")
 INIT = {
@@ -137,12 +139,6 @@ def test_a_non_loopback_bind_without_a_token_refuses_to_start(tmp_path: Path, mo
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert "refusing to serve 0.0.0.0 without a token" in done.stderr
-
-
-def script(tmp_path: Path, replies: list[dict]) -> str:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(replies), encoding="utf-8")
-    return f"scripted:{path}"
 
 
 async def test_run_task_reports_progress_and_a_cancel_leaves_it_cancelled(tmp_path: Path) -> None:

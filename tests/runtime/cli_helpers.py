@@ -1,0 +1,26 @@
+"""Helpers for tests that run `loci` as a user does: a subprocess, and a scripted model in a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["loci", "script"]
+
+
+def loci(*args: str, home: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`loci ARGS` in a subprocess, with `home` as its LOCI_HOME."""
+    env = {**os.environ, "LOCI_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def script(tmp_path: Path, replies: list[dict]) -> str:
+    """A `scripted:` model spec whose replies are `replies`, written to a file in `tmp_path`."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(replies), encoding="utf-8")
+    return f"scripted:{path}"
