@@ -8,6 +8,12 @@ this is a benchmark of prompt growth, not of a model's judgement. Per turn it re
 the wall time (from one turn's end to the next, so notes written while
 pruning count), and what llama.cpp evaluated and reused from its KV cache.
 
+Notes are written as the runtime writes them by default (`NoteMode.BACKGROUND`):
+a fold stores an extract at once and queues the model's rewrite. After the
+run, the bench drains those rewrites on the same model, as an idle `loci
+chat` would, and reports their time apart from the turns (`note_rewrites`).
+`median_turn_s` and `p95_turn_s` are over all of Loci's turns.
+
 The naive loop is measured in the same process on the same model: system,
 task and every previous reply and observation verbatim, sent with the same
 schema and reply budget, until the next prompt would not fit the model's
@@ -28,12 +34,15 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from memory.jobs import Job, Jobs
+from memory.worker import Foreground, Worker
 from runtime.action import action_schema
 from runtime.model import Model, Request
+from runtime.notes import NOTE_JOB, NoteRefiner
 from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.regions import system_text
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
-from runtime.session import open_session
+from runtime.session import Session, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["add_arguments", "page_text", "run"]
@@ -135,6 +144,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     early, late = slice(0, SPAN), slice(max(0, args.turns - SPAN), args.turns)
     report["early_turns"], report["late_turns"] = f"1-{min(SPAN, args.turns)}", f"{late.start + 1}-{args.turns}"
+    turns = loci["seconds"]
+    report["median_turn_s"] = round(statistics.median(turns), 3) if turns else None
+    report["p95_turn_s"] = _p95(turns)
+    report["p95_over_median"] = round(report["p95_turn_s"] / report["median_turn_s"], 2) if turns else None
+    rewrites = loci.pop("note_rewrites")
+    report["note_rewrites"] = {
+        "count": len(rewrites),
+        "median_s": round(statistics.median(rewrites), 3) if rewrites else None,
+        "note": "run after the turns, as an idle `loci chat` worker runs them; no turn waited for one",
+    }
     report.update(_medians("loci", loci, early, late))
     report.update(_medians("naive", naive, early, late))
     report["loci_late_over_early"] = _ratio(report, "loci", "seconds")
@@ -192,11 +211,26 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
             mark[0] = time.monotonic()
             await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
             system = system_text(session.host.tools)
-    return (
-        {key: values[: args.turns] for key, values in rows.items()},
-        system,
-        action_schema([spec], allow_answer=False),
-    )
+            rows["note_rewrites"] = await _rewrite_notes(session)
+    rows.update({key: values[: args.turns] for key, values in rows.items() if key != "note_rewrites"})
+    return rows, system, action_schema([spec], allow_answer=False)
+
+
+async def _rewrite_notes(session: Session) -> list[float]:
+    """Run the note rewrites the run queued, on its model with nothing in the foreground: seconds per rewrite."""
+    jobs = Jobs(session.store)
+    refiner = NoteRefiner(session.agent.model, session.contexts, jobs, Foreground())
+    seconds: list[float] = []
+
+    async def timed(job: Job) -> object:
+        began = time.monotonic()
+        try:
+            return await refiner(job)
+        finally:
+            seconds.append(round(time.monotonic() - began, 3))
+
+    await Worker(jobs, {NOTE_JOB: timed}).drain()
+    return seconds
 
 
 async def _naive(
@@ -250,3 +284,11 @@ def _medians(name: str, rows: dict[str, list[Any]], early: slice, late: slice) -
 def _ratio(report: dict[str, Any], name: str, key: str) -> float | None:
     early, late = report[f"{name}_early_{key}"], report[f"{name}_late_{key}"]
     return round(late / early, 2) if early and late else None
+
+
+def _p95(values: list[float]) -> float | None:
+    """The 95th percentile, by the nearest rank."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, -(-len(ordered) * 95 // 100) - 1)]

@@ -24,6 +24,7 @@ and searches (`memory.fulltext`, `memory.regex_scan`) live in their own files.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -108,6 +109,22 @@ class ContextStore:
         _check_kind(kind)
         meta = {"format": "text", **(meta or {})}
         return await self._load(kind, name, None, ChunkStream.from_text(text, self.count_tokens), meta, {})
+
+    def add_text_now(
+        self, conn: sqlite3.Connection, kind: str, name: str, text: str, meta: dict[str, Any] | None = None
+    ) -> str:
+        """`add_text` inside the caller's transaction (a job's effect), for a short text; the new object's id."""
+        _check_kind(kind)
+        meta = {"format": "text", **(meta or {})}
+        stream = ChunkStream.from_text(text, self.count_tokens)
+        object_id = _insert_object(conn, kind, name, None, meta)
+        while batch := stream.next_batch():
+            _insert_chunks(conn, object_id, batch)
+        conn.execute(
+            "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, complete = 1 WHERE id = ?",
+            [stream.chars, stream.lines, stream.tokens, object_id],
+        )
+        return f"{kind}:{object_id}"
 
     async def add_file(self, path: str | Path, *, kind: str = "doc", name: str | None = None) -> ContextObject:
         """Load a text file as a `doc`, streaming. Undecodable bytes are replaced and counted in `meta`."""
@@ -298,7 +315,9 @@ def _check_kind(kind: str) -> None:
         raise UsageError(f"unknown context kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def _insert_object(db: sqlite_utils.Database, kind: str, name: str, source: str | None, meta: dict[str, Any]) -> int:
+def _insert_object(
+    db: sqlite_utils.Database | sqlite3.Connection, kind: str, name: str, source: str | None, meta: dict[str, Any]
+) -> int:
     cursor = db.execute(
         "INSERT INTO context_objects (kind, name, source, meta, created, complete) VALUES (?, ?, ?, ?, ?, 0)",
         [kind, name, source, json.dumps(meta), time.time()],
@@ -307,8 +326,8 @@ def _insert_object(db: sqlite_utils.Database, kind: str, name: str, source: str 
     return cursor.lastrowid
 
 
-def _insert_chunks(db: sqlite_utils.Database, object_id: int, batch: list[Any]) -> None:
-    conn = db.conn
+def _insert_chunks(db: sqlite_utils.Database | sqlite3.Connection, object_id: int, batch: list[Any]) -> None:
+    conn = db if isinstance(db, sqlite3.Connection) else db.conn
     for chunk in batch:
         cursor = conn.execute(
             "INSERT INTO context_chunks (object_id, seq, start_line, end_line, start_char,"

@@ -37,13 +37,17 @@ from memory.evolution_params import DEFAULT_PARAMS, EvolutionParams
 from memory.evolution_schema import JOB_STATES
 from memory.store import Store
 
-__all__ = ["Job", "JobLost", "Jobs", "enqueue_job"]
+__all__ = ["Job", "JobDeferred", "JobLost", "Jobs", "enqueue_job"]
 
 T = TypeVar("T")
 
 
 class JobLost(StoreError):
     """The job is no longer this worker's (reclaimed after its lease ran out); its effect was not written."""
+
+
+class JobDeferred(Exception):
+    """A handler gave its job back unfinished (the foreground needed the model): queued again, no attempt spent."""
 
 
 @dataclass(frozen=True)
@@ -99,13 +103,17 @@ class Jobs:
     async def enqueue(self, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:
         return await self.store.write(lambda db: enqueue_job(db.conn, kind, payload, key, self.params.max_attempts))
 
-    async def claim(self, kinds: tuple[str, ...] | None = None) -> Job | None:
-        """Claim the oldest queued job (of `kinds`, if given), or None when there is none."""
-        return await self.store.write(lambda db: self._claim(db.conn, kinds))
+    async def claim(self, kinds: tuple[str, ...] | None = None, *, after: int = 0) -> Job | None:
+        """Claim the oldest queued job (of `kinds`, if given, with an id above `after`), or None."""
+        return await self.store.write(lambda db: self._claim(db.conn, kinds, after))
 
-    def _claim(self, conn: sqlite3.Connection, kinds: tuple[str, ...] | None) -> Job | None:
-        sql = "SELECT id FROM jobs WHERE status = 'queued'"
-        params: list[Any] = []
+    async def last_id(self) -> int:
+        """The highest job id so far: jobs queued later have higher ids."""
+        return await self.store.read(lambda db: db.conn.execute("SELECT COALESCE(MAX(id), 0) FROM jobs").fetchone()[0])
+
+    def _claim(self, conn: sqlite3.Connection, kinds: tuple[str, ...] | None, after: int = 0) -> Job | None:
+        sql = "SELECT id FROM jobs WHERE status = 'queued' AND id > ?"
+        params: list[Any] = [after]
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             params += kinds
@@ -156,6 +164,19 @@ class Jobs:
                 [status, error[:4000], now, now if status == "failed" else None, job.id],
             )
             return status
+
+        return await self.store.write(write)
+
+    async def release(self, job: Job, reason: str) -> bool:
+        """Give a claimed job back to the queue without spending its attempt; False if it is not ours any more."""
+
+        def write(db: sqlite_utils.Database) -> bool:
+            cursor = db.conn.execute(
+                "UPDATE jobs SET status = 'queued', attempts = attempts - 1, owner = NULL, lease_until = NULL,"
+                " error = ?, updated = ? WHERE id = ? AND status = 'running' AND owner = ?",
+                [reason[:4000], time.time(), job.id, job.owner],
+            )
+            return cursor.rowcount == 1
 
         return await self.store.write(write)
 

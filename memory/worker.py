@@ -6,7 +6,9 @@ its kind, and on an empty queue waits for `wake()` or a short poll. `drain`
 runs the queue once and returns (`loci memory refine`). A handler writes its
 effect with `Jobs.complete`, so a job's effect and its `done` are one
 transaction; an exception records a failed attempt with its error, and the
-job is retried until its attempts run out.
+job is retried until its attempts run out. A handler that raises
+`JobDeferred` gives its job back to the queue without spending an attempt,
+as does a worker cancelled in the middle of a job.
 
 `Foreground` is how the worker yields to the turns of a local model: the
 session marks each run with `async with foreground.turn()`, and a job that
@@ -24,7 +26,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-from memory.jobs import Job, JobLost, Jobs
+from memory.jobs import Job, JobDeferred, JobLost, Jobs
 
 __all__ = ["Foreground", "Handler", "Worker"]
 
@@ -64,11 +66,12 @@ class Foreground:
 class Worker:
     """Runs the jobs of one queue with one handler per job kind."""
 
-    def __init__(self, jobs: Jobs, handlers: dict[str, Handler], *, poll_s: float = POLL_S) -> None:
+    def __init__(self, jobs: Jobs, handlers: dict[str, Handler], *, poll_s: float = POLL_S, after: int = 0) -> None:
         self.jobs = jobs
         self.handlers = handlers
         self.poll_s = poll_s
-        self.ran: dict[str, int] = {"done": 0, "retry": 0, "failed": 0, "lost": 0}
+        self.after = after  # claim only jobs with a higher id (a session's own worker: the jobs it queued)
+        self.ran: dict[str, int] = {"done": 0, "retry": 0, "failed": 0, "lost": 0, "deferred": 0}
         self._wake = anyio.Event()
 
     def wake(self) -> None:
@@ -77,13 +80,20 @@ class Worker:
 
     async def run_one(self) -> bool:
         """Claim and run one job; False when the queue has none to give."""
-        job = await self.jobs.claim(tuple(self.handlers))
+        job = await self.jobs.claim(tuple(self.handlers), after=self.after)
         if job is None:
             return False
         try:
             await self.handlers[job.kind](job)
         except JobLost:
             self.ran["lost"] += 1
+        except JobDeferred as exc:
+            await self.jobs.release(job, str(exc))
+            self.ran["deferred"] += 1
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):  # the worker is stopping: the job goes back, unspent
+                await self.jobs.release(job, "the worker stopped during the job")
+            raise
         except Exception as exc:  # noqa: BLE001 - any failure of a job is kept in its row and retried
             status = await self.jobs.fail(job, f"{type(exc).__name__}: {exc}")
             self.ran["failed" if status == "failed" else "retry"] += 1

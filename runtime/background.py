@@ -1,10 +1,18 @@
-"""The background worker inside a long-lived process (`loci serve`, `loci chat`).
+"""Background workers inside a process: `background_worker` runs one beside the caller.
 
-`background_worker` starts a `memory.worker.Worker` over the evolution's job
-queue in a task group beside the caller, and stops it when the block ends.
-The worker reclaims the jobs a crashed process left, then runs the queue and
-waits for more. A job that needs the model waits for the foreground to be
-idle (`Evolution.foreground`), so a person's turn is never queued behind it.
+It starts a `memory.worker.Worker` over a job queue, with one handler per
+job kind, in a task group beside the caller, and stops it when the block
+ends. The worker reclaims the jobs a crashed process left, then runs the
+queue and waits for more. Two processes use it:
+
+- `loci serve` and `loci chat` run the memory graph's jobs
+  (`Evolution.handlers`); `loci chat` adds the `note` rewrites of its
+  session's model (`runtime.notes.NoteRefiner`). A job that needs a local
+  model waits for the foreground to be idle, so a person's turn is never
+  queued behind it.
+- `open_session`, beside a model that serves calls concurrently, runs the
+  `note` jobs its own runs queue (`after`: only jobs newer than the session),
+  so their notes are rewritten between and beside the turns.
 """
 
 from __future__ import annotations
@@ -14,18 +22,26 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from memory.evolution import Evolution
-from memory.worker import Worker
+from memory.jobs import Jobs
+from memory.worker import Handler, Worker
 
 __all__ = ["background_worker"]
 
 
 @asynccontextmanager
-async def background_worker(evolution: Evolution, *, poll_s: float = 2.0) -> AsyncIterator[Worker]:
-    worker = Worker(evolution.jobs, evolution.handlers(), poll_s=poll_s)
-    async with anyio.create_task_group() as group:
-        await group.start(worker.serve)
-        try:
-            yield worker
-        finally:
-            group.cancel_scope.cancel()
+async def background_worker(
+    jobs: Jobs, handlers: dict[str, Handler], *, poll_s: float = 2.0, after: int = 0
+) -> AsyncIterator[Worker]:
+    worker = Worker(jobs, handlers, poll_s=poll_s, after=after)
+    try:
+        async with anyio.create_task_group() as group:
+            await group.start(worker.serve)
+            try:
+                yield worker
+            finally:
+                group.cancel_scope.cancel()
+    except BaseExceptionGroup as failed:
+        # The worker ends only by cancellation, so the one error here is the caller's: raise it as it was raised.
+        if len(failed.exceptions) == 1:
+            raise failed.exceptions[0] from None
+        raise

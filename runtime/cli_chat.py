@@ -30,15 +30,18 @@ import anyio.to_thread
 
 from memory.chat import ChatLog, ChatSession
 from memory.errors import LociError, UsageError
+from memory.jobs import Jobs
 from memory.store import default_db_path
+from memory.worker import Handler
 from runtime.background import background_worker
 from runtime.cli_run import add_model_arguments
 from runtime.display import one_line
+from runtime.notes import NOTE_JOB, NoteRefiner
 from runtime.run import Limits, RunConfig, RunResult
 from runtime.session import Session, check_files, open_session
 from runtime.specs import load_model
 
-__all__ = ["Chat", "chat_loop", "open_chat", "read_line", "register"]
+__all__ = ["Chat", "chat_jobs", "chat_loop", "open_chat", "read_line", "register"]
 
 Read = Callable[[], Awaitable[str | None]]
 Write = Callable[[str], None]
@@ -122,15 +125,25 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
 async def chat_loop(chat: Chat, read: Read) -> None:
     """Read lines until /quit or end of input; each is a command or a task.
 
-    The memory's background worker runs meanwhile, mostly while the chat waits for the person."""
-    experience = chat.session.experience
-    async with background_worker(experience.evolution) if experience else nullcontext() as worker:
+    The background worker runs meanwhile (the memory graph's jobs, and the rewrites of the notes the
+    chat's folds wrote as extracts), its model calls only while the chat waits for the person."""
+    session, experience = chat.session, chat.session.experience
+    async with background_worker(*chat_jobs(session)) if experience else nullcontext() as worker:
         if experience:
             experience.worker = worker
+            session.agent.notes.wake = worker.wake
         while True:
             line = await read()
             if line is None or not await chat.handle(line):
                 return
+
+
+def chat_jobs(session: Session) -> tuple[Jobs, dict[str, Handler]]:
+    """The queue a chat's worker runs, and its handlers: the memory graph's jobs and the session's notes."""
+    assert session.experience is not None
+    evolution = session.experience.evolution
+    notes = NoteRefiner(session.agent.model, session.contexts, evolution.jobs, evolution.foreground)
+    return evolution.jobs, {**evolution.handlers(), NOTE_JOB: notes}
 
 
 class Chat:

@@ -92,8 +92,10 @@ async def run(args: argparse.Namespace) -> int:
         return await _serve_compat(args, db, token)
     options = {"model": args.model, "mcp_config": args.mcp_config}
     # The background worker refines the memory graph while the server runs, on its own connection to the home.
-    async with await Store.open(db) as store, background_worker(Evolution(Graph(store))):
-        await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
+    async with await Store.open(db) as store:
+        evolution = Evolution(Graph(store))
+        async with background_worker(evolution.jobs, evolution.handlers()):
+            await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
     return 0
 
 

@@ -23,6 +23,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,8 @@ class LlamaModel:
         }
         if request.schema is not None:
             kwargs["grammar"] = self._grammar(request.schema, request.max_tokens)
+        if request.interrupt is not None:
+            kwargs["logits_processor"] = _interruptible(request.interrupt, self.llm.token_eos())
         if request.on_text is None:
             result = self.llm.create_chat_completion(**kwargs)
             return result["choices"][0]["message"]["content"] or "", result["usage"]
@@ -189,6 +192,20 @@ def _fit_scalars(gbnf: str, max_chars: int) -> str:
     gbnf = re.sub(r'^(string ::= "\\"" )char\*', rf"\1char{{0,{max_chars}}}", gbnf, flags=re.MULTILINE)
     digits = rf"integral-part ::= [0-9] | [1-9] [0-9]{{0,{INTEGER_DIGITS - 1}}}"
     return re.sub(r"^integral-part ::= .*$", digits, gbnf, flags=re.MULTILINE)
+
+
+def _interruptible(interrupt: Callable[[], bool], eos: int) -> Any:
+    """A logits processor that leaves only end-of-text possible once `interrupt()` says so: the reply ends
+    at the next token (chat completion takes no stopping criteria, but it passes logits processors on)."""
+    from llama_cpp import LogitsProcessorList
+
+    def process(input_ids: Any, scores: Any) -> Any:
+        if interrupt():
+            scores[:] = -float("inf")
+            scores[eos] = 0.0
+        return scores
+
+    return LogitsProcessorList([process])
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

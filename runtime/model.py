@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Model", "Reply", "Request"]
+__all__ = ["Model", "Reply", "Request", "is_serial"]
 
 
 @dataclass
@@ -27,7 +27,10 @@ class Request:
 
     `messages` are chat messages (`{"role", "content"}`); `schema`, when set,
     is the JSON schema the reply must follow; `on_text`, when set, receives
-    the reply's text as it streams.
+    the reply's text as it streams. `interrupt`, when set, is asked between
+    generated tokens and True ends the reply there: a background call giving
+    way to the foreground. The llama backend honours it; a backend that serves
+    calls concurrently (`serial = False`) has no need to.
     """
 
     messages: list[dict[str, str]]
@@ -36,6 +39,7 @@ class Request:
     temperature: float = 0.0
     purpose: str = "act"
     on_text: Callable[[str], None] | None = None
+    interrupt: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -59,7 +63,9 @@ class Reply:
 class Model(Protocol):
     """A model backend. Implement `count_tokens` and `generate`.
 
-    `parameters` is the model's parameter count when the backend knows it (a GGUF does), else None."""
+    `parameters` is the model's parameter count when the backend knows it (a GGUF does), else None.
+    A backend may set `serial = False` when it serves calls concurrently (a remote server): then a
+    background call does not hold up a foreground one (`is_serial`)."""
 
     name: str
     context_window: int
@@ -76,3 +82,8 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release files, threads and connections."""
         ...
+
+
+def is_serial(model: Model) -> bool:
+    """Whether `model` runs one call at a time, so that a background call would delay the foreground's."""
+    return bool(getattr(model, "serial", True))

@@ -2,27 +2,56 @@
 
 When the window outgrows W, `NoteWriter.compact` folds its oldest items into
 one note; `prune` folds the older half on request (a person's `/prune`).
-The note is written by the model in one short bounded call, or, in
-`NoteMode.EXTRACT` or when that call fails, it is a plain extract of the
-pruned lines, marked as such. Either way the pruned turns stay in the store
-(`runtime.window`), so nothing is lost, only moved out of the prompt. Every
-model call is charged to the run's ledger.
+Who writes the note, and when, is the run's `NoteMode`:
+
+- `BACKGROUND` (the default): the fold writes a plain extract of the pruned
+  lines at once, marked `[extract]`, and queues a `note` job (key
+  `note:<note id>`) holding the lines. The turn never waits for a model.
+  `NoteRefiner`, run by a worker, rewrites the note with the model when the
+  foreground is idle and stores it as a new `note:N` (meta `refines`) in the
+  same transaction that completes the job. At its next fold the window takes
+  the refined notes in place of their extracts (`adopt`): a fold rewrites
+  the window's head anyway, so the swap disturbs no more of the KV prefix.
+- `MODEL`: the model writes the note in one short bounded call that the
+  turn waits for. A person's `/prune` is written this way in either mode,
+  since the person is waiting for it.
+- `EXTRACT`: the extract, and nothing later.
+
+A model call that fails leaves the extract (queued again in `BACKGROUND`).
+The pruned turns stay in the store either way (`runtime.window`), so nothing
+is lost, only moved out of the prompt. A model call made during a run is
+charged to the run's ledger; a background rewrite, made after the fold, is not.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
+from memory.context import ContextStore
 from memory.errors import BackendError
+from memory.jobs import Job, JobDeferred, Jobs, enqueue_job
+from memory.worker import Foreground
 from runtime.ledger import Ledger
-from runtime.model import Model, Request
+from runtime.model import Model, Request, is_serial
 from runtime.prompt import RegionSizes, fit
 from runtime.run import NoteMode
-from runtime.window import Window, extract_note, item_id
+from runtime.window import NoteLine, StoredLine, Window, extract_note, item_id
 
-__all__ = ["NOTE_TOKENS", "NoteWriter"]
+__all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages"]
 
 NOTE_TOKENS = 192
+NOTE_JOB = "note"
+
+
+def note_messages(system: str, lines: str, size: int) -> list[dict[str, str]]:
+    """The note request: the run's system text (its KV prefix serves the note too) and the lines to summarise."""
+    ask = (
+        f"Summarise these past turns in at most {size * 3 // 4} words. Keep every constraint, "
+        f"finding and id that may still matter; drop the rest.\n\n{lines}"
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": ask}]
 
 
 class NoteWriter:
@@ -33,24 +62,35 @@ class NoteWriter:
     ) -> None:
         self.model, self.window, self.sizes, self.mode = model, window, sizes, mode
         self.system, self.ledger = system, ledger  # the run's system text: its KV prefix serves the note too
+        self.wake: Callable[[], None] | None = None  # a worker's `wake`, called when a note job is queued
+        self.queued = 0  # note jobs this writer queued
+        self.adopted = 0  # refined notes it took into the window
 
     async def compact(self) -> None:
         """Fold the oldest items into one note when the window outgrows W."""
         if self.window.tokens() > self.sizes.window:
+            await self.adopt()
             # Free a quarter of the window net of the note that replaces it: a note costs a model call,
             # so each fold frees room for several turns rather than one.
             target = max(0, self.sizes.window * 3 // 4 - self.note_size())
             await self.fold(self.window.oldest_to_prune(target))
 
     async def prune(self) -> str | None:
-        """Fold the older half of the window into a note now; the note's id, or None."""
+        """Fold the older half of the window into a note now, written by the model; the note's id, or None."""
         if len(self.window.items) < 2:
             return None
-        return await self.fold(self.window.items[: len(self.window.items) // 2 or 1])
+        return await self.fold(self.window.items[: len(self.window.items) // 2 or 1], wait=True)
 
-    async def fold(self, items: list[Any]) -> str:
-        text, method = await self.write(items, self.note_size())
+    async def fold(self, items: list[Any], *, wait: bool = False) -> str:
+        """Replace `items` with one note; with `wait`, a `BACKGROUND` note is written by the model now."""
+        size = self.note_size()
+        if self.mode is NoteMode.MODEL or (wait and self.mode is NoteMode.BACKGROUND):
+            text, method = await self.write(items, size)
+        else:
+            text, method = extract_note(items, size, self.model.count_tokens), NoteMode.EXTRACT.value
         line = await self.window.prune(text, [item_id(item) for item in items], method=method)
+        if self.mode is NoteMode.BACKGROUND and method == NoteMode.EXTRACT.value:
+            await self.queue(line, items, size)
         return line.note_id
 
     def note_size(self) -> int:
@@ -58,19 +98,94 @@ class NoteWriter:
         return max(32, min(self.sizes.window // 4, NOTE_TOKENS))
 
     async def write(self, items: list[Any], size: int) -> tuple[str, str]:
-        """A short note on the items, by the model in one bounded call; a marked extract without one."""
-        if self.mode is NoteMode.MODEL:
-            lines = "\n".join(item.render() for item in items)
-            ask = (
-                f"Summarise these past turns in at most {size * 3 // 4} words. Keep every constraint, "
-                f"finding and id that may still matter; drop the rest.\n\n{lines}"
+        """A short note on the items, by the model in one bounded call; a marked extract if that fails."""
+        lines = "\n".join(item.render() for item in items)
+        try:
+            reply = await self.model.generate(
+                Request(note_messages(self.system, lines, size), max_tokens=size, purpose="note")
             )
-            messages = [{"role": "system", "content": self.system}, {"role": "user", "content": ask}]
-            try:
-                reply = await self.model.generate(Request(messages, max_tokens=size, purpose="note"))
-                self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)
-                if reply.text.strip():
-                    return fit(reply.text.strip(), size, self.model.count_tokens)[0], NoteMode.MODEL.value
-            except BackendError:
-                pass  # the note falls back to an extract; the turns are in the store either way
+            self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)
+            if reply.text.strip():
+                return fit(reply.text.strip(), size, self.model.count_tokens)[0], NoteMode.MODEL.value
+        except BackendError:
+            pass  # the note falls back to an extract; the turns are in the store either way
         return extract_note(items, size, self.model.count_tokens), NoteMode.EXTRACT.value
+
+    async def queue(self, line: NoteLine, items: list[Any], size: int) -> None:
+        """Queue the model's rewrite of an extract note: its lines, its size and the system text."""
+        payload = {
+            "note": line.note_id,
+            "covers": line.covers,
+            "lines": "\n".join(item.render() for item in items),
+            "size": size,
+            "system": self.system,
+        }
+        store = self.window.contexts.store
+        await store.write(lambda db: enqueue_job(db.conn, NOTE_JOB, payload, key=f"{NOTE_JOB}:{line.note_id}"))
+        self.queued += 1
+        if self.wake is not None:
+            self.wake()
+
+    async def adopt(self) -> int:
+        """Put the refined notes that are ready in place of their extracts in the window; how many."""
+        places = {f"{NOTE_JOB}:{item_id(item)}": i for i, item in enumerate(self.window.items) if _may_refine(item)}
+        if not places:
+            return 0
+        keys = list(places)
+        sql = f"SELECT key, result FROM jobs WHERE status = 'done' AND key IN ({','.join('?' * len(keys))})"
+        rows = await self.window.contexts.store.read(lambda db: db.conn.execute(sql, keys).fetchall())
+        taken = 0
+        for key, result in rows:
+            done = json.loads(result or "{}")
+            if "note" in done:  # a job that kept the extract has nothing to give
+                self.window.items[places[key]] = NoteLine(done["note"], done["covers"], done["text"], "model")
+                taken += 1
+        self.adopted += taken
+        return taken
+
+
+def _may_refine(item: Any) -> bool:
+    """An extract note, or a note restored from the store (a resumed chat), whose rewrite may be ready."""
+    if isinstance(item, NoteLine):
+        return item.method == NoteMode.EXTRACT.value
+    return isinstance(item, StoredLine) and item.ref.startswith("note:")
+
+
+class NoteRefiner:
+    """The `note` job's handler: the model rewrites a queued extract while the foreground is idle.
+
+    With a serial model (a local one, `runtime.model.is_serial`) the rewrite starts only when no
+    foreground run is going (`Foreground.wait_idle`), and gives way as soon as one starts: the reply
+    is interrupted and the job goes back to the queue unspent (`JobDeferred`). A model that serves
+    calls concurrently (a remote one) rewrites at once, between and beside the turns. The new note
+    and the job's completion are one transaction; an empty reply keeps the extract.
+    """
+
+    def __init__(self, model: Model, contexts: ContextStore, jobs: Jobs, foreground: Foreground) -> None:
+        self.model, self.contexts, self.jobs = model, contexts, jobs
+        self.foreground = foreground if is_serial(model) else None
+
+    async def __call__(self, job: Job) -> dict[str, Any]:
+        note, covers, size = job.payload["note"], list(job.payload["covers"]), int(job.payload["size"])
+        interrupt = None
+        if self.foreground is not None:
+            await self.foreground.wait_idle()
+            interrupt = _when_busy(self.foreground)
+        messages = note_messages(job.payload["system"], job.payload["lines"], size)
+        reply = await self.model.generate(Request(messages, max_tokens=size, purpose="note", interrupt=interrupt))
+        if interrupt is not None and interrupt():
+            raise JobDeferred(f"a foreground run started while {note} was being rewritten")
+        text = fit(reply.text.strip(), size, self.model.count_tokens)[0].strip()
+        if not text:
+            return await self.jobs.complete(job, lambda conn: {"kept": "extract", "why": "the model wrote nothing"})
+        meta = {"covers": covers, "method": NoteMode.MODEL.value, "refines": note}
+
+        def effect(conn: Any) -> dict[str, Any]:
+            ref = self.contexts.add_text_now(conn, "note", f"note on {len(covers)} items", text, meta)
+            return {"note": ref, "refines": note, "covers": covers, "text": " ".join(text.split())}
+
+        return await self.jobs.complete(job, effect)
+
+
+def _when_busy(foreground: Foreground) -> Callable[[], bool]:
+    return lambda: foreground.busy

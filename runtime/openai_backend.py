@@ -134,6 +134,8 @@ class _Collector:
 class OpenAIModel:
     """A model behind an OpenAI-compatible chat-completions endpoint."""
 
+    serial = False  # the server takes requests concurrently (and batches or queues them): nothing here to wait for
+
     def __init__(
         self,
         model: str,

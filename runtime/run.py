@@ -62,8 +62,12 @@ class Limits:
 
 
 class NoteMode(enum.Enum):
-    """Who writes the note that replaces pruned turns: the model in one bounded call, or a plain extract."""
+    """Who writes the note that replaces pruned turns, and when (`runtime.notes`).
 
+    BACKGROUND: a marked extract at once, rewritten by the model later in a `note` job;
+    MODEL: the model, in one bounded call the turn waits for; EXTRACT: the extract only."""
+
+    BACKGROUND = "background"
     MODEL = "model"
     EXTRACT = "extract"
 
@@ -81,7 +85,7 @@ class RunConfig:
 
     limits: Limits = field(default_factory=Limits)
     sizes: RegionSizes | None = None
-    note_mode: NoteMode = NoteMode.MODEL
+    note_mode: NoteMode = NoteMode.BACKGROUND
     answer_style: AnswerStyle = AnswerStyle.TEXT
     max_depth: int = DEFAULT_MAX_DEPTH
     concurrency: int = 4
@@ -96,8 +100,10 @@ class RunConfig:
         return self.sizes or RegionSizes.for_window(context_window)
 
     def for_child(self) -> RunConfig:
-        """A child run's config: the same turn caps; its tokens and time come from the parent's ledger."""
-        return replace(self, limits=replace(self.limits, max_tokens=None, max_seconds=None))
+        """A child run's config: the same turn caps; its tokens and time come from the parent's ledger.
+        A child's window ends with the child, so a note refined after it would never be read: it keeps extracts."""
+        notes = NoteMode.EXTRACT if self.note_mode is NoteMode.BACKGROUND else self.note_mode
+        return replace(self, limits=replace(self.limits, max_tokens=None, max_seconds=None), note_mode=notes)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,11 @@ the context server's `context_ask` and `context_map`, those of a `Recursion`
 on the session's model, up to `config.max_depth`, at most `config.concurrency`
 children at once. The root agent and every child charge one `Ledger` opened
 from `config.limits`, so children spend what remains of the run's.
+
+Beside a model that serves calls concurrently (a remote one), the session
+also runs a worker for the `note` jobs its runs queue (`runtime.notes`), so
+a fold's extract is rewritten by the model while the run goes on; a local
+model's notes wait for a long-lived process's worker (`loci chat`).
 """
 
 from __future__ import annotations
@@ -28,12 +33,14 @@ from memory.errors import NotFoundError, UsageError
 from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, OnTurn
+from runtime.background import background_worker
 from runtime.experience import Brief, Experience, experience_for, foreground
 from runtime.host import McpHost
 from runtime.ledger import Ledger
-from runtime.model import Model
+from runtime.model import Model, is_serial
+from runtime.notes import NOTE_JOB, NoteRefiner
 from runtime.recursion import Recursion
-from runtime.run import RunConfig, RunResult, TurnTrace
+from runtime.run import NoteMode, RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
@@ -138,4 +145,14 @@ async def open_session(
         agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn)
         if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        yield Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))
+        session = Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))
+        if is_serial(model) or config.note_mode is not NoteMode.BACKGROUND or session.experience is None:
+            yield session
+            return
+        # The model serves calls concurrently: the notes this session's runs fold are rewritten as they run.
+        evolution = session.experience.evolution
+        refiner = NoteRefiner(model, contexts, evolution.jobs, evolution.foreground)
+        after = await evolution.jobs.last_id()
+        async with background_worker(evolution.jobs, {NOTE_JOB: refiner}, after=after) as worker:
+            agent.notes.wake = worker.wake
+            yield session

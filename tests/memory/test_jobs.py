@@ -33,7 +33,7 @@ async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(store:
 
     ran = await Worker(jobs, {"boom": boom}).drain()
     assert calls == [1, 2]
-    assert ran == {"done": 0, "retry": 1, "failed": 1, "lost": 0}
+    assert ran == {"done": 0, "retry": 1, "failed": 1, "lost": 0, "deferred": 0}
     row = await jobs.get(job_id)
     assert row["status"] == "failed" and row["error"] == "ValueError: broken on attempt 2"
 

@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memory.store import Store
 from runtime.model import Request
 from runtime.prompt import RegionSizes
-from runtime.run import Limits, RunConfig
+from runtime.run import Limits, NoteMode, RunConfig
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -54,16 +56,23 @@ async def test_a_constraint_from_turn_3_survives_to_turn_200(tmp_path: Path) -> 
     assert {"doc", "obs"} <= kinds  # ...but what it saw is still found by search
 
 
-async def test_prompt_stays_within_budget_at_every_turn(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", [NoteMode.MODEL, NoteMode.BACKGROUND])
+async def test_prompt_stays_within_budget_at_every_turn(tmp_path: Path, mode: NoteMode) -> None:
     doc = tmp_path / "notes.txt"
     doc.write_text("\n".join(f"line {i} " + "filler " * (i % 50) for i in range(1, 400)) + "\n", encoding="utf-8")
     model = ScriptedModel([long_run_policy(150)], repeat_last=True)
-    config = RunConfig(limits=Limits(max_turns=151), sizes=RegionSizes.for_window(1_024))
+    config = RunConfig(limits=Limits(max_turns=151), sizes=RegionSizes.for_window(1_024), note_mode=mode)
     async with open_session(model, tmp_path / "loci.db", config, files=[doc]) as session:
         await session.agent.run("find the fee")
+        queued = session.agent.notes.queued
     limit = config.sizes.total - config.sizes.reply
     sizes = [sum(model.count_tokens(m["content"]) for m in call.messages) for call in model.calls]
-    assert len(sizes) > 150
+    notes = [call for call in model.calls if call.purpose == "note"]
+    if mode is NoteMode.MODEL:  # the turn waited for each note, and the note's prompt is budgeted too
+        assert notes and queued == 0
+    else:  # the folds wrote extracts and queued their rewrites: no turn waited for a model's note
+        assert not notes and queued > 0
+    assert len(sizes) == 150 + len(notes)
     assert max(sizes) <= limit
 
 
