@@ -4,8 +4,9 @@ The real `Agent` runs N tool turns against a bench MCP server whose tool
 returns observations of random size (seeded, log-uniform, from a few words
 to many times the observation budget O). The model is the `ScriptedModel`
 with a policy that keeps calling the tool, writes a working state of steady
-size, writes short notes when the runtime asks for one, and answers on the
-last turn. So the numbers measure the runtime, not a model's whims.
+size, writes short notes when the runtime asks for one (the rewrites of the
+folds' extracts, run after the turns, as an idle worker would), and answers
+on the last turn. So the numbers measure the runtime, not a model's whims.
 
 In the same run the bench computes what a naive full-history loop would have
 sent each turn (system, task, and every previous action and observation
@@ -32,6 +33,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from runtime.model import Request
+from runtime.notes import rewrite_queued
 from runtime.prompt import RegionSizes
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.scripted import ScriptedModel
@@ -151,6 +153,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         ) as session:
             await session.host.add("bench", bench_server(sizes, args.seed))
             await session.agent.run(TASK)
+            await rewrite_queued(model, session.contexts)  # the notes' rewrites cost prompts too, after the turns
     observations = [model.count_tokens(report_text(plot, sizes, args.seed)) for plot in range(1, len(per_turn))]
     naive = naive_prompts(model.calls[0].messages, policy.replies, observations, model.count_tokens)
     report = summarise(per_turn, naive, policy.note_prompts, budgets, args.window)

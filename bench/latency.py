@@ -34,15 +34,13 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from memory.jobs import Job, Jobs
-from memory.worker import Foreground, Worker
 from runtime.action import action_schema
 from runtime.model import Model, Request
-from runtime.notes import NOTE_JOB, NoteRefiner
+from runtime.notes import rewrite_queued
 from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.regions import system_text
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
-from runtime.session import Session, open_session
+from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["add_arguments", "page_text", "run"]
@@ -211,26 +209,9 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
             mark[0] = time.monotonic()
             await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
             system = system_text(session.host.tools)
-            rows["note_rewrites"] = await _rewrite_notes(session)
+            rows["note_rewrites"] = await rewrite_queued(session.agent.model, session.contexts)
     rows.update({key: values[: args.turns] for key, values in rows.items() if key != "note_rewrites"})
     return rows, system, action_schema([spec], allow_answer=False)
-
-
-async def _rewrite_notes(session: Session) -> list[float]:
-    """Run the note rewrites the run queued, on its model with nothing in the foreground: seconds per rewrite."""
-    jobs = Jobs(session.store)
-    refiner = NoteRefiner(session.agent.model, session.contexts, jobs, Foreground())
-    seconds: list[float] = []
-
-    async def timed(job: Job) -> object:
-        began = time.monotonic()
-        try:
-            return await refiner(job)
-        finally:
-            seconds.append(round(time.monotonic() - began, 3))
-
-    await Worker(jobs, {NOTE_JOB: timed}).drain()
-    return seconds
 
 
 async def _naive(

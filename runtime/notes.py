@@ -26,20 +26,21 @@ charged to the run's ledger; a background rewrite, made after the fold, is not.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
 from memory.context import ContextStore
 from memory.errors import BackendError
 from memory.jobs import Job, JobDeferred, Jobs, enqueue_job
-from memory.worker import Foreground
+from memory.worker import Foreground, Worker
 from runtime.ledger import Ledger
 from runtime.model import Model, Request, is_serial
 from runtime.prompt import RegionSizes, fit
 from runtime.run import NoteMode
 from runtime.window import NoteLine, StoredLine, Window, extract_note, item_id
 
-__all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages"]
+__all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages", "rewrite_queued"]
 
 NOTE_TOKENS = 192
 NOTE_JOB = "note"
@@ -185,6 +186,24 @@ class NoteRefiner:
             return {"note": ref, "refines": note, "covers": covers, "text": " ".join(text.split())}
 
         return await self.jobs.complete(job, effect)
+
+
+async def rewrite_queued(model: Model, contexts: ContextStore) -> list[float]:
+    """Run every queued note rewrite on `model` now, as an idle worker would; the seconds each took.
+    For the benchmarks, which count the rewrites' cost apart from the turns'."""
+    jobs = Jobs(contexts.store)
+    refiner = NoteRefiner(model, contexts, jobs, Foreground())
+    seconds: list[float] = []
+
+    async def timed(job: Job) -> object:
+        began = time.monotonic()
+        try:
+            return await refiner(job)
+        finally:
+            seconds.append(round(time.monotonic() - began, 3))
+
+    await Worker(jobs, {NOTE_JOB: timed}).drain()
+    return seconds
 
 
 def _when_busy(foreground: Foreground) -> Callable[[], bool]:
