@@ -19,12 +19,25 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="run a benchmark and print its numbers", add_help=False)
+    parser.add_argument("-h", "--help", action="store_true", help="list the benchmarks")
     parser.add_argument("name", nargs="?", help=", ".join(BENCHES))
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     parser.set_defaults(handler=run)
 
 
+def listing() -> str:
+    """The benchmarks, each with the first line of its module's docstring."""
+    lines = ["usage: loci bench NAME [--json] [options]   (loci bench NAME --help for a benchmark's options)", ""]
+    for name in BENCHES:
+        summary = (load(name).__doc__ or "").strip().splitlines()[0]
+        lines.append(f"  {name:<14} {summary.split(': ', 1)[-1]}")
+    return "\n".join(lines)
+
+
 async def run(args: argparse.Namespace) -> int:
+    if args.help and args.name is None:
+        print(listing())
+        return 0
     if args.name not in BENCHES:
         raise UsageError(f"unknown benchmark {args.name!r}; choose from {', '.join(BENCHES)}")
     module = load(args.name)
