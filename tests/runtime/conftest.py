@@ -1,4 +1,6 @@
-"""A real OpenAI-compatible server on loopback: llama-cpp-python's, with the bundled GGUF.
+"""The bundled GGUF for the model tests: in-process (`gguf`), and behind a real server (`llama_server`).
+
+The server is llama-cpp-python's OpenAI-compatible one, on loopback.
 
 It is started as `python -m runtime.llama_server`, which applies this
 machine's extra-buffer-types verdict before running llama-cpp-python's own
@@ -15,11 +17,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from runtime.model import Model
+from runtime.specs import load_model
 
 STARTUP_SECONDS = 120.0
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -75,3 +80,13 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base_url
     finally:
         _stop(process)
+
+
+@pytest.fixture
+async def gguf() -> AsyncIterator[Model]:
+    """The bundled GGUF, loaded for one test."""
+    model = await load_model("llama:default")
+    try:
+        yield model
+    finally:
+        await model.aclose()

@@ -8,7 +8,6 @@ the real model to a right answer.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ import pytest
 from runtime.model import Model, Reply, Request
 from runtime.run import Limits, RunConfig
 from runtime.session import open_session
-from runtime.specs import load_model
 
 pytestmark = pytest.mark.model
 
@@ -48,15 +46,6 @@ class FirstReplies:
 
     async def aclose(self) -> None:
         return None
-
-
-@pytest.fixture
-async def gguf() -> AsyncIterator[Model]:
-    model = await load_model("llama:default")
-    try:
-        yield model
-    finally:
-        await model.aclose()
 
 
 async def test_the_bundled_model_sees_a_short_file_whole_and_navigates_a_long_one(tmp_path: Path, gguf: Model) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from memory.store import Store
 from memory.worker import Foreground, Worker
 from runtime.model import Model, Request
 from runtime.notes import NOTE_JOB, NoteRefiner, note_messages
-from runtime.specs import load_model
 
 pytestmark = pytest.mark.model
 
@@ -24,20 +22,6 @@ LINES = "\n".join(
         'turn 2: context_read({"id": "doc:1", "start": 4, "end": 6}) -> obs:3, 38 tokens: water only before nine',
     ]
 )
-
-
-@pytest.fixture(scope="module")
-async def gguf() -> AsyncIterator[Model]:
-    model = await load_model("llama:default")
-    try:
-        yield model
-    finally:
-        await model.aclose()
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 async def test_an_interrupted_reply_ends_at_the_next_token(gguf: Model) -> None:
