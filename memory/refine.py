@@ -11,6 +11,12 @@ with its outcome), it first counts the outcome once:
   it used also survives one more refinement cycle;
 - each link between facts it used gains a co-success (moving its weight
   toward 1) or a co-failure (toward 0);
+- a failure sets the episode's `ground` links to `failed_ground` (0 by
+  default). They still record what the episode used, but recall stops
+  spreading from the failed attempt to those facts: an episode is the best
+  match of a task like its own, and one full-weight link from it fills a
+  fact's graph part, so a wrong look-alike it used would keep outranking the
+  fact that answers;
 - a success may distil its step sequence (memory/distill.py).
 
 Then structural passes run until they settle (the stopping rule: a pass that
@@ -84,6 +90,8 @@ def refine_episode(
             done.add("procedures", found.get("procedures", 0))
             done.add("distill_edges", found.get("distill_edges", 0))
             done.procedure = found.get("procedure")
+        else:
+            _discount_grounds(conn, episode, params, cause, done)
     facts = [i for i, kind in used.items() if kind == "semantic"]
     if not count_outcome:
         success = None  # repair and interference belong to the job that counts the outcome
@@ -150,6 +158,21 @@ def _count_outcome(
             cause=cause,
         )
         done.add("reinforced" if success else "weakened")
+
+
+def _discount_grounds(
+    conn: sqlite3.Connection, episode: int, params: EvolutionParams, cause: str, done: Refinement
+) -> None:
+    """A failed episode's links to the facts it used take the weight `failed_ground`."""
+    rows = conn.execute(
+        "SELECT id, weight FROM memory_edges WHERE deleted IS NULL AND kind = 'ground' AND src = ? AND weight != ?",
+        [episode, params.failed_ground],
+    ).fetchall()
+    weight, now = params.failed_ground, time.time()
+    for edge_id, before in rows:
+        conn.execute("UPDATE memory_edges SET weight = ?, updated = ? WHERE id = ?", [weight, now, edge_id])
+        log_event(conn, "reweight", edge=edge_id, before={"weight": before}, after={"weight": weight}, cause=cause)
+    done.add("discounted", len(rows))
 
 
 def _structural_pass(

@@ -9,6 +9,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.evolution import Evolution
 from memory.evolution_params import EvolutionParams
 from memory.graph import Graph
+from memory.recall import Recall
 from memory.store import Store
 from memory.worker import Worker
 
@@ -111,6 +112,32 @@ async def test_links_that_keep_ending_in_failure_are_weakened_then_dropped(evo: 
     assert [e["op"] for e in history["events"]] == ["link", "reweight", "reweight", "unlink"]
     assert "interference" in history["events"][-1]["cause"]
     assert (await evo.graph.get(a)).failures == 4
+
+
+async def test_a_failed_episode_stops_lifting_the_facts_it_used_and_a_success_keeps_lifting(evo: Evolution) -> None:
+    stale, right = await facts(evo, "kestrel maps to harbor", "kestrel maps to meadow")
+    failed = await evo.episodes.write(
+        Episode("route the kestrel", [Step("memory_recall", {"query": "kestrel"}, used=(stale,))], outcome=0.0)
+    )
+    recall = Recall(evo.graph)
+
+    async def graph_part(node_id: int) -> float:
+        found = await recall.recall("route the kestrel", k=5, kinds=["semantic"], record=False)
+        return next(r.parts["graph"] for r in found if r.node.id == node_id)
+
+    assert await graph_part(stale) > 0  # formation alone: the episode that matches the task lifts what it used
+    await drain(evo)
+    [ground] = [e for e in await evo.graph.edges(failed) if e.kind == "ground"]
+    assert ground.weight == PARAMS.failed_ground == 0.0
+    assert await graph_part(stale) == 0
+    history = await evo.history(f"edge:{ground.id}")
+    assert [e["op"] for e in history["events"]] == ["link", "reweight"]
+    won = await evo.episodes.write(
+        Episode("route the kestrel", [Step("memory_recall", {"query": "kestrel"}, used=(right,))], outcome=1.0)
+    )
+    await drain(evo)
+    assert [e.weight for e in await evo.graph.edges(won) if e.kind == "ground"] == [1.0]
+    assert await graph_part(right) > 0 and await graph_part(stale) == 0
 
 
 async def test_near_duplicates_are_merged_with_their_edges_and_provenance(evo: Evolution) -> None:
