@@ -3,8 +3,12 @@
 Loci's `Agent` runs N turns on the model (the bundled GGUF by default) with
 a bench tool that returns a few hundred tokens of varying text. The model
 is kept calling that tool with `tool_choice` (the turn's schema narrowed to
-it): the prompt is Loci's own, only the choice of action is fixed, since
-this is a benchmark of prompt growth, not of a model's judgement. Per turn it records
+it), and the page it asks for is set to the turn's (`TurnPages`: the model
+writes its whole reply, whose cost is what is measured, then the page number
+is replaced; a small model asks for page 1 again and again, and the runtime
+does not dispatch a repeated call). The prompt is Loci's own; only the
+action is fixed, since this is a benchmark of prompt growth, not of a
+model's judgement. Per turn it records
 the wall time (from one turn's end to the next, so notes written while
 pruning count), and what llama.cpp evaluated and reused from its KV cache.
 
@@ -35,7 +39,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from runtime.action import action_schema
-from runtime.model import Model, Request
+from runtime.model import Model, Reply, Request
 from runtime.notes import rewrite_queued
 from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.regions import system_text
@@ -43,7 +47,7 @@ from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
-__all__ = ["add_arguments", "page_text", "run"]
+__all__ = ["TurnPages", "add_arguments", "page_text", "run"]
 
 TOOL = "bench_page"
 TASK = (
@@ -119,6 +123,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=11)
 
 
+class TurnPages:
+    """The model, with the page of each `bench_page` call it writes set to the next page."""
+
+    def __init__(self, model: Model) -> None:
+        self.model, self.page = model, 0
+        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
+
+    async def generate(self, request: Request) -> Reply:
+        reply = await self.model.generate(request)
+        try:
+            action = json.loads(reply.text, strict=False)
+        except ValueError:
+            return reply  # the runtime sends an invalid reply back, as it would the model's
+        if isinstance(action, dict) and action.get("tool") == TOOL:
+            self.page += 1
+            action["arguments"] = {"page": self.page}
+            reply.text = json.dumps(action)
+        return reply
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
 def page_text(page: int, mean_words: int, seed: int) -> str:
     """The bench tool's result: deterministic, varying text of about `mean_words` words."""
     rng = random.Random(seed * 7919 + page)
@@ -130,7 +160,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     model = await load_model(args.model, context_window=args.context_window)
     try:
-        loci, system, schema = await _loci(model, args)
+        loci, system, schema = await _loci(TurnPages(model), args)
         naive, hit = await _naive(model, system, schema, args)
     finally:
         await model.aclose()
@@ -239,16 +269,9 @@ async def _naive(
         rows["evaluated"].append(reply.evaluated_tokens)
         rows["reused"].append(reply.reused_tokens)
         rows["prompt"].append(reply.prompt_tokens)
-        page = page_text(_page(reply.text, turn), args.page_words, args.seed)
+        page = page_text(turn, args.page_words, args.seed)  # as Loci's run reads them: page N at turn N
         history += f"\n\nYou: {reply.text}\nResult of {TOOL}:\n{page}"
     return rows, None
-
-
-def _page(text: str, turn: int) -> int:
-    try:
-        return int(json.loads(text, strict=False)["arguments"]["page"])
-    except (ValueError, KeyError, TypeError):
-        return turn
 
 
 def _medians(name: str, rows: dict[str, list[Any]], early: slice, late: slice) -> dict[str, Any]:
