@@ -1,7 +1,8 @@
 """Note-writing: how the window stays within its size W (prune-and-write).
 
-When the window outgrows W, `NoteWriter.compact` folds its oldest items into
-one note; `prune` folds the older half on request (a person's `/prune`).
+When the window outgrows W, `NoteWriter.compact` folds its older turns into
+one note (`Window.to_fold` says which); `prune` folds the older half on
+request (a person's `/prune`).
 Who writes the note, and when, is the run's `NoteMode`:
 
 - `BACKGROUND` (the default): the fold writes a plain extract of the pruned
@@ -10,8 +11,9 @@ Who writes the note, and when, is the run's `NoteMode`:
   `NoteRefiner`, run by a worker, rewrites the note with the model when the
   foreground is idle and stores it as a new `note:N` (meta `refines`) in the
   same transaction that completes the job. At its next fold the window takes
-  the refined notes in place of their extracts (`adopt`): a fold rewrites
-  the window's head anyway, so the swap disturbs no more of the KV prefix.
+  the rewrites in place of their extracts (`adopt`): the fold changes the
+  prompt from its new note on anyway, and the rewrite ready by then is
+  usually that of the latest note, just before it.
 - `MODEL`: the model writes the note in one short bounded call that the
   turn waits for. A person's `/prune` is written this way in either mode,
   since the person is waiting for it.
@@ -71,10 +73,7 @@ class NoteWriter:
         """Fold the oldest items into one note when the window outgrows W."""
         if self.window.tokens() > self.sizes.window:
             await self.adopt()
-            # Free a quarter of the window net of the note that replaces it: a note costs a model call,
-            # so each fold frees room for several turns rather than one.
-            target = max(0, self.sizes.window * 3 // 4 - self.note_size())
-            await self.fold(self.window.oldest_to_prune(target))
+            await self.fold(self.window.to_fold(self.sizes.window, self.note_size()))
 
     async def prune(self) -> str | None:
         """Fold the older half of the window into a note now, written by the model; the note's id, or None."""
@@ -128,7 +127,9 @@ class NoteWriter:
             self.wake()
 
     async def adopt(self) -> int:
-        """Put the refined notes that are ready in place of their extracts in the window; how many."""
+        """Put the refined notes that are ready in place of their extracts in the window; how many.
+        Called as a fold starts: the fold changes the prompt from its new note on anyway, so a rewrite of
+        the latest note (the usual case) costs a local model only the difference in that note's length."""
         places = {f"{NOTE_JOB}:{item_id(item)}": i for i, item in enumerate(self.window.items) if _may_refine(item)}
         if not places:
             return 0

@@ -1,12 +1,14 @@
 """The window: recent turns verbatim, older ones folded into notes.
 
 The window holds the run's latest turns as one line each, and notes that
-stand for turns pruned from it. When it outgrows its budget W, the oldest
-items (turns, or earlier notes) are pruned and replaced by one note that
-summarises them (prune-and-write, as in MemAct): the model writes the note
-in a short bounded call, or, without a model, a deterministic extract is
-used and marked `[extract]`. The model can also prune deliberately through
-the `history_prune` tool.
+stand for turns pruned from it, notes first. When it outgrows its budget W,
+the older turns are pruned and replaced by one note that summarises them
+(prune-and-write, as in MemAct), placed after the notes already there
+(`Window.to_fold`): the prompt's prefix up to that point is unchanged, so a
+local model's KV cache keeps it. Now and then the notes themselves are folded
+into one at the head. `runtime.notes` writes the note (an extract marked
+`[extract]` at once, rewritten by the model later, by default). The model
+can also prune deliberately through the `history_prune` tool.
 
 Nothing is lost: every turn and every note is a context object (`turn:N`,
 `note:N`) in the store, so `context_search` and `context_read` reach what
@@ -24,7 +26,7 @@ from memory.context import ContextStore
 from memory.errors import LociError, ToolError
 from runtime.prompt import fit
 
-__all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "item_id"]
+__all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "is_note", "item_id"]
 
 PREVIEW_CHARS = 160
 
@@ -80,6 +82,10 @@ class StoredLine:
 Item = TurnLine | NoteLine | StoredLine
 
 
+def is_note(item: Item) -> bool:
+    return isinstance(item, NoteLine) or (isinstance(item, StoredLine) and item.ref.startswith("note:"))
+
+
 def item_id(item: Item) -> str:
     if isinstance(item, StoredLine):
         return item.ref
@@ -118,14 +124,25 @@ class Window:
     def ids(self) -> list[str]:
         return [item_id(item) for item in self.items]
 
-    def oldest_to_prune(self, target: int) -> list[Item]:
-        """The fewest oldest items whose removal brings the window to `target` tokens (at least two)."""
+    def to_fold(self, budget: int, note_size: int) -> list[Item]:
+        """What a fold replaces with one note, when the window has outgrown `budget` tokens.
+
+        The newest turns within an eighth of the budget stay (at least one). Of the older items, the
+        turns are folded and the new note goes after the notes already there, so the prompt changes
+        only from there on and a local model re-evaluates only what follows. When the notes would then
+        take more than half the budget, or the window would still not fit, the notes are folded too,
+        into one note at the head."""
         sizes = [self.count(item.render()) + 1 for item in self.items]
-        total, chosen = sum(sizes), 0
-        while chosen < len(self.items) - 1 and (total > target or chosen < 2):
-            total -= sizes[chosen]
-            chosen += 1
-        return self.items[:chosen]
+        kept, tail = 0, 0
+        while kept < len(self.items) - 1 and (kept == 0 or tail + sizes[-kept - 1] <= budget // 8):
+            tail += sizes[-kept - 1]
+            kept += 1
+        older = self.items[: len(self.items) - kept]
+        notes = sum(size for item, size in zip(older, sizes, strict=False) if is_note(item))
+        turns = [item for item in older if not is_note(item)]
+        if turns and notes + note_size <= budget // 2 and notes + note_size + tail <= budget:
+            return turns
+        return older
 
     async def prune(self, note: str, ids: list[str], *, method: str = "model") -> NoteLine:
         """Replace the items named by `ids` with one note; the note is stored as `note:N`."""

@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
+from memory.context import ContextStore
 from memory.store import Store
 from runtime.model import Request
 from runtime.prompt import RegionSizes
 from runtime.run import Limits, NoteMode, RunConfig
 from runtime.scripted import ScriptedModel
 from runtime.session import open_session
+from runtime.window import NoteLine, TurnLine, Window
 
 CONSTRAINT = "never spend more than 40 euros"
 
@@ -136,3 +138,34 @@ async def test_pruned_turns_and_notes_are_readable_context_objects(tmp_path: Pat
     assert rows, "the window never pruned"
     covered = [ref for _, meta in rows for ref in json.loads(meta)["covers"]]
     assert "turn:3" in covered or any(ref.startswith("note:") for ref in covered)
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def turn_line(n: int) -> TurnLine:
+    return TurnLine(n, "context_read", {"id": "doc:1"}, f"obs:{n}", 50, False, f"turn:{n}", "routine " * 10)
+
+
+async def test_a_fold_puts_its_note_after_the_notes_so_the_prompt_changes_only_from_there(store: Store) -> None:
+    window = Window(ContextStore(store, words), words)
+    window.items = [NoteLine("note:1", ["turn:1"], "the fee is 35 euros", "extract")]
+    window.items += [turn_line(n) for n in range(2, 14)]
+    before = window.render()
+    folded = window.to_fold(budget=200, note_size=20)
+    assert [item.turn for item in folded] == list(range(2, 13))  # the older turns; the newest stays
+    line = await window.prune("read lines 2 to 12", [f"turn:{n}" for n in range(2, 13)], method="extract")
+    after = window.render()
+    assert window.ids() == ["note:1", line.note_id, "turn:13"]
+    head = before.split("\n")[0]
+    assert after.startswith(head + "\n") and window.tokens() <= 200  # the old note's line is unchanged
+
+
+async def test_notes_that_would_outgrow_half_the_window_are_folded_at_the_head(store: Store) -> None:
+    window = Window(ContextStore(store, words), words)
+    window.items = [NoteLine(f"note:{n}", [f"turn:{n}"], "finding " * 25, "extract") for n in range(1, 4)]
+    window.items += [turn_line(n) for n in range(4, 8)]
+    folded = window.to_fold(budget=200, note_size=30)
+    assert [item.render().split()[0] for item in folded[:3]] == ["note:1", "note:2", "note:3"]
+    assert folded[-1] is window.items[-2]  # everything but the newest turn
