@@ -171,13 +171,18 @@ async def test_a_recurring_successful_sequence_becomes_a_probationary_procedure_
     assert any(e["op"] == "status" and "refine" in e["cause"] for e in traced["events"])
 
 
-async def test_consolidation_promotes_a_procedure_that_keeps_succeeding_and_is_idempotent(evo: Evolution) -> None:
+async def deploy_procedure(evo: Evolution) -> tuple[int, int, int]:
+    """Two facts and the probationary procedure distilled from two successful deploys: (a, b, procedure)."""
     a, b = await facts(evo, "deploy uses make release", "release needs the staging key")
     for task in ("deploy the web app", "deploy the api app"):
         await evo.episodes.write(Episode(task, recipe(a, b), outcome=1.0))
     await drain(evo)
     [proc] = await evo.procedures("deploy")
-    pid = int(proc["id"][4:])
+    return a, b, int(proc["id"][4:])
+
+
+async def test_consolidation_promotes_a_procedure_that_keeps_succeeding_and_is_idempotent(evo: Evolution) -> None:
+    a, b, pid = await deploy_procedure(evo)
     for i in range(6):
         steps = [Step("memory_recall", {"query": "deploy"}, used=(a, pid)), *recipe(a, b)[1:]]
         await evo.episodes.write(Episode(f"deploy service {i}", steps, outcome=1.0))
@@ -190,12 +195,7 @@ async def test_consolidation_promotes_a_procedure_that_keeps_succeeding_and_is_i
 
 
 async def test_a_procedure_that_keeps_failing_is_retired_and_no_longer_offered(evo: Evolution) -> None:
-    a, b = await facts(evo, "deploy uses make release", "release needs the staging key")
-    for task in ("deploy the web app", "deploy the api app"):
-        await evo.episodes.write(Episode(task, recipe(a, b), outcome=1.0))
-    await drain(evo)
-    [proc] = await evo.procedures("deploy")
-    pid = int(proc["id"][4:])
+    _, _, pid = await deploy_procedure(evo)
     for i in range(5):
         await evo.episodes.write(Episode(f"deploy x{i}", [Step("memory_get", {"id": "p"}, used=(pid,))], outcome=0))
     await drain(evo)
