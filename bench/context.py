@@ -152,6 +152,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             on_turn=on_turn,
         ) as session:
             await session.host.add("bench", bench_server(sizes, args.seed))
+            session.agent.notes.wake = lambda: None  # the bench runs the note rewrites itself, after the turns
             await session.agent.run(TASK)
             await rewrite_queued(model, session.contexts)  # the notes' rewrites cost prompts too, after the turns
     observations = [model.count_tokens(report_text(plot, sizes, args.seed)) for plot in range(1, len(per_turn))]

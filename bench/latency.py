@@ -236,6 +236,7 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
         ) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
+            session.agent.notes.wake = lambda: None  # the bench runs the note rewrites itself, after the turns
             mark[0] = time.monotonic()
             await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
             system = system_text(session.host.tools)

@@ -6,8 +6,12 @@ request (a person's `/prune`).
 Who writes the note, and when, is the run's `NoteMode`:
 
 - `BACKGROUND` (the default): the fold writes a plain extract of the pruned
-  lines at once, marked `[extract]`, and queues a `note` job (key
-  `note:<note id>`) holding the lines. The turn never waits for a model.
+  lines at once, marked `[extract]`, and, where a worker will run it (the
+  writer's `wake` is set: `loci chat`'s worker, or the session's own beside a
+  remote model), queues a `note` job (key `note:<note id>`) holding the
+  lines. The turn never waits for a model. Where no worker runs (`loci run`
+  on a local model) the extract stays: a rewrite made after the run's window
+  is gone would serve nobody.
   `NoteRefiner`, run by a worker, rewrites the note with the model when the
   foreground is idle and stores it as a new `note:N` (meta `refines`) in the
   same transaction that completes the job. At its next fold the window takes
@@ -65,7 +69,8 @@ class NoteWriter:
     ) -> None:
         self.model, self.window, self.sizes, self.mode = model, window, sizes, mode
         self.system, self.ledger = system, ledger  # the run's system text: its KV prefix serves the note too
-        self.wake: Callable[[], None] | None = None  # a worker's `wake`, called when a note job is queued
+        # The `wake` of the worker that will run this writer's note jobs; None: no worker, no jobs queued.
+        self.wake: Callable[[], None] | None = None
         self.queued = 0  # note jobs this writer queued
         self.adopted = 0  # refined notes it took into the window
 
@@ -89,7 +94,7 @@ class NoteWriter:
         else:
             text, method = extract_note(items, size, self.model.count_tokens), NoteMode.EXTRACT.value
         line = await self.window.prune(text, [item_id(item) for item in items], method=method)
-        if self.mode is NoteMode.BACKGROUND and method == NoteMode.EXTRACT.value:
+        if self.mode is NoteMode.BACKGROUND and method == NoteMode.EXTRACT.value and self.wake is not None:
             await self.queue(line, items, size)
         return line.note_id
 

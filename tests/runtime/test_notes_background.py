@@ -70,25 +70,45 @@ def refiner(session: Session, model: Any = None) -> tuple[NoteRefiner, Jobs, For
     return notes, evolution.jobs, evolution.foreground
 
 
+def later(session: Session) -> list[int]:
+    """Tell the session's note writer that a worker will run its jobs (the test runs them itself); wakes."""
+    woken: list[int] = []
+    session.agent.notes.wake = lambda: woken.append(1)
+    return woken
+
+
 async def test_a_fold_writes_an_extract_and_queues_its_rewrite(tmp_path: Path) -> None:
     model = ScriptedModel([reader(40)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=41), sizes=SIZES)
     async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
+        woken = later(session)
         await session.agent.run("read the log")
         jobs = await note_jobs(session.store)
         notes = [item for item in session.agent.window.items if item.render().startswith("note:")]
     assert [call.purpose for call in model.calls] == ["act"] * 40  # no turn waited for a note
-    assert jobs and all(job["status"] == "queued" for job in jobs)
+    assert jobs and all(job["status"] == "queued" for job in jobs) and len(woken) == len(jobs)
     payload = json.loads(jobs[0]["payload"])
     assert jobs[0]["key"] == f"note:{payload['note']}"
     assert payload["lines"].startswith("turn 1") and payload["size"] > 0 and payload["system"]
     assert notes and all("[extract]" in item.render() for item in notes)
 
 
+async def test_without_a_worker_a_fold_keeps_its_extract_and_queues_nothing(tmp_path: Path) -> None:
+    model = ScriptedModel([reader(40)], repeat_last=True)
+    config = RunConfig(limits=Limits(max_turns=41), sizes=SIZES)
+    async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
+        await session.agent.run("read the log")  # as `loci run` on a local model: no worker in the process
+        jobs = await note_jobs(session.store)
+        rendered = session.agent.window.render()
+    assert jobs == [] and session.agent.notes.queued == 0
+    assert "[extract]" in rendered and all(call.purpose == "act" for call in model.calls)
+
+
 async def test_the_worker_rewrites_a_note_and_the_next_fold_takes_it(tmp_path: Path) -> None:
     model = ScriptedModel([reader(30)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=31), sizes=SIZES)
     async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
+        later(session)
         await session.agent.run("read the log")
         notes, jobs, _ = refiner(session)
         ran = await Worker(jobs, {NOTE_JOB: notes}).drain()
@@ -171,6 +191,7 @@ async def test_a_failing_rewrite_keeps_the_extract_and_the_error(tmp_path: Path)
     model = ScriptedModel([reader(30)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=31), sizes=SIZES)
     async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
+        later(session)
         await session.agent.run("read the log")
         notes, jobs, _ = refiner(session, ScriptedModel([broken], repeat_last=True))
         await Worker(jobs, {NOTE_JOB: notes}).drain()
