@@ -34,7 +34,7 @@ from memory.jobs import Jobs
 from memory.store import default_db_path
 from memory.worker import Handler
 from runtime.background import background_worker
-from runtime.cli_run import add_model_arguments
+from runtime.cli_run import add_model_arguments, sizes_from
 from runtime.display import one_line
 from runtime.notes import NOTE_JOB, NoteRefiner
 from runtime.run import Limits, RunConfig, RunResult
@@ -71,7 +71,9 @@ async def run(args: argparse.Namespace) -> int:
     check_files(args.file)
     model = await load_model(args.model, context_window=args.context_window)
     try:
-        config = RunConfig(limits=Limits(max_turns=args.max_turns), mcp_config=args.mcp_config)
+        config = RunConfig(
+            limits=Limits(max_turns=args.max_turns), sizes=sizes_from(args, model), mcp_config=args.mcp_config
+        )
         async with open_session(model, args.db or default_db_path(), config, files=args.file) as session:
             chat = await open_chat(session, model.name, write=_print, resume=resume)
             await chat_loop(chat, read_line)

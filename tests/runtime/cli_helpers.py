@@ -11,12 +11,11 @@ from pathlib import Path
 __all__ = ["loci", "script"]
 
 
-def loci(*args: str, home: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """`loci ARGS` in a subprocess, with `home` as its LOCI_HOME."""
+def loci(*args: str, home: Path, timeout: float = 300, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`loci ARGS` in a subprocess, with `home` as its LOCI_HOME and `stdin` (if given) as its input."""
     env = {**os.environ, "LOCI_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
-    )
+    command = [sys.executable, "-m", "runtime.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, input=stdin)
 
 
 def script(tmp_path: Path, replies: list[dict]) -> str:

@@ -21,6 +21,7 @@ from runtime.cli_chat import Chat, chat_loop, open_chat
 from runtime.model import Request
 from runtime.scripted import ScriptedModel
 from runtime.session import Session, open_session
+from tests.runtime.cli_helpers import loci, script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,3 +216,12 @@ async def test_resume_restores_the_window_in_a_new_session(tmp_path: Path) -> No
     assert held and held[0].startswith("turn:")
     shown = second_model.calls[0].messages[1]["content"]
     assert f"{held[0]}: turn 1" in shown and "context_list" in shown
+
+
+def test_the_chat_command_takes_the_region_budgets_it_is_given(tmp_path: Path) -> None:
+    spec = script(tmp_path, [answer("hello", "greeted")])
+    done = loci(
+        "chat", "--model", spec, "--window-tokens", "300", "--state-tokens", "40", home=tmp_path, stdin="hi\n/quit\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "state 5/40" in done.stdout and "window 0/300" in done.stdout
