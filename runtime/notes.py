@@ -23,7 +23,8 @@ Who writes the note, and when, is the run's `NoteMode`:
   since the person is waiting for it.
 - `EXTRACT`: the extract, and nothing later.
 
-A model call that fails leaves the extract (queued again in `BACKGROUND`).
+A model call that fails, or a note stuck repeating itself (`note_problem`),
+leaves the extract.
 The pruned turns stay in the store either way (`runtime.window`), so nothing
 is lost, only moved out of the prompt. A model call made during a run is
 charged to the run's ledger; a background rewrite, made after the fold, is not.
@@ -32,6 +33,7 @@ charged to the run's ledger; a background rewrite, made after the fold, is not.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -44,12 +46,24 @@ from runtime.ledger import Ledger
 from runtime.model import Model, Request, is_serial
 from runtime.prompt import RegionSizes, fit
 from runtime.run import NoteMode
-from runtime.window import NoteLine, StoredLine, Window, extract_note, item_id
+from runtime.window import NoteLine, StoredLine, Window, extract_note, folded_text, item_id
 
-__all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages", "rewrite_queued"]
+__all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages", "note_problem", "rewrite_queued"]
 
 NOTE_TOKENS = 192
 NOTE_JOB = "note"
+
+
+def note_problem(text: str) -> str | None:
+    """Why a model's note may not replace the extract, or None: an empty reply, or one stuck in a loop
+    (a small model's failure: "1. extract: 1 2. extract: 1 ..."), seen as few distinct words once
+    numbers are set aside. The extract it would replace is the folded lines themselves."""
+    words = [re.sub(r"\d+", "#", word) for word in text.lower().split()]
+    if not words:
+        return "the model wrote nothing"
+    if len(words) >= 12 and len(set(words)) < 0.35 * len(words):
+        return f"the model's note repeats itself ({len(set(words))} distinct words in {len(words)})"
+    return None
 
 
 def note_messages(system: str, lines: str, size: int) -> list[dict[str, str]]:
@@ -104,14 +118,15 @@ class NoteWriter:
 
     async def write(self, items: list[Any], size: int) -> tuple[str, str]:
         """A short note on the items, by the model in one bounded call; a marked extract if that fails."""
-        lines = "\n".join(item.render() for item in items)
+        lines = "\n".join(folded_text(item) for item in items)
         try:
             reply = await self.model.generate(
                 Request(note_messages(self.system, lines, size), max_tokens=size, purpose="note")
             )
             self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)
-            if reply.text.strip():
-                return fit(reply.text.strip(), size, self.model.count_tokens)[0], NoteMode.MODEL.value
+            text = fit(reply.text.strip(), size, self.model.count_tokens)[0].strip()
+            if not note_problem(text):
+                return text, NoteMode.MODEL.value
         except BackendError:
             pass  # the note falls back to an extract; the turns are in the store either way
         return extract_note(items, size, self.model.count_tokens), NoteMode.EXTRACT.value
@@ -121,7 +136,7 @@ class NoteWriter:
         payload = {
             "note": line.note_id,
             "covers": line.covers,
-            "lines": "\n".join(item.render() for item in items),
+            "lines": "\n".join(folded_text(item) for item in items),
             "size": size,
             "system": self.system,
         }
@@ -165,7 +180,7 @@ class NoteRefiner:
     foreground run is going (`Foreground.wait_idle`), and gives way as soon as one starts: the reply
     is interrupted and the job goes back to the queue unspent (`JobDeferred`). A model that serves
     calls concurrently (a remote one) rewrites at once, between and beside the turns. The new note
-    and the job's completion are one transaction; an empty reply keeps the extract.
+    and the job's completion are one transaction; an empty or looping reply keeps the extract.
     """
 
     def __init__(self, model: Model, contexts: ContextStore, jobs: Jobs, foreground: Foreground) -> None:
@@ -183,8 +198,8 @@ class NoteRefiner:
         if interrupt is not None and interrupt():
             raise JobDeferred(f"a foreground run started while {note} was being rewritten")
         text = fit(reply.text.strip(), size, self.model.count_tokens)[0].strip()
-        if not text:
-            return await self.jobs.complete(job, lambda conn: {"kept": "extract", "why": "the model wrote nothing"})
+        if why := note_problem(text):
+            return await self.jobs.complete(job, lambda conn: {"kept": "extract", "why": why})
         meta = {"covers": covers, "method": NoteMode.MODEL.value, "refines": note}
 
         def effect(conn: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from memory.context import ContextStore
 from memory.errors import LociError, ToolError
 from runtime.prompt import fit
 
-__all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "is_note", "item_id"]
+__all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "folded_text", "is_note", "item_id"]
 
 PREVIEW_CHARS = 160
 
@@ -166,7 +166,23 @@ class Window:
         return line
 
 
+def folded_text(item: Item) -> str:
+    """What an item gives the note that replaces it: a turn its line, a note its own text (without the
+    header that names it, so notes folded into notes do not pile up headers)."""
+    if isinstance(item, NoteLine | StoredLine) and is_note(item):
+        return item.text
+    return item.render()
+
+
 def extract_note(items: list[Item], max_tokens: int, count: Callable[[str], int]) -> str:
-    """A note without a model: the pruned lines themselves, cut to the note budget."""
-    text = " | ".join(item.render() for item in items)
+    """A note without a model: the pruned lines themselves, each cut to an even share of the note budget
+    (a short line gives what it does not use to the others). So every folded turn keeps the head of its
+    line, and what an earlier note holds shrinks with each fold it goes through, oldest first."""
+    texts = [folded_text(item) for item in items]
+    sizes = [count(text) for text in texts]
+    left, shares = max_tokens - 2 * (len(texts) - 1), [0] * len(texts)
+    for done, i in enumerate(sorted(range(len(texts)), key=sizes.__getitem__)):
+        shares[i] = min(sizes[i], max(1, left // (len(texts) - done)))
+        left -= shares[i]
+    text = " | ".join(fit(text, share, count)[0] for text, share in zip(texts, shares, strict=True))
     return fit(text, max_tokens, count)[0]

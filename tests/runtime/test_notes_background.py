@@ -21,11 +21,12 @@ from memory.worker import Foreground, Worker
 from runtime.background import background_worker
 from runtime.cli_chat import chat_loop, open_chat
 from runtime.model import Reply, Request
-from runtime.notes import NOTE_JOB, NoteRefiner
+from runtime.notes import NOTE_JOB, NoteRefiner, note_problem
 from runtime.prompt import RegionSizes
 from runtime.run import Limits, NoteMode, RunConfig
 from runtime.scripted import ScriptedModel
 from runtime.session import Session, open_session
+from runtime.window import NoteLine, TurnLine, extract_note
 
 REFINED = "refined: the lines so far were routine entries"
 SIZES = RegionSizes.for_window(1_024)
@@ -270,3 +271,36 @@ async def _status(store: Store, status: str) -> bool:
 
 async def _deferred(worker: Worker) -> bool:
     return worker.ran["deferred"] == 1
+
+
+def test_a_looping_or_empty_note_is_refused_and_a_plain_one_kept() -> None:
+    loop = " ".join(f"{n}. extract: 1" for n in range(1, 30))
+    assert "repeats itself" in (note_problem(loop) or "")
+    assert note_problem("  ") == "the model wrote nothing"
+    assert note_problem("Read pages 1 to 8 of doc:1; the fee is 35 euros, due in March (obs:4).") is None
+
+
+async def test_a_looping_rewrite_keeps_the_extract(tmp_path: Path) -> None:
+    loop = " ".join(f"{n}. extract: 1" for n in range(1, 30))
+    async with open_session(ScriptedModel([loop]), tmp_path / "loci.db") as session:
+        notes, jobs, _ = refiner(session)
+        payload = {"note": "note:3", "covers": ["turn:1"], "lines": "turn 1: ...", "size": 64, "system": "s"}
+        await jobs.enqueue(NOTE_JOB, payload, key="note:note:3")
+        await Worker(jobs, {NOTE_JOB: notes}).drain()
+        [row] = await note_jobs(session.store)
+    assert row["status"] == "done" and json.loads(row["result"])["kept"] == "extract"
+
+
+def test_a_note_folded_into_a_note_gives_its_text_not_its_header() -> None:
+    older = NoteLine("note:4", ["turn:1", "turn:2"], "the fee is 35 euros", "extract")
+    turn = TurnLine(3, "context_read", {"id": "doc:1"}, "obs:5", 20, False, "turn:3", "line 3")
+    text = extract_note([older, turn], 100, lambda t: len(t.split()))
+    assert text.startswith("the fee is 35 euros | turn 3 [turn:3]") and "note:4" not in text
+
+
+def test_an_extract_gives_every_folded_item_a_share_so_a_long_old_note_cannot_crowd_out_the_turns() -> None:
+    older = NoteLine("note:4", ["turn:1"], "old finding " * 100, "extract")
+    turns = [TurnLine(n, "context_read", {"id": "doc:1"}, f"obs:{n}", 20, False, f"turn:{n}", "x") for n in (3, 4, 5)]
+    text = extract_note([older, *turns], 60, lambda t: len(t.split()))
+    assert len(text.split()) <= 60
+    assert all(f"turn {n} [turn:{n}]" in text for n in (3, 4, 5)) and text.startswith("old finding")
