@@ -16,7 +16,7 @@ from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
 from runtime.session import check_files, open_session
 from runtime.specs import DEFAULT_SPEC, load_model
 
-__all__ = ["add_model_arguments", "as_json", "register"]
+__all__ = ["add_model_arguments", "as_json", "register", "sizes_from"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
