@@ -46,7 +46,7 @@ from runtime.ledger import Ledger
 from runtime.model import Model, Request, is_serial
 from runtime.prompt import RegionSizes, fit
 from runtime.run import NoteMode
-from runtime.window import NoteLine, StoredLine, Window, extract_note, folded_text, item_id
+from runtime.window import NoteLine, Window, extract_note, folded_text, is_note, item_id
 
 __all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages", "note_problem", "rewrite_queued"]
 
@@ -89,7 +89,7 @@ class NoteWriter:
         self.adopted = 0  # refined notes it took into the window
 
     async def compact(self) -> None:
-        """Fold the oldest items into one note when the window outgrows W."""
+        """Fold the older turns into one note when the window outgrows W (`Window.to_fold` says which)."""
         if self.window.tokens() > self.sizes.window:
             await self.adopt()
             await self.fold(self.window.to_fold(self.sizes.window, self.note_size()))
@@ -167,10 +167,8 @@ class NoteWriter:
 
 
 def _may_refine(item: Any) -> bool:
-    """An extract note, or a note restored from the store (a resumed chat), whose rewrite may be ready."""
-    if isinstance(item, NoteLine):
-        return item.method == NoteMode.EXTRACT.value
-    return isinstance(item, StoredLine) and item.ref.startswith("note:")
+    """A note whose rewrite may be ready: an extract, or a note restored from the store (a resumed chat)."""
+    return is_note(item) and getattr(item, "method", NoteMode.EXTRACT.value) == NoteMode.EXTRACT.value
 
 
 class NoteRefiner:

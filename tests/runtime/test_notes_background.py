@@ -304,3 +304,16 @@ def test_an_extract_gives_every_folded_item_a_share_so_a_long_old_note_cannot_cr
     text = extract_note([older, *turns], 60, lambda t: len(t.split()))
     assert len(text.split()) <= 60
     assert all(f"turn {n} [turn:{n}]" in text for n in (3, 4, 5)) and text.startswith("old finding")
+
+
+async def test_a_resumed_chat_takes_the_rewrite_of_a_note_it_restored(tmp_path: Path) -> None:
+    async with open_session(ScriptedModel([REFINED]), tmp_path / "loci.db") as session:
+        extract = await session.contexts.add_text("note", "note on 2 items", "turn 1: ... | turn 2: ...")
+        notes, jobs, _ = refiner(session)
+        payload = {"note": extract.id, "covers": ["turn:1", "turn:2"], "lines": "turn 1", "size": 64, "system": "s"}
+        await jobs.enqueue(NOTE_JOB, payload, key=f"note:{extract.id}")
+        await Worker(jobs, {NOTE_JOB: notes}).drain()
+        window = session.agent.window
+        await window.restore([extract.id])  # as `loci chat --resume` rebuilds the window from the store
+        taken = await session.agent.notes.adopt()
+    assert taken == 1 and REFINED in window.render() and extract.id not in window.ids()
