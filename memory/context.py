@@ -120,10 +120,7 @@ class ContextStore:
         object_id = _insert_object(conn, kind, name, None, meta)
         while batch := stream.next_batch():
             _insert_chunks(conn, object_id, batch)
-        conn.execute(
-            "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, complete = 1 WHERE id = ?",
-            [stream.chars, stream.lines, stream.tokens, object_id],
-        )
+        _complete_object(conn, object_id, stream, meta)
         return f"{kind}:{object_id}"
 
     async def add_file(self, path: str | Path, *, kind: str = "doc", name: str | None = None) -> ContextObject:
@@ -212,19 +209,13 @@ class ContextStore:
     async def _load(
         self, kind: str, name: str, source: str | None, stream: ChunkStream, meta: dict[str, Any], stats: dict[str, int]
     ) -> ContextObject:
-        object_id = await self.store.write(lambda db: _insert_object(db, kind, name, source, meta))
+        object_id = await self.store.write(lambda db: _insert_object(db.conn, kind, name, source, meta))
         try:
             while batch := await anyio.to_thread.run_sync(stream.next_batch):
-                await self.store.write(lambda db: _insert_chunks(db, object_id, batch))
+                await self.store.write(lambda db: _insert_chunks(db.conn, object_id, batch))
             if stats.get("replaced_bytes"):
                 meta = {**meta, "replaced_bytes": stats["replaced_bytes"]}
-            totals = [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id]
-            await self.store.write(
-                lambda db: db.execute(
-                    "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?",
-                    totals,
-                )
-            )
+            await self.store.write(lambda db: _complete_object(db.conn, object_id, stream, meta))
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await self.store.write(lambda db: _delete_object(db, object_id))
@@ -315,10 +306,8 @@ def _check_kind(kind: str) -> None:
         raise UsageError(f"unknown context kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def _insert_object(
-    db: sqlite_utils.Database | sqlite3.Connection, kind: str, name: str, source: str | None, meta: dict[str, Any]
-) -> int:
-    cursor = db.execute(
+def _insert_object(conn: sqlite3.Connection, kind: str, name: str, source: str | None, meta: dict[str, Any]) -> int:
+    cursor = conn.execute(
         "INSERT INTO context_objects (kind, name, source, meta, created, complete) VALUES (?, ?, ?, ?, ?, 0)",
         [kind, name, source, json.dumps(meta), time.time()],
     )
@@ -326,8 +315,15 @@ def _insert_object(
     return cursor.lastrowid
 
 
-def _insert_chunks(db: sqlite_utils.Database | sqlite3.Connection, object_id: int, batch: list[Any]) -> None:
-    conn = db if isinstance(db, sqlite3.Connection) else db.conn
+def _complete_object(conn: sqlite3.Connection, object_id: int, stream: ChunkStream, meta: dict[str, Any]) -> None:
+    """Write an object's totals and mark it complete: readers see it from now on."""
+    conn.execute(
+        "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?",
+        [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id],
+    )
+
+
+def _insert_chunks(conn: sqlite3.Connection, object_id: int, batch: list[Any]) -> None:
     for chunk in batch:
         cursor = conn.execute(
             "INSERT INTO context_chunks (object_id, seq, start_line, end_line, start_char,"

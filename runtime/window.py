@@ -169,9 +169,7 @@ class Window:
 def folded_text(item: Item) -> str:
     """What an item gives the note that replaces it: a turn its line, a note its own text (without the
     header that names it, so notes folded into notes do not pile up headers)."""
-    if isinstance(item, NoteLine | StoredLine) and is_note(item):
-        return item.text
-    return item.render()
+    return item.text if isinstance(item, NoteLine | StoredLine) and is_note(item) else item.render()
 
 
 def extract_note(items: list[Item], max_tokens: int, count: Callable[[str], int]) -> str:
