@@ -4,7 +4,7 @@ Each workload is a module with `add_arguments(parser)` and
 `async def run(args) -> dict`; the dict is printed as one JSON object. Where
 a baseline exists (naive full history, plain BM25, the reference MCP memory
 server) it is measured in the same run and reported as a ratio. The
-command itself is `bench.cli`, which `runtime.cli` lists by name.
+command itself is `bench.cli`, which `runtime.cli.main` lists by name.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each workload parses its own arguments (see `bench/__init__.py`), so this
 command only finds the workload and prints what it returns: one JSON object
-with `--json`, or the same keys one per line for a person. `runtime.cli`
+with `--json`, or the same keys one per line for a person. `runtime.cli.main`
 lists this module by name, so the runtime never imports `bench`.
 """
 

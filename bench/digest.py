@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.needles import Needle, haystack_source, make_needles, oracle, score, write_haystack
-from runtime.cli_doctor import cpu_name
-from runtime.digest import digest
-from runtime.digest_settings import MeteredModel
-from runtime.model import Model
-from runtime.specs import load_model, parse_spec
+from runtime.cli.doctor import cpu_name
+from runtime.digest.run import digest
+from runtime.digest.settings import MeteredModel
+from runtime.models.base import Model
+from runtime.models.specs import load_model, parse_spec
 
 __all__ = ["add_arguments", "run"]
 
@@ -117,7 +117,7 @@ def _measure_once(home: Path, path: Path, tokens: int, args: argparse.Namespace)
     command = [
         sys.executable,
         "-m",
-        "runtime.cli",
+        "runtime.cli.main",
         "bench",
         "digest",
         "--json",
@@ -172,7 +172,7 @@ async def _load(args: argparse.Namespace) -> Model:
     """The model of `--model`; a llama model with `--threads` if given (one thread copes better with a busy machine)."""
     backend, name, _ = parse_spec(args.model)
     if backend == "llama" and args.threads:
-        from runtime.llama_backend import DEFAULT_CONTEXT, LlamaModel
+        from runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
 
         window = args.context_window or DEFAULT_CONTEXT
         return await LlamaModel.load(name or "default", context_window=window, threads=args.threads)

@@ -41,13 +41,13 @@ from typing import Any
 
 from bench.evolution_scale import measure_scale
 from bench.evolution_world import TOOLS, Task, World
-from memory.episodes import Episode
-from memory.evolution import Evolution
-from memory.graph import Graph, NewNode
-from memory.recall import Recall
+from memory.evolution.episodes import Episode
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph, NewNode
+from memory.graph.recall import Recall
+from memory.jobs.worker import Worker
 from memory.store import Store
-from memory.worker import Worker
-from runtime.cli_doctor import cpu_name
+from runtime.cli.doctor import cpu_name
 
 __all__ = ["add_arguments", "run"]
 

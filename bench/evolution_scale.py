@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.memory import make_sentences
-from memory.episodes import Episode, Step
-from memory.evolution import Evolution
-from memory.graph import Graph, NewNode
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph, NewNode
+from memory.jobs.worker import Worker
 from memory.store import Store
-from memory.worker import Worker
 
 __all__ = ["measure_scale"]
 

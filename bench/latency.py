@@ -39,13 +39,13 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from runtime.action import action_schema
-from runtime.model import Model, Reply, Request
-from runtime.notes import rewrite_queued
-from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes
-from runtime.regions import system_text
+from runtime.models.base import Model, Reply, Request
+from runtime.models.specs import DEFAULT_SPEC, load_model
+from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
+from runtime.prompt.notes import rewrite_queued
+from runtime.prompt.regions import system_text
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
-from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["TurnPages", "add_arguments", "page_text", "run"]
 

@@ -43,9 +43,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.memory import make_sentences
 from memory.errors import UsageError
-from memory.graph import Graph, NewNode
+from memory.graph.graph import Graph, NewNode
 from memory.store import Store
-from runtime.cli_doctor import cpu_name
+from runtime.cli.doctor import cpu_name
 from servers.app import build_app
 
 __all__ = ["add_arguments", "run"]
@@ -190,7 +190,7 @@ async def _timed(call: Callable[[str], Awaitable[Any]], items: list[str]) -> lis
 
 
 def _loci() -> list[str]:
-    return ["-m", "runtime.cli"]
+    return ["-m", "runtime.cli.main"]
 
 
 def _http_client(url: str, token: str) -> Client:

@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memory.graph import Graph, NewNode
-from memory.recall import Recall
+from memory.graph.graph import Graph, NewNode
+from memory.graph.recall import Recall
 from memory.store import Store
 
 __all__ = ["add_arguments", "make_sentences", "percentile", "run"]

@@ -28,7 +28,7 @@ from mcp import Client
 
 from bench.corpus import Corpus, token_counter
 from bench.navigate_agent import navigate_with_agent
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from memory.errors import UsageError
 from memory.store import Store
 from servers.context import build_context_server

@@ -15,13 +15,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from runtime.agent import Agent
-from runtime.host import McpHost
-from runtime.model import Request
-from runtime.prompt import RegionSizes
+from runtime.host.host import McpHost
+from runtime.models.base import Request
+from runtime.models.scripted import ScriptedModel
+from runtime.prompt.build import RegionSizes
 from runtime.run import AnswerStyle, Limits, NoteMode, RunConfig
-from runtime.scripted import ScriptedModel
 from servers.context import build_context_server
 from tools.context import ContextTools
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runtime.model import Reply, Request
-from runtime.scripted import ScriptedModel
+from runtime.models.base import Reply, Request
+from runtime.models.scripted import ScriptedModel
 
 __all__ = ["Needle", "haystack_source", "make_needles", "normalise", "oracle", "score", "write_haystack"]
 

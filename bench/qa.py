@@ -30,12 +30,12 @@ from typing import Any
 
 from bench.qa_data import Question, long_set, short_set
 from memory.errors import ModelBehaviorError
-from runtime.cli_doctor import cpu_name
-from runtime.model import Model, Request
-from runtime.prompt import TEMPLATE_OVERHEAD, fit
+from runtime.cli.doctor import cpu_name
+from runtime.models.base import Model, Request
+from runtime.models.specs import DEFAULT_SPEC, load_model
+from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
 from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig
 from runtime.session import open_session
-from runtime.specs import DEFAULT_SPEC, load_model
 
 __all__ = ["add_arguments", "direct_answer", "loci_answer", "run"]
 

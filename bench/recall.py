@@ -6,7 +6,7 @@ list of turns `{speaker, dia_id, text}`; its `qa` is a list of
 `{question, answer, evidence: [dia_id, ...], category}`. Category 5
 (adversarial) questions are excluded, as is usual.
 
-Each sample gets its own graph, built by `memory.conversation`: every turn
+Each sample gets its own graph, built by `memory.graph.conversation`: every turn
 is a node ("Speaker: text", the shared image's caption, relative dates
 resolved against the session date), linked to the next turn of its session
 and to the few other turns naming the same entity. For each question Loci
@@ -21,7 +21,7 @@ Keys: `recall_at_K` for each cut-off K (flat keys, at the top level for Loci
 and inside `baseline_bm25` and `ablation_no_graph`), `by_category` (the same
 keys per LoCoMo category), `questions`, `query_ms_p50` (Loci's median recall
 time; `baseline_query_ms_p50` for BM25). `--embed SPEC` adds recall by
-meaning (vectors fused with BM25, memory/recall.py) to Loci and the ablation;
+meaning (vectors fused with BM25, memory/graph/recall.py) to Loci and the ablation;
 the default, `none`, measures lexical plus graph, offline.
 
 The bundled `bench/data/locomo_synthetic.json` is a small file written for
@@ -40,13 +40,13 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from memory.conversation import Turn, remember_conversation
-from memory.dates import parse_when
 from memory.errors import UsageError
-from memory.graph import Graph
-from memory.recall import Recall, Recalled
+from memory.graph.conversation import Turn, remember_conversation
+from memory.graph.dates import parse_when
+from memory.graph.graph import Graph
+from memory.graph.recall import Recall, Recalled
 from memory.store import Store
-from runtime.embedders import embedder_from_spec
+from runtime.models.embedders import embedder_from_spec
 
 __all__ = ["DEFAULT_DATA", "add_arguments", "run"]
 

@@ -1,6 +1,6 @@
 """Everything persistent: the SQLite home, context objects, the memory graph."""
 
-from memory.context import ContextObject, ContextStore
+from memory.context.store import ContextObject, ContextStore
 from memory.errors import (
     BackendError,
     BackendTimeout,
@@ -13,9 +13,9 @@ from memory.errors import (
     ToolError,
     UsageError,
 )
-from memory.evolution import Evolution
-from memory.graph import Graph, NewNode
-from memory.recall import Recall
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph, NewNode
+from memory.graph.recall import Recall
 from memory.runs import RunRecord, Runs
 from memory.store import Store, default_db_path
 

@@ -48,11 +48,11 @@ READERS = 4
 # Every migration set, in the order a new home applies them: the module that
 # defines each set as `MIGRATIONS`. Adding a set is one line here.
 MIGRATION_SETS = (
-    "memory.context",
-    "memory.graph_schema",
+    "memory.context.store",
+    "memory.graph.schema",
     "memory.chat",
     "memory.runs",
-    "memory.evolution_schema",
+    "memory.evolution.schema",
     "memory.digest_jobs",
 )
 

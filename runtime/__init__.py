@@ -20,14 +20,14 @@ from memory.errors import (
     UsageError,
 )
 from runtime.agent import Agent
-from runtime.host import McpHost, ToolResult
+from runtime.host.host import McpHost, ToolResult
 from runtime.ledger import Ledger
-from runtime.model import Model, Reply, Request
-from runtime.prompt import RegionSizes
+from runtime.models.base import Model, Reply, Request
+from runtime.models.scripted import ScriptedModel
+from runtime.models.specs import load_model, parse_spec
+from runtime.prompt.build import RegionSizes
 from runtime.run import Limits, NoteMode, RunConfig, RunResult, TurnTrace
-from runtime.scripted import ScriptedModel
 from runtime.session import Session, open_session
-from runtime.specs import load_model, parse_spec
 
 __all__ = [
     "Agent",

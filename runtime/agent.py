@@ -1,13 +1,13 @@
 """The turn loop: decide the next step, delegate everything else.
 
 Before the first turn, `_plan` decides how the run shows its documents
-(whole when they fit the budgets, else by navigation: `runtime.fit`) and
-which tools the model reads (`runtime.catalogue`). Then each turn is a short
+(whole when they fit the budgets, else by navigation: `runtime.prompt.fit`) and
+which tools the model reads (`runtime.prompt.catalogue`). Then each turn is a short
 pipeline, one method a layer:
 
     _decide   budget the prompt, ask the model, validate   (runtime.decide)
-    _dispatch call the tool through the MCP host           (runtime.host)
-    _record   store the observation and the turn           (memory.context)
+    _dispatch call the tool through the MCP host           (runtime.host.host)
+    _record   store the observation and the turn           (memory.context.store)
 
 `_decide` returns one of three typed outcomes (`runtime.turn`): an answer
 with checked evidence (finish), a tool call (dispatch, record, go on), or
@@ -18,7 +18,7 @@ an answer, so a run always ends with one. When documents must be navigated,
 the first turn accepts only a tool call, so the model looks before it
 answers. Every model call is charged to the run's `Ledger`, its own or shared
 with the runs above it (`runtime.recursion`). Notes that keep the window
-within its size are written by `runtime.notes`.
+within its size are written by `runtime.prompt.notes`.
 """
 
 from __future__ import annotations
@@ -26,22 +26,22 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 
-from memory.context import ContextObject, ContextStore
+from memory.context.store import ContextObject, ContextStore
 from memory.errors import UsageError
 from runtime.action import Action
-from runtime.catalogue import FIRST_LOOK, choose_tools
 from runtime.decide import Decider
-from runtime.fit import NAVIGATE, plan_documents
 from runtime.guard import RepeatGuard
-from runtime.host import McpHost, ToolResult
+from runtime.host.host import McpHost, ToolResult
 from runtime.ledger import Ledger
-from runtime.model import Model
-from runtime.notes import NoteWriter
-from runtime.prompt import fit
-from runtime.regions import LISTED_OBJECTS, Observation, Regions, system_text
+from runtime.models.base import Model
+from runtime.prompt.build import fit
+from runtime.prompt.catalogue import FIRST_LOOK, choose_tools
+from runtime.prompt.fit import NAVIGATE, plan_documents
+from runtime.prompt.notes import NoteWriter
+from runtime.prompt.regions import LISTED_OBJECTS, Observation, Regions, system_text
+from runtime.prompt.window import TurnLine, Window
 from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
 from runtime.turn import BudgetSpent, FinalAnswer, NextStep, ToolCall, TurnRules
-from runtime.window import TurnLine, Window
 
 __all__ = ["Agent", "OnTurn"]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from memory.errors import UsageError
 
 __all__ = ["answer_problem", "complete_sentences", "locate_evidence"]

@@ -1,13 +1,13 @@
 """Background workers inside a process: `background_worker` runs one beside the caller.
 
-It starts a `memory.worker.Worker` over a job queue, with one handler per
+It starts a `memory.jobs.worker.Worker` over a job queue, with one handler per
 job kind, in a task group beside the caller, and stops it when the block
 ends. The worker reclaims the jobs a crashed process left, then runs the
 queue and waits for more. Two processes use it:
 
 - `loci serve` and `loci chat` run the memory graph's jobs
   (`Evolution.handlers`); `loci chat` adds the `note` rewrites of its
-  session's model (`runtime.notes.NoteRefiner`). A job that needs a local
+  session's model (`runtime.prompt.notes.NoteRefiner`). A job that needs a local
   model waits for the foreground to be idle, so a person's turn is never
   queued behind it.
 - `open_session`, beside a model that serves calls concurrently, runs the
@@ -22,8 +22,8 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from memory.jobs import Jobs
-from memory.worker import Handler, Worker
+from memory.jobs.queue import Jobs
+from memory.jobs.worker import Handler, Worker
 
 __all__ = ["background_worker"]
 

@@ -1,7 +1,7 @@
 """Deciding one turn: ask the model until its reply is a valid action, a bounded number of times.
 
-    prompt   the regions, each cut to its size        (runtime.prompt)
-    ask      one model call under the action schema   (runtime.model)
+    prompt   the regions, each cut to its size        (runtime.prompt.build)
+    ask      one model call under the action schema   (runtime.models.base)
     check    parse, state size, answer text, evidence (runtime.action, runtime.turn, runtime.answers)
 
 A reply that fails a check goes back to the model with the reason, up to
@@ -22,15 +22,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from memory.errors import ModelBehaviorError
 from runtime.action import Action, InvalidAction, action_schema, parse_action
 from runtime.answers import answer_problem, complete_sentences, locate_evidence
 from runtime.evidence import Cited
 from runtime.ledger import Ledger
-from runtime.model import Model, Reply, Request
-from runtime.prompt import RegionSizes, build_prompt
-from runtime.regions import EXAMPLE_TEXTS, Regions, system_text
+from runtime.models.base import Model, Reply, Request
+from runtime.prompt.build import RegionSizes, build_prompt
+from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text
 from runtime.run import AnswerStyle, Limits, RunResult
 from runtime.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
 

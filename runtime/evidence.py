@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context import ContextStore
+from memory.context.objects import Target
+from memory.context.store import ContextStore
 from memory.errors import InvalidAction, UsageError
-from memory.objects import Target
 
 __all__ = ["Cited", "check_evidence"]
 

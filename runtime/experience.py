@@ -8,7 +8,7 @@ carries the recalled lines.
 
 After a run that ends with an answer (done or partial; a failed or
 cancelled run leaves none), `Experience.after` reads the run's record
-(memory/runs.py) and writes its episode (memory/episodes.py): one step per tool turn, with
+(memory/runs.py) and writes its episode (memory/evolution/episodes.py): one step per tool turn, with
 the tool, its arguments, the memory ids the step was shown (the brief for
 the first step, then the ids in each observation of a tool) and the ids it
 used (those it named in its arguments or its working state; the ids named
@@ -28,16 +28,16 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.context import ContextStore
-from memory.episodes import Episode, Step
+from memory.context.store import ContextStore
 from memory.errors import LociError, UsageError
-from memory.evolution import Evolution, Language
-from memory.graph import Graph
-from memory.recall import Recall
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution, Language
+from memory.graph.graph import Graph
+from memory.graph.recall import Recall
+from memory.jobs.worker import Worker
 from memory.runs import RunRecord, Runs
 from memory.store import Store
-from memory.worker import Worker
-from runtime.model import Model, Request
+from runtime.models.base import Model, Request
 
 __all__ = [
     "Brief",

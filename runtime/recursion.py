@@ -27,14 +27,14 @@ from typing import Any
 
 import anyio
 
-from memory.context import ContextObject, ContextStore
+from memory.context.objects import Target
+from memory.context.store import ContextObject, ContextStore
 from memory.errors import ToolError
-from memory.objects import Target
 from runtime.agent import Agent
-from runtime.host import McpHost
+from runtime.host.host import McpHost
 from runtime.ledger import Ledger
-from runtime.model import Model, Reply, Request
-from runtime.prompt import TEMPLATE_OVERHEAD, RegionSizes, fit
+from runtime.models.base import Model, Reply, Request
+from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes, fit
 from runtime.run import DEFAULT_MAX_DEPTH, RunConfig
 from servers.context import build_context_server
 from tools.context import ContextTools, Scope

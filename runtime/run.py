@@ -5,10 +5,10 @@ through `Recursion` to every `Agent`, so a setting added here reaches every
 level without a new keyword at each. Among its settings:
 
     limits        caps on one run: turns, retries, tokens, seconds   (`Limits`)
-    sizes         the token size of each prompt region               (`runtime.prompt.RegionSizes`)
+    sizes         the token size of each prompt region               (`runtime.prompt.build.RegionSizes`)
     note_mode     who writes the notes that replace pruned turns     (`NoteMode`)
     answer_style  the answer inside the JSON action, or as text      (`AnswerStyle`)
-    tools         the built-in tool sets; None picks the catalogue   (`runtime.catalogue`)
+    tools         the built-in tool sets; None picks the catalogue   (`runtime.prompt.catalogue`)
 
 What a run spends is kept apart, in a `runtime.ledger.Ledger` shared down
 the tree of runs. A run gives back a `RunResult`: the answer, its status and
@@ -27,7 +27,7 @@ from pathlib import Path
 from memory.errors import UsageError
 from runtime.action import Action
 from runtime.evidence import Cited
-from runtime.prompt import RegionSizes
+from runtime.prompt.build import RegionSizes
 
 __all__ = [
     "BUILT_IN",
@@ -62,7 +62,7 @@ class Limits:
 
 
 class NoteMode(enum.Enum):
-    """Who writes the note that replaces pruned turns, and when (`runtime.notes`).
+    """Who writes the note that replaces pruned turns, and when (`runtime.prompt.notes`).
 
     BACKGROUND: a marked extract at once, rewritten by the model later in a `note` job;
     MODEL: the model, in one bounded call the turn waits for; EXTRACT: the extract only."""

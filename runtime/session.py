@@ -13,7 +13,7 @@ children at once. The root agent and every child charge one `Ledger` opened
 from `config.limits`, so children spend what remains of the run's.
 
 Beside a model that serves calls concurrently (a remote one), the session
-also runs a worker for the `note` jobs its runs queue (`runtime.notes`), so
+also runs a worker for the `note` jobs its runs queue (`runtime.prompt.notes`), so
 a fold's extract is rewritten by the model while the run goes on; a local
 model's notes wait for a long-lived process's worker (`loci chat`).
 """
@@ -28,17 +28,17 @@ from typing import Any
 
 import anyio
 
-from memory.context import ContextObject, ContextStore
+from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
 from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, OnTurn
 from runtime.background import background_worker
 from runtime.experience import Brief, Experience, experience_for, foreground
-from runtime.host import McpHost
+from runtime.host.host import McpHost
 from runtime.ledger import Ledger
-from runtime.model import Model, is_serial
-from runtime.notes import NOTE_JOB, NoteRefiner
+from runtime.models.base import Model, is_serial
+from runtime.prompt.notes import NOTE_JOB, NoteRefiner
 from runtime.recursion import Recursion
 from runtime.run import NoteMode, RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server

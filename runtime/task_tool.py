@@ -22,13 +22,13 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
+from memory.context.paths import Roots
 from memory.errors import UsageError
-from memory.paths import Roots
-from runtime.cli_run import as_json
-from runtime.model import Model
+from runtime.cli.run import as_json
+from runtime.models.base import Model
+from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.session import open_session
-from runtime.specs import DEFAULT_SPEC, load_model
 from servers.app import LociState, register_tool_set
 from servers.errors import readable_errors
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from runtime.action import Action, InvalidAction, ToolSpec
 from runtime.evidence import Cited, check_evidence
-from runtime.model import Reply
-from runtime.prompt import Prompt, fit
+from runtime.models.base import Reply
+from runtime.prompt.build import Prompt, fit
 from runtime.run import TurnTrace
 
 __all__ = [

@@ -48,9 +48,9 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from memory.context import ContextStore
+from memory.context.paths import Roots
+from memory.context.store import ContextStore
 from memory.errors import LociError, UsageError
-from memory.paths import Roots
 from memory.store import Store
 from servers.client_log import ClientLog
 from servers.context import build_context_server

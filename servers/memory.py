@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from memory.embed import Embedder
-from memory.evolution import Evolution
-from memory.graph import Graph
+from memory.evolution.evolution import Evolution
+from memory.graph.embed import Embedder
+from memory.graph.graph import Graph
 from memory.store import Store
 from servers.errors import readable_errors
 from tools.evolution import EvolutionTools

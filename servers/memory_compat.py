@@ -15,8 +15,8 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from memory.entities import EntityGraph
 from memory.errors import LociError
+from memory.graph.entities import EntityGraph
 from memory.store import Store, default_db_path
 from servers.errors import readable_errors
 from tools.memory_compat import CompatTools

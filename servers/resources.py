@@ -18,10 +18,10 @@ from typing import Any
 
 from mcp.types import Resource, ResourceTemplate
 
-from memory.context import ContextStore
+from memory.context.objects import Target
+from memory.context.store import ContextStore
 from memory.errors import NotFoundError
-from memory.graph import Graph
-from memory.objects import Target
+from memory.graph.graph import Graph
 from memory.runs import Runs
 from memory.store import Store
 from tools.memory import MemoryTools

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from memory.store import Store
-from runtime.scripted import ScriptedModel
+from runtime.models.scripted import ScriptedModel
 
 
 @pytest.fixture(scope="session", autouse=True)

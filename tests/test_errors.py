@@ -7,14 +7,14 @@ import pytest
 import memory
 import runtime
 import tools
-from memory.context import ContextStore
+from memory.context.store import ContextStore
 from memory.errors import BackendError, InvalidAction, LociError, ModelBehaviorError, UsageError
 from memory.store import Store
 from runtime.action import InvalidAction as ActionInvalid
 from runtime.action import ToolSpec, parse_action
 from runtime.evidence import check_evidence
-from runtime.http_errors import TRANSIENT
-from runtime.prompt import RegionSizes
+from runtime.models.http_errors import TRANSIENT
+from runtime.prompt.build import RegionSizes
 
 
 def test_an_invalid_reply_is_the_model_s_fault_not_the_user_s() -> None:

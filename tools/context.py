@@ -20,9 +20,9 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from memory.context import KINDS, ContextStore
+from memory.context.objects import Span, Target
+from memory.context.store import KINDS, ContextStore
 from memory.errors import ToolError, UsageError
-from memory.objects import Span, Target
 from tools.recursion import Asker, ask, map_targets
 from tools.scope import Scope
 

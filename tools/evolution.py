@@ -3,7 +3,7 @@
 `memory_procedures` lets a model (or any MCP client) ask which distilled
 procedures fit a task before it starts; `memory_feedback` gives a run or an
 episode its outcome, which is what refinement learns from. Both are plain
-typed async functions over `memory.evolution.Evolution`; servers/memory.py
+typed async functions over `memory.evolution.evolution.Evolution`; servers/memory.py
 serves them beside the other memory verbs.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.evolution import Evolution
+from memory.evolution.evolution import Evolution
 
 __all__ = ["EvolutionTools"]
 

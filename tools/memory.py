@@ -15,9 +15,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from memory.errors import UsageError
-from memory.graph import Graph
-from memory.graph_schema import Edge, EdgeKind, Node, NodeKind, node_ref, parse_node_id
-from memory.recall import Recall
+from memory.graph.graph import Graph
+from memory.graph.recall import Recall
+from memory.graph.schema import Edge, EdgeKind, Node, NodeKind, node_ref, parse_node_id
 
 __all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]
 

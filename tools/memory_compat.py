@@ -6,7 +6,7 @@ shapes and descriptions below are the reference's (checked against its
 2026.8.31 release). Two things differ, both on purpose: `search_nodes`
 returns its entities ranked (an exact name first, then name, type and
 observation matches by BM25) instead of in file order, and the data lives in
-the memory graph (memory/entities.py), where Loci's own `memory_*` tools see
+the memory graph (memory/graph/entities.py), where Loci's own `memory_*` tools see
 it too.
 """
 
@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from memory.entities import EntityGraph
+from memory.graph.entities import EntityGraph
 from tools.memory import check_query
 
 __all__ = [

@@ -26,9 +26,9 @@ from typing import Any
 
 import anyio
 
-from memory.context import ContextStore
+from memory.context.objects import Target
+from memory.context.store import ContextStore
 from memory.errors import LociError, ToolError, UsageError
-from memory.objects import Target
 
 __all__ = ["ANSWER_CHARS", "Asker", "ask", "check_targets", "map_targets", "render_result"]
 

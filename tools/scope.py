@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory.context.objects import Target, parse_id
 from memory.errors import ToolError
-from memory.objects import Target, parse_id
 
 __all__ = ["Scope"]
 

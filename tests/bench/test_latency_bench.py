@@ -13,8 +13,8 @@ import json
 import pytest
 
 from bench import latency
-from runtime.model import Request
-from runtime.scripted import ScriptedModel
+from runtime.models.base import Request
+from runtime.models.scripted import ScriptedModel
 
 
 def test_page_text_varies_and_is_deterministic() -> None:

@@ -19,8 +19,8 @@ import anyio
 import pytest
 
 from memory.errors import NotFoundError, UsageError
-from memory.graph import Graph
-from memory.recall import Recall
+from memory.graph.graph import Graph
+from memory.graph.recall import Recall
 from memory.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ WRITER = textwrap.dedent(
     """
     import sys, anyio
     from memory.store import Store
-    from memory.graph import Graph, NewNode
+    from memory.graph.graph import Graph, NewNode
 
     async def main(path, batches, size):
         async with await Store.open(path) as store:
@@ -47,7 +47,7 @@ ONE_BY_ONE = textwrap.dedent(
     """
     import sys, anyio
     from memory.store import Store
-    from memory.graph import Graph
+    from memory.graph.graph import Graph
 
     async def main(path, tag, count):
         async with await Store.open(path) as store:

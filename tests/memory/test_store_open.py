@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memory.graph import Graph
+from memory.graph.graph import Graph
 from memory.store import Store
 
 
@@ -34,7 +34,7 @@ async def test_a_new_home_is_still_migrated(tmp_path: Path) -> None:
 
 def test_memory_search_answers_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
     path = tmp_path / "loci.db"
-    loci = [sys.executable, "-m", "runtime.cli", "memory"]
+    loci = [sys.executable, "-m", "runtime.cli.main", "memory"]
     subprocess.run([*loci, "add", "the seed fact", "--db", str(path)], check=True, capture_output=True, timeout=120)
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")

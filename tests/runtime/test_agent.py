@@ -13,10 +13,10 @@ from mcp.server.mcpserver import MCPServer
 from memory.errors import ModelBehaviorError, UsageError
 from memory.runs import Runs
 from memory.store import Store
-from runtime.model import Request
-from runtime.prompt import RegionSizes
+from runtime.models.base import Request
+from runtime.models.scripted import ScriptedModel
+from runtime.prompt.build import RegionSizes
 from runtime.run import Limits, RunConfig
-from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
 DOC = "\n".join(f"line {i}: nothing to see" for i in range(1, 40)) + "\nline 40: the plot fee is 35 euros\n"

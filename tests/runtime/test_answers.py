@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from runtime.answers import answer_problem
-from runtime.model import Request
-from runtime.prompt import RegionSizes
+from runtime.models.base import Request
+from runtime.models.scripted import ScriptedModel
+from runtime.prompt.build import RegionSizes
 from runtime.run import AnswerStyle, Limits, RunConfig
-from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
 SHORT = "Harbor garden\nThere are 48 plots.\nEach plot costs 35 euros a season.\nThe coordinator is Marta Okafor.\n"

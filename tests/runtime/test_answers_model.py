@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.model import Model, Reply, Request
+from runtime.models.base import Model, Reply, Request
 from runtime.run import Limits, RunConfig
 from runtime.session import open_session
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import anyio
 
-from memory.episodes import Episode, Step
-from memory.evolution import Evolution
-from memory.evolution_params import EvolutionParams
-from memory.graph import Graph
-from memory.jobs import Job
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution
+from memory.evolution.params import EvolutionParams
+from memory.graph.graph import Graph
+from memory.jobs.queue import Job
+from memory.jobs.worker import Worker
 from memory.store import Store
-from memory.worker import Worker
-from runtime.scripted import ScriptedModel
+from runtime.models.scripted import ScriptedModel
 from runtime.session import open_session
 
 

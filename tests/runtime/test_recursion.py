@@ -15,15 +15,15 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.context import ContextStore
+from memory.context.objects import Target
+from memory.context.store import ContextStore
 from memory.errors import ToolError
-from memory.objects import Target
 from memory.store import Store
 from runtime.ledger import Ledger
-from runtime.model import Reply, Request
+from runtime.models.base import Reply, Request
+from runtime.models.scripted import ScriptedModel
 from runtime.recursion import Recursion
 from runtime.run import Limits, RunConfig
-from runtime.scripted import ScriptedModel
 from runtime.session import open_session
 
 DOC = "".join(f"line {i}: nothing to see here\n" for i in range(1, 40)) + "line 40: the plot fee is 35 euros\n"

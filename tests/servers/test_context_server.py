@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 from mcp import Client
 
-from memory.context import ContextStore, Target
+from memory.context.store import ContextStore, Target
 from memory.store import Store
 from servers.context import TOOL_NAMES, build_context_server
 from tools.context import ContextTools

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from mcp import Client
 
-from memory.episodes import Episode, Step
-from memory.evolution import Evolution
-from memory.evolution_params import EvolutionParams
-from memory.graph import Graph
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution
+from memory.evolution.params import EvolutionParams
+from memory.graph.graph import Graph
+from memory.jobs.worker import Worker
 from memory.store import Store
-from memory.worker import Worker
 from servers.memory import memory_server_for
 
 

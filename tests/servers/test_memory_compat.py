@@ -148,8 +148,8 @@ async def test_relations_may_name_entities_created_later(store: Store) -> None:
 
 
 async def test_compat_entities_are_memories_the_memory_tools_recall(store: Store) -> None:
-    from memory.graph import Graph
-    from memory.recall import Recall
+    from memory.graph.graph import Graph
+    from memory.graph.recall import Recall
 
     async with Client(build_compat_server(store)) as client:
         await client.call_tool("create_entities", {"entities": [JOHN]})

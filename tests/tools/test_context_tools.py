@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.context import ContextStore, Target
+from memory.context.store import ContextStore, Target
 from memory.errors import BackendError, ToolError
 from memory.store import Store
 from tools.context import ContextTools, Scope

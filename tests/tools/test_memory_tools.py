@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.errors import NotFoundError, UsageError
-from memory.graph import Graph
+from memory.graph.graph import Graph
 from memory.store import Store
 from tools.memory import MemoryTools
 

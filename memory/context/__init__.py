@@ -1,0 +1,3 @@
+"""The context store: documents, tool results, turns and notes, stored once, read in ranges, searched."""
+
+__all__: list[str] = []

@@ -1,0 +1,89 @@
+"""Full-text search over chunks: FTS5, BM25, and every query taken literally.
+
+The model writes queries, and a query is words, not FTS5 syntax: each word
+is quoted (`fts_literal`), so `NEAR(`, `*`, `-` or an unbalanced quote are
+searched as text and can never raise a syntax error. The words are OR-ed and
+ranked by BM25, so a query with one rare word and three common ones still
+finds the rare one. `query_words` is the one place a query is split into
+words: context search uses them all, memory recall (memory/graph/recall.py) keeps
+the informative ones.
+
+`ORDER BY rank ... LIMIT k` lets FTS5 sort the matches itself and compute the
+snippet only for the k rows returned, which keeps a search on ten million
+tokens in milliseconds. A hit names its chunk's line range and its line
+that holds the rarest query words, so the next step can read just there.
+
+Regular expressions take another path (`memory.context.regex_scan`): FTS5 cannot
+run them, and they must be bounded in time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlite_utils
+
+from memory.context.loader import split_lines
+from memory.context.objects import Hit
+
+__all__ = ["fts_literal", "fts_phrase", "fts_search", "query_words"]
+
+SNIPPET_TOKENS = 16
+_WORD = re.compile(r"[^\W_]+")
+
+
+def query_words(query: str) -> list[str]:
+    """The distinct searchable words of a query, in order: runs of letters, digits, `_` and `-`,
+    without a leading or trailing `-` or `_`."""
+    cleaned = "".join(c if c.isalnum() or c in "_-" else " " for c in query)
+    return list(dict.fromkeys(w.strip("-_") for w in cleaned.split() if w.strip("-_")))
+
+
+def fts_phrase(text: str) -> str:
+    """`text` as one quoted FTS5 string: its FTS syntax (`NEAR(`, `*`, quotes) is searched literally."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def fts_literal(query: str | list[str]) -> str:
+    """Any of the query's words (or of the words given), each quoted, so FTS5 syntax is searched literally;
+    empty when there is no word."""
+    words = query_words(query) if isinstance(query, str) else query
+    return " OR ".join(fts_phrase(w) for w in words)
+
+
+def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int) -> list[Hit]:
+    """The best `k` chunks for `query`, optionally among the objects `refs` (ids such as doc:3)."""
+    match = fts_literal(query)
+    sql = (
+        "SELECT o.kind, o.id, c.start_line, c.end_line, c.text,"
+        f" snippet(context_fts, 0, '[', ']', ' … ', {SNIPPET_TOKENS}), context_fts.rank"
+        " FROM context_fts JOIN context_chunks c ON c.id = context_fts.rowid"
+        " JOIN context_objects o ON o.id = c.object_id"
+        " WHERE context_fts MATCH ? AND o.complete = 1"
+    )
+    params: list[Any] = [match]
+    if refs:
+        sql += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
+        params += refs
+    sql += " ORDER BY context_fts.rank LIMIT ?"
+    params.append(k)
+    words = query_words(query)
+    return [
+        Hit(f"{kind}:{oid}", first, last, snippet, -score, _best_line(text, first, words))
+        for kind, oid, first, last, text, snippet, score in db.execute(sql, params).fetchall()
+    ]
+
+
+def _best_line(text: str, first: int, words: list[str]) -> int:
+    """The line of a chunk that best matches the query: rare query words count more than common ones."""
+    wanted = {token for word in words for token in _WORD.findall(word.lower())}
+    lines = [set(_WORD.findall(part.lower())) & wanted for part in split_lines(text)]
+    spread = {token: sum(token in found for found in lines) for token in wanted}
+    best, best_score, line = first, 0.0, first
+    for part, found in zip(split_lines(text), lines, strict=True):
+        score = sum(1 / spread[token] for token in found)
+        if score > best_score:
+            best, best_score = line, score
+        line += part.endswith("\n")
+    return best

@@ -1,0 +1,102 @@
+"""Regular-expression search with a hard time bound.
+
+A pattern is compiled here first, so a pattern that does not compile gets a
+clear error with its position and no process is started. The scan itself
+runs in a child process (`memory/context/regex_worker.py`) that reads the SQLite
+file on its own read-only connection and streams its hits back; at the
+deadline the child is killed. This bounds even a single pathological
+`re.search` (`(a+)+$` against a long run of a's), which no check between
+chunks and no thread could stop, and the CPU comes back with it.
+
+Patterns are compiled with `re.MULTILINE`, as grep reads them: `^` and `$`
+match at every line. They match within one chunk (about 40 lines); a match
+that would span two chunks is not found. Hits come in document order, one
+per line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+
+from memory.context.objects import Hit
+from memory.errors import StoreError, UsageError
+
+__all__ = ["DEFAULT_TIMEOUT", "MAX_PATTERN", "check_pattern", "regex_search"]
+
+DEFAULT_TIMEOUT = 5.0
+MAX_PATTERN = 1_000
+WORKER = Path(__file__).with_name("regex_worker.py")
+
+
+def check_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile `pattern` with Python's `re`, or raise a `UsageError` that says what is wrong."""
+    if not pattern:
+        raise UsageError("the regular expression is empty")
+    if len(pattern) > MAX_PATTERN:
+        raise UsageError(f"the regular expression is {len(pattern)} characters long; the limit is {MAX_PATTERN}")
+    try:
+        return re.compile(pattern, re.MULTILINE)
+    except re.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        raise UsageError(f"the regular expression {pattern!r} does not compile: {exc.msg}{where}") from exc
+    except (OverflowError, RecursionError, MemoryError) as exc:
+        raise UsageError(f"the regular expression {pattern!r} is too large to compile: {exc}") from exc
+
+
+async def regex_search(
+    db_path: Path, pattern: str, refs: list[str] | None, k: int, timeout: float = DEFAULT_TIMEOUT
+) -> list[Hit]:
+    """The first `k` lines matching `pattern`, in document order; `UsageError` past `timeout` seconds."""
+    check_pattern(pattern)
+    request = json.dumps({"db": str(db_path), "pattern": pattern, "refs": refs or None, "k": k}).encode()
+    hits: list[Hit] = []
+    done: dict[str, object] = {}
+    command = [sys.executable, "-I", "-S", str(WORKER)]
+    async with await anyio.open_process(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        with anyio.move_on_after(timeout) as deadline:
+            await process.stdin.send(request)
+            await process.stdin.aclose()
+            pending = b""
+            async for data in process.stdout:
+                *lines, pending = (pending + data).split(b"\n")
+                for line in lines:
+                    _take(json.loads(line), hits, done)
+            error = b"".join([chunk async for chunk in process.stderr])
+            code = await process.wait()
+        if deadline.cancelled_caught:
+            process.kill()
+    if deadline.cancelled_caught:
+        raise UsageError(
+            f"the regular expression {pattern!r} did not finish within {timeout:g} s ({len(hits)} matches so far);"
+            " it probably backtracks catastrophically (nested quantifiers such as (a+)+ or (a|aa)*)."
+            " Simplify it, anchor it to literal text, or search with words instead"
+        )
+    if code != 0 or not done:
+        message = error.decode("utf-8", "replace").strip().splitlines()
+        raise StoreError(f"the regular-expression scan failed: {message[-1] if message else f'exit code {code}'}")
+    return hits
+
+
+def _take(record: dict[str, object], hits: list[Hit], done: dict[str, object]) -> None:
+    if record.get("done"):
+        done.update(record)
+        return
+    hits.append(
+        Hit(
+            str(record["id"]),
+            int(record["start_line"]),
+            int(record["end_line"]),
+            str(record["snippet"]),
+            0.0,
+            int(record["line"]),
+        )
+    )

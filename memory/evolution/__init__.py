@@ -1,0 +1,3 @@
+"""The evolving memory: formation, refinement, distillation, granularity and consolidation."""
+
+__all__: list[str] = []

@@ -1,0 +1,207 @@
+"""Entities, observations and relations: the reference memory server's model, on the graph.
+
+The reference MCP memory server (`@modelcontextprotocol/server-memory`)
+keeps entities (a unique name, a type, a list of observations) and directed
+relations between entity names, in a JSONL file it rewrites on every call.
+Here the same model lives in the memory graph, so an agent using either tool
+set sees one memory:
+
+- an entity is a named semantic node (`name` = entity name, text = name,
+  `meta.entityType`);
+- an observation is an ordinary semantic fact node, linked from its entity
+  by a `related` edge labelled `observation` (a fact shared by two entities
+  is one node with two edges); the exact string the client gave is kept on
+  the edge when it differs from the stored fact;
+- a relation is a `related` edge between two entities, labelled with its
+  relation type. A relation may name an entity that does not exist yet, as
+  the reference allows: it gets a placeholder node, which becomes a real
+  entity when it is created.
+
+`memory_names` (a trigram FTS5 index) gives the reference's case-insensitive
+substring search over names, types and observations without a scan, and its
+BM25 score ranks the matches. Results keep the reference's shapes and order
+(creation order), except search, which is ranked: exact name first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import sqlite_utils
+
+from memory.context.fulltext import fts_phrase
+from memory.errors import NotFoundError
+from memory.graph.entities_ops import (
+    CAUSE,
+    OBSERVATION,
+    add_observation,
+    ensure_entity,
+    entities_of_facts,
+    entity_ids,
+    forget_if_orphan,
+    graph_of,
+    observation_edges,
+)
+from memory.graph.ops import forget_node, unlink_edge, upsert_edge
+from memory.store import Store
+
+__all__ = ["EntityGraph"]
+
+
+class EntityGraph:
+    """The reference server's operations over one `Store`; every call is one transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def create_entities(self, entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Create the entities whose names are new; returns those, as given."""
+
+        def write(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+            conn, created = db.conn, []
+            for entity in entities:
+                node_id, new = ensure_entity(conn, entity["name"], entity["entityType"])
+                if not new:
+                    continue
+                for text in entity["observations"]:
+                    add_observation(conn, node_id, text)
+                created.append(entity)
+            return created
+
+        return await self.store.write(write)
+
+    async def create_relations(self, relations: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+        """Create the relations that are new; returns those, as given."""
+
+        def write(db: sqlite_utils.Database) -> list[dict[str, str]]:
+            conn, created = db.conn, []
+            for rel in relations:
+                src = ensure_entity(conn, rel["from"], None)[0]
+                dst = ensure_entity(conn, rel["to"], None)[0]
+                _, new = upsert_edge(conn, src, dst, "related", label=rel["relationType"], cause=CAUSE, allow_self=True)
+                if new:
+                    created.append(rel)
+            return created
+
+        return await self.store.write(write)
+
+    async def add_observations(self, observations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Add observations to existing entities; fails (and adds nothing) if one does not exist."""
+
+        def write(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+            conn, results = db.conn, []
+            for item in observations:
+                node_id = entity_ids(conn, [item["entityName"]]).get(item["entityName"])
+                if node_id is None:
+                    raise NotFoundError(f"Entity with name {item['entityName']} not found")
+                added = [text for text in item["contents"] if add_observation(conn, node_id, text)]
+                results.append({"entityName": item["entityName"], "addedObservations": added})
+            return results
+
+        return await self.store.write(write)
+
+    async def delete_entities(self, names: Sequence[str]) -> None:
+        """Forget the entities and their relations and observations; unknown names are ignored."""
+
+        def write(db: sqlite_utils.Database) -> None:
+            conn = db.conn
+            ids = entity_ids(conn, names, placeholders=True)
+            for node_id in ids.values():
+                facts = [fact for _, _, fact, _ in observation_edges(conn, [node_id])]
+                forget_node(conn, node_id, cause=CAUSE)
+                for fact in facts:
+                    forget_if_orphan(conn, fact)
+
+        await self.store.write(write)
+
+    async def delete_observations(self, deletions: Sequence[dict[str, Any]]) -> None:
+        """Remove observations from entities; unknown entities or observations are ignored."""
+
+        def write(db: sqlite_utils.Database) -> None:
+            conn = db.conn
+            for item in deletions:
+                node_id = entity_ids(conn, [item["entityName"]]).get(item["entityName"])
+                if node_id is None:
+                    continue
+                doomed = set(item["observations"])
+                for edge_id, _, fact, text in observation_edges(conn, [node_id]):
+                    if text in doomed:
+                        unlink_edge(conn, edge_id, cause=CAUSE)
+                        forget_if_orphan(conn, fact)
+
+        await self.store.write(write)
+
+    async def delete_relations(self, relations: Sequence[dict[str, str]]) -> None:
+        """Remove relations; unknown ones are ignored."""
+
+        def write(db: sqlite_utils.Database) -> None:
+            conn = db.conn
+            for rel in relations:
+                ids = entity_ids(conn, [rel["from"], rel["to"]], placeholders=True)
+                if rel["from"] in ids and rel["to"] in ids:
+                    _unlink_relation(conn, ids[rel["from"]], ids[rel["to"]], rel["relationType"])
+
+        await self.store.write(write)
+
+    async def read_graph(self) -> dict[str, list[dict[str, Any]]]:
+        """Every entity and every relation."""
+        return await self.store.read(lambda db: graph_of(db.conn, None))
+
+    async def open_nodes(self, names: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """The named entities (unknown names skipped) and the relations touching them."""
+
+        def read(db: sqlite_utils.Database) -> dict[str, list[dict[str, Any]]]:
+            ids = sorted(entity_ids(db.conn, names).values())
+            return graph_of(db.conn, ids)
+
+        return await self.store.read(read)
+
+    async def search_nodes(self, query: str) -> dict[str, list[dict[str, Any]]]:
+        """Entities whose name, type or an observation contains `query` (any case), best first."""
+
+        def read(db: sqlite_utils.Database) -> dict[str, list[dict[str, Any]]]:
+            ranked = _search(db.conn, query)
+            return graph_of(db.conn, ranked, keep_order=True)
+
+        return await self.store.read(read)
+
+
+def _unlink_relation(conn: sqlite3.Connection, src: int, dst: int, label: str) -> None:
+    row = conn.execute(
+        "SELECT id FROM memory_edges WHERE src = ? AND dst = ? AND kind = 'related' AND label = ? AND deleted IS NULL",
+        [src, dst, label],
+    ).fetchone()
+    if row is not None and label != OBSERVATION:
+        unlink_edge(conn, row[0], cause=CAUSE)
+
+
+def _search(conn: sqlite3.Connection, query: str) -> list[int]:
+    """Entity ids matching `query` as a substring, ranked: exact name, name, type, then observation BM25."""
+    if len(query) >= 3:
+        rows = conn.execute(
+            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?",
+            [fts_phrase(query)],
+        ).fetchall()
+    else:
+        pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = conn.execute(
+            "SELECT rowid, name, type, 1.0 FROM memory_names WHERE name LIKE ?1 ESCAPE '\\'"
+            " OR type LIKE ?1 ESCAPE '\\' OR observation LIKE ?1 ESCAPE '\\'",
+            [pattern],
+        ).fetchall()
+    folded = query.casefold()
+    scores: dict[int, float] = {}
+    facts: dict[int, float] = {}
+    for rowid, name, etype, relevance in rows:
+        if not (name or etype):
+            facts[rowid] = relevance
+            continue
+        score = 4.0 if name.casefold() == folded else 0.0
+        score += (2.0 if folded in name.casefold() else 0.0) + (1.0 if folded in etype.casefold() else 0.0)
+        scores[rowid] = score
+    top = max(facts.values(), default=1.0) or 1.0
+    for entity, fact in entities_of_facts(conn, list(facts)):
+        scores[entity] = scores.get(entity, 0.0) + 0.5 + 0.5 * facts[fact] / top
+    return [node_id for node_id, _ in sorted(scores.items(), key=lambda item: (-item[1], item[0]))]

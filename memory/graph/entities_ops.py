@@ -1,0 +1,166 @@
+"""The entity view's reads and writes, as plain functions of a connection.
+
+See memory/graph/entities.py for the model. These run inside one `Store.read` or
+`Store.write` call; each query is bounded by the ids it is given and uses an
+index (entity names, edge endpoints), except the whole-graph read.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from memory.graph.ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
+from memory.graph.schema import check_text
+from memory.params import in_chunks
+
+__all__ = [
+    "CAUSE",
+    "OBSERVATION",
+    "add_observation",
+    "entities_of_facts",
+    "entity_ids",
+    "ensure_entity",
+    "forget_if_orphan",
+    "graph_of",
+    "observation_edges",
+]
+
+OBSERVATION = "observation"
+CAUSE = "compat"  # the cause every change made through the entity view records in memory_events
+
+
+def entity_ids(conn: sqlite3.Connection, names: Iterable[str], placeholders: bool = False) -> dict[str, int]:
+    """Live entity ids by name; placeholders (named only by a relation) only if asked."""
+    found: dict[str, int] = {}
+    for chunk, marks in in_chunks(list(dict.fromkeys(names))):
+        sql = f"SELECT id, name, meta FROM memory_nodes WHERE name IN ({marks}) AND deleted IS NULL"
+        for node_id, name, meta in conn.execute(sql, chunk):
+            if placeholders or not json.loads(meta).get("placeholder"):
+                found[name] = node_id
+    return found
+
+
+def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None) -> tuple[int, bool]:
+    """The entity's id, creating it (or a placeholder when `entity_type` is None); `(id, newly an entity)`."""
+    row = conn.execute("SELECT id, meta FROM memory_nodes WHERE name = ? AND deleted IS NULL", [name]).fetchone()
+    if row is not None:
+        node_id, meta = row[0], json.loads(row[1])
+        if not meta.get("placeholder") or entity_type is None:
+            return node_id, False
+        conn.execute(
+            "UPDATE memory_nodes SET meta = ? WHERE id = ?", [json.dumps({"entityType": entity_type}), node_id]
+        )
+        log_event(
+            conn,
+            "update",
+            node=node_id,
+            before={"meta": meta},
+            after={"meta": {"entityType": entity_type}},
+            cause=CAUSE,
+        )
+    else:
+        check_text(name, "entity name")
+        meta = {"entityType": entity_type} if entity_type is not None else {"entityType": "", "placeholder": True}
+        [(node_id, _)] = insert_nodes(conn, [NewNode(name, "semantic", meta, name=name)], CAUSE)
+        if entity_type is None:
+            return node_id, False
+    conn.execute(
+        "INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, ?, ?, '')", [node_id, name, entity_type]
+    )
+    return node_id, True
+
+
+def add_observation(conn: sqlite3.Connection, entity: int, text: str) -> bool:
+    """Link a fact to an entity (the fact node is shared if it exists); False if already there."""
+    check_text(text, "observation")
+    [(fact, created)] = insert_nodes(conn, [NewNode(text, "semantic")], CAUSE)
+    stored = conn.execute("SELECT text FROM memory_nodes WHERE id = ?", [fact]).fetchone()[0]
+    if created or conn.execute("SELECT 1 FROM memory_names WHERE rowid = ?", [fact]).fetchone() is None:
+        conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", [fact, stored])
+    meta = {"as": text} if text != stored else None
+    _, new = upsert_edge(conn, entity, fact, "related", label=OBSERVATION, meta=meta, cause=CAUSE)
+    return new
+
+
+def observation_edges(conn: sqlite3.Connection, entities: Sequence[int]) -> list[tuple[int, int, int, str]]:
+    """`(edge id, entity, fact, observation text)` for the entities' live observations, oldest first."""
+    rows: list[tuple[int, int, int, str]] = []
+    for chunk, marks in in_chunks(entities):
+        sql = (
+            "SELECT e.id, e.src, e.dst, e.meta, n.text FROM memory_edges e JOIN memory_nodes n ON n.id = e.dst"
+            f" WHERE e.deleted IS NULL AND e.src IN ({marks}) AND e.label = ? AND n.name IS NULL AND n.deleted IS NULL"
+        )
+        for edge_id, src, dst, meta, text in conn.execute(sql, [*chunk, OBSERVATION]):
+            rows.append((edge_id, src, dst, json.loads(meta)["as"] if meta else text))
+    return sorted(rows)
+
+
+def entities_of_facts(conn: sqlite3.Connection, facts: Sequence[int]) -> list[tuple[int, int]]:
+    """`(entity, fact)` for every live observation edge pointing at one of `facts`."""
+    rows: list[tuple[int, int]] = []
+    for chunk, marks in in_chunks(facts):
+        sql = (
+            "SELECT e.src, e.dst FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            f" WHERE e.deleted IS NULL AND e.dst IN ({marks}) AND e.label = ? AND n.name IS NOT NULL"
+        )
+        rows.extend(conn.execute(sql, [*chunk, OBSERVATION]).fetchall())
+    return rows
+
+
+def forget_if_orphan(conn: sqlite3.Connection, fact: int) -> None:
+    """Forget an observation fact that no edge holds any more."""
+    held = conn.execute(
+        "SELECT 1 FROM memory_edges WHERE deleted IS NULL AND (src = ?1 OR dst = ?1) LIMIT 1", [fact]
+    ).fetchone()
+    alive = conn.execute(
+        "SELECT 1 FROM memory_nodes WHERE id = ? AND deleted IS NULL AND name IS NULL", [fact]
+    ).fetchone()
+    if alive and not held:
+        forget_node(conn, fact, cause=CAUSE)
+
+
+def graph_of(
+    conn: sqlite3.Connection, ids: Sequence[int] | None, keep_order: bool = False
+) -> dict[str, list[dict[str, Any]]]:
+    """The reference's `{entities, relations}` for these entity ids (None: the whole graph)."""
+    if ids is None:
+        rows = conn.execute(
+            "SELECT id, name, meta FROM memory_nodes WHERE name IS NOT NULL AND deleted IS NULL ORDER BY id"
+        )
+    else:
+        rows = []
+        for chunk, marks in in_chunks(ids):
+            sql = f"SELECT id, name, meta FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
+            rows.extend(conn.execute(sql, chunk))
+    entities: dict[int, dict[str, Any]] = {}
+    for node_id, name, meta in rows:
+        decoded = json.loads(meta)
+        if not decoded.get("placeholder"):
+            entities[node_id] = {"name": name, "entityType": decoded.get("entityType", ""), "observations": []}
+    order = [i for i in ids if i in entities] if keep_order and ids is not None else sorted(entities)
+    for _, entity, _, text in observation_edges(conn, list(entities)):
+        entities[entity]["observations"].append(text)
+    return {
+        "entities": [entities[i] for i in order],
+        "relations": _relations(conn, None if ids is None else list(entities)),
+    }
+
+
+def _relations(conn: sqlite3.Connection, ids: list[int] | None) -> list[dict[str, str]]:
+    select = (
+        "SELECT e.id, s.name, d.name, e.label FROM memory_edges e"
+        " JOIN memory_nodes s ON s.id = e.src JOIN memory_nodes d ON d.id = e.dst"
+        " WHERE e.deleted IS NULL AND e.kind = 'related' AND s.name IS NOT NULL AND d.name IS NOT NULL"
+    )
+    if ids is None:
+        rows = conn.execute(select).fetchall()
+    else:
+        rows = []
+        for chunk, marks in in_chunks(ids):
+            sql = f"{select} AND e.src IN ({marks}) UNION {select} AND e.dst IN ({marks})"
+            rows.extend(conn.execute(sql, chunk + chunk))
+    unique = sorted(set(rows))
+    return [{"from": src, "to": dst, "relationType": label} for _, src, dst, label in unique]

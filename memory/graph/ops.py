@@ -1,0 +1,279 @@
+"""The graph's writes, as plain functions of a connection inside one transaction.
+
+`Graph` (memory/graph/graph.py) runs these through `Store.write`, so a batch of a
+thousand nodes is one `BEGIN IMMEDIATE ... COMMIT`: either all of it is on
+disk or none of it is. Each function keeps the three derived structures in
+step with `memory_nodes`: the FTS index holds exactly the live nodes, every
+change appends an event, and forgetting a node also retires its edges.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory.errors import NotFoundError, UsageError
+from memory.graph.schema import (
+    EDGE_COLUMNS,
+    NODE_COLUMNS,
+    Edge,
+    Node,
+    check_edge_kind,
+    check_kinds,
+    check_meta,
+    check_text,
+    content_hash,
+    edge_from_row,
+    node_from_row,
+    node_ref,
+)
+from memory.params import in_chunks
+
+__all__ = [
+    "NewNode",
+    "fetch_nodes",
+    "forget_node",
+    "insert_edges",
+    "insert_nodes",
+    "live_node",
+    "log_event",
+    "record_use",
+    "unlink_edge",
+    "update_node",
+    "upsert_edge",
+]
+
+
+@dataclass(frozen=True)
+class NewNode:
+    """A node to remember; `name` makes it a named node (an entity), identified by name."""
+
+    text: str
+    kind: str = "semantic"
+    meta: dict[str, Any] | None = None
+    name: str | None = None
+
+    def checked(self) -> NewNode:
+        check_text(self.text)
+        check_kinds(self.kind)
+        check_meta(self.meta)
+        if self.name is not None and not self.name.strip():
+            raise UsageError("an entity name cannot be empty")
+        return self
+
+
+def log_event(
+    conn: sqlite3.Connection,
+    op: str,
+    *,
+    node: int | None = None,
+    edge: int | None = None,
+    before: Any = None,
+    after: Any = None,
+    cause: str | None = None,
+) -> None:
+    conn.execute(
+        "INSERT INTO memory_events (at, op, node, edge, before, after, cause) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [time.time(), op, node, edge, _json(before), _json(after), cause],
+    )
+
+
+def insert_nodes(
+    conn: sqlite3.Connection, items: Sequence[NewNode], cause: str | None = None
+) -> list[tuple[int, bool]]:
+    """Insert each node, or find its live twin and count a use; `(id, created)` per item."""
+    now = time.time()
+    results: list[tuple[int, bool]] = []
+    fts_rows: list[tuple[int, str]] = []
+    events: list[tuple[Any, ...]] = []
+    for item in items:
+        digest = content_hash(item.kind, item.text)
+        if item.name is not None:
+            found = conn.execute(
+                "SELECT id FROM memory_nodes WHERE name = ? AND deleted IS NULL", [item.name]
+            ).fetchone()
+        else:
+            found = conn.execute(
+                "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL", [digest]
+            ).fetchone()
+        if found:
+            if item.name is None:
+                conn.execute("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", [now, found[0]])
+            results.append((found[0], False))
+            continue
+        node_id = conn.execute(
+            "INSERT INTO memory_nodes (kind, text, name, hash, meta, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [item.kind, item.text, item.name, digest, json.dumps(item.meta or {}), now, now],
+        ).lastrowid
+        assert node_id is not None
+        fts_rows.append((node_id, item.text))
+        events.append((now, "add", node_id, _json({"kind": item.kind, "name": item.name}), cause))
+        results.append((node_id, True))
+    conn.executemany("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", fts_rows)
+    conn.executemany("INSERT INTO memory_events (at, op, node, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+    return results
+
+
+def live_node(conn: sqlite3.Connection, node_id: int) -> Node:
+    row = conn.execute(f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
+    if row is None:
+        raise NotFoundError(f"no memory {node_ref(node_id)}")
+    node = node_from_row(row)
+    if node.deleted is not None:
+        raise NotFoundError(f"memory {node_ref(node_id)} was forgotten")
+    return node
+
+
+def fetch_nodes(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Node]:
+    """Live nodes by id, in chunks small enough for SQLite's parameter limit."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[int, Node] = {}
+    for chunk, marks in in_chunks(wanted):
+        sql = f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
+        for row in conn.execute(sql, chunk):
+            found[row[0]] = node_from_row(row)
+    return found
+
+
+def update_node(conn: sqlite3.Connection, node_id: int, text: str, cause: str | None = None) -> Node:
+    """Replace a node's text (its identity follows the text), keeping its edges and counts."""
+    check_text(text)
+    node = live_node(conn, node_id)
+    digest = content_hash(node.kind, text)
+    if node.name is None:
+        twin = conn.execute(
+            "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL AND id != ?",
+            [digest, node_id],
+        ).fetchone()
+        if twin:
+            raise UsageError(f"{node_ref(twin[0])} already says this; link to it or forget {node.ref}")
+    now = time.time()
+    conn.execute("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)", [node_id, node.text])
+    conn.execute("UPDATE memory_nodes SET text = ?, hash = ?, updated = ? WHERE id = ?", [text, digest, now, node_id])
+    conn.execute("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", [node_id, text])
+    conn.execute("DELETE FROM memory_vectors WHERE node = ?", [node_id])
+    log_event(conn, "update", node=node_id, before={"text": node.text}, after={"text": text}, cause=cause)
+    return live_node(conn, node_id)
+
+
+def forget_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None) -> Node:
+    """Soft-delete a node and retire its edges; both stay in the file and in the events."""
+    node = live_node(conn, node_id)
+    now = time.time()
+    conn.execute("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)", [node_id, node.text])
+    conn.execute("UPDATE memory_nodes SET deleted = ? WHERE id = ?", [now, node_id])
+    edges = conn.execute(
+        "SELECT id FROM memory_edges WHERE deleted IS NULL AND src = ?"
+        " UNION SELECT id FROM memory_edges WHERE deleted IS NULL AND dst = ?",
+        [node_id, node_id],
+    ).fetchall()
+    for (edge_id,) in edges:
+        unlink_edge(conn, edge_id, cause=f"forget {node.ref}")
+    conn.execute("DELETE FROM memory_names WHERE rowid = ?", [node_id])
+    log_event(
+        conn, "delete", node=node_id, before={"text": node.text, "kind": node.kind, "name": node.name}, cause=cause
+    )
+    return node
+
+
+def upsert_edge(
+    conn: sqlite3.Connection,
+    src: int,
+    dst: int,
+    kind: str = "related",
+    *,
+    label: str = "",
+    weight: float | None = None,
+    meta: dict[str, Any] | None = None,
+    cause: str | None = None,
+    allow_self: bool = False,
+) -> tuple[Edge, bool]:
+    """Link two live nodes; an existing live edge with the same key is returned (reweighted if asked)."""
+    check_edge_kind(kind)
+    if src == dst and not allow_self:
+        raise UsageError(f"cannot link {node_ref(src)} to itself")
+    if weight is not None and not 0.0 <= weight <= 1.0:
+        raise UsageError(f"an edge weight is between 0 and 1, not {weight}")
+    live_node(conn, src)
+    live_node(conn, dst)
+    now = time.time()
+    key = [src, dst, kind, label]
+    row = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM memory_edges"
+        " WHERE src = ? AND dst = ? AND kind = ? AND label = ? AND deleted IS NULL",
+        key,
+    ).fetchone()
+    if row is not None:
+        edge = edge_from_row(row)
+        if weight is not None and weight != edge.weight:
+            conn.execute("UPDATE memory_edges SET weight = ?, updated = ? WHERE id = ?", [weight, now, edge.id])
+            log_event(
+                conn, "reweight", edge=edge.id, before={"weight": edge.weight}, after={"weight": weight}, cause=cause
+            )
+            edge = Edge(**{**edge.__dict__, "weight": weight, "updated": now})
+        return edge, False
+    edge_id = conn.execute(
+        "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [*key, 0.5 if weight is None else weight, json.dumps(meta) if meta else None, now, now],
+    ).lastrowid
+    assert edge_id is not None
+    log_event(conn, "link", edge=edge_id, after={"src": src, "dst": dst, "kind": kind, "label": label}, cause=cause)
+    row = conn.execute(f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE id = ?", [edge_id]).fetchone()
+    return edge_from_row(row), True
+
+
+def insert_edges(
+    conn: sqlite3.Connection, links: Sequence[tuple[int, int, str, float]], cause: str | None = None
+) -> int:
+    """Bulk-add `(src, dst, kind, weight)` edges between live nodes; existing keys are skipped.
+
+    Returns how many were new."""
+    ends = sorted({n for src, dst, _, _ in links for n in (src, dst)})
+    missing = set(ends) - set(fetch_nodes(conn, ends))
+    if missing:
+        raise NotFoundError(f"no memory {node_ref(min(missing))}")
+    now = time.time()
+    new = 0
+    for src, dst, kind, weight in links:
+        check_edge_kind(kind)
+        if src == dst or not 0.0 <= weight <= 1.0:
+            raise UsageError(f"cannot link {node_ref(src)} to {node_ref(dst)} with weight {weight}")
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO memory_edges (src, dst, kind, weight, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+            [src, dst, kind, weight, now, now],
+        )
+        if cursor.rowcount:
+            new += 1
+            log_event(conn, "link", edge=cursor.lastrowid, after={"src": src, "dst": dst, "kind": kind}, cause=cause)
+    return new
+
+
+def unlink_edge(conn: sqlite3.Connection, edge_id: int, cause: str | None = None) -> None:
+    row = conn.execute(
+        "SELECT src, dst, kind, label FROM memory_edges WHERE id = ? AND deleted IS NULL", [edge_id]
+    ).fetchone()
+    if row is None:
+        return
+    conn.execute("UPDATE memory_edges SET deleted = ? WHERE id = ?", [time.time(), edge_id])
+    before = dict(zip(("src", "dst", "kind", "label"), row, strict=True))
+    log_event(conn, "unlink", edge=edge_id, before=before, cause=cause)
+
+
+def record_use(conn: sqlite3.Connection, node_ids: Sequence[int], edge_ids: Sequence[int] = ()) -> None:
+    """Count one activation of each node and edge (`uses`, `last_used`), which recall's ranking reads."""
+    now = time.time()
+    conn.executemany(
+        "UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, n) for n in node_ids]
+    )
+    conn.executemany(
+        "UPDATE memory_edges SET uses = uses + 1, last_used = ? WHERE id = ?", [(now, e) for e in edge_ids]
+    )
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)

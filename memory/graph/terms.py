@@ -1,0 +1,84 @@
+"""Query terms for recall: which words of a question are worth searching for, and how common each is.
+
+A question is split into words by `memory.context.fulltext.query_words` (the one
+splitter that context search uses too), case-folded, and stripped of the
+words that say nothing about what to find: function words and the frame of a
+question ("what did ... do", "would ... be likely to"). What is left is
+searched literally, OR-ed, and ranked by BM25.
+
+The memory index stems with FTS5's `porter` tokenizer ("plays", "played" and
+"playing" are one term), so how common a query word is must be read under its
+stem. `term_stems` asks FTS5 itself, through a private in-memory FTS5 table
+with the same tokenizer, so the stems always agree with the index. Terms so
+common that scoring them would cost more than they tell are left out
+(`selective_terms`), which keeps a recall's cost bounded by a budget of
+documents, not by the size of the graph.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory.context.fulltext import query_words
+
+__all__ = ["MAX_TERMS", "STOP_WORDS", "query_terms", "selective_terms", "term_stems"]
+
+_STOP_TEXT = (
+    "a about after again all also am an and any are as at be been before being between both but by can could did do"
+    " does doing done down during each even ever few for from get got had has have having he her here hers herself"
+    " him himself his how i if in into is it its itself just kind like likely me might more most much must my myself"
+    " no nor not now of off on once one only or other our ours out over own really same she should so some"
+    " something such than that the their theirs them themselves then there these they thing things this those"
+    " through to too type under until up upon us very was way we were what whatever when where whether which while"
+    " who whom whose why will with would yes yet you your yours"
+)
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+MAX_TERMS = 32
+STEM_TOKENIZER = "porter unicode61"
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct informative words, case-folded; stop words dropped unless nothing else is left."""
+    words = list(dict.fromkeys(w.casefold() for w in query_words(query)))
+    return ([w for w in words if w not in STOP_WORDS] or words)[:MAX_TERMS]
+
+
+def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
+    """Each term's tokens as the memory index holds them (porter stems; `x-ray` is two tokens).
+
+    The terms go into a temporary FTS5 table private to this connection, and
+    its vocabulary gives them back as FTS5 tokenized them."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem_vocab USING fts5vocab(temp, loci_stem, instance)")
+    conn.execute("DELETE FROM temp.loci_stem")
+    conn.executemany("INSERT INTO temp.loci_stem (rowid, word) VALUES (?, ?)", list(enumerate(terms)))
+    stems: dict[str, list[str]] = {term: [] for term in terms}
+    for doc, term in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
+        stems[terms[doc]].append(term)
+    return stems
+
+
+def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:
+    """The rarest terms whose documents add up to at most `budget` (always at least one),
+    and whether even those are over the budget.
+
+    A term found in a large share of the nodes adds little to BM25 but costs a
+    score for every node it is in; leaving it out keeps a recall's cost bounded
+    by the budget, not by the size of the graph."""
+    counted = []
+    for term, tokens in term_stems(conn, terms).items():
+        docs = [_documents(conn, token) for token in tokens]
+        counted.append((min(docs, default=0), term))
+    counted.sort()
+    kept, total = [], 0
+    for docs, term in counted:
+        if kept and total + docs > budget:
+            break
+        kept.append(term)
+        total += docs
+    return kept, total > budget
+
+
+def _documents(conn: sqlite3.Connection, token: str) -> int:
+    row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
+    return row[0] if row else 0

@@ -1,0 +1,3 @@
+"""The persisted job queue and the worker that runs background work from it."""
+
+__all__: list[str] = []

@@ -1,0 +1,217 @@
+"""The persisted job queue that background work runs from.
+
+A job is a row of `jobs` (memory/evolution/schema.py). A worker claims the
+oldest queued job in one `BEGIN IMMEDIATE` transaction, so two workers (two
+processes on one home) never claim the same job. Claiming counts an attempt
+and writes the claimant's `owner` (host, pid, a random tag) and a lease.
+
+A job's effect and the row's `done` are written in ONE transaction
+(`Jobs.complete`), after checking that the job is still this worker's. So a
+crash before the commit leaves no effect and a queued-again job, and a crash
+after it leaves the job done: the effect happens exactly once. A job done
+after a retry keeps the error of the attempt before.
+
+After a crash the job stays `running` under a dead owner. `Jobs.reclaim`
+(which every worker runs when it starts and when the queue looks empty)
+puts such jobs back in the queue: those whose owner's process is gone (same
+host) or whose lease ran out. A job that used up its attempts is marked
+`failed`, keeping the last error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import sqlite_utils
+
+from memory.errors import StoreError
+from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
+from memory.evolution.schema import JOB_STATES
+from memory.store import Store
+
+__all__ = ["Job", "JobDeferred", "JobLost", "Jobs", "enqueue_job"]
+
+T = TypeVar("T")
+
+
+class JobLost(StoreError):
+    """The job is no longer this worker's (reclaimed after its lease ran out); its effect was not written."""
+
+
+class JobDeferred(Exception):
+    """A handler gave its job back unfinished (the foreground needed the model): queued again, no attempt spent."""
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    kind: str
+    key: str
+    payload: dict[str, Any]
+    attempts: int
+    owner: str
+
+
+def enqueue_job(
+    conn: sqlite3.Connection, kind: str, payload: dict[str, Any], key: str | None = None, max_attempts: int = 3
+) -> int | None:
+    """Queue a job inside the caller's transaction; None when a job with this key exists already."""
+    now = time.time()
+    key = key or f"{kind}:{uuid.uuid4().hex}"
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO jobs (kind, key, payload, max_attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+        [kind, key, json.dumps(payload), max_attempts, now, now],
+    )
+    return cursor.lastrowid if cursor.rowcount else None
+
+
+def _owner_tag() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _alive(owner: str) -> bool:
+    """Whether the process that owns a job may still be running (True when it cannot be checked)."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Jobs:
+    """The job queue of one home, seen by one worker (`owner`)."""
+
+    def __init__(self, store: Store, params: EvolutionParams = DEFAULT_PARAMS) -> None:
+        self.store = store
+        self.params = params
+        self.owner = _owner_tag()
+
+    async def enqueue(self, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:
+        return await self.store.write(lambda db: enqueue_job(db.conn, kind, payload, key, self.params.max_attempts))
+
+    async def claim(self, kinds: tuple[str, ...] | None = None, *, after: int = 0) -> Job | None:
+        """Claim the oldest queued job (of `kinds`, if given, with an id above `after`), or None."""
+        return await self.store.write(lambda db: self._claim(db.conn, kinds, after))
+
+    async def last_id(self) -> int:
+        """The highest job id so far: jobs queued later have higher ids."""
+        return await self.store.read(lambda db: db.conn.execute("SELECT COALESCE(MAX(id), 0) FROM jobs").fetchone()[0])
+
+    def _claim(self, conn: sqlite3.Connection, kinds: tuple[str, ...] | None, after: int = 0) -> Job | None:
+        sql = "SELECT id FROM jobs WHERE status = 'queued' AND id > ?"
+        params: list[Any] = [after]
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            params += kinds
+        row = conn.execute(sql + " ORDER BY id LIMIT 1", params).fetchone()
+        if row is None:
+            return None
+        now = time.time()
+        conn.execute(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, owner = ?, lease_until = ?, updated = ?"
+            " WHERE id = ?",
+            [self.owner, now + self.params.lease_s, now, row[0]],
+        )
+        job_id, kind, key, payload, attempts = conn.execute(
+            "SELECT id, kind, key, payload, attempts FROM jobs WHERE id = ?", [row[0]]
+        ).fetchone()
+        return Job(job_id, kind, key, json.loads(payload), attempts, self.owner)
+
+    async def complete(self, job: Job, effect: Callable[[sqlite3.Connection], T]) -> T:
+        """Write `effect(conn)` and mark the job done, in one transaction; `JobLost` if it is not ours any more."""
+
+        def write(db: sqlite_utils.Database) -> T:
+            conn = db.conn
+            row = conn.execute("SELECT status, owner FROM jobs WHERE id = ?", [job.id]).fetchone()
+            if row != ("running", job.owner):
+                raise JobLost(f"job {job.id} is no longer this worker's; its effect was not written")
+            result = effect(conn)
+            now = time.time()
+            conn.execute(
+                "UPDATE jobs SET status = 'done', result = ?, updated = ?, finished = ? WHERE id = ?",
+                [json.dumps(result, default=str), now, now, job.id],
+            )
+            return result
+
+        return await self.store.write(write)
+
+    async def fail(self, job: Job, error: str) -> str:
+        """Record a failed attempt: queued again, or `failed` after the last attempt. Returns the new status."""
+
+        def write(db: sqlite_utils.Database) -> str:
+            row = db.conn.execute("SELECT attempts, max_attempts, owner FROM jobs WHERE id = ?", [job.id]).fetchone()
+            if row is None or row[2] != job.owner:
+                return "lost"
+            status = "failed" if row[0] >= row[1] else "queued"
+            now = time.time()
+            db.conn.execute(
+                "UPDATE jobs SET status = ?, error = ?, owner = NULL, lease_until = NULL, updated = ?, finished = ?"
+                " WHERE id = ?",
+                [status, error[:4000], now, now if status == "failed" else None, job.id],
+            )
+            return status
+
+        return await self.store.write(write)
+
+    async def release(self, job: Job, reason: str) -> bool:
+        """Give a claimed job back to the queue without spending its attempt; False if it is not ours any more."""
+
+        def write(db: sqlite_utils.Database) -> bool:
+            cursor = db.conn.execute(
+                "UPDATE jobs SET status = 'queued', attempts = attempts - 1, owner = NULL, lease_until = NULL,"
+                " error = ?, updated = ? WHERE id = ? AND status = 'running' AND owner = ?",
+                [reason[:4000], time.time(), job.id, job.owner],
+            )
+            return cursor.rowcount == 1
+
+        return await self.store.write(write)
+
+    async def reclaim(self) -> int:
+        """Queue again the running jobs whose worker died or whose lease ran out; returns how many."""
+        return await self.store.write(lambda db: self._reclaim(db.conn))
+
+    def _reclaim(self, conn: sqlite3.Connection) -> int:
+        now = time.time()
+        rows = conn.execute(
+            "SELECT id, owner, lease_until, attempts, max_attempts FROM jobs WHERE status = 'running'"
+        ).fetchall()
+        count = 0
+        for job_id, owner, lease_until, attempts, max_attempts in rows:
+            if owner == self.owner or (_alive(owner or "") and (lease_until or 0) > now):
+                continue
+            status = "failed" if attempts >= max_attempts else "queued"
+            error = f"the worker {owner} stopped during attempt {attempts}"
+            conn.execute(
+                "UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, error = ?, updated = ? WHERE id = ?",
+                [status, error, now, job_id],
+            )
+            count += 1
+        return count
+
+    async def counts(self) -> dict[str, int]:
+        def read(db: sqlite_utils.Database) -> dict[str, int]:
+            found = dict.fromkeys(JOB_STATES, 0)
+            found.update(db.conn.execute("SELECT status, count(*) FROM jobs GROUP BY status").fetchall())
+            return found
+
+        return await self.store.read(read)
+
+    async def get(self, job_id: int) -> dict[str, Any]:
+        rows = await self.store.read(lambda db: list(db.query("SELECT * FROM jobs WHERE id = ?", [job_id])))
+        if not rows:
+            raise StoreError(f"no job {job_id}")
+        return rows[0]

@@ -1,0 +1,123 @@
+"""The background worker: an anyio task that runs jobs from the persisted queue.
+
+`Worker.serve` runs inside the long-lived processes (`loci serve`, `loci
+chat`) beside the foreground: it claims a job, hands it to the handler for
+its kind, and on an empty queue waits for `wake()` or a short poll. `drain`
+runs the queue once and returns (`loci memory refine`). A handler writes its
+effect with `Jobs.complete`, so a job's effect and its `done` are one
+transaction; an exception records a failed attempt with its error, and the
+job is retried until its attempts run out. A handler that raises
+`JobDeferred` gives its job back to the queue without spending an attempt,
+as does a worker cancelled in the middle of a job.
+
+`Foreground` is how the worker yields to the turns of a local model: the
+session marks each run with `async with foreground.turn()`, and a job that
+needs the model (a language step) first awaits `foreground.wait_idle()`.
+Database writes need no such gate: they are short transactions through the
+store's one writer, which the foreground's writes queue behind only briefly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import anyio
+import anyio.abc
+import anyio.lowlevel
+
+from memory.jobs.queue import Job, JobDeferred, JobLost, Jobs
+
+__all__ = ["Foreground", "Handler", "Worker"]
+
+Handler = Callable[[Job], Awaitable[object]]
+POLL_S = 2.0
+
+
+class Foreground:
+    """Counts the foreground turns in progress; background model calls wait until there are none."""
+
+    def __init__(self) -> None:
+        self._busy = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy > 0
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        self._busy += 1
+        if self._idle.is_set():
+            self._idle = anyio.Event()
+        try:
+            yield
+        finally:
+            self._busy -= 1
+            if self._busy == 0:
+                self._idle.set()
+
+    async def wait_idle(self) -> None:
+        while self._busy:
+            await self._idle.wait()
+
+
+class Worker:
+    """Runs the jobs of one queue with one handler per job kind."""
+
+    def __init__(self, jobs: Jobs, handlers: dict[str, Handler], *, poll_s: float = POLL_S, after: int = 0) -> None:
+        self.jobs = jobs
+        self.handlers = handlers
+        self.poll_s = poll_s
+        self.after = after  # claim only jobs with a higher id (a session's own worker: the jobs it queued)
+        self.ran: dict[str, int] = {"done": 0, "retry": 0, "failed": 0, "lost": 0, "deferred": 0}
+        self._wake = anyio.Event()
+
+    def wake(self) -> None:
+        """New work was queued: stop waiting for the next poll."""
+        self._wake.set()
+
+    async def run_one(self) -> bool:
+        """Claim and run one job; False when the queue has none to give."""
+        job = await self.jobs.claim(tuple(self.handlers), after=self.after)
+        if job is None:
+            return False
+        try:
+            await self.handlers[job.kind](job)
+        except JobLost:
+            self.ran["lost"] += 1
+        except JobDeferred as exc:
+            await self.jobs.release(job, str(exc))
+            self.ran["deferred"] += 1
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):  # the worker is stopping: the job goes back, unspent
+                await self.jobs.release(job, "the worker stopped during the job")
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure of a job is kept in its row and retried
+            status = await self.jobs.fail(job, f"{type(exc).__name__}: {exc}")
+            self.ran["failed" if status == "failed" else "retry"] += 1
+        else:
+            self.ran["done"] += 1
+        return True
+
+    async def drain(self, max_jobs: int | None = None) -> dict[str, int]:
+        """Run queued jobs (after reclaiming those a dead worker left) until none is left."""
+        await self.jobs.reclaim()
+        count = 0
+        while (max_jobs is None or count < max_jobs) and await self.run_one():
+            count += 1
+        return dict(self.ran)
+
+    async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Run jobs until cancelled; start it in a task group beside the foreground."""
+        await self.jobs.reclaim()
+        task_status.started()
+        while True:
+            self._wake = anyio.Event()  # reset before looking, so a wake during the look is not lost
+            if await self.run_one():
+                await anyio.lowlevel.checkpoint()
+                continue
+            await self.jobs.reclaim()
+            with anyio.move_on_after(self.poll_s):
+                await self._wake.wait()

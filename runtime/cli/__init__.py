@@ -1,0 +1,3 @@
+"""`loci`: the command line, one module a command."""
+
+__all__: list[str] = []

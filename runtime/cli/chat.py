@@ -1,0 +1,242 @@
+"""`loci chat`: a person talks to the agent, on the same loop as `loci run`.
+
+Each line is a task the `Agent` runs (several turns if it needs them); the
+answer is printed, then one status line: the working state, shortened, and
+the prompt tokens each region used against its budget. The working state and
+the window of recent turns carry from one task to the next, so the chat is
+one continuing piece of work.
+
+Commands: `/state` prints the whole state, `/history` the window and the
+latest turns and notes in the context store, `/prune` asks the agent to
+prune its window into a note, `/quit` (or end of input) leaves.
+
+The log lives in the home (`memory.chat`): the line is committed before the
+agent runs on it, the answer and its state before it is shown, so killing
+the process loses nothing acknowledged, and `--resume [ID]` continues.
+
+`Chat` takes an output function and `chat_loop` an input function, so the
+tests drive a chat without a terminal; the command reads lines with
+`input()` in a worker thread, leaving the event loop free.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
+
+import anyio
+import anyio.to_thread
+
+from memory.chat import ChatLog, ChatSession
+from memory.errors import LociError, UsageError
+from memory.jobs.queue import Jobs
+from memory.jobs.worker import Handler
+from memory.store import default_db_path
+from runtime.background import background_worker
+from runtime.cli.display import one_line
+from runtime.cli.run import add_model_arguments, sizes_from
+from runtime.models.specs import load_model
+from runtime.prompt.notes import NOTE_JOB, NoteRefiner
+from runtime.run import Limits, RunConfig, RunResult
+from runtime.session import Session, check_files, open_session
+
+__all__ = ["Chat", "chat_jobs", "chat_loop", "open_chat", "read_line", "register"]
+
+Read = Callable[[], Awaitable[str | None]]
+Write = Callable[[str], None]
+
+PROMPT = "you> "
+SPEAKERS = {"user": "you", "assistant": "loci"}
+SHORT_STATE = 100
+HISTORY_SHOWN = 10
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("chat", help="talk to the agent; the chat persists in the home")
+    add_model_arguments(parser)
+    parser.add_argument(
+        "--resume", nargs="?", const="latest", default=None, metavar="ID", help="continue the latest chat, or chat ID"
+    )
+    parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable)")
+    parser.add_argument(
+        "--max-turns", type=int, default=8, help="turns per line before the agent must answer (default 8)"
+    )
+    parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    resume = _resume_id(args.resume)
+    check_files(args.file)
+    model = await load_model(args.model, context_window=args.context_window)
+    try:
+        config = RunConfig(
+            limits=Limits(max_turns=args.max_turns), sizes=sizes_from(args, model), mcp_config=args.mcp_config
+        )
+        async with open_session(model, args.db or default_db_path(), config, files=args.file) as session:
+            chat = await open_chat(session, model.name, write=_print, resume=resume)
+            await chat_loop(chat, read_line)
+    finally:
+        await model.aclose()
+    return 0
+
+
+def _resume_id(value: str | None) -> int | str | None:
+    if value is None or value == "latest":
+        return value
+    if not value.isdigit():
+        raise UsageError(f"--resume takes a chat id (a number), not {value!r}")
+    return int(value)
+
+
+def _print(text: str) -> None:
+    print(text, flush=True)
+
+
+async def read_line() -> str | None:
+    """One line from the terminal, read in a worker thread; None at end of input."""
+    try:
+        return await anyio.to_thread.run_sync(input, PROMPT, abandon_on_cancel=True)
+    except EOFError:
+        print(flush=True)  # end the prompt's line
+        return None
+
+
+async def open_chat(session: Session, model: str, *, write: Write, resume: int | str | None = None) -> Chat:
+    """A new chat, or the one `resume` names ("latest" or an id), its messages shown again."""
+    log = ChatLog(session.store)
+    if resume is None:
+        record = await log.start(model)
+        write(f"chat {record.id} with {model}; /state /history /prune /quit")
+        return Chat(session, log, record, write)
+    record = await log.find(None if resume == "latest" else int(resume))
+    messages = await log.messages(record.id)
+    write(f"resuming chat {record.id} ({record.model}, {len(messages)} messages)")
+    for message in messages:
+        write(f"{SPEAKERS.get(message.role, message.role)}> {message.text}")
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    chat = Chat(session, log, record, write, state=last.state if last else "")
+    if last and last.window:
+        await session.agent.window.restore(list(last.window))
+    if chat.state:
+        write(f"[state: {one_line(chat.state, SHORT_STATE)}]")
+    return chat
+
+
+async def chat_loop(chat: Chat, read: Read) -> None:
+    """Read lines until /quit or end of input; each is a command or a task.
+
+    The background worker runs meanwhile (the memory graph's jobs, and the rewrites of the notes the
+    chat's folds wrote as extracts), its model calls only while the chat waits for the person."""
+    session, experience = chat.session, chat.session.experience
+    async with background_worker(*chat_jobs(session)) if experience else nullcontext() as worker:
+        if experience:
+            experience.worker = worker
+            session.agent.notes.wake = worker.wake
+        while True:
+            line = await read()
+            if line is None or not await chat.handle(line):
+                return
+
+
+def chat_jobs(session: Session) -> tuple[Jobs, dict[str, Handler]]:
+    """The queue a chat's worker runs, and its handlers: the memory graph's jobs and the session's notes."""
+    assert session.experience is not None
+    evolution = session.experience.evolution
+    notes = NoteRefiner(session.agent.model, session.contexts, evolution.jobs, evolution.foreground)
+    return evolution.jobs, {**evolution.handlers(), NOTE_JOB: notes}
+
+
+class Chat:
+    """One chat on one agent session: runs tasks, keeps the state, logs every exchange."""
+
+    def __init__(self, session: Session, log: ChatLog, record: ChatSession, write: Write, *, state: str = "") -> None:
+        self.session = session
+        self.log = log
+        self.record = record
+        self.write = write
+        self.state = state
+        self.last: RunResult | None = None
+
+    async def handle(self, line: str) -> bool:
+        """Act on one line; False means the chat is over."""
+        line = line.strip()
+        if not line:
+            return True
+        if line.startswith("/"):
+            return await self.command(line)
+        await self.ask(line)
+        return True
+
+    async def command(self, line: str) -> bool:
+        name = line.split()[0]
+        if name == "/quit":
+            return False
+        if name == "/state":
+            self.write(self.state or "(the state is empty)")
+        elif name == "/history":
+            self.write(await self.history())
+        elif name == "/prune":
+            await self.prune()
+        else:
+            self.write(f"unknown command {name}; the commands are /state /history /prune /quit")
+        return True
+
+    async def ask(self, line: str) -> None:
+        await self.log.add(self.record.id, "user", line)
+        try:
+            result = await self._run(line)
+        except LociError as exc:  # the model or a backend failed: say so, keep the chat
+            message = f"{type(exc).__name__}: {exc}"
+            await self.log.add(self.record.id, "error", message, self.state)
+            self.write(f"error> {message}")
+            return
+        if result.turns:
+            self.state = result.turns[-1].action.state
+        answer = result.answer + ("" if result.status == "done" else f"\n(partial: {result.reason})")
+        await self.log.add(self.record.id, "assistant", answer, self.state, self.session.agent.window.ids())
+        self.last = result
+        self.write(f"loci> {answer}")
+        self.write(self.status())
+
+    async def _run(self, task: str) -> RunResult:
+        """Run `task`, continuing the chat's working state and window."""
+        return (await self.session.run(task, source="chat", state=self.state, keep_window=True))[1]
+
+    def status(self) -> str:
+        """The state, shortened, and the last prompt's tokens per region against the budgets."""
+        sizes = self.session.agent.sizes
+        line = f"[state: {one_line(self.state, SHORT_STATE) or '(empty)'}]"
+        if self.last is None or not self.last.turns:
+            return line
+        trace = self.last.turns[-1]
+        used = " ".join(f"{name} {tokens}/{getattr(sizes, name, '?')}" for name, tokens in trace.prompt_tokens.items())
+        total = sum(trace.prompt_tokens.values())
+        turns = len(self.last.turns)
+        return f"{line}\n[{turns} turn{'s' if turns != 1 else ''}; prompt {total}/{sizes.total - sizes.reply}: {used}]"
+
+    async def history(self) -> str:
+        """The window as the agent sees it, then the latest turns and notes in the store."""
+        parts = []
+        window = self.session.agent.window
+        if window.items:
+            parts.append("In the window:\n" + window.render())
+        contexts = self.session.contexts
+        objects = (await contexts.list(["turn", "note"]))[-HISTORY_SHOWN:]
+        if not objects:
+            return "\n\n".join(parts) or "(no turns or notes yet)"
+        lines = []
+        for obj in objects:
+            span = await contexts.read(obj.id, 1, min(obj.lines, 2), max_tokens=60)
+            lines.append(f"{obj.id} {' '.join(span.text.split())[:160]}")
+        parts.append(f"In the store (latest {len(objects)}; context_search reaches all):\n" + "\n".join(lines))
+        return "\n\n".join(parts)
+
+    async def prune(self) -> None:
+        """Fold the older half of the window into a note, as the loop does when the window is full."""
+        note = await self.session.agent.notes.prune()
+        if note is None:
+            self.write("nothing to prune: the window holds fewer than two items")
+        else:
+            self.write(f"pruned into {note}; the turns stay searchable")

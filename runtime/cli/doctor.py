@@ -1,0 +1,140 @@
+"""`loci doctor`: what a llama.cpp user checks first when a local model misbehaves or crashes.
+
+It prints, in this order, so that the cheap facts are on screen before the
+part that can fail: the CPU and the flags that decide which ggml kernels run,
+the llama-cpp-python version and llama.cpp's own system info, the
+extra-buffer-types verdict in use and where it is cached (deciding it now,
+with a probe, if nothing is cached), and then the speed of the bundled
+model with that verdict: prompt evaluation (one batch of `--prompt-tokens`)
+and generation (`--tokens` greedy tokens, one at a time). The model runs in
+this process, through `runtime.models.llama.load`, like every other load.
+`--json` prints the same facts as one JSON object instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import time
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from memory.errors import BackendError, NotFoundError, UsageError
+from runtime.models.llama.load import default_model_path, open_llama, process_verdict
+from runtime.models.llama.verdict import cpu_flags
+
+__all__ = ["cpu_name", "measure_speed", "register"]
+
+FILLER = "The harbor ledger lists every berth, its owner and its fee; the clerk adds each sale with its date. "
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("doctor", help="check the CPU, llama.cpp and the bundled model's speed")
+    parser.add_argument("--prompt-tokens", type=int, default=256, help="prompt tokens to evaluate (default 256)")
+    parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
+    parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def cpu_name() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what the platform says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() in ("model name", "Model"):
+                return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+async def run(args: argparse.Namespace) -> int:
+    if args.prompt_tokens < 1 or args.tokens < 1 or (args.threads is not None and args.threads < 1):
+        raise UsageError("--prompt-tokens, --tokens and --threads must be at least 1")
+    report: dict[str, Any] = {"cpu": cpu_name(), "cores": os.cpu_count(), "cpu_flags": cpu_flags()}
+    show = _Printer(args.json)
+    show(f"cpu: {report['cpu']} ({report['cores']} logical cores, {platform.machine()})")
+    show(f"cpu flags that matter: {' '.join(report['cpu_flags'])}")
+    status = await _check_llama(report, show, args)
+    if args.json:
+        print(json.dumps(report))
+    return status
+
+
+async def _check_llama(report: dict[str, Any], show: _Printer, args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("llama_cpp") is None:
+        report["llama_cpp_python"] = None
+        show("llama-cpp-python: not installed (pip install 'loci-agent[local]')")
+        return 1
+    import llama_cpp
+
+    report["llama_cpp_python"] = version("llama_cpp_python")
+    report["system_info"] = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+    show(f"llama-cpp-python: {report['llama_cpp_python']}")
+    show(f"llama.cpp system info: {report['system_info']}")
+    try:
+        model = default_model_path()
+    except NotFoundError as exc:
+        show(f"bundled model: {exc}")
+        return 1
+    verdict = await anyio.to_thread.run_sync(process_verdict, model)
+    report.update(extra_bufts=verdict.extra_bufts, verdict=verdict.describe(), verdict_source=verdict.source)
+    report["verdict_cache"] = str(verdict.path)
+    show(f"verdict: {verdict.describe()}")
+    show(f"verdict cache: {verdict.path}")
+    threads = args.threads or os.cpu_count() or 2
+    speed = await anyio.to_thread.run_sync(measure_speed, model, args.prompt_tokens, args.tokens, threads)
+    report.update(model=model.name, **speed)
+    show(
+        f"speed ({model.name}, extra buffer types {verdict.mode}, {threads} thread{'s' * (threads != 1)}): "
+        f"prompt {speed['prompt_tokens_per_second']:.1f} tok/s ({speed['prompt_tokens']} tokens), "
+        f"generation {speed['generation_tokens_per_second']:.1f} tok/s ({speed['generated_tokens']} tokens)"
+    )
+    return 0
+
+
+class _Printer:
+    """Prints each line as soon as it is known, unless the report goes out as one JSON object."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def __call__(self, line: str) -> None:
+        if not self.quiet:
+            print(line, flush=True)
+
+
+def measure_speed(model: Path, prompt_tokens: int, tokens: int, threads: int) -> dict[str, Any]:
+    """Prompt-evaluation and generation speed of `model`, loaded through `open_llama` (blocking)."""
+    n_ctx = prompt_tokens + tokens + 8
+    try:
+        batch = max(prompt_tokens, 8)
+        llm = open_llama(model, n_ctx=n_ctx, n_batch=batch, n_threads=threads, n_threads_batch=threads, verbose=False)
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise BackendError(f"llama.cpp could not load {model}: {exc}") from exc
+    try:
+        text = FILLER * (prompt_tokens // 8 + 1)
+        prompt = llm.tokenize(text.encode(), add_bos=True)[:prompt_tokens]
+        started = time.perf_counter()
+        llm.eval(prompt)
+        prompt_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        for _ in range(tokens):
+            llm.eval([llm.sample(temp=0.0)])
+        generation_seconds = time.perf_counter() - started
+    finally:
+        llm.close()
+    return {
+        "threads": threads,
+        "prompt_tokens": len(prompt),
+        "prompt_tokens_per_second": len(prompt) / prompt_seconds,
+        "generated_tokens": tokens,
+        "generation_tokens_per_second": tokens / generation_seconds,
+    }

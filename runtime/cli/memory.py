@@ -1,0 +1,140 @@
+"""`loci memory`: the memory graph from the shell.
+
+    loci memory add TEXT [--kind K] [--link ID ...] [--meta JSON]
+    loci memory search QUERY [-k N] [--kind K ...]
+    loci memory show ID
+    loci memory neighbors ID [--depth N] [--kind K ...]
+    loci memory stats
+    loci memory export [--format json|graphml] [--out FILE]
+    loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli/evolution.py)
+
+Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
+machine-readable output. The commands call the same tools the model calls
+(tools/memory.py), so the shell and the agent see one memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memory.errors import UsageError
+from memory.graph.export import FORMATS, export_graph
+from memory.graph.graph import Graph
+from memory.graph.schema import NODE_KINDS
+from memory.store import Store, default_db_path
+from runtime.cli.display import one_line
+from runtime.cli.evolution import register_memory
+from tools.memory import MemoryTools, node_dict
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("memory", help="add to, search and browse the memory graph")
+    sub = parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
+    common.add_argument("--json", action="store_true", help="print JSON")
+
+    add = sub.add_parser("add", parents=[common], help="remember a fact, an episode or a procedure")
+    add.add_argument("text")
+    add.add_argument("--kind", choices=NODE_KINDS, default="semantic")
+    add.add_argument("--link", action="append", default=[], metavar="ID", help="link to this memory (repeatable)")
+    add.add_argument("--meta", default=None, help="metadata as a JSON object")
+    search = sub.add_parser("search", parents=[common], help="recall the memories best matching a query")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=10)
+    search.add_argument("--kind", action="append", choices=NODE_KINDS, default=None)
+    show = sub.add_parser("show", parents=[common], help="one memory in full, with its links")
+    show.add_argument("id")
+    near = sub.add_parser("neighbors", parents=[common], help="the memories linked to one")
+    near.add_argument("id")
+    near.add_argument("--depth", type=int, default=1)
+    near.add_argument("--kind", action="append", choices=NODE_KINDS, default=None)
+    sub.add_parser("stats", parents=[common], help="counts by kind and the file size")
+    export = sub.add_parser("export", parents=[common], help="write the graph as JSON or GraphML")
+    export.add_argument("--format", choices=FORMATS, default="json")
+    export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
+    parser.set_defaults(handler=handle)
+    register_memory(sub, common)
+
+
+async def handle(args: argparse.Namespace) -> int:
+    async with await Store.open(args.db or default_db_path()) as store:
+        if args.memory_command == "export":
+            return await _export(store, args)
+        tools = MemoryTools(Graph(store))
+        result = await _dispatch(tools, args)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        _print(args.memory_command, result)
+    return 0
+
+
+async def _dispatch(tools: MemoryTools, args: argparse.Namespace) -> Any:
+    command = args.memory_command
+    if command == "add":
+        return await tools.memory_remember(args.text, args.kind, args.link, _meta(args.meta))
+    if command == "search":
+        return await _search(tools, args)
+    if command == "show":
+        return await tools.memory_get(args.id)
+    if command == "neighbors":
+        return await tools.memory_neighbors(args.id, depth=args.depth, kinds=args.kind)
+    return await tools.memory_stats()
+
+
+async def _search(tools: MemoryTools, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Like the model's recall, but a person browsing does not count as a use."""
+    found = await tools.recall.recall(args.query, k=args.k, kinds=args.kind, record=False)
+    return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
+
+
+def _meta(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        meta = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--meta must be a JSON object: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise UsageError('--meta must be a JSON object, such as \'{"source": "notes.md"}\'')
+    return meta
+
+
+async def _export(store: Store, args: argparse.Namespace) -> int:
+    if args.out is None:
+        counts = await export_graph(store, sys.stdout, args.format)
+    else:
+        try:
+            with args.out.open("w", encoding="utf-8") as out:
+                counts = await export_graph(store, out, args.format)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.out}: {exc.strerror}") from exc
+        print(f"wrote {counts['nodes']} nodes and {counts['edges']} edges to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _print(command: str, result: Any) -> None:
+    if command == "add":
+        state = "remembered" if result["created"] else "already known, use counted"
+        print(f"{result['id']}  {state}")
+    elif command in ("search", "neighbors"):
+        if not result:
+            print("nothing found")
+        for row in result:
+            extra = f"{row['score']:.3f}" if "score" in row else f"{row['hops']} hop{'s' * (row['hops'] > 1)}"
+            print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {one_line(row['text'])}")
+    elif command == "show":
+        print(f"{result['id']}  {result['kind']}  uses {result['uses']}")
+        print(result["text"])
+        for edge in result["edges"]:
+            print(f"  {edge['src']} -[{edge['kind']} {edge['weight']}]-> {edge['dst']}")
+    else:
+        for key, value in result.items():
+            print(f"{key:>16}  {value}")

@@ -1,0 +1,169 @@
+"""`loci run TASK`: one task, answered by the agent, printed with its evidence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memory.errors import UsageError
+from memory.store import default_db_path
+from runtime.models.base import Model
+from runtime.models.specs import DEFAULT_SPEC, load_model
+from runtime.prompt.build import RegionSizes
+from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
+from runtime.session import check_files, open_session
+
+__all__ = ["add_model_arguments", "as_json", "register", "sizes_from"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="run one task and print the answer")
+    parser.add_argument("task", help="what to do, in words")
+    parser.add_argument(
+        "--file", "-f", action="append", default=[], help="a file the agent may read (repeatable; - reads stdin)"
+    )
+    parser.add_argument(
+        "--dir", "-d", action="append", default=[], help="a directory to load recursively (skips binaries and .git)"
+    )
+    add_model_arguments(parser)
+    parser.add_argument("--max-turns", type=int, default=8, help="turns before the agent must answer (default 8)")
+    parser.add_argument("--max-tokens", type=int, default=None, help="prompt plus completion tokens the run may spend")
+    parser.add_argument("--max-seconds", type=float, default=None, help="wall time the run may take")
+    parser.add_argument(
+        "--tools",
+        default=None,
+        help=(
+            f"built-in tool sets, comma-separated, from {','.join(BUILT_IN)} (default: all, the catalogue "
+            "picked by model size and task; context is always on)"
+        ),
+    )
+    parser.add_argument("--tool-choice", default="", help="tools the first turns must call, in order, comma-separated")
+    parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
+    parser.add_argument("--trace", action="store_true", help="print each turn to stderr")
+    parser.add_argument(
+        "--json", action="store_true", help="print the answer, evidence, status, counts and run_id as JSON"
+    )
+    parser.add_argument("--no-episode", action="store_true", help="leave no episode in the memory graph for this run")
+    parser.set_defaults(handler=run)
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
+    parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
+    parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    parser.add_argument("--state-tokens", type=int, help="budget S of the working state (default: from the window)")
+    parser.add_argument("--window-tokens", type=int, help="budget W of the recent-turns window")
+    parser.add_argument("--observation-tokens", type=int, help="budget O of the latest tool result")
+
+
+def tool_sets(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = set(names) - set(BUILT_IN)
+    if unknown:
+        raise UsageError(f"unknown tool set {', '.join(sorted(unknown))}; choose from {', '.join(BUILT_IN)}")
+    return names
+
+
+def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
+    overrides = {
+        name: value
+        for name, value in (
+            ("state", args.state_tokens),
+            ("window", args.window_tokens),
+            ("observation", args.observation_tokens),
+        )
+        if value is not None
+    }
+    return RegionSizes.for_window(model.context_window, **overrides)
+
+
+async def run(args: argparse.Namespace) -> int:
+    limits = Limits(max_turns=args.max_turns, max_tokens=args.max_tokens, max_seconds=args.max_seconds)
+    files = [name for name in args.file if name != "-"]
+    check_files(files)
+    for name in args.dir:
+        if not Path(name).is_dir():
+            raise UsageError(f"--dir {name}: not a directory")
+    model = await load_model(args.model, context_window=args.context_window)
+    try:
+        on_turn = print_trace if args.trace else None
+        config = RunConfig(
+            limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
+        )
+        async with open_session(model, args.db or default_db_path(), config, files=files, on_turn=on_turn) as session:
+            loaded = list(session.loaded)
+            if "-" in args.file:
+                loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))
+            for name in args.dir:
+                found = await session.contexts.add_directory(name)
+                loaded += found.objects
+                for skipped, why in found.skipped:
+                    print(f"loci: skipped {skipped}: {why}", file=sys.stderr)
+            for obj in loaded:
+                if obj.meta.get("replaced_bytes"):
+                    print(
+                        f"loci: {obj.name} is not valid UTF-8; "
+                        f"{obj.meta['replaced_bytes']} bytes were replaced with U+FFFD",
+                        file=sys.stderr,
+                    )
+            choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
+            session.experience.episodes = not args.no_episode
+            # The run lists what was loaded for it; with nothing loaded, every document in the home.
+            # The run's episode is written and its refinement queued; `loci memory refine` or a worker runs it.
+            run_id, result = await session.run(args.task, tool_choice=choice, objects=loaded or None)
+    finally:
+        await model.aclose()
+    shown = {"run_id": run_id, **as_json(result)}
+    print(json.dumps(shown, ensure_ascii=False, indent=2) if args.json else as_text(result))
+    return 0
+
+
+def print_trace(trace: TurnTrace) -> None:
+    if trace.plan is not None:
+        print(f"[run] {trace.plan.describe()}", file=sys.stderr)
+    action = trace.action
+    what = (
+        f"answer {json.dumps(action.answer)[:100]}"
+        if action.is_answer
+        else f"{action.tool}({json.dumps(action.arguments, ensure_ascii=False)[:100]})"
+    )
+    regions = " ".join(f"{k}={v}" for k, v in trace.prompt_tokens.items())
+    result = f" -> {trace.observation_id} {trace.result_tokens} tok" if trace.observation_id else ""
+    result += f" (repeats {trace.repeated}: not run again)" if trace.repeated else ""
+    result += " (state cut to its budget)" if trace.state_cut else ""
+    retry = f" retries={trace.retries}" if trace.retries else ""
+    print(
+        f"[turn {trace.turn}] {what}{result} | prompt {regions} | "
+        f"evaluated {trace.evaluated_tokens} reused {trace.reused_tokens}"
+        f" | {trace.seconds:.2f}s{retry}",
+        file=sys.stderr,
+    )
+
+
+def as_text(result: RunResult) -> str:
+    lines = [result.answer]
+    if result.status != "done":
+        lines.append(f"(partial: {result.reason})")
+    for cited in result.evidence:
+        lines.append(f"\n--- {cited.id} lines {cited.start}-{cited.end}")
+        lines.append(cited.text.rstrip())
+    return "\n".join(lines)
+
+
+def as_json(result: RunResult) -> dict[str, Any]:
+    return {
+        "answer": result.answer,
+        "status": result.status,
+        "reason": result.reason,
+        "evidence": [{"id": c.id, "start": c.start, "end": c.end, "text": c.text} for c in result.evidence],
+        "turns": len(result.turns),
+        "tool_calls": result.tool_calls,
+        "tokens": result.tokens,
+        "mode": result.plan.mode if result.plan else None,
+        "tools": result.plan.tools if result.plan else [],
+    }

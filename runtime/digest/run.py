@@ -1,0 +1,258 @@
+"""Long-document jobs: `await digest(paths, question)`, and `await resume(job_id)`.
+
+A job answers one question over one or more documents, with a strategy
+(`stream`, `navigate`, `direct`, or `auto`, which picks one and says why).
+Its life, one layer a step:
+
+    check      refuse bad files and sizes before anything is written
+    create     a `digest_jobs` row: the question, settings, files and hashes
+    load       the documents into the context store (an unchanged file once)
+    run        the strategy; `stream` checkpoints the row after every chunk
+    finish     the record below, stored on the row and returned
+
+The record is what `loci digest --json` prints: `answer`, `evidence` (the
+line ranges it rests on), `strategy` (and `why`), `tokens_read`,
+`tokens_total`, `model_calls`, `wall_s` (over every run of the job),
+`status` (`done`, or `partial` with a `reason`) and `job_id`.
+
+A job that raises is marked `failed` with its error; one cancelled (Ctrl-C,
+a cancelled MCP call) is marked `interrupted`; one killed stays `running`
+with a dead pid, which `loci jobs` shows as `interrupted`. `resume` checks
+that the files still hash the same, then continues from the checkpoint:
+a streamed job does not read again the chunks it has read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from memory.context.store import ContextObject, ContextStore
+from memory.digest_jobs import DigestJob, DigestJobs
+from memory.errors import UsageError
+from memory.store import Store, default_db_path
+from runtime.digest.inputs import Input, check_inputs, load_inputs
+from runtime.digest.modes import STRATEGIES, choose, direct, navigate
+from runtime.digest.settings import MeteredModel, Progress, Settings
+from runtime.digest.stream import StreamReader, evidence_of
+from runtime.models.base import Model
+from runtime.models.specs import DEFAULT_SPEC, load_model
+
+__all__ = ["Progress", "ProgressHook", "digest", "resume"]
+
+ProgressHook = Callable[[Progress], Awaitable[None] | None]
+
+
+async def digest(
+    paths: Sequence[str | Path],
+    question: str,
+    *,
+    model: Model | str = DEFAULT_SPEC,
+    db: str | Path | None = None,
+    strategy: str = "auto",
+    chunk_tokens: int | None = None,
+    memory_tokens: int | None = None,
+    max_turns: int = 8,
+    context_window: int | None = None,
+    progress: ProgressHook | None = None,
+) -> dict[str, Any]:
+    """Answer `question` over the files at `paths`; the record `loci digest --json` prints."""
+    if strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+    if not question.strip():
+        raise UsageError("the question is empty")
+    inputs = await anyio.to_thread.run_sync(check_inputs, list(paths))
+    async with _model(model, context_window) as (loaded, spec):
+        settings = Settings.for_model(
+            loaded, question, chunk_tokens=chunk_tokens, memory_tokens=memory_tokens, max_turns=max_turns
+        )
+        async with await Store.open(db or default_db_path()) as store:
+            files = [item.as_json() for item in inputs]
+            job_id = await DigestJobs(store).create(question, strategy, spec, settings.as_json(), files)
+            job = await DigestJobs(store).get(job_id)
+            return await _Run(store, job, loaded, inputs, settings, progress).run()
+
+
+async def resume(
+    job_id: int,
+    *,
+    model: Model | str | None = None,
+    db: str | Path | None = None,
+    context_window: int | None = None,
+    progress: ProgressHook | None = None,
+) -> dict[str, Any]:
+    """Continue job `job_id` from its last checkpoint (a finished job returns its record)."""
+    async with await Store.open(db or default_db_path()) as store:
+        job = await DigestJobs(store).get(job_id)
+        if job.status == "done" and job.result is not None:
+            return job.result
+        if job.shown_status == "running" and job.pid != os.getpid():
+            raise UsageError(f"job {job_id} is still running (process {job.pid}); stop it before resuming")
+        inputs = await anyio.to_thread.run_sync(_recheck, job)
+        async with _model(model or job.model, context_window) as (loaded, _):
+            kept = job.settings
+            settings = Settings.for_model(
+                loaded,
+                job.question,
+                chunk_tokens=kept["chunk_tokens"],
+                memory_tokens=kept["memory_tokens"],
+                max_turns=kept.get("max_turns", 8),
+            )
+            return await _Run(store, job, loaded, inputs, settings, progress).run()
+
+
+def _recheck(job: DigestJob) -> list[Input]:
+    """The job's files, checked again; refused if any changed since the job started."""
+    try:
+        inputs = check_inputs([item["path"] for item in job.files])
+    except UsageError as exc:
+        raise type(exc)(f"cannot resume job {job.id}: {exc}") from None
+    for item, before in zip(inputs, job.files, strict=True):
+        if item.sha256 != before["sha256"]:
+            raise UsageError(
+                f"cannot resume job {job.id}: {item.path} changed since the job started (its SHA-256 differs); "
+                "start a new job"
+            )
+    return inputs
+
+
+class _model:
+    """The model to use, loaded from a spec if need be (and then closed); yields `(model, spec)`."""
+
+    def __init__(self, model: Model | str, context_window: int | None) -> None:
+        self.given, self.context_window = model, context_window
+        self.model: Model | None = None
+
+    async def __aenter__(self) -> tuple[Model, str]:
+        if isinstance(self.given, str):
+            self.model = await load_model(self.given, context_window=self.context_window)
+            return self.model, self.given
+        return self.given, self.given.name
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self.model is not None:
+            with anyio.CancelScope(shield=True):
+                await self.model.aclose()
+
+
+class _Run:
+    """One run of one job: load, pick, read, record; the row follows every step."""
+
+    def __init__(
+        self,
+        store: Store,
+        job: DigestJob,
+        model: Model,
+        inputs: list[Input],
+        settings: Settings,
+        progress: ProgressHook | None,
+    ) -> None:
+        self.store, self.job, self.inputs, self.settings, self.hook = store, job, inputs, settings, progress
+        self.jobs = DigestJobs(store)
+        self.state = dict(job.state)
+        self.model = MeteredModel(model, calls=self.state.get("model_calls", 0))
+        self.started = time.monotonic()
+        self.progress = Progress(job.id, job.strategy, "loading")
+
+    async def run(self) -> dict[str, Any]:
+        try:
+            return await self._run()
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, anyio.get_cancelled_exc_class())):
+                status, error = "interrupted", "interrupted (Ctrl-C, or the call was cancelled)"
+            else:
+                status, error = "failed", f"{type(exc).__name__}: {exc}"
+            with anyio.CancelScope(shield=True):
+                await self.jobs.stop(self.job.id, status, error)
+            raise
+
+    async def _run(self) -> dict[str, Any]:
+        await self._report()
+        objects = await load_inputs(ContextStore(self.store, self.model.count_tokens), self.inputs)
+        total = sum(obj.tokens for obj in objects)
+        strategy, why = self.job.strategy, self.state.get("why", "as asked")
+        if strategy == "auto":
+            strategy, why = choose(total, self.job.question, self.model)
+        self.state.update(why=why, tokens_total=total)
+        await self.jobs.claim(self.job.id, strategy, self.state)
+        self.progress.strategy, self.progress.tokens_total = strategy, total
+        self.progress.tokens_read = self.state.get("tokens_read", 0)
+        self.progress.chunks = self.state.get("chunk", 0)
+        self.progress.chunks_total = (
+            max(1, math.ceil(total / self.settings.chunk_tokens)) if strategy == "stream" else 1
+        )
+        self.progress.phase = "reading"
+        await self._report()
+        outcome = await self._strategy(strategy, objects)
+        record = {
+            "answer": outcome["answer"],
+            "evidence": outcome["evidence"],
+            "strategy": strategy,
+            "why": why,
+            "tokens_read": outcome["tokens_read"],
+            "tokens_total": total,
+            "model_calls": self.model.calls,
+            "wall_s": round(self._wall(), 3),
+            "status": outcome["status"],
+            "reason": outcome.get("reason"),
+            "job_id": self.job.id,
+        }
+        await self.jobs.finish(
+            self.job.id, record, {**self.state, "model_calls": self.model.calls, "wall_s": self._wall()}
+        )
+        self.progress.phase, self.progress.tokens_read = "done", outcome["tokens_read"]
+        await self._report()
+        return record
+
+    async def _strategy(self, strategy: str, objects: list[ContextObject]) -> dict[str, Any]:
+        question = self.job.question
+        if strategy == "direct":
+            return await direct(self.model, ContextStore(self.store, self.model.count_tokens), objects, question)
+        if strategy == "navigate":
+
+            async def turn(_: Any) -> None:
+                self.progress.model_calls = self.model.calls
+                await self._report()
+
+            return await navigate(
+                self.model, self.store.path, objects, question, max_turns=self.settings.max_turns, on_turn=turn
+            )
+        reader = StreamReader(
+            self.model, ContextStore(self.store, self.model.count_tokens), objects, question,
+            self.settings.chunk_tokens, self.settings.memory_tokens, self._checkpoint,
+        )  # fmt: skip
+        answer, state = await reader.run(self.state)
+        return {
+            "answer": answer,
+            "evidence": evidence_of(state, objects),
+            "tokens_read": state["tokens_read"],
+            "status": "done",
+        }
+
+    async def _checkpoint(self, state: dict[str, Any]) -> None:
+        self.state = state
+        state.update(model_calls=self.model.calls, wall_s=self._wall())
+        await self.jobs.checkpoint(self.job.id, state)
+        self.progress.tokens_read, self.progress.chunks = state["tokens_read"], state["chunk"]
+        self.progress.chunks_total = max(self.progress.chunks_total, state["chunk"])
+        await self._report()
+
+    def _wall(self) -> float:
+        return self.job.state.get("wall_s", 0.0) + time.monotonic() - self.started
+
+    async def _report(self) -> None:
+        if self.hook is None:
+            return
+        self.progress.model_calls = self.model.calls
+        outcome = self.hook(dataclasses.replace(self.progress))  # a snapshot: the hook may keep it
+        if inspect.isawaitable(outcome):
+            await outcome

@@ -1,0 +1,144 @@
+"""The `stream` strategy: read every chunk once, keep a bounded memory, answer from it.
+
+After MemAgent: the documents are read in chunks of at most N tokens. For
+each chunk the model rewrites a memory of at most M tokens, given the
+question, the memory so far and the chunk; the memory is all that is carried
+forward. A last call answers from the question and the memory alone. Each
+call's prompt is at most N + M tokens plus the instructions, so the cost is
+linear in the length of the documents and the memory held does not depend
+on it.
+
+Evidence is kept alongside: the model starts each note with the number of
+the chunk it came from (`[12] ...`), and the runtime keeps the line range of
+every chunk the current memory still cites. When the memory drops a note,
+its range goes too, so the evidence stays as bounded as the memory. A model
+that writes no numbers still leaves a trace: the last few chunks that
+changed the memory.
+
+The state (position, memory, cited ranges, counts) is a plain dict, saved
+by the caller after every chunk; `StreamReader.run` takes one to resume.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory.context.store import ContextObject, ContextStore
+from runtime.digest.chunks import Piece, Position, pieces
+from runtime.models.base import Model, Request
+from runtime.prompt.build import fit
+
+__all__ = ["ANSWER_TOKENS", "StreamReader", "evidence_of", "update_instructions"]
+
+ANSWER_TOKENS = 256
+UNTAGGED_KEPT = 4
+TAG = re.compile(r"\[(\d+)\]")
+
+
+def update_instructions(memory_tokens: int) -> str:
+    return (
+        "You read a long document one chunk at a time, to answer a question at the end. "
+        f"You keep a memory of at most {memory_tokens} tokens: it is all you will have when you answer. "
+        "After each chunk, rewrite the memory: keep what helps answer the question, add what this chunk adds, "
+        "drop the rest. Begin each note with the number of the chunk it came from, in brackets, "
+        "like: [3] <what chunk 3 says>. Reply with the new memory only."
+    )
+
+
+ANSWER_INSTRUCTIONS = (
+    "Answer the question from your notes. Reply with the answer alone, as short as it can be; "
+    "if the notes do not hold it, say that the document does not say."
+)
+
+
+@dataclass
+class StreamReader:
+    """Reads `objects` from the store chunk by chunk; `checkpoint(state)` is awaited after every chunk."""
+
+    model: Model
+    contexts: ContextStore
+    objects: Sequence[ContextObject]
+    question: str
+    chunk_tokens: int
+    memory_tokens: int
+    checkpoint: Callable[[dict[str, Any]], Awaitable[None]]
+
+    async def run(self, state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Read from `state` (empty for a new job) to the end; the answer and the final state."""
+        state = {
+            "position": [0, 0, 0],
+            "chunk": 0,
+            "memory": "",
+            "sources": {},
+            "recent": [],
+            "tokens_read": 0,
+            **state,
+        }
+        start = Position.from_json(state["position"])
+        async for piece in pieces(self.contexts.store, self.objects, start, self.chunk_tokens, self.model.count_tokens):
+            await self._read(piece, state)
+            await self.checkpoint(state)
+        reply = await self.model.generate(
+            Request(self._answer_messages(state["memory"]), max_tokens=ANSWER_TOKENS, purpose="answer")
+        )
+        return reply.text.strip(), state
+
+    async def _read(self, piece: Piece, state: dict[str, Any]) -> None:
+        number = state["chunk"] + 1
+        messages = self._update_messages(state["memory"], piece, number)
+        reply = await self.model.generate(Request(messages, max_tokens=self.memory_tokens, purpose="memory"))
+        memory = reply.text.strip()
+        if reply.completion_tokens > self.memory_tokens:  # a backend that ignores max_tokens
+            memory = fit(memory, self.memory_tokens, self.model.count_tokens)[0]
+        _track(state, memory, number, [piece.doc, piece.start_line, piece.end_line])
+        state.update(
+            memory=memory, chunk=number, position=piece.end.as_json(), tokens_read=state["tokens_read"] + piece.tokens
+        )
+
+    def _update_messages(self, memory: str, piece: Piece, number: int) -> list[dict[str, str]]:
+        obj = self.objects[piece.doc]
+        user = (
+            f"Question: {self.question}\n\nMemory:\n{memory or '(empty)'}\n\n"
+            f"Chunk {number} ({obj.id} {obj.name}, lines {piece.start_line}-{piece.end_line}):\n{piece.text}"
+        )
+        return [
+            {"role": "system", "content": update_instructions(self.memory_tokens)},
+            {"role": "user", "content": user},
+        ]
+
+    def _answer_messages(self, memory: str) -> list[dict[str, str]]:
+        user = f"Question: {self.question}\n\nNotes:\n{memory or '(none)'}"
+        return [{"role": "system", "content": ANSWER_INSTRUCTIONS}, {"role": "user", "content": user}]
+
+
+def _track(state: dict[str, Any], memory: str, number: int, where: list[int]) -> None:
+    """Keep the ranges of the chunks `memory` cites (and of the last untagged changes), drop the rest."""
+    sources: dict[str, list[int]] = {**state["sources"], str(number): where}
+    cited = {tag for tag in TAG.findall(memory) if tag in sources}
+    state["sources"] = {tag: sources[tag] for tag in cited}
+    recent = state["recent"]
+    if not memory:
+        recent = []
+    elif not cited and memory != state["memory"]:
+        recent = [*recent, [number, *where]][-UNTAGGED_KEPT:]
+    state["recent"] = recent
+
+
+def evidence_of(state: dict[str, Any], objects: Sequence[ContextObject]) -> list[dict[str, Any]]:
+    """The line ranges the final memory rests on, in document order, adjacent ranges merged."""
+    ranges = [tuple(where) for where in state.get("sources", {}).values()]
+    ranges += [tuple(item[1:]) for item in state.get("recent", [])]
+    merged: list[list[int]] = []
+    for doc, start, end in sorted(set(ranges)):
+        if merged and merged[-1][0] == doc and start <= merged[-1][2] + 1:
+            merged[-1][2] = max(merged[-1][2], end)
+        else:
+            merged.append([doc, start, end])
+    return [
+        {"id": objects[doc].id, "name": objects[doc].name, "start": start, "end": end}
+        for doc, start, end in merged
+        if doc < len(objects)
+    ]

@@ -1,0 +1,72 @@
+"""Spec strings: one string names a backend and its model, for chat models and embedders alike.
+
+    llama:default                        the bundled GGUF (the `local` extra)
+    llama:/models/qwen3-4b.gguf          any GGUF file
+    openai:gpt-4.1-mini                  api.openai.com, key from LOCI_API_KEY or OPENAI_API_KEY
+    openai:local@http://127.0.0.1:8080/v1  any OpenAI-compatible server (llama.cpp, Ollama, vLLM)
+    scripted:replies.json                deterministic replies, for tests and benchmarks
+
+`parse_spec` is the one parser (`runtime.models.embedders` reads embedder specs
+with it, with its own set of backends), and `key_from_env` the one place that
+reads the key from the environment, so a chat model and an embedder on the
+same endpoint authenticate the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from memory.errors import UsageError
+from runtime.models.base import Model
+
+__all__ = ["DEFAULT_SPEC", "KEY_VARIABLES", "OPENAI_URL", "Spec", "key_from_env", "load_model", "parse_spec"]
+
+DEFAULT_SPEC = "llama:default"
+BACKENDS = ("llama", "openai", "scripted")
+MODEL_FORMS = "llama:default, llama:PATH.gguf, openai:MODEL[@URL] or scripted:FILE"
+OPENAI_URL = "https://api.openai.com/v1"
+KEY_VARIABLES = ("LOCI_API_KEY", "OPENAI_API_KEY")
+
+
+class Spec(NamedTuple):
+    backend: str
+    name: str
+    url: str | None = None
+
+
+def parse_spec(spec: str, backends: tuple[str, ...] = BACKENDS, forms: str = MODEL_FORMS, what: str = "model") -> Spec:
+    """`openai:m@http://h/v1` -> Spec("openai", "m", "http://h/v1"); a `UsageError` naming `forms` otherwise."""
+    backend, sep, rest = spec.partition(":")
+    if backend not in backends or (not sep and backend != "scripted"):
+        raise UsageError(f"bad {what} spec {spec!r}; use {forms}")
+    if backend == "openai" and "@" in rest:
+        name, _, url = rest.partition("@")
+        return Spec(backend, name, url)
+    return Spec(backend, rest)
+
+
+def key_from_env() -> str | None:
+    """The API key for an `openai` endpoint: the first of `KEY_VARIABLES` that is set."""
+    return next((os.environ[name] for name in KEY_VARIABLES if os.environ.get(name)), None)
+
+
+async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = None) -> Model:
+    backend, name, url = parse_spec(spec)
+    if backend == "llama":
+        from runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
+
+        return await LlamaModel.load(name or "default", context_window=context_window or DEFAULT_CONTEXT)
+    if backend == "openai":
+        from runtime.models.openai import OpenAIModel
+
+        kwargs = {"context_window": context_window} if context_window else {}
+        model = OpenAIModel(name, url or OPENAI_URL, **kwargs)
+        if url and not context_window:
+            await model.discover_context_window()  # a local server: ask it, rather than assume
+        return model
+    from runtime.models.scripted import ScriptedModel
+
+    if not name:
+        raise UsageError("the scripted backend needs a file of replies: scripted:FILE.json")
+    return ScriptedModel.from_file(name)

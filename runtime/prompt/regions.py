@@ -1,0 +1,168 @@
+"""The text of each prompt region, as the model reads it.
+
+`Regions` holds one run's material (task, tools, loaded objects or their
+whole text, working state, recent turns, latest observation) and renders it
+region by region; `runtime.prompt.build.build_prompt` then cuts each to its budget.
+The system text depends only on the tool catalogue and the answer style, so
+it is byte-identical every turn and a local model serves it from its KV cache.
+
+The reply format is taught by worked examples of a call and of an answer,
+with concrete values, never by templates with placeholders: a small model
+copies a placeholder such as "<the answer>" into its reply. The examples'
+own texts are listed in `EXAMPLE_TEXTS`, so an answer that repeats them is
+refused (`runtime.answers`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from memory.context.store import ContextObject
+from runtime.action import ToolSpec
+from runtime.prompt.window import Window
+from runtime.run import AnswerStyle
+
+__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "Observation", "Regions", "system_text"]
+
+LISTED_OBJECTS = 20
+
+EXAMPLE_STATE = "Line 12 of doc:1 gives the fee."
+EXAMPLE_ANSWER = "The fee is 12 euros a year."
+EXAMPLE_TEXTS = (EXAMPLE_STATE, EXAMPLE_ANSWER, "The fee should be in the Prices section.")
+
+INTRO = "You are Loci. You complete a task from documents, and use tools to find what you cannot see.\n"
+PLAIN = (
+    "You are Loci. You answer the task from the documents shown with it, in plain words.\n"
+    "Documents are shown as `N| text`, N being the line number. Answer from the documents only."
+)
+RULES = """Rules:
+- `state` holds your working notes: rewrite it each turn with what still matters.
+- Answer from the documents only. Documents are shown as `N| text`, N being the line number.
+- Never repeat a call: a result you already have is stored as obs:N.
+- A large result is stored as obs:N and shown in part; read on with context_read."""
+
+
+def system_text(tools: list[ToolSpec], style: AnswerStyle = AnswerStyle.JSON) -> str:
+    """Role, a worked example of a call and of an answer, the rules and the catalogue (none without tools)."""
+    if not tools and style is AnswerStyle.TEXT:
+        return PLAIN
+    call = _example_call(tools)
+    lines = [INTRO, "Reply each turn with one JSON object."]
+    if call:
+        lines.append(f"To call a tool, for example:\n{call}")
+    evidence = [{"id": "doc:1", "start": 12, "end": 12}]
+    if style is AnswerStyle.JSON:
+        example = {"state": EXAMPLE_STATE, "answer": EXAMPLE_ANSWER, "evidence": evidence}
+        lines.append(f"To answer, for example:\n{json.dumps(example)}")
+    else:
+        decision = json.dumps({"state": EXAMPLE_STATE, "answer": True})
+        lines.append(
+            f"To answer, reply {decision}; you are then asked for the answer in plain words, such as: {EXAMPLE_ANSWER}"
+        )
+    lines.append(RULES)
+    lines.append("Tools:\n" + "\n".join(_tool_line(tool) for tool in tools))
+    return "\n".join(lines)
+
+
+def _example_call(tools: list[ToolSpec]) -> str:
+    names = {tool.name for tool in tools}
+    if "context_search" in names:
+        arguments: dict[str, Any] = {"query": "fee price"}
+        name = "context_search"
+    elif tools:
+        name, arguments = tools[0].name, {}
+    else:
+        return ""
+    return json.dumps({"state": EXAMPLE_TEXTS[2], "tool": name, "arguments": arguments})
+
+
+@dataclass
+class Observation:
+    """The latest tool result: its head, and where the whole of it is stored."""
+
+    id: str
+    tool: str
+    head: str
+    tokens: int
+    cut: bool
+    is_error: bool
+
+    def render(self) -> str:
+        kind = "Error from" if self.is_error else "Result of"
+        text = f"{kind} {self.tool} ({self.id}, {self.tokens} tokens):\n{self.head}"
+        if self.cut:
+            next_line = self.head.count("\n") + 1
+            text += (
+                f'\n[cut: this is the head of {self.id}; read on with context_read(id="{self.id}", start={next_line})]'
+            )
+        return text
+
+
+@dataclass
+class Regions:
+    task: str
+    tools: list[ToolSpec]
+    objects: list[ContextObject]
+    window: Window
+    state: str = ""
+    observation: Observation | None = None
+    error: str | None = None
+    documents: str = ""  # the documents whole, when they fit (runtime.prompt.fit)
+    style: AnswerStyle = AnswerStyle.JSON
+
+    def render(
+        self,
+        *,
+        allow_tools: bool = True,
+        allow_answer: bool = True,
+        forced: str | None = None,
+        instruction: str | None = None,
+    ) -> dict[str, str]:
+        return {
+            "system": system_text(self.tools, self.style),
+            "task": self._task(),
+            "state": f"State (your working notes):\n{self.state or '(empty)'}",
+            "window": "Recent turns:\n" + self.window.render() if self.window.items else "",
+            "observation": self._observation(allow_tools, allow_answer, forced, instruction),
+        }
+
+    def _task(self) -> str:
+        text = f"Task: {self.task}"
+        if self.documents:
+            return f"{text}\nDocuments:\n{self.documents}"
+        if self.objects:
+            shown = self.objects[-LISTED_OBJECTS:]
+            listing = "\n".join(f"- {o.id} {o.name} ({o.lines} lines, {o.tokens} tokens)" for o in shown)
+            more = len(self.objects) - len(shown)
+            text += f"\nDocuments (read them with the tools):\n{listing}" + (
+                f"\n(and {more} more: context_list shows all)" if more else ""
+            )
+        return text
+
+    def _observation(self, allow_tools: bool, allow_answer: bool, forced: str | None, instruction: str | None) -> str:
+        parts = [self.observation.render()] if self.observation else []
+        if self.error:
+            parts.append(f"Your last reply was rejected: {self.error}. Reply again.")
+        if instruction:
+            parts.append(instruction)
+        elif forced:
+            parts.append(f"Call {forced} now.")
+        elif not allow_tools:
+            parts.append("This is your last turn: answer the task now.")
+        elif not allow_answer:
+            parts.append("Look at the documents with a tool first.")
+        elif self.documents:
+            parts.append("Answer if the documents above tell you; otherwise call a tool.")
+        else:
+            parts.append("Call a tool, or answer if you have found what the task asks.")
+        return "\n\n".join(parts)
+
+
+def _tool_line(tool: ToolSpec) -> str:
+    props = tool.input_schema.get("properties", {})
+    required = set(tool.input_schema.get("required", []))
+    args = ", ".join(name + ("" if name in required else "?") for name in props)
+    summary = (tool.description or "").strip().split("\n\n")[0].replace("\n", " ")
+    return f"- {tool.name}({args}): {summary}"

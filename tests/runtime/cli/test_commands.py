@@ -1,0 +1,35 @@
+"""The command registry: every listed command exists, and nothing is skipped in silence."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from runtime.cli import main as cli
+
+
+def test_every_listed_command_module_registers_a_command() -> None:
+    parser = cli.build_parser()
+    commands = next(action for action in parser._actions if action.dest == "command").choices
+    assert set(commands) == {
+        "run",
+        "models",
+        "doctor",
+        "serve",
+        "mcp",
+        "memory",
+        "chat",
+        "feedback",
+        "digest",
+        "jobs",
+        "bench",
+    }
+    for name in cli.COMMANDS:
+        assert callable(importlib.import_module(name).register)
+
+
+def test_a_listed_command_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "COMMANDS", (*cli.COMMANDS, "runtime.cli_no_such_command"))
+    with pytest.raises(ModuleNotFoundError, match="runtime.cli_no_such_command"):
+        cli.build_parser()
