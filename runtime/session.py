@@ -16,13 +16,17 @@ Beside a model that serves calls concurrently (a remote one), the session
 also runs a worker for the `note` jobs its runs queue (`runtime.prompt.notes`), so
 a fold's extract is rewritten by the model while the run goes on; a local
 model's notes wait for a long-lived process's worker (`loci chat`).
+
+The session hears every turn its agent reports (`TurnLog`, which passes each on to the caller's
+`on_turn`), so a run cancelled midway is recorded with the turns it made, as progress reported them.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +51,22 @@ from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "check_files", "open_session", "turn_record"]
+__all__ = ["Session", "TurnLog", "check_files", "open_session", "turn_record"]
+
+
+class TurnLog:
+    """The turns the agent reported in the current run, each passed on to the caller's `on_turn`."""
+
+    def __init__(self, on_turn: OnTurn | None = None) -> None:
+        self.on_turn = on_turn
+        self.traces: list[TurnTrace] = []
+
+    async def __call__(self, trace: TurnTrace) -> None:
+        self.traces.append(trace)
+        if self.on_turn is not None:
+            outcome = self.on_turn(trace)
+            if inspect.isawaitable(outcome):
+                await outcome
 
 
 @dataclass
@@ -58,15 +77,17 @@ class Session:
     host: McpHost
     loaded: list[ContextObject]
     experience: Experience | None = None
+    turns: TurnLog = field(default_factory=TurnLog)  # the agent's `on_turn`: the current run's turns
 
     async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
         """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
 
         The row is written before the run starts; a cancelled run is recorded as
         `cancelled` (shielded, so the cancellation cannot skip it) and an error as
-        `failed`, and both propagate. Returns the run's id with its result.
+        `failed`, and both propagate, each with the turns it made. Returns the run's id with its result.
         """
         runs = Runs(self.store)
+        self.turns.traces.clear()
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
         brief = await self.experience.before(task) if self.experience else Brief(task=task)
         try:
@@ -74,10 +95,12 @@ class Session:
                 result = await self.agent.run(brief.task, **agent_kwargs)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
+                await runs.finish(
+                    run_id, status="cancelled", reason="the caller cancelled the run", **self._made_so_far()
+                )
             raise
         except Exception as exc:
-            await runs.finish(run_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
+            await runs.finish(run_id, status="failed", reason=f"{type(exc).__name__}: {exc}", **self._made_so_far())
             raise
         await runs.finish(
             run_id,
@@ -91,6 +114,10 @@ class Session:
         if self.experience:
             await self.experience.after(run_id, brief)
         return run_id, result
+
+    def _made_so_far(self) -> dict[str, Any]:
+        """The turns and tokens of a run that did not finish, as the agent reported them."""
+        return {"turns": [turn_record(trace) for trace in self.turns.traces], "tokens": self.agent.ledger.used}
 
 
 def turn_record(trace: TurnTrace) -> dict[str, Any]:
@@ -142,10 +169,12 @@ async def open_session(
             await host.add("memory", memory_server_for(store))
         if config.mcp_config:
             await host.add_config(config.mcp_config)
-        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn)
+        turns = TurnLog(on_turn)
+        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=turns)
         if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        session = Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))
+        experience = experience_for(store, contexts, model, agent)
+        session = Session(agent, store, contexts, host, loaded, experience, turns)
         if is_serial(model) or config.note_mode is not NoteMode.BACKGROUND or session.experience is None:
             yield session
             return
