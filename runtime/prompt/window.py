@@ -10,6 +10,11 @@ into one at the head. `runtime.prompt.notes` writes the note (an extract marked
 `[extract]` at once, rewritten by the model later, by default). The model
 can also prune deliberately through the `history_prune` tool.
 
+A chat line is a turn too (`Window.add_exchange`): the person's question and the
+answer are stored as one `turn:N` and enter the window as the store holds them
+(a `StoredLine`, as a resumed chat restores it), so a later line can ask about
+an earlier one and the exchange folds into notes like any turn.
+
 Nothing is lost: every turn and every note is a context object (`turn:N`,
 `note:N`) in the store, so `context_search` and `context_read` reach what
 left the window.
@@ -29,6 +34,7 @@ from runtime.prompt.build import fit
 __all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "folded_text", "is_note", "item_id"]
 
 PREVIEW_CHARS = 160
+STORED_TOKENS = 200  # a turn or note brought back from the store shows at most this much
 
 
 @dataclass
@@ -108,12 +114,23 @@ class Window:
         items: list[Item] = []
         for ref in ids:
             try:
-                obj = await self.contexts.get(ref)
+                items.append(await self._stored(ref))
             except LociError:
                 continue
-            span = await self.contexts.read(ref, 1, max(obj.lines, 1), max_tokens=200) if obj.lines else None
-            items.append(StoredLine(ref, " ".join((span.text if span else "").split())))
         self.items = items
+
+    async def add_exchange(self, question: str, answer: str) -> StoredLine:
+        """A chat line and its answer, stored as one `turn:N` and appended as the store holds it."""
+        text = f"you asked: {' '.join(question.split())}\nloci answered: {' '.join(answer.split())}"
+        obj = await self.contexts.add_text("turn", "chat line", text, {"chat": True})
+        line = await self._stored(obj.id)
+        self.items.append(line)
+        return line
+
+    async def _stored(self, ref: str) -> StoredLine:
+        obj = await self.contexts.get(ref)
+        span = await self.contexts.read(ref, 1, obj.lines, max_tokens=obj.tokens + 1) if obj.lines else None
+        return StoredLine(ref, fit(" ".join((span.text if span else "").split()), STORED_TOKENS, self.count)[0])
 
     def render(self) -> str:
         return "\n".join(item.render() for item in self.items)
