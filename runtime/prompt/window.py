@@ -34,6 +34,8 @@ from runtime.prompt.build import fit
 __all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "folded_text", "is_note", "item_id"]
 
 PREVIEW_CHARS = 160
+HEADER = "Recent turns:\n"
+NOTE_HEAD = "note:9999 (notes on turn:9999..turn:9999) [extract]: "  # the longest a note's line adds to its text
 STORED_TOKENS = 200  # a turn or note brought back from the store shows at most this much
 
 
@@ -135,8 +137,14 @@ class Window:
     def render(self) -> str:
         return "\n".join(item.render() for item in self.items)
 
+    def region(self) -> str:
+        """The window region of the prompt: a header and the items, or nothing when it is empty."""
+        return HEADER + self.render() if self.items else ""
+
     def tokens(self) -> int:
-        return self.count(self.render()) if self.items else 0
+        """The tokens of the region as the prompt shows it, header included: what must stay within W, since
+        a region cut to its budget loses its head, and with it every token a local model had cached after it."""
+        return self.count(self.region()) if self.items else 0
 
     def ids(self) -> list[str]:
         return [item_id(item) for item in self.items]
@@ -149,6 +157,8 @@ class Window:
         only from there on and a local model re-evaluates only what follows. When the notes would then
         take more than half the budget, or the window would still not fit, the notes are folded too,
         into one note at the head."""
+        budget -= self.count(HEADER)
+        note_size += self.count(NOTE_HEAD)  # the note's line names it and what it covers
         sizes = [self.count(item.render()) + 1 for item in self.items]
         kept, tail = 0, 0
         while kept < len(self.items) - 1 and (kept == 0 or tail + sizes[-kept - 1] <= budget // 8):
