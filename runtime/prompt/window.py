@@ -54,7 +54,7 @@ class TurnLine:
 
     def render(self, preview: str | None = None) -> str:
         if preview is not None:
-            self.preview = " ".join(preview.split())[:PREVIEW_CHARS]
+            self.preview = " ".join(preview.split())[:PREVIEW_CHARS].rstrip()  # a space would join the next newline
         args = json.dumps(self.arguments, ensure_ascii=False)
         status = "error" if self.is_error else f"{self.result_tokens} tokens"
         label = f"turn {self.turn}" + (f" [{self.turn_id}]" if self.turn_id else "")
