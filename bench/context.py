@@ -36,7 +36,8 @@ from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.notes import rewrite_queued
-from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
+from runtime.prompt.regions import AnswerStyle
+from runtime.run import BUILT_IN, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 
 __all__ = ["add_arguments", "observation_sizes", "run"]

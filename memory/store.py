@@ -53,6 +53,7 @@ MIGRATION_SETS = (
     "memory.chat",
     "memory.runs",
     "memory.evolution.schema",
+    "memory.jobs.schema",
     "memory.digest_jobs",
 )
 

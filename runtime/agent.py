@@ -32,8 +32,8 @@ from runtime.action import Action
 from runtime.decide import Decider
 from runtime.guard import RepeatGuard
 from runtime.host.host import McpHost, ToolResult
-from runtime.ledger import Ledger
 from runtime.models.base import Model
+from runtime.models.ledger import Ledger
 from runtime.prompt.build import fit
 from runtime.prompt.catalogue import FIRST_LOOK, choose_tools
 from runtime.prompt.fit import NAVIGATE, plan_documents

@@ -34,13 +34,14 @@ from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, OnTurn
 from runtime.background import background_worker
+from runtime.evidence import evidence_json
 from runtime.experience import Brief, Experience, experience_for, foreground
 from runtime.host.host import McpHost
-from runtime.ledger import Ledger
 from runtime.models.base import Model, is_serial
-from runtime.prompt.notes import NOTE_JOB, NoteRefiner
+from runtime.models.ledger import Ledger
+from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteRefiner
 from runtime.recursion import Recursion
-from runtime.run import NoteMode, RunConfig, RunResult, TurnTrace
+from runtime.run import RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
@@ -84,7 +85,7 @@ class Session:
             status=result.status,
             answer=result.answer,
             reason=result.reason,
-            evidence=[{"id": c.id, "start": c.start, "end": c.end} for c in result.evidence],
+            evidence=evidence_json(result.evidence),
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )

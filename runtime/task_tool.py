@@ -24,7 +24,6 @@ from pydantic import Field
 
 from memory.context.paths import Roots
 from memory.errors import UsageError
-from runtime.cli.run import as_json
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.run import Limits, RunConfig, TurnTrace
@@ -96,7 +95,7 @@ class TaskRunner:
             config = RunConfig(limits=Limits(max_turns=max_turns), mcp_config=self.mcp_config)
             async with open_session(self._model, self.db, config, files=paths, on_turn=progress) as session:
                 run_id, result = await session.run(task, source="mcp")
-        return {"run": f"run:{run_id}", **as_json(result)}
+        return {"run": f"run:{run_id}", **result.as_json()}
 
     def allowed(self, name: str) -> Path:
         """The real path of `name` if a root allows it, else a `UsageError` saying why not."""

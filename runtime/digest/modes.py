@@ -25,6 +25,7 @@ from typing import Any
 
 from memory.context.store import ContextObject, ContextStore
 from runtime.digest.chunks import Piece, Position, pieces
+from runtime.evidence import evidence_json
 from runtime.models.base import Model, Request
 from runtime.prompt.build import TEMPLATE_OVERHEAD
 from runtime.run import Limits, RunConfig, TurnTrace
@@ -122,9 +123,7 @@ async def navigate(
     names = {obj.id: obj.name for obj in objects}
     return {
         "answer": result.answer,
-        "evidence": [
-            {"id": c.id, "name": names.get(c.id, ""), "start": c.start, "end": c.end} for c in result.evidence
-        ],
+        "evidence": evidence_json(result.evidence, names=names),
         "tokens_read": sum(t.result_tokens for t in result.turns),
         "status": result.status,
         "reason": result.reason,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 
-from memory.evolution.params import EvolutionParams
+from memory.jobs.limits import JobLimits
 from memory.jobs.queue import Job, JobLost, Jobs
 from memory.jobs.worker import Foreground, Worker
 from memory.store import Store
@@ -23,7 +23,7 @@ async def test_a_job_is_claimed_once_and_its_effect_commits_with_its_completion(
 
 
 async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(store: Store) -> None:
-    jobs = Jobs(store, EvolutionParams(max_attempts=2))
+    jobs = Jobs(store, JobLimits(max_attempts=2))
     job_id = await jobs.enqueue("boom", {})
     calls = []
 

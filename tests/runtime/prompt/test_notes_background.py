@@ -22,10 +22,11 @@ from runtime.background import background_worker
 from runtime.cli.chat import chat_loop, open_chat
 from runtime.models.base import Reply, Request
 from runtime.models.scripted import ScriptedModel
+from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import NOTE_JOB, NoteRefiner, note_problem
+from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteRefiner, note_problem
 from runtime.prompt.window import NoteLine, TurnLine, extract_note
-from runtime.run import Limits, NoteMode, RunConfig
+from runtime.run import Limits, RunConfig
 from runtime.session import Session, open_session
 
 REFINED = "refined: the lines so far were routine entries"
@@ -141,17 +142,13 @@ async def test_a_local_model_rewrites_only_while_no_run_is_going(tmp_path: Path)
     assert [call.purpose for call in model.calls] == ["note"]
 
 
-class SlowNote:
+class SlowNote(ModelWrapper):
     """A serial model whose note reply waits for `release`, and reports whether it was interrupted."""
 
     def __init__(self, inner: ScriptedModel) -> None:
-        self.inner = inner
-        self.name, self.context_window, self.parameters = "slow", inner.context_window, None
+        super().__init__(inner)
         self.started, self.release = anyio.Event(), anyio.Event()
         self.interrupted: list[bool] = []
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
 
     async def generate(self, request: Request) -> Reply:
         if request.purpose == "note" and not self.interrupted:
@@ -160,9 +157,6 @@ class SlowNote:
         if request.interrupt is not None:
             self.interrupted.append(request.interrupt())
         return await self.inner.generate(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_run_that_starts_during_a_rewrite_interrupts_it_and_the_job_waits_unspent(tmp_path: Path) -> None:

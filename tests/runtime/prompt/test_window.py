@@ -13,8 +13,9 @@ from memory.store import Store
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
+from runtime.prompt.notes import NoteMode
 from runtime.prompt.window import NoteLine, TurnLine, Window
-from runtime.run import Limits, NoteMode, RunConfig
+from runtime.run import Limits, RunConfig
 from runtime.session import open_session
 
 CONSTRAINT = "never spend more than 40 euros"
