@@ -39,6 +39,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from runtime.action import action_schema
+from runtime.background import Background
 from runtime.models.base import Model, Reply, Request
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.models.wrapper import ModelWrapper
@@ -228,10 +229,10 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
             Path(home) / "loci.db",
             RunConfig(limits=limits, sizes=sizes, answer_style=AnswerStyle.JSON, tools=BUILT_IN),
             on_turn=on_turn,
+            background=Background.CALLER,  # the bench runs the note rewrites itself, after the turns
         ) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
-            session.agent.notes.wake = lambda: None  # the bench runs the note rewrites itself, after the turns
             mark[0] = time.monotonic()
             await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
             system = system_text(session.host.tools)

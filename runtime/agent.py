@@ -37,7 +37,7 @@ from runtime.models.ledger import Ledger
 from runtime.prompt.build import fit
 from runtime.prompt.catalogue import FIRST_LOOK, choose_tools
 from runtime.prompt.fit import NAVIGATE, plan_documents
-from runtime.prompt.notes import NoteWriter
+from runtime.prompt.notes import NoteQueue, NoteWriter
 from runtime.prompt.regions import LISTED_OBJECTS, Observation, Regions, system_text
 from runtime.prompt.window import TurnLine, Window
 from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
@@ -61,6 +61,7 @@ class Agent:
         *,
         ledger: Ledger | None = None,
         on_turn: OnTurn | None = None,
+        note_queue: NoteQueue | None = None,
     ) -> None:
         self.model, self.host, self.contexts = model, host, contexts
         self.config = config or RunConfig()
@@ -71,7 +72,13 @@ class Agent:
         self.on_turn = on_turn
         self.window = Window(contexts, model.count_tokens)
         self.notes = NoteWriter(
-            model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger
+            model,
+            self.window,
+            self.sizes,
+            self.config.note_mode,
+            system_text(host.tools),
+            self.ledger,
+            queue=note_queue,  # where the folds' rewrites go, when a worker will run them
         )
         self.plan: RunPlan | None = None  # the last run's, set before its first turn
         self.first_look = False

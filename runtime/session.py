@@ -12,16 +12,20 @@ on the session's model, up to `config.max_depth`, at most `config.concurrency`
 children at once. The root agent and every child charge one `Ledger` opened
 from `config.limits`, so children spend what remains of the run's.
 
-Beside a model that serves calls concurrently (a remote one), the session
-also runs a worker for the `note` jobs its runs queue (`runtime.prompt.notes`), so
-a fold's extract is rewritten by the model while the run goes on; a local
-model's notes wait for a long-lived process's worker (`loci chat`).
+Every collaborator is built here, before what uses it: the memory side
+(`Experience`, with its evaluator and whether runs leave episodes), then the
+background worker `runtime.background.session_worker` decides on (`background`:
+the session's own for note rewrites beside a remote model, every job kind for
+`loci chat`, none for a caller that runs the jobs itself), then the `Agent`,
+given the queue its folds' rewrites go to. `db` is a path, or a `Store` the
+caller already holds, which the session uses and leaves open, so no path
+opens a second writer on one home.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,16 +34,17 @@ import anyio
 
 from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph
 from memory.runs import Runs
 from memory.store import Store
 from runtime.agent import Agent, OnTurn
-from runtime.background import background_worker
+from runtime.background import Background, serving, session_worker
 from runtime.evidence import evidence_json
-from runtime.experience import Brief, Experience, experience_for, foreground
+from runtime.experience import Evaluator, Experience, language_for
 from runtime.host.host import McpHost
-from runtime.models.base import Model, is_serial
+from runtime.models.base import Model
 from runtime.models.ledger import Ledger
-from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteRefiner
 from runtime.recursion import Recursion
 from runtime.run import RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server
@@ -58,7 +63,7 @@ class Session:
     contexts: ContextStore
     host: McpHost
     loaded: list[ContextObject]
-    experience: Experience | None = None
+    experience: Experience
 
     async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
         """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
@@ -69,9 +74,9 @@ class Session:
         """
         runs = Runs(self.store)
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
-        brief = await self.experience.before(task) if self.experience else Brief(task=task)
+        brief = await self.experience.before(task)
         try:
-            async with foreground(self.experience):
+            async with self.experience.evolution.foreground.turn():
                 result = await self.agent.run(brief.task, **agent_kwargs)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
@@ -89,8 +94,7 @@ class Session:
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )
-        if self.experience:
-            await self.experience.after(run_id, brief)
+        await self.experience.after(run_id, brief)
         return run_id, result
 
 
@@ -123,15 +127,19 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 @asynccontextmanager
 async def open_session(
     model: Model,
-    db: str | Path,
+    db: str | Path | Store,
     config: RunConfig | None = None,
     *,
     files: Sequence[str | Path] = (),
     on_turn: OnTurn | None = None,
+    background: Background = Background.OWN,
+    episodes: bool = True,
+    evaluator: Evaluator | None = None,
 ) -> AsyncIterator[Session]:
+    """A session on `model` over the home `db` (a path, or a `Store` the caller holds and keeps open)."""
     config = config or RunConfig()
     paths = check_files(files)
-    async with await Store.open(db) as store, McpHost() as host:
+    async with _home(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
@@ -143,17 +151,32 @@ async def open_session(
             await host.add("memory", memory_server_for(store))
         if config.mcp_config:
             await host.add_config(config.mcp_config)
-        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn)
+        evolution = Evolution(Graph(store), language=language_for(model))
+        chosen = await session_worker(background, model, config.note_mode, contexts, evolution)
+        task_tokens = config.sizes_for(model.context_window).task
+        experience = Experience(
+            evolution,
+            contexts,
+            model.count_tokens,
+            task_tokens,
+            episodes=episodes,
+            evaluator=evaluator,
+            worker=chosen.worker,
+        )
+        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn, note_queue=chosen.notes)
         if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        session = Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))
-        if is_serial(model) or config.note_mode is not NoteMode.BACKGROUND or session.experience is None:
+        session = Session(agent, store, contexts, host, loaded, experience)
+        async with serving(chosen.worker) if chosen.worker is not None else nullcontext():
             yield session
-            return
-        # The model serves calls concurrently: the notes this session's runs fold are rewritten as they run.
-        evolution = session.experience.evolution
-        refiner = NoteRefiner(model, contexts, evolution.jobs, evolution.foreground)
-        after = await evolution.jobs.last_id()
-        async with background_worker(evolution.jobs, {NOTE_JOB: refiner}, after=after) as worker:
-            agent.notes.wake = worker.wake
-            yield session
+
+
+def _home(db: str | Path | Store) -> AbstractAsyncContextManager[Store]:
+    """The home to use: a `Store` given is the caller's (left open), a path is opened and closed here."""
+    return nullcontext(db) if isinstance(db, Store) else _opened(db)
+
+
+@asynccontextmanager
+async def _opened(path: str | Path) -> AsyncIterator[Store]:
+    async with await Store.open(path) as store:
+        yield store

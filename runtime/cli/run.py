@@ -94,7 +94,8 @@ async def run(args: argparse.Namespace) -> int:
         config = RunConfig(
             limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
         )
-        async with open_session(model, args.db or default_db_path(), config, files=files, on_turn=on_turn) as session:
+        db, episodes = args.db or default_db_path(), not args.no_episode
+        async with open_session(model, db, config, files=files, on_turn=on_turn, episodes=episodes) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))
@@ -111,7 +112,6 @@ async def run(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
-            session.experience.episodes = not args.no_episode
             # The run lists what was loaded for it; with nothing loaded, every document in the home.
             # The run's episode is written and its refinement queued; `loci memory refine` or a worker runs it.
             run_id, result = await session.run(args.task, tool_choice=choice, objects=loaded or None)

@@ -57,8 +57,7 @@ async def test_a_run_sees_recalled_facts_and_leaves_an_episode_of_what_it_used(t
 async def test_no_episode_leaves_the_graph_as_it_was(tmp_path: Path) -> None:
     db = tmp_path / "loci.db"
     model = ScriptedModel([answer("hello")])
-    async with open_session(model, db) as session:
-        session.experience.episodes = False
+    async with open_session(model, db, episodes=False) as session:
         run_id, _ = await session.run("say hello")
     async with await Store.open(db) as store:
         stats = await Graph(store).stats()
