@@ -27,7 +27,8 @@ import importlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,7 +39,7 @@ from sqlite_utils import Migrations
 
 from memory.errors import StoreError
 
-__all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets"]
+__all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets", "use_store"]
 
 T = TypeVar("T")
 
@@ -67,6 +68,18 @@ def default_db_path() -> Path:
     """`$LOCI_HOME/loci.db`, with `LOCI_HOME` defaulting to `~/.loci`."""
     home = Path(os.environ.get("LOCI_HOME") or Path.home() / ".loci")
     return home / "loci.db"
+
+
+def use_store(db: str | os.PathLike[str] | Store) -> AbstractAsyncContextManager[Store]:
+    """The home for a block: a `Store` given is the caller's, used and left open, so a caller that holds
+    one never opens a second writer on its file; a path is opened here and closed when the block ends."""
+    return nullcontext(db) if isinstance(db, Store) else _opened(db)
+
+
+@asynccontextmanager
+async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
+    async with await Store.open(path) as store:
+        yield store
 
 
 class Store:

@@ -24,8 +24,8 @@ opens a second writer on one home.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,11 +37,11 @@ from memory.errors import NotFoundError, UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.runs import Runs
-from memory.store import Store
+from memory.store import Store, use_store
 from runtime.agent import Agent, OnTurn
 from runtime.background import Background, serving, session_worker
 from runtime.evidence import evidence_json
-from runtime.experience import Evaluator, Experience, language_for
+from runtime.experience import Brief, Evaluator, Experience, language_for
 from runtime.host.host import McpHost
 from runtime.models.base import Model
 from runtime.models.ledger import Ledger
@@ -53,7 +53,9 @@ from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "check_files", "open_session", "turn_record"]
+__all__ = ["Session", "Work", "check_files", "open_session", "turn_record"]
+
+Work = Callable[[Brief], Awaitable[RunResult]]
 
 
 @dataclass
@@ -65,19 +67,24 @@ class Session:
     loaded: list[ContextObject]
     experience: Experience
 
-    async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
-        """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
+    async def run(
+        self, task: str, *, source: str = "run", work: Work | None = None, **agent_kwargs: Any
+    ) -> tuple[int, RunResult]:
+        """`agent.run(task, ...)`, or `work(brief)`, recorded in the home's `runs` table however it ends.
 
         The row is written before the run starts; a cancelled run is recorded as
         `cancelled` (shielded, so the cancellation cannot skip it) and an error as
-        `failed`, and both propagate. Returns the run's id with its result.
+        `failed`, and both propagate. A run that ends with an answer leaves its
+        episode. `work` is a job that answers in its own way (a digest's `stream`
+        or `direct` strategy): it gets the brief and gives back a `RunResult`.
+        Returns the run's id with its result.
         """
         runs = Runs(self.store)
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
         brief = await self.experience.before(task)
         try:
             async with self.experience.evolution.foreground.turn():
-                result = await self.agent.run(brief.task, **agent_kwargs)
+                result = await (work(brief) if work else self.agent.run(brief.task, **agent_kwargs))
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
@@ -139,7 +146,7 @@ async def open_session(
     """A session on `model` over the home `db` (a path, or a `Store` the caller holds and keeps open)."""
     config = config or RunConfig()
     paths = check_files(files)
-    async with _home(db) as store, McpHost() as host:
+    async with use_store(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
@@ -169,14 +176,3 @@ async def open_session(
         session = Session(agent, store, contexts, host, loaded, experience)
         async with serving(chosen.worker) if chosen.worker is not None else nullcontext():
             yield session
-
-
-def _home(db: str | Path | Store) -> AbstractAsyncContextManager[Store]:
-    """The home to use: a `Store` given is the caller's (left open), a path is opened and closed here."""
-    return nullcontext(db) if isinstance(db, Store) else _opened(db)
-
-
-@asynccontextmanager
-async def _opened(path: str | Path) -> AsyncIterator[Store]:
-    async with await Store.open(path) as store:
-        yield store
