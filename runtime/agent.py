@@ -141,7 +141,7 @@ class Agent:
             self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
         )
         self.plan = RunPlan(shown.mode, shown.describe(), [t.name for t in catalogue.tools], catalogue.reason)
-        self.first_look = catalogue.first_look and self.limits.look_first and self.limits.max_turns > 1
+        self.first_look = catalogue.first_look and self.limits.max_turns > 1
         regions = Regions(
             task,
             catalogue.tools,
@@ -166,13 +166,7 @@ class Agent:
         if turn <= len(tool_choice):
             forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
             return TurnRules(forced, allow_tools=True, allow_answer=False)
-        look = (
-            turn == 1
-            and self.limits.look_first
-            and bool(regions.objects)
-            and self.plan is not None
-            and self.plan.mode == NAVIGATE
-        )
+        look = turn == 1 and bool(regions.objects) and self.plan is not None and self.plan.mode == NAVIGATE
         return TurnRules(regions.tools, allow_tools=True, allow_answer=not look)
 
     @staticmethod

@@ -54,7 +54,6 @@ class Limits:
     max_retries: int = 2
     max_tokens: int | None = None
     max_seconds: float | None = None
-    look_first: bool = True
 
     def __post_init__(self) -> None:
         if self.max_turns < 1:
