@@ -196,13 +196,15 @@ class _Run:
             strategy, why = choose(total, self.job.question, self.model)
         self.state.update(why=why, tokens_total=total)
         await self.jobs.claim(self.job.id, strategy, self.state)
-        self.progress.strategy, self.progress.tokens_total = strategy, total
-        self.progress.tokens_read = self.state.get("tokens_read", 0)
-        self.progress.chunks = self.state.get("chunk", 0)
-        self.progress.chunks_total = (
-            max(1, math.ceil(total / self.settings.chunk_tokens)) if strategy == "stream" else 1
+        chunks_total = max(1, math.ceil(total / self.settings.chunk_tokens)) if strategy == "stream" else 1
+        self._progress(
+            strategy=strategy,
+            tokens_total=total,
+            tokens_read=self.state.get("tokens_read", 0),
+            chunks=self.state.get("chunk", 0),
+            chunks_total=chunks_total,
+            phase="reading",
         )
-        self.progress.phase = "reading"
         await self._report()
         found: dict[str, Any] = {}
 
@@ -229,7 +231,7 @@ class _Run:
         await self.jobs.finish(
             self.job.id, record, {**self.state, "model_calls": self.model.calls, "wall_s": self._wall()}
         )
-        self.progress.phase, self.progress.tokens_read = "done", outcome["tokens_read"]
+        self._progress(phase="done", tokens_read=outcome["tokens_read"])
         await self._report()
         return record
 
@@ -257,17 +259,20 @@ class _Run:
         return as_result(outcome), outcome
 
     async def _turn(self, _: Any) -> None:
-        """A navigated turn ended: report the model calls so far."""
-        self.progress.model_calls = self.model.calls
+        """A navigated turn ended: report the model calls so far (`_report` reads them)."""
         await self._report()
 
     async def _checkpoint(self, state: dict[str, Any]) -> None:
         self.state = state
         state.update(model_calls=self.model.calls, wall_s=self._wall())
         await self.jobs.checkpoint(self.job.id, state)
-        self.progress.tokens_read, self.progress.chunks = state["tokens_read"], state["chunk"]
-        self.progress.chunks_total = max(self.progress.chunks_total, state["chunk"])
+        chunks_total = max(self.progress.chunks_total, state["chunk"])
+        self._progress(tokens_read=state["tokens_read"], chunks=state["chunk"], chunks_total=chunks_total)
         await self._report()
+
+    def _progress(self, **changes: Any) -> None:
+        """Where the job is now: a new `Progress`, so a report already handed out never changes."""
+        self.progress = dataclasses.replace(self.progress, **changes)
 
     def _wall(self) -> float:
         return self.job.state.get("wall_s", 0.0) + time.monotonic() - self.started
@@ -275,7 +280,7 @@ class _Run:
     async def _report(self) -> None:
         if self.hook is None:
             return
-        self.progress.model_calls = self.model.calls
-        outcome = self.hook(dataclasses.replace(self.progress))  # a snapshot: the hook may keep it
+        self._progress(model_calls=self.model.calls)
+        outcome = self.hook(self.progress)  # a value, replaced at each step: the hook may keep it
         if inspect.isawaitable(outcome):
             await outcome
