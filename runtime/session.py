@@ -1,10 +1,11 @@
 """Wiring for one agent session: home, context store, built-in servers, host.
 
-`open_session` is what `loci run`, `loci chat` and the `run_task` MCP tool
-share: it opens the SQLite home, binds the context store to the model's
-tokenizer, loads the user's files, connects the MCP host to the built-in
-servers in-process (and to external ones from an `mcpServers` file), and
-yields an `Agent` ready to run. Everything it opened is closed on exit.
+`open_session` is what `loci run`, `loci chat`, `loci digest` and the
+`run_task` and `digest` MCP tools share: it opens the SQLite home, binds the
+context store to the model's tokenizer, loads the user's files, connects the
+MCP host to the built-in servers in-process (and to external ones from an
+`mcpServers` file), and yields a `Session` whose `Agent` is ready to run.
+Everything it opened is closed on exit.
 
 One `RunConfig` configures the session's runs: the root agent's and, through
 the context server's `context_ask` and `context_map`, those of a `Recursion`

@@ -1,6 +1,7 @@
 """The evolving memory, in one object: episodes, jobs, refinement, consolidation.
 
-`Evolution` binds one `Graph` to its parameters, its job queue and,
+`Evolution` binds one `Graph` to its parameters, its job queue (given, or one
+of its own with the queue's default limits) and,
 optionally, a language callable (`async (prompt) -> text`) that `runtime/`
 passes in; `memory/` never imports a model. It gives:
 
