@@ -42,19 +42,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--loads", type=int, default=5, help="page loads to time")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--chromium", default=CHROMIUM, help="the Chromium executable")
+    parser.add_argument(
+        "--db", type=Path, default=None, help="serve this home as it is (e.g. one `bench memory --db` built)"
+    )
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     if not Path(args.chromium).exists():
         raise UsageError(f"no Chromium at {args.chromium}: apt-get install chromium, or pass --chromium PATH")
+    if args.db is not None and not args.db.is_file():
+        raise UsageError(f"--db {args.db}: no such home")
     with tempfile.TemporaryDirectory(prefix="loci-bench-ui-") as tmp:
-        db = Path(tmp) / "bench.db"
+        db = args.db or Path(tmp) / "bench.db"
         started = time.perf_counter()
-        async with await Store.open(db) as store:
-            built = await build_graph(
-                Graph(store), random.Random(args.seed), args.nodes, args.edges_per_node, 5_000, seed=args.seed
-            )
+        if args.db is None:
+            async with await Store.open(db) as store:
+                graph = Graph(store)
+                await build_graph(
+                    graph, random.Random(args.seed), args.nodes, args.edges_per_node, 5_000, seed=args.seed
+                )
         build_s = time.perf_counter() - started
+        async with await Store.open(db) as store:
+            totals = await Graph(store).stats()
         process, url = await anyio.to_thread.run_sync(_serve, db)
         try:
             draws, drawn = await _loads(url, args.loads, args.chromium)
@@ -62,8 +71,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             process.terminate()
             process.communicate(timeout=30)
     return {
-        "nodes": len(built.ids),
-        "edges": built.edges,
+        "nodes": totals["nodes"],
+        "edges": totals["edges"],
         "drawn_nodes": drawn,
         "loads": len(draws),
         "first_draw_s": round(statistics.median(draws), 3),

@@ -2,6 +2,7 @@
 
     GET  /                         the page (static/index.html) and its files under /static/
     GET  /api/graph?limit=N        the most used nodes and the edges between them
+    GET  /api/totals               how many live memories and links the home holds
     GET  /api/recall?q=...&k=N     what memory_recall returns, with the edges it spread along
     GET  /api/around/mem:N         a node and its neighbours
     GET  /api/node/mem:N           a node: text, metadata, neighbours, history with causes
@@ -72,6 +73,7 @@ class Api:
     def routes(self) -> list[Route]:
         table: dict[str, Any] = {
             "/api/graph": lambda r: self.graph.top(_int(r, "limit", DEFAULT_DRAWN)),
+            "/api/totals": lambda r: self.graph.totals(),
             "/api/recall": lambda r: self.graph.recall(
                 r.query_params.get("q", ""), _int(r, "k", 20), _int(r, "limit", DEFAULT_DRAWN)
             ),

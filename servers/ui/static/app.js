@@ -15,10 +15,10 @@ const esc = (text) => String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&am
 const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : "");
 const count = (n) => Number(n).toLocaleString("en");
 
-async function api(path, options = {}) {
+async function api(path, options = {}, started = null) {
   const headers = { ...(options.headers || {}) };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(path, { ...options, headers });
+  const response = await (started || fetch(path, { ...options, headers }));
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
   return body;
@@ -28,14 +28,31 @@ async function api(path, options = {}) {
 
 const graph = new GraphCanvas($("#graph"), (id) => showNode(id));
 
+let totals = null;
+
+function describe(piece) {
+  const what = piece.view === "recall" ? ` (the top of the recall for "${piece.query}" and their neighbours).` :
+    piece.view === "around" ? ` (the neighbourhood of ${piece.center}).` : " (the most used).";
+  if (!totals) return `Drawn: ${count(piece.nodes.length)} memories and ${count(piece.edges.length)} links${what} Counting the rest…`;
+  const hidden = totals.total_nodes - piece.nodes.length;
+  return `Drawn: ${count(piece.nodes.length)} of ${count(totals.total_nodes)} memories and ${count(piece.edges.length)} of ` +
+    `${count(totals.total_edges)} links; ${count(hidden)} ${hidden === 1 ? "memory" : "memories"} not drawn${what}`;
+}
+
+// The counts scan the home's tables, so they come after the first draw, and again after each view.
+async function countRest(piece) {
+  totals = await api("/api/totals");
+  if (graph.piece === piece) {
+    $("#graph-note").textContent = describe(piece);
+    document.body.dataset.counted = piece.view;
+  }
+}
+
 function showPiece(piece, hits, spread) {
   graph.show(piece, hits ? hits.map((h) => h.id) : [], spread);
-  const hidden = piece.total_nodes - piece.nodes.length;
-  $("#graph-note").textContent =
-    `Drawn: ${count(piece.nodes.length)} of ${count(piece.total_nodes)} memories and ${count(piece.edges.length)} of ` +
-    `${count(piece.total_edges)} links; ${count(hidden)} memories not drawn` +
-    (piece.view === "recall" ? ` (the top of the recall for "${piece.query}" and their neighbours).` :
-      piece.view === "around" ? ` (the neighbourhood of ${piece.center}).` : " (the most used).");
+  delete document.body.dataset.counted;
+  $("#graph-note").textContent = describe(piece);
+  countRest(piece).catch((error) => { $("#graph-note").textContent = error.message; });
   $("#hits").innerHTML = (hits || []).map((h) =>
     `<li data-id="${esc(h.id)}">${esc(h.id)} <span>score ${h.score}</span> ${esc(graph.byId.get(h.id)?.label || "")}</li>`).join("");
   document.body.dataset.graph = piece.view;
@@ -43,7 +60,9 @@ function showPiece(piece, hits, spread) {
 }
 
 async function loadTop() {
-  showPiece(await api("/api/graph"));
+  const early = window.lociEarly;  // the first view's request, started in the page's head
+  window.lociEarly = null;
+  showPiece(await api("/api/graph", {}, early));
 }
 
 async function recall(query) {

@@ -39,11 +39,12 @@ def test_the_graph_draws_what_recall_returns_and_the_edges_it_spread_along(
     page: Any, served: Served, shots: Path
 ) -> None:
     open_graph(page, served)
+    page.wait_for_function("document.body.dataset.counted === 'top'")
     total = rows(served.db, "SELECT count(*) FROM memory_nodes WHERE deleted IS NULL")[0][0]
     assert f"of {total} memories" in page.inner_text("#graph-note")
     page.fill("#q", "plot fee")
     page.press("#q", "Enter")
-    page.wait_for_function("document.body.dataset.graph === 'recall'")
+    page.wait_for_function("document.body.dataset.counted === 'recall'")
     expected = recalled_ids(served.db, "plot fee")
     assert expected and page.eval_on_selector_all("#hits li", "lis => lis.map(li => li.dataset.id)") == expected
     drawn = set(page.evaluate("graph.piece.nodes.map(n => n.id)"))
@@ -55,7 +56,7 @@ def test_the_graph_draws_what_recall_returns_and_the_edges_it_spread_along(
     fee = f"mem:{served.ids['facts'][0]}"
     assert any(e["dst"] == fee and e["kind"] == "ground" for e in page.evaluate("graph.piece.edges"))
     hidden = total - len(drawn)
-    assert f"{hidden} memories not drawn" in page.inner_text("#graph-note")
+    assert f"{hidden} {'memory' if hidden == 1 else 'memories'} not drawn" in page.inner_text("#graph-note")
     page.screenshot(path=str(shots / "graph.png"))
 
 
