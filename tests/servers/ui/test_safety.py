@@ -105,4 +105,5 @@ def test_with_a_token_file_every_read_needs_the_token(tmp_path: Path) -> None:
         assert httpx.get(f"{url}api/runs", headers={"authorization": "Bearer s3cret-token"}, timeout=30).json() == []
         assert httpx.get(url, timeout=30).status_code == 200  # the page itself holds no data
     finally:
-        stop(process)
+        logged = stop(process)
+    assert "s3cret-token" not in logged and "authorization" not in logged.lower()  # no access log, no headers
