@@ -25,6 +25,7 @@ The totals are counts that scan the tables, so they are read apart
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 import sqlite_utils
@@ -71,7 +72,7 @@ def _totals(conn: sqlite3.Connection) -> dict[str, int]:
     return {"total_nodes": nodes, "total_edges": edges}
 
 
-def _piece(conn: sqlite3.Connection, nodes: dict[int, Node], extra_edges: list[Edge] = ()) -> dict[str, Any]:
+def _piece(conn: sqlite3.Connection, nodes: dict[int, Node], extra_edges: Sequence[Edge] = ()) -> dict[str, Any]:
     """The nodes and every live edge between two of them."""
     edges = {e.id: e for e in adjacent_edges(conn, list(nodes)) if e.src in nodes and e.dst in nodes}
     edges.update({e.id: e for e in extra_edges if e.src in nodes and e.dst in nodes})
@@ -111,11 +112,12 @@ class GraphView:
     async def recall(self, query: str, k: int = 20, limit: int = DEFAULT_DRAWN) -> dict[str, Any]:
         check_query(query)
         found = await self.recall_.recall(query, k=max(1, min(int(k), 100)), record=False)
-        via = [r.via for r in found if r.via is not None]
+        via = {r.via for r in found if r.via is not None}
         n = _limit(limit)
 
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
-            spread = [e for e in adjacent_edges(db.conn, [r.node.id for r in found]) if e.id in set(via)]
+            # Each hit reached through the graph names the edge most of its activation came by; it touches the hit.
+            spread = [e for e in adjacent_edges(db.conn, [r.node.id for r in found]) if e.id in via]
             ids = [r.node.id for r in found] + [i for e in spread for i in (e.src, e.dst)]
             ids += [i for e in adjacent_edges(db.conn, ids[: len(found)]) for i in (e.src, e.dst)]
             nodes = fetch_nodes(db.conn, list(dict.fromkeys(ids))[:n])
@@ -123,7 +125,7 @@ class GraphView:
                 "view": "recall",
                 "query": query,
                 "hits": [{"id": r.node.ref, "score": r.score, "parts": r.parts} for r in found],
-                "spread": sorted(set(via)),
+                "spread": sorted(via),
                 **_piece(db.conn, nodes, spread),
             }
 
