@@ -116,6 +116,12 @@ def turn_record(trace: TurnTrace) -> dict[str, Any]:
         record.update(tool=action.tool, arguments=action.arguments, observation_id=trace.observation_id)
         record["result_tokens"] = trace.result_tokens
     record["retries"] = trace.retries
+    # What the prompt held, by region, and how much of it the model evaluated rather than reused from its cache.
+    record.update(
+        prompt_tokens=dict(trace.prompt_tokens),
+        evaluated_tokens=trace.evaluated_tokens,
+        reused_tokens=trace.reused_tokens,
+    )
     return record
 
 

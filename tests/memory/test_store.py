@@ -85,3 +85,28 @@ def test_a_listed_module_that_does_not_exist_is_an_error(monkeypatch: pytest.Mon
     monkeypatch.setattr("memory.store.MIGRATION_SETS", (*MIGRATION_SETS, "memory.no_such_schema"))
     with pytest.raises(ModuleNotFoundError, match="memory.no_such_schema"):
         Store.open_sync(tmp_path / "loci.db")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE memory_nodes SET uses = 5",
+        "INSERT INTO runs (task, started) VALUES ('x', 0)",
+        "CREATE TABLE extra (a)",
+        "DROP TABLE runs",
+        "PRAGMA user_version = 9",
+        "PRAGMA journal_mode = DELETE",
+        "ATTACH ':memory:' AS other",
+    ],
+)
+async def test_a_query_only_store_reads_but_cannot_write_through_a_read(tmp_path: Path, sql: str) -> None:
+    async with await Store.open(tmp_path / "loci.db") as store:
+        await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('kept', 1)"))
+    async with await Store.open(tmp_path / "loci.db", query_only=True) as store:
+        with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
+            await store.read(lambda db: db.execute(sql))
+        # Its own temporary tables it may write (recall stems words in one), and the writer still writes.
+        await store.read(lambda db: db.execute("CREATE TEMP TABLE scratch (a)"))
+        await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('written', 2)"))
+        tasks = await store.read(lambda db: [r[0] for r in db.execute("SELECT task FROM runs ORDER BY id")])
+    assert tasks == ["kept", "written"]
