@@ -20,6 +20,7 @@ from memory.errors import (
     UsageError,
 )
 from runtime.agent import Agent
+from runtime.background import Background
 from runtime.host.host import McpHost, ToolResult
 from runtime.models.base import Model, Reply, Request
 from runtime.models.ledger import Ledger
@@ -32,6 +33,7 @@ from runtime.session import Session, open_session
 
 __all__ = [
     "Agent",
+    "Background",
     "BackendError",
     "BackendTimeout",
     "BackendUnreachable",

@@ -98,9 +98,9 @@ def parse_outcome(outcome: object) -> float:
 class Episodes:
     """Writes episodes (formation) and takes feedback on them, over one `Graph`."""
 
-    def __init__(self, graph: Graph, jobs: Jobs, params: EvolutionParams = DEFAULT_PARAMS) -> None:
+    def __init__(self, graph: Graph, params: EvolutionParams = DEFAULT_PARAMS, *, jobs: Jobs | None = None) -> None:
         self.graph = graph
-        self.jobs = jobs  # where an episode's refinement is queued
+        self.jobs = jobs or Jobs(graph.store)  # where an episode's refinement is queued
         self.params = params
 
     async def write(self, episode: Episode, cause: str | None = None) -> int:
