@@ -1,13 +1,33 @@
 """Tool logic as plain typed async functions over memory/ (no MCP imports).
 
 A tool that cannot honour its arguments raises `ToolError` (or `NotFoundError`
-for an id that does not exist), from `memory.errors`, re-exported here.
+for an id that does not exist), from `memory.errors`, re-exported here. The
+names are resolved when first used (module `__getattr__`), so the CLI's
+memory commands import `tools.memory` without the context tools.
 """
 
-from memory.errors import NotFoundError, ToolError, UsageError
-from tools.context import ContextTools
-from tools.history import HistoryTools
-from tools.memory import MemoryTools
-from tools.memory_compat import CompatTools
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["CompatTools", "ContextTools", "HistoryTools", "MemoryTools", "NotFoundError", "ToolError", "UsageError"]
+
+_HOMES: dict[str, str] = {
+    "CompatTools": "tools.memory_compat",
+    "ContextTools": "tools.context",
+    "HistoryTools": "tools.history",
+    "MemoryTools": "tools.memory",
+    "NotFoundError": "memory.errors",
+    "ToolError": "memory.errors",
+    "UsageError": "memory.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
