@@ -32,6 +32,7 @@ from memory.errors import StoreError
 __all__ = [
     "DAMAGED",
     "READ_ONLY",
+    "check_home",
     "clear_damage",
     "damage_mark",
     "fts_tables",
@@ -99,7 +100,8 @@ def integrity(conn: sqlite3.Connection) -> list[str]:
         rows = [row[0] for row in conn.execute(f"PRAGMA integrity_check({CHECK_ROWS})")]
     except sqlite3.DatabaseError as exc:
         return [f"integrity_check could not run: {exc}"]
-    problems = [] if rows == ["ok"] else [f"integrity_check: {row}" for row in rows]
+    lines = [line.strip() for row in rows for line in str(row).splitlines()]
+    problems = [] if rows == ["ok"] else [f"integrity_check: {line}" for line in lines if line and "***" not in line]
     try:
         tables = fts_tables(conn)
     except sqlite3.DatabaseError as exc:
@@ -122,10 +124,11 @@ def _fts_problems(conn: sqlite3.Connection, table: str) -> list[str]:
     except sqlite3.DatabaseError as exc:
         if _code(exc) == READ_ONLY:
             return [f"{table}: full-text check not run (the home is read-only)"]
-        return [f"{table}: {exc}"]
+        return [f"{table}: {' '.join(str(exc).split())}"]
     finally:
-        conn.execute("ROLLBACK TO fts_check")
-        conn.execute("RELEASE fts_check")
+        with contextlib.suppress(sqlite3.Error):  # a damaged file can fail even the rollback
+            conn.execute("ROLLBACK TO fts_check")
+            conn.execute("RELEASE fts_check")
 
 
 def damage_mark(path: Path) -> Path:
@@ -167,3 +170,28 @@ def clear_damage(path: Path) -> bool:
         return True
     except FileNotFoundError:
         return False
+
+
+def check_home(path: Path) -> dict[str, object]:
+    """`loci doctor --db`: the integrity and FTS checks of the file at `path`, and the damage mark lifted if whole.
+
+    Opened directly with sqlite3 (read-write when it can, else read-only),
+    so a file too damaged for `Store.open` is still checked.
+    """
+    if not path.is_file():
+        return {"path": str(path), "problems": [f"{path} is not a file"], "fts_tables": [], "mark_cleared": False}
+    try:
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        return {"path": str(path), "problems": [f"the schema cannot be read: {exc}"], "fts_tables": []}
+    try:
+        problems = integrity(conn)
+        try:
+            tables = fts_tables(conn)
+        except sqlite3.DatabaseError:
+            tables = []
+    finally:
+        conn.close()
+    cleared = clear_damage(path) if not problems else False
+    return {"path": str(path), "problems": problems, "fts_tables": tables, "mark_cleared": cleared}

@@ -109,7 +109,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = _connect(path)
             conn.execute("PRAGMA journal_mode=WAL")
-            read_only, mode = None, None
+            read_only, mode = _unwritable(path), None
         except (OSError, sqlite3.Error) as exc:
             read_only = exc.strerror if isinstance(exc, OSError) else str(exc)
             conn, mode = _open_read_only(path, read_only)
@@ -127,6 +127,8 @@ class Store:
                     )
                 store.write_sync(lambda db: [m.apply(db) for m in sets])
         except sqlite3.DatabaseError as exc:
+            if is_damage(exc) and (found := store._failed(exc, "open", conn)) and store._refusal:
+                return store  # damaged: it reads what it can (export is the way out) and refuses writes
             conn.close()
             found = translate(exc, path, "open")
             raise found or StoreError(f"{path} is not a usable Loci home: {exc}") from exc
@@ -151,7 +153,10 @@ class Store:
         if self._refusal:
             raise StoreError(self._refusal)
         if self.read_only:
-            raise StoreError(f"cannot write the Loci home {self.path}: {self.read_only}")
+            raise StoreError(
+                f"cannot write the Loci home {self.path}: it is read-only to this process ({self.read_only}); "
+                "check that it and its directory are writable (permissions, lsattr's immutable flag, the mount)"
+            )
         with self._write_lock:
             conn = self._writer.conn
             try:
@@ -249,6 +254,15 @@ def _connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why this process cannot write the file at `path` (sqlite3 would open it read-only in silence), or None."""
+    try:
+        path.open("r+b").close()
+    except OSError as exc:
+        return f"opening it for writing: {exc.strerror}"
+    return None
 
 
 def _open_read_only(path: Path, cause: str) -> tuple[sqlite3.Connection, str]:
