@@ -2,11 +2,19 @@
 
 The names are resolved when first used (module `__getattr__`), so importing
 one submodule (`memory.errors`, `memory.store`) does not import them all.
+
+sqlite-utils imports numpy, if it is installed, only to store numpy scalars
+as SQLite values; Loci never hands it any (vectors are packed to bytes), and
+numpy costs more CPU to import than the rest of `loci memory search`. So
+this package, which every layer imports before sqlite-utils, imports
+sqlite-utils with numpy hidden for that one import (`_import_sqlite_utils`);
+numpy stays importable for everything else.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 __all__ = [
@@ -66,3 +74,16 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
+
+
+def _import_sqlite_utils() -> None:
+    if "sqlite_utils" in sys.modules or "numpy" in sys.modules:
+        return
+    sys.modules["numpy"] = None  # type: ignore[assignment]  # makes `import numpy` raise ImportError
+    try:
+        importlib.import_module("sqlite_utils")
+    finally:
+        del sys.modules["numpy"]
+
+
+_import_sqlite_utils()

@@ -60,7 +60,7 @@ READERS = 4
 # Every migration set, in the order a new home applies them: the module that
 # defines each set as `MIGRATIONS`. Adding a set is one line here.
 MIGRATION_SETS = (
-    "memory.context.store",
+    "memory.context.schema",
     "memory.graph.schema",
     "memory.chat",
     "memory.runs",

@@ -29,8 +29,6 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from memory.errors import LociError, UsageError
-
 __all__ = ["COMMANDS", "VERSION", "build_parser", "main"]
 
 COMMANDS: dict[str, str] = {
@@ -94,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser(every=True).print_help()
         return 2
     import anyio
+
+    from memory.errors import LociError, UsageError  # imported here: `memory` brings sqlite-utils
 
     try:
         return anyio.run(args.handler, args) or 0

@@ -90,10 +90,14 @@ async def handle(args: argparse.Namespace) -> int:
     async with await Store.open(args.db or default_db_path()) as store:
         if args.memory_command == "export":
             return await _export(store, args)
-        from memory.graph.graph import Graph
-        from tools.memory import MemoryTools
+        if args.memory_command == "search":
+            result: Any = await _search(store, args)
+        elif args.memory_command == "stats":
+            from memory.graph.graph import Graph
 
-        result = await _dispatch(MemoryTools(Graph(store)), args)
+            result = await Graph(store).stats()  # what memory_stats returns, without the tool set
+        else:
+            result = await _dispatch(store, args)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -101,7 +105,11 @@ async def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _dispatch(tools: Any, args: argparse.Namespace) -> Any:
+async def _dispatch(store: Store, args: argparse.Namespace) -> Any:
+    from memory.graph.graph import Graph
+    from tools.memory import MemoryTools
+
+    tools = MemoryTools(Graph(store))
     command = args.memory_command
     if command == "add":
         return await tools.memory_remember(args.text, args.kind, args.link, _meta(args.meta))
@@ -111,20 +119,21 @@ async def _dispatch(tools: Any, args: argparse.Namespace) -> Any:
         return await tools.memory_forget(args.id)
     if command == "link":
         return await tools.memory_link(args.a, args.b, args.kind, args.weight)
-    if command == "search":
-        return await _search(tools, args)
     if command == "show":
         return await tools.memory_get(args.id)
     if command == "neighbors":
         return await tools.memory_neighbors(args.id, depth=args.depth, kinds=args.kind)
-    return await tools.memory_stats()
+    raise AssertionError(f"no such memory subcommand: {command}")
 
 
-async def _search(tools: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Like the model's recall, but a person browsing does not count as a use."""
-    from tools.memory import check_query, node_dict
+async def _search(store: Store, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Like the model's recall, but a person browsing does not count as a use (and needs no tool set)."""
+    from memory.graph.graph import Graph
+    from memory.graph.recall import Recall
+    from tools.shown import check_query, node_dict
 
-    found = await tools.recall.recall(check_query(args.query), k=args.k, kinds=args.kind, record=False)
+    recall = Recall(Graph(store))
+    found = await recall.recall(check_query(args.query), k=args.k, kinds=args.kind, record=False)
     return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
 
 
