@@ -110,3 +110,16 @@ def test_a_long_enough_token_off_loopback_is_accepted(tmp_path: Path, capsys: py
     argv = ["serve", "--http", "--host", "0.0.0.0", "--token", "s" * 16, "--db", str(tmp_path / "x.db")]
     code, out, _ = run_main(capsys, *argv, "--print-config")
     assert code == 0 and "Bearer" in out
+
+
+def test_run_on_an_unwritable_home_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import anyio
+
+    from tests.runtime.cli_helpers import script
+
+    path = anyio.run(filled_home, tmp_path / "loci.db", 1)
+    model = script(tmp_path, [])  # the run stops at its first write, before the model is asked
+    with immutable(path):
+        code, out, err = run_main(capsys, "run", "a task", "--model", model, "--db", str(path))
+    assert code == 1 and out == ""
+    assert err.startswith(f"loci: cannot write the Loci home {path}") and err.count("\n") == 1
