@@ -28,6 +28,7 @@ BENCHES: dict[str, str] = {
     "digest": "bench.digest",
     "qa": "bench.qa",
     "startup": "bench.startup",
+    "ui": "bench.ui",
 }
 
 

@@ -62,7 +62,7 @@ _HOMES: dict[str, str] = {
     "Agent": "runtime.agent",
     "McpHost": "runtime.host.host",
     "ToolResult": "runtime.host.host",
-    "Ledger": "runtime.ledger",
+    "Ledger": "runtime.models.ledger",
     "Model": "runtime.models.base",
     "Reply": "runtime.models.base",
     "Request": "runtime.models.base",
@@ -70,7 +70,8 @@ _HOMES: dict[str, str] = {
     "load_model": "runtime.models.specs",
     "parse_spec": "runtime.models.specs",
     "RegionSizes": "runtime.prompt.build",
-    **dict.fromkeys(("Limits", "NoteMode", "RunConfig", "RunResult", "TurnTrace"), "runtime.run"),
+    "NoteMode": "runtime.prompt.notes",
+    **dict.fromkeys(("Limits", "RunConfig", "RunResult", "TurnTrace"), "runtime.run"),
     "Session": "runtime.session",
     "open_session": "runtime.session",
 }

@@ -1,9 +1,12 @@
 """Tool logic as plain typed async functions over memory/ (no MCP imports).
 
-A tool that cannot honour its arguments raises `ToolError` (or `NotFoundError`
-for an id that does not exist), from `memory.errors`, re-exported here. The
-names are resolved when first used (module `__getattr__`), so the CLI's
-memory commands import `tools.memory` without the context tools.
+A tool that cannot honour its arguments raises an error of `memory.errors`:
+the context and recursion tools raise `ToolError`, the memory tools the
+store's `UsageError` (a bad query, a bad id), and an id that does not exist is
+a `NotFoundError`. Those three classes are re-exported here; the servers turn
+any of them into a result the model reads (`servers.errors`). The names are
+resolved when first used (module `__getattr__`), so the CLI's memory
+commands import `tools.memory` without the context tools.
 """
 
 from __future__ import annotations

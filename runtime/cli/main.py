@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "feedback": "runtime.cli.evolution",
     "digest": "runtime.cli.digest",
     "jobs": "runtime.cli.digest",
+    "ui": "runtime.cli.ui",
     "bench": "bench.cli",
 }
 
