@@ -23,6 +23,7 @@ from memory.errors import LociError
 from memory.evolution.episodes import Episodes
 from memory.graph.graph import Graph
 from memory.graph.schema import node_ref
+from memory.jobs.queue import Jobs
 from memory.params import in_chunks
 from memory.runs import Runs, parse_run_id
 
@@ -51,7 +52,7 @@ class RunsView:
         self.store = graph.store
         self.runs = Runs(graph.store)
         self.contexts = ContextStore(graph.store)
-        self.episodes = Episodes(graph)
+        self.episodes = Episodes(graph, Jobs(graph.store))
 
     async def list(self, limit: int = LISTED) -> list[dict[str, Any]]:
         records = await self.runs.list(max(1, min(int(limit), 1_000)))
