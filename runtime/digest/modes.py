@@ -30,7 +30,7 @@ from runtime.prompt.build import TEMPLATE_OVERHEAD
 from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 
-__all__ = ["STRATEGIES", "choose", "direct", "navigate"]
+__all__ = ["GLOBAL", "STRATEGIES", "choose", "direct", "navigate"]
 
 STRATEGIES = ("stream", "navigate", "direct", "auto")
 NAVIGATE_MIN_WINDOW = 16_384

@@ -41,9 +41,10 @@ from memory.digest_jobs import DigestJob, DigestJobs
 from memory.errors import UsageError
 from memory.store import Store, default_db_path
 from runtime.digest.inputs import Input, check_inputs, load_inputs
-from runtime.digest.modes import STRATEGIES, choose, direct, navigate
+from runtime.digest.modes import GLOBAL, STRATEGIES, choose, direct, navigate
 from runtime.digest.settings import MeteredModel, Progress, Settings
-from runtime.digest.stream import StreamReader, evidence_of
+from runtime.digest.stream import StreamReader, evidence_of, found_evidence
+from runtime.digest.verdict import evidence_text, judge
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 
@@ -192,7 +193,7 @@ class _Run:
         )
         self.progress.phase = "reading"
         await self._report()
-        outcome = await self._strategy(strategy, objects)
+        outcome = await self._judged(await self._strategy(strategy, objects))
         record = {
             "answer": outcome["answer"],
             "evidence": outcome["evidence"],
@@ -229,14 +230,23 @@ class _Run:
         reader = StreamReader(
             self.model, ContextStore(self.store, self.model.count_tokens), objects, question,
             self.settings.chunk_tokens, self.settings.memory_tokens, self._checkpoint,
+            lookup=not GLOBAL.search(question),
         )  # fmt: skip
         answer, state = await reader.run(self.state)
         return {
             "answer": answer,
-            "evidence": evidence_of(state, objects),
+            "evidence": found_evidence(state, objects, question, answer) + evidence_of(state, objects),
             "tokens_read": state["tokens_read"],
             "status": "done",
         }
+
+    async def _judged(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The outcome with its answer judged against its evidence (`runtime.digest.verdict`)."""
+        text = await evidence_text(ContextStore(self.store, self.model.count_tokens), outcome["evidence"])
+        verdict = judge(self.job.question, outcome["answer"], text, lookup=not GLOBAL.search(self.job.question))
+        reasons = [r for r in (outcome.get("reason"), verdict.reason) if r]
+        status = "partial" if outcome["status"] != "done" or verdict.status != "done" else "done"
+        return {**outcome, "answer": verdict.answer, "status": status, "reason": "; ".join(reasons) or None}
 
     async def _checkpoint(self, state: dict[str, Any]) -> None:
         self.state = state
