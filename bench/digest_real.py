@@ -5,9 +5,9 @@ invented rooms. This set takes documents no one here wrote, as a user would
 bring them: two stdlib modules of the running Python (`_pydecimal.py`,
 `argparse.py`) and a manual (Node.js's `process.md`, where Debian ships it),
 each cut to at most `MAX_CHARS` (about 45,000 tokens on the bundled
-tokenizer). Into each, `FACTS` go on lines of their own (the first at line
+tokenizer). Into each, the three `FACTS` go on lines of their own (the first at line
 2,500 when the document is that long, as the issue that asked for this set
-did), and each fact is asked back.
+did; the others at a fifth and four fifths of it), and each is asked back.
 
 Every question is asked three ways on the same model, each with a fresh
 home: `loci digest --strategy stream`, `loci digest` (`auto`), and `loci run
@@ -43,6 +43,11 @@ FIRST_LINE = 2_500
 FACTS = [
     ("The vault access code is 7341.", "What is the vault access code?", "7341"),
     ("Marta Okafor keeps the spare key to the boathouse.", "Who keeps the spare key to the boathouse?", "Marta Okafor"),
+    (
+        "The night ferry to Lindholm leaves from pier 47.",
+        "Which pier does the night ferry to Lindholm leave from?",
+        "47",
+    ),
 ]
 METHODS = ("stream", "auto", "run")
 
@@ -57,10 +62,10 @@ def real_documents() -> list[Path]:
 def plant(source: Path, target: Path) -> list[int]:
     """`source` cut to `MAX_CHARS`, written to `target` with each fact on a line of its own; their line numbers."""
     lines = source.read_text(encoding="utf-8", errors="replace")[:MAX_CHARS].splitlines()
-    first = FIRST_LINE if len(lines) > FIRST_LINE + 100 else len(lines) * 2 // 5
-    at = [first, max(first + 1, len(lines) * 4 // 5)]
-    for number, (fact, _, _) in zip(at, FACTS, strict=True):  # in order: each number stays its fact's line
-        lines.insert(number - 1, fact)
+    size = len(lines)
+    at = [FIRST_LINE if size > FIRST_LINE + 100 else size * 2 // 5, size // 5, size * 4 // 5]
+    for number, fact in sorted(zip(at, [fact for fact, _, _ in FACTS], strict=True)):
+        lines.insert(number - 1, fact)  # in ascending order, so each number is its fact's line in the file
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return at
 

@@ -98,8 +98,7 @@ async def scan(store: Store, objects: Sequence[ContextObject], question: str, ke
     bridge = line_words(found[0].text) - wanted
     if bridge:
         had = {(line.doc, line.line) for line in found}
-        more = await _best(store, objects, wanted | bridge, keep, need=(wanted, bridge))
-        found += [line for line in more if (line.doc, line.line) not in had][:BRIDGED]
+        found += (await _best(store, objects, wanted | bridge, BRIDGED, need=(wanted, bridge), skip=had))[:BRIDGED]
     return found
 
 
@@ -109,9 +108,10 @@ async def _best(
     wanted: set[str],
     keep: int,
     need: tuple[set[str], ...] = (),
+    skip: frozenset[tuple[int, int]] | set[tuple[int, int]] = frozenset(),
 ) -> list[Found]:
     """The `keep` best lines by the rarity of the `wanted` words they hold (each holding a word of every
-    set in `need`), those under half of the best's score dropped."""
+    set in `need`, none of the `(doc, line)` in `skip`), those under half of the best's score dropped."""
     seen: dict[str, int] = dict.fromkeys(wanted, 0)
     lines = 0
     async for _, _, text in _lines(store, objects):
@@ -123,7 +123,7 @@ async def _best(
     async for doc, number, text in _lines(store, objects):
         held = line_words(text) & wanted
         score = sum(weight.get(word, 0.0) for word in held)
-        if score <= 0 or not all(held & words for words in need):
+        if score <= 0 or not all(held & words for words in need) or (doc, number) in skip:
             continue
         item = (round(score, 3), -doc, -number, text.strip()[:LINE_CHARS])
         if len(best) < keep:

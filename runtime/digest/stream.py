@@ -42,8 +42,8 @@ from memory.context.store import ContextObject, ContextStore
 from runtime.digest.chunks import Piece, Position, pieces
 from runtime.digest.lexical import Found, content_words, line_words, scan
 from runtime.models.base import Model, Request
-from runtime.prompt.catalogue import SMALL_PARAMETERS
 from runtime.prompt.build import fit
+from runtime.prompt.catalogue import SMALL_PARAMETERS
 
 __all__ = ["ANSWER_TOKENS", "StreamReader", "evidence_of", "found_evidence", "update_instructions"]
 

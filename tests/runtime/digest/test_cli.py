@@ -211,6 +211,24 @@ def test_the_progress_bar_shows_tokens_chunks_calls_and_an_eta() -> None:
     )
 
 
+def test_the_eta_is_estimated_from_the_chunks_done_even_when_a_chunk_takes_minutes() -> None:
+    # A small model spends about a minute a chunk: rich's own estimate, from the samples of its last
+    # 30 seconds, had never more than one and showed -:--:-- for the whole job.
+    now = [100.0]
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=True, width=200, color_system=None)
+    with ProgressBar(console=console, clock=lambda: now[0]) as bar:
+        for chunk in range(4):
+            bar.update(
+                Progress(
+                    3, "stream", "reading", tokens_read=chunk * 100, tokens_total=1000, chunks=chunk, chunks_total=10
+                )
+            )
+            now[0] += 60.0
+    last = sink.getvalue().rsplit("job 3 stream", 1)[1]
+    assert "chunk 3/10" in last and "ETA 0:07:00" in last  # 3 chunks in 180 s, 7 left
+
+
 def test_the_progress_bar_is_off_when_quiet_or_when_stderr_is_not_a_terminal() -> None:
     class Tty(io.StringIO):
         def isatty(self) -> bool:

@@ -166,3 +166,23 @@ async def test_navigate_runs_the_agent_with_the_context_tools(tmp_path: Path) ->
     model.check_used()
     assert record["answer"] == "7316" and record["strategy"] == "navigate" and record["model_calls"] == 2
     assert record["evidence"] == [{"id": "doc:1", "name": "log.txt", "start": 17, "end": 17}]
+
+
+async def test_an_answer_about_something_else_than_its_question_is_partial_not_done(tmp_path: Path) -> None:
+    # The job: a lookup answered about Fractions, five times over, and exited `done`.
+    doc = write_doc(tmp_path / "log.txt", lines=100)
+    fractions = "It is a special method that allows you to compare two Fractions. " * 5
+    model = ScriptedModel([memory_step, fractions])
+    record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", strategy="stream")
+    assert record["status"] == "partial"
+    assert "repeats itself" in record["reason"] and "not read there" in record["reason"]
+    assert record["answer"] == "It is a special method that allows you to compare two Fractions."
+
+
+async def test_an_answer_whose_evidence_lacks_the_questions_words_is_partial(tmp_path: Path) -> None:
+    doc = write_doc(tmp_path / "log.txt")
+    done = {"state": "found", "answer": "line 3 says nothing", "evidence": [{"id": "doc:1", "start": 3, "end": 3}]}
+    model = ScriptedModel([json.dumps(done)])
+    record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", strategy="navigate")
+    assert record["status"] == "partial"
+    assert "0 of the question's 2 content words (not: gate, code)" in record["reason"]
