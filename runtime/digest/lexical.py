@@ -92,40 +92,45 @@ async def scan(store: Store, objects: Sequence[ContextObject], question: str, ke
     wanted = set(content_words(question))
     if not wanted:
         return []
-    found = await _best(store, objects, wanted, keep)
+    weight = await _weights(store, objects, wanted)
+    found = await _best(store, objects, wanted, weight, keep)
     if not found:
         return []
     bridge = line_words(found[0].text) - wanted
     if bridge:
+        weight |= await _weights(store, objects, bridge)
         had = {(line.doc, line.line) for line in found}
-        found += (await _best(store, objects, wanted | bridge, BRIDGED, need=(wanted, bridge), skip=had))[:BRIDGED]
+        found += await _best(store, objects, wanted | bridge, weight, BRIDGED, within=bridge, skip=had)
     return found
+
+
+async def _weights(store: Store, objects: Sequence[ContextObject], words: set[str]) -> dict[str, float]:
+    """How rare each of `words` is: `log(lines / lines holding it)`; a word on no line has none."""
+    seen: dict[str, int] = dict.fromkeys(words, 0)
+    total = [0]
+    async for _, _, _, held in _hits(store, objects, words, total):
+        for word in held:
+            seen[word] += 1
+    return {word: math.log((total[0] + 1) / count) for word, count in seen.items() if count}
 
 
 async def _best(
     store: Store,
     objects: Sequence[ContextObject],
     wanted: set[str],
+    weight: dict[str, float],
     keep: int,
-    need: tuple[set[str], ...] = (),
-    skip: frozenset[tuple[int, int]] | set[tuple[int, int]] = frozenset(),
+    *,
+    within: set[str] | None = None,
+    skip: set[tuple[int, int]] | None = None,
 ) -> list[Found]:
-    """The `keep` best lines by the rarity of the `wanted` words they hold (each holding a word of every
-    set in `need`, none of the `(doc, line)` in `skip`), those under half of the best's score dropped."""
-    seen: dict[str, int] = dict.fromkeys(wanted, 0)
-    lines = 0
-    async for _, _, text in _lines(store, objects):
-        lines += 1
-        for word in line_words(text) & wanted:
-            seen[word] += 1
-    weight = {word: math.log((lines + 1) / count) for word, count in seen.items() if count}
+    """The `keep` best lines by the weights of the `wanted` words they hold, those under half of the best's
+    score dropped; with `within`, only the lines holding one of those and a question word, none in `skip`."""
     best: list[tuple[float, int, int, str]] = []  # (score, -doc, -line, text): a min-heap, earlier lines first
-    async for doc, number, text in _lines(store, objects):
-        held = line_words(text) & wanted
-        score = sum(weight.get(word, 0.0) for word in held)
-        if score <= 0 or not all(held & words for words in need) or (doc, number) in skip:
+    async for doc, number, text, held in _hits(store, objects, wanted, [0], within):
+        if within and (not held - within or (doc, number) in (skip or ())):
             continue
-        item = (round(score, 3), -doc, -number, text.strip()[:LINE_CHARS])
+        item = (round(sum(weight.get(word, 0.0) for word in held), 3), -doc, -number, text.strip()[:LINE_CHARS])
         if len(best) < keep:
             heapq.heappush(best, item)
         elif item > best[0]:
@@ -135,20 +140,43 @@ async def _best(
     return [Found(-doc, -line, score, text) for score, doc, line, text in ranked if score >= floor]
 
 
-async def _lines(store: Store, objects: Sequence[ContextObject]) -> AsyncIterator[tuple[int, int, str]]:
-    """Every line of `objects` in order, as `(doc index, line number, text)`, a few hundred rows a read."""
-    sql = "SELECT seq, start_line, text FROM context_chunks WHERE object_id = ? AND seq >= ? ORDER BY seq LIMIT ?"
+def _pattern(words: set[str]) -> re.Pattern[str]:
+    """Any of `words` as a whole word, a plural `s` allowed: the scan's words, found by the regex engine."""
+    alternatives = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})s?(?![^\W_])", re.IGNORECASE)
+
+
+async def _hits(
+    store: Store,
+    objects: Sequence[ContextObject],
+    words: set[str],
+    total: list[int],
+    within: set[str] | None = None,
+) -> AsyncIterator[tuple[int, int, str, set[str]]]:
+    """The lines of `objects` holding one of `words` (with `within`: one of those), as `(doc index, line
+    number, text, words held)`, read a few hundred stored chunks at a time; `total[0]` counts every line."""
+    sql = (
+        "SELECT seq, start_line, end_line, text FROM context_chunks"
+        " WHERE object_id = ? AND seq >= ? ORDER BY seq LIMIT ?"
+    )
+    first, every = _pattern(within or words), _pattern(words)
     for doc, obj in enumerate(objects):
         number, seq = parse_id(obj.id)[1], 0
         while True:
             rows = await store.read(lambda db, n=number, s=seq: _fetch(db, sql, [n, s, FETCH_ROWS]))
-            for _, start_line, text in rows:
+            for _, start_line, end_line, text in rows:
+                total[0] += end_line - start_line + 1
+                if not first.search(text):  # the regex engine passes over most chunks whole
+                    continue
                 for offset, line in enumerate(split_lines(text)):
-                    yield doc, start_line + offset, line
+                    if within and not first.search(line):
+                        continue
+                    if held := {_normal(word) for word in every.findall(line)} & words:
+                        yield doc, start_line + offset, line, held
             if len(rows) < FETCH_ROWS:
                 break
             seq = rows[-1][0] + 1
 
 
-def _fetch(db: sqlite_utils.Database, sql: str, params: list[int]) -> list[tuple[int, int, str]]:
+def _fetch(db: sqlite_utils.Database, sql: str, params: list[int]) -> list[tuple[int, int, int, str]]:
     return list(db.execute(sql, params).fetchall())
