@@ -106,6 +106,21 @@ def test_digest_as_text_prints_the_answer_its_evidence_and_a_summary(tmp_path: P
     assert "job 1: direct" in done.stderr and "1 model calls" in done.stderr
 
 
+def test_a_streamed_lookup_prints_the_found_line_quoted(tmp_path: Path) -> None:
+    doc, db = write_doc(tmp_path / "log.txt"), tmp_path / "loci.db"
+    model = script(tmp_path / "r.json", ["[3] gate code 7316", "7316"])
+    done = loci(
+        "digest", str(doc), "-q", "What is the gate code?", "--strategy", "stream", "--chunk-tokens", "64",
+        "--memory-tokens", "64", "--db", str(db), "--model", model,
+    )  # fmt: skip
+    assert done.stdout.splitlines() == [
+        "7316",
+        '--- doc:1 log.txt line 17: "the harbour gate code is 7316 and nothing else here"',
+        "--- doc:1 log.txt lines 13-18",
+    ]
+    assert "2 model calls" in done.stderr  # the chunk that holds line 17, and the answer
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
