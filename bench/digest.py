@@ -11,6 +11,9 @@ Three workloads, one command:
 - model overhead: `--model llama:default --tokens 20000` streams a document
   through a real model and reports the share of wall time spent outside the
   model's calls.
+- real documents: `--real` plants one-line facts in real texts past the
+  window (stdlib modules, a manual) and compares `stream`, `auto` and
+  `loci run --file` on the same model (`bench.digest_real`).
 - accuracy: `--accuracy --lengths 2000,8000` plants single-hop and two-hop
   needles (`bench.needles`) and asks each with every strategy, `direct` (cut
   to the window) as the baseline in the same run. `--model oracle` checks the
@@ -30,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.digest_real import run_real
 from bench.needles import Needle, haystack_source, make_needles, oracle, score, write_haystack
 from runtime.cli.doctor import cpu_name
 from runtime.digest.run import digest
@@ -55,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lengths", default="2000,8000", help="with --accuracy: document lengths, comma-separated")
     parser.add_argument("--needles", type=int, default=4, help="with --accuracy: needles per length (half two-hop)")
     parser.add_argument("--strategies", default="direct,stream,navigate", help="with --accuracy: strategies to score")
+    parser.add_argument("--real", action="store_true", help="facts planted in real documents: stream, auto, loci run")
+    parser.add_argument(
+        "--docs", default=None, help="with --real: documents, comma-separated (default: stdlib, a manual)"
+    )
+    parser.add_argument("--methods", default="stream,auto,run", help="with --real: methods to compare")
+    parser.add_argument("--max-turns", type=int, default=8, help="with --real: turns for navigate and loci run")
     parser.add_argument("--child", help=argparse.SUPPRESS)
 
 
@@ -67,6 +77,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         return await _child(args)
     if args.accuracy:
         return await _accuracy(args)
+    if args.real:
+        if args.model == "oracle":  # the oracle reads needles it planted itself; real texts need a real model
+            args.model = "llama:default"
+        model = await _load(args)
+        try:
+            return await run_real(model, args)
+        finally:
+            await model.aclose()
     if args.model != "oracle":
         return await _overhead(args)
     return await _runtime(args)

@@ -152,7 +152,11 @@ def as_text(record: dict[str, Any]) -> str:
     if record["status"] != "done":
         lines.append(f"(partial: {record.get('reason')})")
     for cited in record["evidence"]:
-        lines.append(f"--- {cited['id']} {cited.get('name', '')} lines {cited['start']}-{cited['end']}")
+        if "quote" in cited:  # a found line, quoted as JSON so its control characters stay escaped
+            quote = json.dumps(cited["quote"], ensure_ascii=False)
+            lines.append(f"--- {cited['id']} {cited.get('name', '')} line {cited['start']}: {quote}")
+        else:
+            lines.append(f"--- {cited['id']} {cited.get('name', '')} lines {cited['start']}-{cited['end']}")
     return "\n".join(lines)
 
 

@@ -2,8 +2,9 @@
 
 The jobs file holds one `{"paths": [...], "question": "...", "strategy": "stream"}`
 per line (`strategy` optional; paths relative to the jobs file). The whole
-file is checked before the first job starts, so a typo on line 40 does not
-surface an hour in. The jobs share one model; with a remote (`openai`)
+file is checked before the first job starts (every line parses, every file
+it names exists and is a file), so a typo on line 40 does not surface an
+hour in. The jobs share one model; with a remote (`openai`)
 model up to `concurrency` run at once, with a local one they run one after
 another (a local model answers one call at a time anyway).
 
@@ -81,7 +82,13 @@ def _job(path: Path, number: int, text: str) -> BatchJob:
         raise UsageError(f"{where}: question must be a non-empty string")
     if strategy is not None and strategy not in STRATEGIES:
         raise UsageError(f"{where}: unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
-    return BatchJob(number, [path.parent / p for p in paths], question, strategy)
+    files = [path.parent / p for p in paths]
+    for file in files:
+        if not file.exists():
+            raise UsageError(f"{where}: {file}: no such file")
+        if not file.is_file():
+            raise UsageError(f"{where}: {file} is not a file; name the files to read")
+    return BatchJob(number, files, question, strategy)
 
 
 async def run_batch(

@@ -31,7 +31,7 @@ from runtime.prompt.build import TEMPLATE_OVERHEAD
 from runtime.run import Limits, RunConfig, RunResult
 from runtime.session import Session
 
-__all__ = ["STRATEGIES", "as_result", "choose", "direct", "navigate", "session_config"]
+__all__ = ["GLOBAL", "STRATEGIES", "as_result", "choose", "direct", "navigate", "session_config"]
 
 STRATEGIES = ("stream", "navigate", "direct", "auto")
 NAVIGATE_MIN_WINDOW = 16_384

@@ -40,14 +40,15 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from memory.context.store import ContextObject
+from memory.context.store import ContextObject, ContextStore
 from memory.digest_jobs import DigestJob, DigestJobs
 from memory.errors import UsageError
 from memory.store import Store, default_db_path, use_store
 from runtime.digest.inputs import Input, check_inputs, load_inputs
-from runtime.digest.modes import STRATEGIES, as_result, choose, direct, navigate, session_config
+from runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
 from runtime.digest.settings import MeteredModel, Progress, Settings
-from runtime.digest.stream import StreamReader, evidence_of
+from runtime.digest.stream import StreamReader, evidence_of, found_evidence
+from runtime.digest.verdict import evidence_text, judge
 from runtime.experience import Brief
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
@@ -209,8 +210,11 @@ class _Run:
         found: dict[str, Any] = {}
 
         async def work(brief: Brief) -> RunResult:
-            result, found["outcome"] = await self._strategy(strategy, objects, session, brief)
-            return result
+            result, outcome = await self._strategy(strategy, objects, session, brief)
+            found["outcome"] = judged = await self._judged(outcome, session.contexts)
+            if judged["status"] == outcome["status"] and judged["answer"] == outcome["answer"]:
+                return result
+            return dataclasses.replace(result, answer=judged["answer"], status="partial", reason=judged["reason"])
 
         run_id, _ = await session.run(self.job.question, source="digest", work=work)
         outcome = found["outcome"]
@@ -248,11 +252,12 @@ class _Run:
         reader = StreamReader(
             self.model, session.contexts, objects, question,
             self.settings.chunk_tokens, self.settings.memory_tokens, self._checkpoint,
+            lookup=not GLOBAL.search(question),
         )  # fmt: skip
         answer, state = await reader.run(self.state)
         outcome = {
             "answer": answer,
-            "evidence": evidence_of(state, objects),
+            "evidence": found_evidence(state, objects, question, answer) + evidence_of(state, objects),
             "tokens_read": state["tokens_read"],
             "status": "done",
         }
@@ -261,6 +266,14 @@ class _Run:
     async def _turn(self, _: Any) -> None:
         """A navigated turn ended: report the model calls so far (`_report` reads them)."""
         await self._report()
+
+    async def _judged(self, outcome: dict[str, Any], contexts: ContextStore) -> dict[str, Any]:
+        """The outcome with its answer judged against its evidence (`runtime.digest.verdict`)."""
+        text = await evidence_text(contexts, outcome["evidence"])
+        verdict = judge(self.job.question, outcome["answer"], text, lookup=not GLOBAL.search(self.job.question))
+        reasons = [r for r in (outcome.get("reason"), verdict.reason) if r]
+        status = "partial" if outcome["status"] != "done" or verdict.status != "done" else "done"
+        return {**outcome, "answer": verdict.answer, "status": status, "reason": "; ".join(reasons) or None}
 
     async def _checkpoint(self, state: dict[str, Any]) -> None:
         self.state = state

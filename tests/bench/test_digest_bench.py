@@ -6,7 +6,10 @@ import argparse
 from pathlib import Path
 
 from bench import digest as digest_bench
+from bench.digest_real import FACTS, plant, run_real
 from bench.needles import make_needles, score, write_haystack
+from runtime.models.base import Request
+from runtime.models.scripted import ScriptedModel
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -58,3 +61,22 @@ async def test_accuracy_with_the_oracle_streams_every_needle_and_direct_is_the_b
     assert results["stream"]["1500"]["exact"] == results["stream"]["30000"]["exact"] == 1.0
     assert results["direct"]["1500"]["exact"] == 1.0  # it fits the window
     assert results["direct"]["30000"]["exact"] < 1.0  # cut to the window: the needles past it are lost
+
+
+async def test_the_real_document_set_plants_each_fact_on_its_line_and_scores_every_method(tmp_path: Path) -> None:
+    source = Path(argparse.__file__)  # a real stdlib module, as the set uses
+    planted = tmp_path / "planted.py"
+    lines = plant(source, planted)
+    text = planted.read_text().splitlines()
+    assert [text[n - 1] for n in lines] == [fact for fact, _, _ in FACTS] and lines[0] == 2_500
+
+    def reply(request: Request) -> str:  # answers with the first line it was shown, if any
+        found = request.messages[-1]["content"].partition("Lines found in the document:\n")[2]
+        return found.split(") ", 1)[1].split("\n", 1)[0] if found else "The document does not say."
+
+    model = ScriptedModel([reply], repeat_last=True, context_window=4_096)
+    report = await run_real(model, parse(["--real", "--docs", str(source), "--methods", "stream,auto"]))
+    assert report["real_n"] == len(FACTS) and report["documents"] == ["argparse.py"]
+    assert report["real_stream_hit"] == report["real_auto_hit"] == 1.0
+    assert report["real_stream_evidence_hit"] == 1.0 and report["real_stream_done"] == len(FACTS)
+    assert {row["method"] for row in report["real_rows"]} == {"stream", "auto"}

@@ -11,9 +11,12 @@ from pathlib import Path
 
 from runtime.models.base import Request
 
-__all__ = ["NEEDLE", "answer_from_memory", "chunk_number", "memory_step", "write_doc"]
+__all__ = ["NEEDLE", "WHOLE", "answer_from_memory", "chunk_number", "memory_step", "write_doc"]
 
 NEEDLE = "the harbour gate code is 7316 and nothing else here"
+# A question about the whole document: `stream` reads every chunk with the model (a lookup, such as
+# "What is the gate code?", has the model read only the chunks that hold the lines with its words).
+WHOLE = "List every gate code in the log."
 
 
 def write_doc(path: Path, lines: int = 30, needle_at: int | None = 17) -> Path:

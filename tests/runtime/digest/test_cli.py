@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -25,14 +26,14 @@ CHILD = """
 import sys, anyio
 from runtime.digest.run import digest
 from runtime.models.scripted import ScriptedModel
-from tests.runtime.digest_helpers import memory_step
+from tests.runtime.digest_helpers import WHOLE, memory_step
 
 def block(request):
     print("blocked", flush=True)
     sys.stdin.read()  # the parent never writes: this waits until the process is killed
 
 model = ScriptedModel([memory_step, memory_step, block])
-anyio.run(lambda: digest([sys.argv[1]], "What is the gate code?", model=model, db=sys.argv[2],
+anyio.run(lambda: digest([sys.argv[1]], WHOLE, model=model, db=sys.argv[2],
                          strategy="stream", chunk_tokens=64, memory_tokens=64))
 """
 
@@ -105,6 +106,21 @@ def test_digest_as_text_prints_the_answer_its_evidence_and_a_summary(tmp_path: P
     assert "job 1: direct" in done.stderr and "1 model calls" in done.stderr
 
 
+def test_a_streamed_lookup_prints_the_found_line_quoted(tmp_path: Path) -> None:
+    doc, db = write_doc(tmp_path / "log.txt"), tmp_path / "loci.db"
+    model = script(tmp_path / "r.json", ["[3] gate code 7316", "7316"])
+    done = loci(
+        "digest", str(doc), "-q", "What is the gate code?", "--strategy", "stream", "--chunk-tokens", "64",
+        "--memory-tokens", "64", "--db", str(db), "--model", model,
+    )  # fmt: skip
+    assert done.stdout.splitlines() == [
+        "7316",
+        '--- doc:1 log.txt line 17: "the harbour gate code is 7316 and nothing else here"',
+        "--- doc:1 log.txt lines 13-18",
+    ]
+    assert "2 model calls" in done.stderr  # the chunk that holds line 17, and the answer
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -124,15 +140,16 @@ def test_bad_command_lines_exit_2_with_a_clear_message(
 
 def test_batch_jobs_stream_results_and_a_failed_job_does_not_stop_the_others(tmp_path: Path) -> None:
     write_doc(tmp_path / "a.txt")
-    write_doc(tmp_path / "b.txt", lines=12)
+    write_doc(tmp_path / "b.txt", lines=12, needle_at=4)
+    (tmp_path / "blank.txt").write_text("  \n\n", encoding="utf-8")  # found by the check, refused when its job runs
     jobs = tmp_path / "jobs.jsonl"
     lines = [
         {"paths": ["a.txt"], "question": "Code?"},
-        {"paths": "missing.txt", "question": "Code?"},
+        {"paths": "blank.txt", "question": "Code?"},
         {"paths": ["b.txt"], "question": "Code?", "strategy": "direct"},
     ]
     jobs.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
-    out, model = tmp_path / "results.jsonl", script(tmp_path / "r.json", ["first", "second"])
+    out, model = tmp_path / "results.jsonl", script(tmp_path / "r.json", ["7316", "7316 too"])
     done = loci(
         "digest",
         "--jobs",
@@ -149,16 +166,47 @@ def test_batch_jobs_stream_results_and_a_failed_job_does_not_stop_the_others(tmp
     assert done.returncode == 1 and "failed: lines 2" in done.stderr
     results = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["line"], r["status"]) for r in results] == [(1, "done"), (2, "failed"), (3, "done")]
-    assert results[0]["answer"] == "first" and results[2]["answer"] == "second"
-    assert "no such file" in results[1]["error"]
+    assert results[0]["answer"] == "7316" and results[2]["answer"] == "7316 too"
+    assert "only whitespace" in results[1]["error"]
 
 
 def test_a_bad_jobs_file_is_refused_before_any_job_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_doc(tmp_path / "a.txt")
     jobs = tmp_path / "jobs.jsonl"
     jobs.write_text('{"paths": ["a.txt"], "question": "Code?"}\n{"paths": ["a.txt"], "question": \n', encoding="utf-8")
     out = tmp_path / "results.jsonl"
     assert main(["digest", "--jobs", str(jobs), "--out", str(out), "--model", "scripted:none.json"]) == 2
     assert "line 2 is not JSON" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("second", "message"),
+    [
+        ({"paths": ["a.txt", "missing.txt"], "question": "Code?"}, "missing.txt: no such file"),
+        ({"paths": ".", "question": "Code?"}, "is not a file"),
+    ],
+)
+def test_a_jobs_file_naming_a_missing_file_is_refused_before_job_1_runs(
+    tmp_path: Path, second: dict[str, Any], message: str
+) -> None:
+    write_doc(tmp_path / "a.txt")
+    jobs, out, db = tmp_path / "jobs.jsonl", tmp_path / "results.jsonl", tmp_path / "loci.db"
+    lines = [{"paths": ["a.txt"], "question": "Code?"}, second]
+    jobs.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    done = loci(
+        "digest",
+        "--jobs",
+        str(jobs),
+        "--out",
+        str(out),
+        "--db",
+        str(db),
+        "--model",
+        script(tmp_path / "r.json", ["7316"]),
+    )
+    assert done.returncode == 2 and "jobs.jsonl line 2: " in done.stderr and message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not out.exists() and not db.exists()  # job 1 never ran: no result, no home, no job row
 
 
 def test_the_progress_bar_shows_tokens_chunks_calls_and_an_eta() -> None:
@@ -176,6 +224,24 @@ def test_the_progress_bar_shows_tokens_chunks_calls_and_an_eta() -> None:
         and "2 calls" in shown
         and "ETA" in shown
     )
+
+
+def test_the_eta_is_estimated_from_the_chunks_done_even_when_a_chunk_takes_minutes() -> None:
+    # A small model spends about a minute a chunk: rich's own estimate, from the samples of its last
+    # 30 seconds, had never more than one and showed -:--:-- for the whole job.
+    now = [100.0]
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=True, width=200, color_system=None)
+    with ProgressBar(console=console, clock=lambda: now[0]) as bar:
+        for chunk in range(4):
+            bar.update(
+                Progress(
+                    3, "stream", "reading", tokens_read=chunk * 100, tokens_total=1000, chunks=chunk, chunks_total=10
+                )
+            )
+            now[0] += 60.0
+    last = sink.getvalue().rsplit("job 3 stream", 1)[1]
+    assert "chunk 3/10" in last and "ETA 0:07:00" in last  # 3 chunks in 180 s, 7 left
 
 
 def test_the_progress_bar_is_off_when_quiet_or_when_stderr_is_not_a_terminal() -> None:

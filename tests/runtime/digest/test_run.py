@@ -15,7 +15,7 @@ from memory.store import Store
 from runtime.digest.run import Progress, digest, resume
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
-from tests.runtime.digest_helpers import answer_from_memory, chunk_number, memory_step, write_doc
+from tests.runtime.digest_helpers import NEEDLE, WHOLE, answer_from_memory, chunk_number, memory_step, write_doc
 
 SMALL = {"chunk_tokens": 64, "memory_tokens": 64}
 
@@ -30,13 +30,7 @@ async def test_stream_reads_every_chunk_once_and_answers_from_the_memory_with_it
     model = ScriptedModel([memory_step] * 5 + [answer_from_memory])
     reports: list[Progress] = []
     record = await digest(
-        [doc],
-        "What is the gate code?",
-        model=model,
-        db=tmp_path / "loci.db",
-        strategy="stream",
-        progress=reports.append,
-        **SMALL,
+        [doc], WHOLE, model=model, db=tmp_path / "loci.db", strategy="stream", progress=reports.append, **SMALL
     )
     model.check_used()
     assert [chunk_number(call) for call in model.calls[:5]] == [1, 2, 3, 4, 5]
@@ -79,7 +73,7 @@ async def test_a_backend_failure_marks_the_job_failed_and_resume_skips_the_chunk
 
     first = ScriptedModel([memory_step] * 3 + [broken])
     with pytest.raises(BackendError):
-        await digest([doc], "What is the gate code?", model=first, db=db, strategy="stream", **SMALL)
+        await digest([doc], WHOLE, model=first, db=db, strategy="stream", **SMALL)
     (job,) = await job_rows(db)
     assert job.status == "failed" and "went away" in job.error
     assert job.state["chunk"] == 3 and "gate code 7316" in job.state["memory"]
@@ -113,9 +107,7 @@ async def test_a_cancelled_job_is_marked_interrupted(tmp_path: Path) -> None:
 
     model = ScriptedModel([memory_step] * 2)
     async with anyio.create_task_group() as group:
-        group.start_soon(
-            lambda: digest([doc], "Code?", model=model, db=db, strategy="stream", progress=report, **SMALL)
-        )
+        group.start_soon(lambda: digest([doc], WHOLE, model=model, db=db, strategy="stream", progress=report, **SMALL))
         with anyio.fail_after(10):
             await started.wait()
         group.cancel_scope.cancel()
@@ -160,7 +152,9 @@ async def test_auto_streams_a_document_past_a_small_window(tmp_path: Path) -> No
     )
     record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", memory_tokens=64)
     assert record["strategy"] == "stream" and "window" in record["why"] and record["answer"] == "7316"
-    assert record["model_calls"] == len(model.calls) > 2
+    # A lookup: the model reads the one chunk that holds the line with the question's words, then answers.
+    assert record["model_calls"] == len(model.calls) == 2 and record["status"] == "done"
+    assert record["evidence"][0] == {"id": "doc:1", "name": "log.txt", "start": 17, "end": 17, "quote": NEEDLE}
 
 
 async def test_navigate_runs_the_agent_with_the_context_tools(tmp_path: Path) -> None:
@@ -172,3 +166,23 @@ async def test_navigate_runs_the_agent_with_the_context_tools(tmp_path: Path) ->
     model.check_used()
     assert record["answer"] == "7316" and record["strategy"] == "navigate" and record["model_calls"] == 2
     assert record["evidence"] == [{"id": "doc:1", "name": "log.txt", "start": 17, "end": 17}]
+
+
+async def test_an_answer_about_something_else_than_its_question_is_partial_not_done(tmp_path: Path) -> None:
+    # The job: a lookup answered about Fractions, five times over, and exited `done`.
+    doc = write_doc(tmp_path / "log.txt", lines=100)
+    fractions = "It is a special method that allows you to compare two Fractions. " * 5
+    model = ScriptedModel([memory_step, fractions])
+    record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", strategy="stream")
+    assert record["status"] == "partial"
+    assert "repeats itself" in record["reason"] and "not read there" in record["reason"]
+    assert record["answer"] == "It is a special method that allows you to compare two Fractions."
+
+
+async def test_an_answer_whose_evidence_lacks_the_questions_words_is_partial(tmp_path: Path) -> None:
+    doc = write_doc(tmp_path / "log.txt")
+    done = {"state": "found", "answer": "line 3 says nothing", "evidence": [{"id": "doc:1", "start": 3, "end": 3}]}
+    model = ScriptedModel([json.dumps(done)])
+    record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", strategy="navigate")
+    assert record["status"] == "partial"
+    assert "0 of the question's 2 content words (not: gate, code)" in record["reason"]

@@ -1,0 +1,110 @@
+"""Whether a digest job's answer may say `done`: it rests on its evidence and does not repeat itself.
+
+A job that read every chunk and got a reply is not yet a job that answered.
+`judge` looks at the answer beside the text of its evidence and returns the
+answer (cut at its first repeat) with a status and a reason:
+
+- an answer that repeats itself (a sentence, a line, or a run of
+  `REPEAT_WORDS` words said twice) is cut where the repeat starts, and is
+  `partial`: a small model that loops has lost the thread;
+- for a lookup (`lookup`: not a question about the whole document), evidence
+  that holds fewer than half of the question's content words (the words
+  left when the stop words are dropped, `runtime.digest.lexical`) cannot be
+  where the answer was read: `partial`, naming the missing words;
+- an answer that says the document does not say is not an answer: `partial`;
+- an answer none of whose own words (those not in the question) is in its
+  evidence was not read there: `partial`.
+
+Otherwise the job is `done`. The reasons are one line each, for the record's
+`reason` and for `loci digest`'s "(partial: ...)" line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory.context.store import ContextStore
+from memory.errors import LociError
+from runtime.digest.lexical import content_words, line_words
+
+__all__ = ["Verdict", "evidence_text", "judge"]
+
+REPEAT_WORDS = 8
+MIN_SENTENCE_CHARS = 12
+EVIDENCE_TOKENS = 200_000
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+NOT_SAID = re.compile(
+    r"\b(does not|doesn't|do not|don't|did not|cannot|can't)\s+(say|mention|state|tell|hold|contain|specify|know)"
+    r"|\bnot (mentioned|stated|given|specified|found)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    answer: str
+    status: str  # done or partial
+    reason: str | None
+
+
+def judge(question: str, answer: str, evidence: str, *, lookup: bool = True) -> Verdict:
+    """The answer as it may be shown, and whether it is `done`; see the module docstring."""
+    text, repeated = cut_repeat(answer.strip())
+    reasons = ["the answer repeats itself (cut at the first repeat)"] if repeated else []
+    wanted = content_words(question)
+    held = line_words(evidence)
+    if wanted and lookup:
+        present = [w for w in wanted if w in held]
+        if len(present) < math.ceil(len(wanted) / 2):
+            missing = ", ".join(w for w in wanted if w not in held)
+            reasons.append(
+                f"its evidence holds {len(present)} of the question's {len(wanted)} content words (not: {missing})"
+            )
+    own = line_words(text) - set(wanted)
+    if NOT_SAID.search(text):
+        reasons.append("the answer says the document does not say")
+    elif text and own and not own & held:
+        reasons.append("none of the answer's own words is in its evidence: it was not read there")
+    if not text:
+        reasons.append("the model gave no answer")
+    return Verdict(text, "partial" if reasons else "done", "; ".join(reasons) or None)
+
+
+def cut_repeat(text: str) -> tuple[str, bool]:
+    """`text` up to where it starts repeating itself, and whether it did."""
+    seen: set[str] = set()
+    for match in _SENTENCE.finditer(text):
+        flat = " ".join(re.findall(r"\w+", match.group().lower()))
+        if len(flat) >= MIN_SENTENCE_CHARS and flat in seen:
+            return text[: match.start()].rstrip(), True
+        seen.add(flat)
+    words = list(re.finditer(r"\S+", text))
+    runs: set[tuple[str, ...]] = set()
+    for index in range(len(words) - REPEAT_WORDS + 1):
+        run = tuple(w.group().lower() for w in words[index : index + REPEAT_WORDS])
+        if run in runs:
+            return text[: words[index].start()].rstrip(), True
+        runs.add(run)
+    return text, False
+
+
+async def evidence_text(contexts: ContextStore, evidence: Sequence[dict[str, Any]]) -> str:
+    """The text the evidence names: quoted lines as they are, ranges read from the store (bounded)."""
+    parts, budget = [], EVIDENCE_TOKENS
+    for item in evidence:
+        if item.get("quote"):
+            parts.append(item["quote"])
+            continue
+        if budget <= 0:
+            break
+        try:
+            span = await contexts.read(item["id"], item["start"], item["end"], max_tokens=budget)
+        except LociError:
+            continue
+        parts.append(span.text)
+        budget -= max(1, span.end_token - span.start_token)
+    return "\n".join(parts)

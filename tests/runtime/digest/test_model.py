@@ -1,0 +1,33 @@
+"""`loci digest` on the bundled GGUF, on a real document past its window with a fact on one line.
+
+The document is a stdlib module of the running Python (`argparse.py`, about
+25,000 tokens on the bundled tokenizer, six times the 4,096-token window),
+with one invented fact planted on a line of its own, as a user would ask of
+a file no one here wrote. `stream` finds the line without the model, asks
+the model only to answer from it, and quotes it as evidence.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from bench.digest_real import plant
+from runtime.digest.run import digest
+
+pytestmark = pytest.mark.model
+
+SOURCE = Path(sysconfig.get_paths()["stdlib"]) / "argparse.py"
+
+
+@pytest.mark.skipif(not SOURCE.is_file(), reason="this Python ships no argparse.py source")
+async def test_stream_finds_a_fact_on_one_line_of_a_real_module_and_quotes_it(tmp_path: Path) -> None:
+    doc = tmp_path / "argparse.txt"
+    line = plant(SOURCE, doc)[0]
+    record = await digest([doc], "What is the vault access code?", db=tmp_path / "loci.db", strategy="auto")
+    assert record["strategy"] == "stream" and record["tokens_total"] > 4 * 4_096
+    assert "7341" in record["answer"] and record["status"] == "done"
+    assert record["evidence"][0]["start"] == line and record["evidence"][0]["quote"] == "The vault access code is 7341."
+    assert record["model_calls"] == 1  # the answer; no chunk was worth the model's minutes
