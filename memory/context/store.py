@@ -17,8 +17,11 @@ the writer lock for long. Until its last batch is in, an object is
 Token offsets are counted with the tokenizer passed in (the model's own),
 or estimated at four characters a token when there is none. The counter is
 called from worker threads. Which files may be read is decided by
-`memory.context.paths.Roots`; reads (`memory.context.spans`), outlines (`memory.context.outline`)
-and searches (`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
+`memory.context.paths.Roots`. A file that is a conversation (dated speaker turns as text,
+JSONL messages or LoCoMo JSON, `memory.graph.transcript`) is stored one turn a line, each with its day,
+speaker and resolved relative dates, and `meta` says `format: conversation`.
+Reads (`memory.context.spans`), outlines (`memory.context.outline`) and searches
+(`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
 """
 
 from __future__ import annotations
@@ -44,11 +47,13 @@ from memory.context.paths import Roots, walk
 from memory.context.regex_scan import DEFAULT_TIMEOUT, regex_search
 from memory.context.spans import iter_lines, read_span
 from memory.errors import NotFoundError, UsageError
+from memory.graph.transcript import Transcript, parse_transcript, render_turns
 from memory.store import Store
 
 __all__ = ["KINDS", "ContextObject", "ContextStore", "Hit", "Loaded", "Span", "Target", "fts_literal", "parse_id"]
 
 MIGRATIONS = Migrations("context")
+MAX_CONVERSATION_BYTES = 64 << 20
 
 
 @MIGRATIONS()
@@ -182,6 +187,10 @@ class ContextStore:
             first = await anyio.to_thread.run_sync(source.read, SNIFF_BYTES)
             if reason := binary_reason(first):
                 raise UsageError(f"{real} looks binary ({reason}); Loci loads text")
+            if (transcript := await _conversation(source, first, stat.st_size)) is not None:
+                meta = {**transcript.meta(), "fingerprint": fingerprint}
+                stream = ChunkStream.from_text(render_turns(transcript.turns), self.count_tokens)
+                return await self._load(kind, name, str(real), stream, meta, {})
             stats: dict[str, int] = {}
             stream = ChunkStream.from_binary(source, first, self.count_tokens, stats)
             meta = {"format": detect_format(real.name), "fingerprint": fingerprint}
@@ -299,6 +308,22 @@ class ContextStore:
             if not 1 <= target.start <= end <= obj.lines:
                 raise UsageError(f"{target} is outside {obj.id}, which has lines 1-{obj.lines}")
         return obj
+
+
+async def _conversation(source: BinaryIO, first: bytes, size: int) -> Transcript | None:
+    """The conversation a file holds (`memory.graph.transcript`), read whole when small enough; else None.
+    The file is rewound either way."""
+    found = None
+    if size <= MAX_CONVERSATION_BYTES and _looks_like_turns(first):
+        rest = await anyio.to_thread.run_sync(source.read)
+        found = parse_transcript((first + rest).decode("utf-8", errors="replace"))
+        source.seek(len(first))
+    return found
+
+
+def _looks_like_turns(first: bytes) -> bool:
+    head = first.lstrip()[:1]
+    return head in (b"[", b"{")
 
 
 def _check_kind(kind: str) -> None:
