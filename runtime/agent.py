@@ -1,16 +1,15 @@
 """The turn loop: decide the next step, delegate everything else.
 
-Before the first turn, `_plan` decides how the run shows its documents
-(whole when they fit the budgets, else by navigation: `runtime.prompt.fit`),
-which tools the model reads (`runtime.prompt.catalogue`), and whether the
-run reads (`runtime.reading`: a small model navigating gets the runtime's
-first look, the best lines whole, and answers from them). What the run
-decides is kept in its own `RunState`, not on the agent. Then each turn is a
+Before the first turn, the `Planner` (`runtime.plan`) decides how the run
+shows its documents, which tools the model reads, and whether the run
+reads (`runtime.reading`: a small model navigating gets the runtime's first
+look, the best lines whole, and answers from them). What the run decides
+is kept in its own `RunState`, not on the agent. Then each turn is a
 short pipeline, one method a layer:
 
     _decide   budget the prompt, ask the model, validate   (runtime.decide)
     _call     call the tool through the MCP host           (runtime.host.host)
-    _record   store the observation and the turn           (memory.context.store)
+    record    store the observation and the turn           (runtime.reading.record_turn)
 
 `_decide` returns one of three typed outcomes (`runtime.turn`): an answer
 with checked evidence (finish), a tool call (dispatch, record, go on), or
@@ -32,24 +31,22 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from memory.context.store import ContextObject, ContextStore
 from memory.errors import UsageError
-from runtime.decide import Decider
+from runtime.answers import clean_answer
 from runtime.host.host import McpHost, ToolResult
 from runtime.ledger import Ledger
 from runtime.models.base import Model
-from runtime.prompt.build import fit
-from runtime.prompt.catalogue import choose_tools
-from runtime.prompt.fit import NAVIGATE, plan_documents
+from runtime.plan import Planner
+from runtime.prompt.fit import NAVIGATE
 from runtime.prompt.notes import NoteWriter
-from runtime.prompt.regions import Observation, Regions, system_text
-from runtime.prompt.window import TurnLine, Window
-from runtime.reading import RunState, first_look, next_hit, reading_sizes
-from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
+from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text
+from runtime.prompt.window import Window
+from runtime.reading import RunState, look_turn, next_hit, record_turn
+from runtime.run import RunConfig, RunResult, TurnTrace
 from runtime.turn import BudgetSpent, FinalAnswer, NextStep, TurnRules
 
 __all__ = ["Agent", "OnTurn"]
 
 OnTurn = Callable[[TurnTrace], Awaitable[None] | None]
-TASK_FRAME_TOKENS = 24  # "Task:", "Documents:" and the region's separators
 
 
 class Agent:
@@ -76,6 +73,7 @@ class Agent:
         self.notes = NoteWriter(
             model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger
         )
+        self.planner = Planner(model, contexts, host.tools, self.config, self.sizes, self.window, self.ledger)
 
     async def run(
         self,
@@ -96,7 +94,8 @@ class Agent:
         self.ledger.start()
         if not keep_window:
             self.window.items = []
-        run = await self._plan(task, objects, state, reads=not tool_choice)
+        run = await self.planner.plan(task, objects, state, reads=not tool_choice)
+        self.notes.sizes, self.notes.system = run.sizes, system_text(run.regions.tools, self.config.answer_style)
         result = RunResult(answer="", status="partial", plan=run.plan)
         first = 2 if run.reads else 1
         if run.reads:
@@ -113,28 +112,6 @@ class Agent:
             await self._call(run, step.trace, turn)
         return self._partial(result, run.regions, "the turn limit was reached")  # pragma: no cover
 
-    async def _plan(self, task: str, objects: list[ContextObject], state: str, *, reads: bool) -> RunState:
-        """Show the documents whole or navigate them; pick the catalogue; size the regions for this run.
-        A small model navigating reads instead (`runtime.reading`): the runtime looks, the model answers."""
-        count = self.model.count_tokens
-        shown = await plan_documents(self.contexts, objects, self.sizes, count(task) + TASK_FRAME_TOKENS, count)
-        catalogue = choose_tools(
-            self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
-        )
-        reads = reads and catalogue.first_look and self.limits.look_first and self.limits.max_turns > 1
-        tools = [] if reads else catalogue.tools
-        reason = catalogue.reason.replace("first search by the runtime", "retrieve then read") if reads else ""
-        plan = RunPlan(shown.mode, shown.describe(), [t.name for t in tools], reason or catalogue.reason)
-        sizes = reading_sizes(shown.sizes) if reads else shown.sizes
-        style = self.config.answer_style
-        regions = Regions(
-            task, tools, objects, self.window, state=state, documents=shown.text, style=style, reading=reads
-        )
-        self.notes.sizes, self.notes.system = sizes, system_text(tools, style)
-        ids = [obj.id for obj in objects]
-        decider = Decider(self.model, self.contexts, sizes, self.limits, self.ledger, style, ids)
-        return RunState(plan, sizes, regions, decider, reads=reads)
-
     def _rules(self, turn: int, run: RunState, tool_choice: Sequence[str]) -> TurnRules:
         """The last turn, a reading run or a stuck run only answers; a forced look, or a first look at unseen
         documents, only calls tools."""
@@ -149,14 +126,7 @@ class Agent:
 
     async def _look(self, task: str, run: RunState, result: RunResult) -> None:
         """Turn 1 of a reading run: the runtime's search, its lines shown whole as the run's documents."""
-        count = self.model.count_tokens
-        budget = run.sizes.task - count(task) - TASK_FRAME_TOKENS
-        ids = [obj.id for obj in run.regions.objects]
-        action, text = await first_look(self.contexts, task, ids, budget, count, run.looked)
-        trace = TurnTrace(1, action, {}, 0, 0, 0, plan=run.plan)
-        obj = await self.contexts.add_text("obs", f"turn 1 {action.tool}", text, {"error": False})
-        trace.observation_id, trace.result_tokens = obj.id, obj.tokens
-        run.regions.documents = text
+        trace = await look_turn(self.contexts, run, task, self.model.count_tokens)
         result.turns.append(trace)
         await self._notify(trace)
 
@@ -170,8 +140,8 @@ class Agent:
             outcome = await next_hit(self.contexts, action, earlier, run.looked, room, count)
             outcome = outcome or ToolResult(run.guard.message(action, earlier), is_error=True)
         trace.repeated = earlier.observation_id if earlier else None
-        outcome = outcome or await self._dispatch(action.tool or "", action.arguments)
-        await self._record(run, trace, outcome)
+        outcome = outcome or await self.host.call(action.tool or "", action.arguments)
+        await record_turn(self.contexts, self.window, run, trace, outcome, self.model.count_tokens)
         run.guard.remember(action, turn, trace.observation_id or "")
         await self._notify(trace)
 
@@ -180,28 +150,6 @@ class Agent:
             return BudgetSpent(reason)
         await self.notes.compact()
         return await run.decider.decide(run.regions, turn, rules, result)
-
-    async def _dispatch(self, tool: str, arguments: dict) -> ToolResult:
-        return await self.host.call(tool, arguments)
-
-    async def _record(self, run: RunState, trace: TurnTrace, result: ToolResult) -> None:
-        """Store the observation and the turn as context objects; show the head of a large result."""
-        obj = await self.contexts.add_text(
-            "obs", f"turn {trace.turn} {trace.action.tool}", result.text, {"error": result.is_error}
-        )
-        trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
-        head, cut = fit(result.text, run.sizes.observation - 60, self.model.count_tokens)
-        run.regions.observation = Observation(
-            obj.id, trace.action.tool or "", head, trace.result_tokens, cut, result.is_error
-        )
-        line = TurnLine(
-            trace.turn, trace.action.tool or "", trace.action.arguments, obj.id, trace.result_tokens, result.is_error
-        )
-        turn_obj = await self.contexts.add_text(
-            "turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id}
-        )
-        line.turn_id = turn_obj.id
-        self.window.append(line)
 
     async def _finish(self, result: RunResult, step: FinalAnswer) -> RunResult:
         result.answer = step.trace.action.answer or ""
@@ -217,6 +165,7 @@ class Agent:
                 await outcome
 
     def _partial(self, result: RunResult, regions: Regions, reason: str) -> RunResult:
-        result.answer = regions.state or "(no findings yet)"
+        # the working state, unless it is the prompt's own example
+        result.answer = clean_answer(regions.state, frame="\n".join(EXAMPLE_TEXTS), material="") or "(no findings yet)"
         result.status, result.reason = "partial", reason
         return result

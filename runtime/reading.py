@@ -15,6 +15,9 @@ plain retrieval plus the same model, the floor the run stands on, with
 lines ranked by content words and shown whole. A larger model keeps the full
 tool loop and makes its own first look.
 
+`record_turn` stores each tool call's result and turn (`obs:N`, `turn:N`) and
+shows the result's head as the latest observation.
+
 A repeated identical search, in the tool loop, is answered by the next best
 hit not shown yet, read whole (`next_hit`), instead of by a refusal that
 leaves the model where it was (`runtime.guard` decides it is a repeat).
@@ -32,16 +35,18 @@ from runtime.decide import Decider
 from runtime.guard import Earlier, RepeatGuard
 from runtime.host.host import ToolResult
 from runtime.look import Looked, best_lines, render_lines
-from runtime.prompt.build import RegionSizes
+from runtime.prompt.build import RegionSizes, fit
 from runtime.prompt.catalogue import FIRST_LOOK
-from runtime.prompt.regions import Regions
-from runtime.run import RunPlan
+from runtime.prompt.regions import Observation, Regions
+from runtime.prompt.window import TurnLine, Window
+from runtime.run import RunPlan, TurnTrace
 
-__all__ = ["LOOK_HITS", "RunState", "first_look", "next_hit", "reading_sizes"]
+__all__ = ["LOOK_HITS", "RunState", "first_look", "look_turn", "next_hit", "reading_sizes", "record_turn"]
 
 LOOK_HITS = 8
 LOOK_TOKENS = 700  # the most a first look shows: about plain retrieval's top 8 turns with their neighbours
 KEPT_OBSERVATION = 64
+LOOK_FRAME_TOKENS = 32  # the region's header and the question below the lines
 
 
 @dataclass
@@ -77,6 +82,18 @@ async def first_look(
     return action, text or "(no line of the documents holds the task's words)"
 
 
+async def look_turn(contexts: ContextStore, run: RunState, task: str, count: Callable[[str], int]) -> TurnTrace:
+    """Turn 1 of a reading run: the runtime's look, stored as its observation and shown as the run's documents."""
+    budget = run.sizes.task - count(task) - LOOK_FRAME_TOKENS
+    ids = [obj.id for obj in run.regions.objects]
+    action, text = await first_look(contexts, task, ids, budget, count, run.looked)
+    trace = TurnTrace(1, action, {}, 0, 0, 0, plan=run.plan)
+    obj = await contexts.add_text("obs", f"turn 1 {action.tool}", text, {"error": False})
+    trace.observation_id, trace.result_tokens = obj.id, obj.tokens
+    run.regions.documents = text
+    return trace
+
+
 async def next_hit(
     contexts: ContextStore, action: Action, earlier: Earlier, looked: Looked, budget: int, count: Callable[[str], int]
 ) -> ToolResult | None:
@@ -94,3 +111,20 @@ async def next_hit(
         f"You searched this at turn {earlier.turn} ({earlier.observation_id}). The next best hit, read whole:\n{text}",
         False,
     )
+
+
+async def record_turn(
+    contexts: ContextStore, window: Window, run: RunState, trace: TurnTrace, result: ToolResult, count: Callable
+) -> None:
+    """Store a tool call's observation and its turn as context objects; show the head of a large result."""
+    tool, error = trace.action.tool or "", result.is_error
+    obj = await contexts.add_text("obs", f"turn {trace.turn} {tool}", result.text, {"error": error})
+    trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
+    head, cut = fit(result.text, run.sizes.observation - 60, count)
+    run.regions.observation = Observation(obj.id, tool, head, trace.result_tokens, cut, error)
+    line = TurnLine(trace.turn, tool, trace.action.arguments, obj.id, trace.result_tokens, error)
+    turn_obj = await contexts.add_text(
+        "turn", f"turn {trace.turn}", line.render(preview=result.text), {"observation": obj.id}
+    )
+    line.turn_id = turn_obj.id
+    window.append(line)
