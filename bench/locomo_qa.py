@@ -17,7 +17,7 @@ Answers are scored as LoCoMo scores them: token F1 after normalising
 (lowercase, punctuation and the articles a, an, the dropped, words
 Porter-stemmed as LoCoMo's scorer does, here by SQLite FTS5's stemmer),
 and `hit` when the normalised gold answer is contained in the normalised
-answer. `recited` counts Loci answers holding a sentence of
+answer, as whole words. `recited` counts Loci answers holding a sentence of
 the prompt's own text (system prompts, worked examples, instructions) that
 the conversation does not hold. Loci and rag answer each question side by
 side; `direct` answers them all afterwards, a conversation's questions
@@ -56,7 +56,7 @@ from runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, RULES
 from runtime.run import RunConfig
 from runtime.session import open_session
 
-__all__ = ["CATEGORIES", "LocomoQuestion", "bm25_top", "f1", "locomo_set", "normalise", "run_locomo"]
+__all__ = ["CATEGORIES", "LocomoQuestion", "bm25_top", "contains", "f1", "locomo_set", "normalise", "run_locomo"]
 
 CATEGORIES = (1, 2, 4)
 RAG_K = 8
@@ -88,6 +88,11 @@ def f1(answer: str, gold: str, stems: sqlite3.Connection) -> float:
         return 0.0
     precision, recall = common / len(got), common / len(want)
     return 2 * precision * recall / (precision + recall)
+
+
+def contains(answer: str, gold: str) -> bool:
+    """Whether the normalised gold answer is in the normalised answer, as whole words ("2" is not in "27")."""
+    return f" {normalise(gold)} " in f" {normalise(answer)} "
 
 
 def _stemmed(words: list[str], conn: sqlite3.Connection) -> list[str]:
@@ -205,7 +210,7 @@ async def run_locomo(model: Model, questions: list[LocomoQuestion], config: RunC
             started = time.monotonic()
             answer = await systems[name](q)
             seconds = time.monotonic() - started
-            score, hit = f1(answer, q.answer, stems), normalise(q.answer) in normalise(answer)
+            score, hit = f1(answer, q.answer, stems), contains(answer, q.answer)
             scores[name].append((score, hit, seconds))
             if name == "loci" and recited(answer, "\n".join(q.lines), frame):
                 recitals += 1

@@ -153,7 +153,8 @@ class Decider:
         material = "\n".join([regions.task, regions.documents, regions.observation.head if regions.observation else ""])
         action.answer = clean_answer(action.answer or "", frame=frame, material=material) or action.answer
         text = action.answer or ""
-        problem = answer_problem(text, frame=frame, material=material, cut_off=cut_off, task=regions.task)
+        task = regions.task if regions.reading else ""  # a small model reading tends to echo the question
+        problem = answer_problem(text, frame=frame, material=material, cut_off=cut_off, task=task)
         return problem, written
 
     @staticmethod
