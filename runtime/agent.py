@@ -33,11 +33,11 @@ from memory.context.store import ContextObject, ContextStore
 from memory.errors import UsageError
 from runtime.answers import clean_answer
 from runtime.host.host import McpHost, ToolResult
-from runtime.ledger import Ledger
 from runtime.models.base import Model
+from runtime.models.ledger import Ledger
 from runtime.plan import Planner
 from runtime.prompt.fit import NAVIGATE
-from runtime.prompt.notes import NoteWriter
+from runtime.prompt.notes import NoteQueue, NoteWriter
 from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text
 from runtime.prompt.window import Window
 from runtime.reading import RunState, look_turn, next_hit, record_turn
@@ -61,6 +61,7 @@ class Agent:
         *,
         ledger: Ledger | None = None,
         on_turn: OnTurn | None = None,
+        note_queue: NoteQueue | None = None,
     ) -> None:
         self.model, self.host, self.contexts = model, host, contexts
         self.config = config or RunConfig()
@@ -71,7 +72,13 @@ class Agent:
         self.on_turn = on_turn
         self.window = Window(contexts, model.count_tokens)
         self.notes = NoteWriter(
-            model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger
+            model,
+            self.window,
+            self.sizes,
+            self.config.note_mode,
+            system_text(host.tools),
+            self.ledger,
+            queue=note_queue,  # where the folds' rewrites go, when a worker will run them
         )
         self.planner = Planner(model, contexts, host.tools, self.config, self.sizes, self.window, self.ledger)
 
@@ -121,7 +128,7 @@ class Agent:
         if turn <= len(tool_choice):
             forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
             return TurnRules(forced, allow_tools=True, allow_answer=False)
-        look = turn == 1 and self.limits.look_first and bool(run.regions.objects) and run.plan.mode == NAVIGATE
+        look = turn == 1 and bool(run.regions.objects) and run.plan.mode == NAVIGATE
         return TurnRules(tools, allow_tools=True, allow_answer=not look)
 
     async def _look(self, task: str, run: RunState, result: RunResult) -> None:

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.context.store import ContextObject, ContextStore
-from runtime.action import ToolSpec
 from runtime.decide import Decider
-from runtime.ledger import Ledger
+from runtime.host.host import ToolSpec
 from runtime.models.base import Model
+from runtime.models.ledger import Ledger
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.catalogue import choose_tools
 from runtime.prompt.fit import plan_documents
@@ -51,7 +51,7 @@ class Planner:
         catalogue = choose_tools(
             self.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
         )
-        reads = reads and catalogue.first_look and limits.look_first and limits.max_turns > 1
+        reads = reads and catalogue.first_look and limits.max_turns > 1
         tools = [] if reads else catalogue.tools
         reason = catalogue.reason
         if reads:

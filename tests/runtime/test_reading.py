@@ -11,7 +11,8 @@ from typing import Any
 
 from runtime.answers import clean_answer
 from runtime.models.scripted import ScriptedModel
-from runtime.run import AnswerStyle, Limits, RunConfig
+from runtime.prompt.regions import AnswerStyle
+from runtime.run import Limits, RunConfig
 from runtime.session import open_session
 
 FRAME = "You are Loci.\nTo answer, for example: Zorvex has three moons.\nWrite only the answer."
