@@ -1,27 +1,21 @@
 """The turn loop: decide the next step, delegate everything else.
 
-Before the first turn, the `Planner` (`runtime.plan`) decides how the run
-shows its documents, which tools the model reads, and whether the run
-reads (`runtime.reading`: a small model navigating gets the runtime's first
-look, the best lines whole, and answers from them). What the run decides
-is kept in its own `RunState`, not on the agent. Then each turn is a
-short pipeline, one method a layer:
+The `Planner` (`runtime.plan`) sets up each run's own `RunState`: how it shows
+its documents, which tools the model reads, and whether it reads
+(`runtime.reading`: a small model navigating answers from the runtime's look).
+Each turn is then a short pipeline:
 
     _decide   budget the prompt, ask the model, validate   (runtime.decide)
     _call     call the tool through the MCP host           (runtime.host.host)
     record    store the observation and the turn           (runtime.reading.record_turn)
 
-`_decide` returns one of three typed outcomes (`runtime.turn`): an answer
-with checked evidence (finish), a tool call (dispatch, record, go on), or
-the budget spent (finish with the best partial answer: the working state).
-A search identical to an earlier one is answered by reading the next best
-hit, any other repeated call by saying it was run (`runtime.guard`); a run
-stuck repeating itself, and the last turn the limits allow, accept only an
-answer, so a run always ends with one. When documents must be navigated,
-the first turn accepts only a tool call, so the model looks before it
-answers. Every model call is charged to the run's `Ledger`, its own or
-shared with the runs above it (`runtime.recursion`). Notes that keep the
-window within its size are written by `runtime.prompt.notes`.
+`_decide` returns a typed outcome (`runtime.turn`): an answer with checked
+evidence, a tool call, or the budget spent (the working state as a partial
+answer). A repeated search reads the next best hit, another repeated call is
+refused (`runtime.guard`); a stuck run and the last turn only answer; the
+first turn on navigated documents only looks. Every model call is charged to
+the run's `Ledger` (`runtime.recursion` shares it); `runtime.prompt.notes`
+keeps the window within its size.
 """
 
 from __future__ import annotations
