@@ -74,7 +74,7 @@ class Agent:
             self.ledger,
             queue=note_queue,  # where the folds' rewrites go, when a worker will run them
         )
-        self.planner = Planner(model, contexts, host.tools, self.config, self.sizes, self.window, self.ledger)
+        self.planner = Planner(model, contexts, host, self.config, self.sizes, self.window, self.ledger)
 
     async def run(
         self,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from memory.context.store import ContextObject, ContextStore
 from runtime.decide import Decider
-from runtime.host.host import ToolSpec
+from runtime.host.host import McpHost
 from runtime.models.base import Model
 from runtime.models.ledger import Ledger
 from runtime.prompt.build import RegionSizes
@@ -38,7 +38,7 @@ class Planner:
 
     model: Model
     contexts: ContextStore
-    tools: list[ToolSpec]
+    host: McpHost  # its tools are read at each plan: servers may be added after the agent is built
     config: RunConfig
     sizes: RegionSizes
     window: Window
@@ -49,7 +49,7 @@ class Planner:
         count, limits = self.model.count_tokens, self.config.limits
         shown = await plan_documents(self.contexts, objects, self.sizes, count(task) + TASK_FRAME_TOKENS, count)
         catalogue = choose_tools(
-            self.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
+            self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
         )
         reads = reads and catalogue.first_look and limits.max_turns > 1
         tools = [] if reads else catalogue.tools
