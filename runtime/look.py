@@ -29,7 +29,7 @@ from memory.context.store import ContextStore
 from memory.errors import UsageError
 from memory.graph.terms import query_terms
 
-__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
+__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines", "stem"]
 
 CHUNKS = 6
 AROUND = 1

@@ -19,7 +19,8 @@ are recognised:
 (`turn_text`: the day, the speaker, the words, each relative date resolved
 against the day it was said, "last Saturday = 6 May 2023"), so line N of a
 loaded conversation is turn N: the context store loads a conversation file
-this way (`memory.context.store`), and `loci memory import` can remember the
+this way (`conversation_document`, the reader the session gives
+`memory.context.store.ContextStore`), and `loci memory import` can remember the
 same `Turn`s as a graph (`remember_conversation`).
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 from memory.graph.conversation import Turn, turn_text
 from memory.graph.dates import parse_when
 
-__all__ = ["MIN_TURNS", "Transcript", "locomo_turns", "parse_transcript", "render_turns"]
+__all__ = ["MIN_TURNS", "Transcript", "conversation_document", "locomo_turns", "parse_transcript", "render_turns"]
 
 MIN_TURNS = 2
 TURN_SHARE = 0.6  # of the non-blank lines, in the text layout
@@ -78,6 +79,12 @@ def parse_transcript(text: str) -> Transcript | None:
     else:
         found = _text(text)
     return found if found and len(found.turns) >= MIN_TURNS else None
+
+
+def conversation_document(text: str) -> tuple[str, dict[str, Any]] | None:
+    """A conversation file as the context store keeps it: one turn a line, and its meta; None if not one."""
+    transcript = parse_transcript(text)
+    return (render_turns(transcript.turns), transcript.meta()) if transcript else None
 
 
 def render_turns(turns: list[Turn]) -> str:

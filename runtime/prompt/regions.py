@@ -25,7 +25,7 @@ from memory.context.store import ContextObject
 from runtime.host.host import ToolSpec
 from runtime.prompt.window import Window
 
-__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "AnswerStyle", "Observation", "Regions", "system_text"]
+__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "PLAIN", "RULES", "AnswerStyle", "Observation", "Regions", "system_text"]
 
 LISTED_OBJECTS = 20
 

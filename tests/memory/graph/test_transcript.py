@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from memory.context.store import ContextStore
-from memory.graph.transcript import parse_transcript, render_turns
+from memory.graph.transcript import conversation_document, parse_transcript, render_turns
 from memory.store import Store
 
 TEXT = """[8 May 2023] Caroline: I went to a support group yesterday.
@@ -58,7 +58,7 @@ def test_prose_code_and_plain_json_are_not_conversations() -> None:
 async def test_a_conversation_file_is_loaded_one_turn_a_line(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "chat.txt"
     path.write_text("\n" + TEXT + "\n\n")
-    contexts = ContextStore(store)
+    contexts = ContextStore(store, conversations=conversation_document)
     obj = await contexts.add_file(path)
     assert obj.lines == 3 and obj.meta["format"] == "conversation" and obj.meta["sessions"] == 2
     assert obj.meta["speakers"] == ["Caroline", "Melanie"]
