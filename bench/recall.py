@@ -42,9 +42,9 @@ from typing import Any
 
 from memory.errors import UsageError
 from memory.graph.conversation import Turn, remember_conversation
-from memory.graph.dates import parse_when
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall, Recalled
+from memory.graph.transcript import locomo_turns
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
@@ -87,20 +87,7 @@ def _load(path: Path) -> list[dict[str, Any]]:
 
 def turns_of(sample: dict[str, Any]) -> list[Turn]:
     """Every turn of a LoCoMo sample, in order, with its session's number and date."""
-    conversation = sample["conversation"]
-    sessions = sorted(int(m.group(1)) for key in conversation if (m := _SESSION.match(key)))
-    return [
-        Turn(
-            speaker=str(turn.get("speaker") or ""),
-            text=str(turn.get("text") or ""),
-            ref=str(turn.get("dia_id") or ""),
-            session=str(number),
-            said=parse_when(conversation.get(f"session_{number}_date_time")),
-            image=str(turn["blip_caption"]) if turn.get("blip_caption") else None,
-        )
-        for number in sessions
-        for turn in conversation[f"session_{number}"] or []
-    ]
+    return locomo_turns(sample)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

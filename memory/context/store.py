@@ -17,8 +17,12 @@ the writer lock for long. Until its last batch is in, an object is
 Token offsets are counted with the tokenizer passed in (the model's own),
 or estimated at four characters a token when there is none. The counter is
 called from worker threads. Which files may be read is decided by
-`memory.context.paths.Roots`; reads (`memory.context.spans`), outlines (`memory.context.outline`)
-and searches (`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
+`memory.context.paths.Roots`. With a `conversations` reader (the session gives
+`memory.graph.transcript.conversation_document`), a file that is a conversation (dated speaker turns as
+text, JSONL messages or LoCoMo JSON) is stored one turn a line, each with its day,
+speaker and resolved relative dates, and `meta` says `format: conversation`.
+Reads (`memory.context.spans`), outlines (`memory.context.outline`) and searches
+(`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ __all__ = [
     "parse_id",
 ]
 
+MAX_CONVERSATION_BYTES = 64 << 20
+
 
 @dataclass
 class Loaded:
@@ -78,8 +84,11 @@ class ContextStore:
         *,
         roots: Iterable[str | Path] | None = None,
         regex_timeout: float = DEFAULT_TIMEOUT,
+        conversations: Callable[[str], tuple[str, dict[str, Any]] | None] | None = None,
     ) -> None:
         self.store = store
+        # reads a file's text as a conversation, one turn a line, and its meta; None when it is not one
+        self.conversations = conversations
         self.count_tokens = count_tokens or (lambda text: (len(text) + 3) // 4)
         self.roots = Roots(roots)
         self.regex_timeout = regex_timeout
@@ -158,6 +167,10 @@ class ContextStore:
             first = await anyio.to_thread.run_sync(source.read, SNIFF_BYTES)
             if reason := binary_reason(first):
                 raise UsageError(f"{real} looks binary ({reason}); Loci loads text")
+            if self.conversations and (found := await _conversation(source, first, stat.st_size, self.conversations)):
+                text, found_meta = found
+                stream = ChunkStream.from_text(text, self.count_tokens)
+                return await self._load(kind, name, str(real), stream, {**found_meta, "fingerprint": fingerprint}, {})
             stats: dict[str, int] = {}
             stream = ChunkStream.from_binary(source, first, self.count_tokens, stats)
             meta = {"format": detect_format(real.name), "fingerprint": fingerprint}
@@ -275,6 +288,24 @@ class ContextStore:
             if not 1 <= target.start <= end <= obj.lines:
                 raise UsageError(f"{target} is outside {obj.id}, which has lines 1-{obj.lines}")
         return obj
+
+
+async def _conversation(
+    source: BinaryIO, first: bytes, size: int, read: Callable[[str], tuple[str, dict[str, Any]] | None]
+) -> tuple[str, dict[str, Any]] | None:
+    """The conversation a file holds, as `read` gives it, read whole when small enough; else None.
+    The file is rewound to just after its first block either way."""
+    found = None
+    if size <= MAX_CONVERSATION_BYTES and _looks_like_turns(first):
+        rest = await anyio.to_thread.run_sync(source.read)
+        found = read((first + rest).decode("utf-8", errors="replace"))
+        source.seek(len(first))
+    return found
+
+
+def _looks_like_turns(first: bytes) -> bool:
+    head = first.lstrip()[:1]
+    return head in (b"[", b"{")
 
 
 def _check_kind(kind: str) -> None:
