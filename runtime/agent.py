@@ -97,7 +97,7 @@ class Agent:
             self.window.items = []
         run = await self.planner.plan(task, objects, state, reads=not tool_choice)
         self.notes.sizes, self.notes.system = run.sizes, system_text(run.regions.tools, self.config.answer_style)
-        result = RunResult(answer="", status="partial", plan=run.plan)
+        result = RunResult(answer="", status="partial", plan=run.plan, sizes=run.sizes)
         first = 2 if run.reads else 1
         if run.reads:
             await self._look(task, run, result)
