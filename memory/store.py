@@ -54,6 +54,7 @@ MIGRATION_SETS = (
     "memory.runs",
     "memory.evolution.schema",
     "memory.digest_jobs",
+    "memory.imports.ledger",
 )
 
 

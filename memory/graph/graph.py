@@ -224,6 +224,10 @@ class Graph:
 
         return await self.store.read(read)
 
+    async def embed(self, texts: list[tuple[int, str]]) -> None:
+        """Store the vectors of nodes written in a caller's own transaction (no-op without an embedder)."""
+        await self._embed(texts)
+
     async def _embed(self, texts: list[tuple[int, str]]) -> None:
         if self.embedder is None or not texts:
             return

@@ -6,6 +6,7 @@
     loci memory neighbors ID [--depth N] [--kind K ...]
     loci memory stats
     loci memory export [--format json|graphml] [--out FILE]
+    loci memory import FILE [--format F]   (runtime/cli/imports.py)
     loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli/evolution.py)
 
 Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
@@ -28,6 +29,7 @@ from memory.graph.schema import NODE_KINDS
 from memory.store import Store, default_db_path
 from runtime.cli.display import one_line
 from runtime.cli.evolution import register_memory
+from runtime.cli.imports import register_import
 from tools.memory import MemoryTools, node_dict
 
 __all__ = ["register"]
@@ -61,6 +63,7 @@ def register(subparsers: Any) -> None:
     export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
     parser.set_defaults(handler=handle)
     register_memory(sub, common)
+    register_import(sub, common)
 
 
 async def handle(args: argparse.Namespace) -> int:
