@@ -2,7 +2,8 @@
 
 It prints, in this order, so that the cheap facts are on screen before the
 part that can fail: the CPU and the flags that decide which ggml kernels run,
-the llama-cpp-python version and llama.cpp's own system info, the
+the last errors of each coding-agent hook (from the home's hooks.log,
+runtime/cli/hooks.py), the llama-cpp-python version and llama.cpp's own system info, the
 extra-buffer-types verdict in use and where it is cached (deciding it now,
 with a probe, if nothing is cached), and then the speed of the bundled
 model with that verdict: prompt evaluation (one batch of `--prompt-tokens`)
@@ -26,6 +27,8 @@ from typing import Any
 import anyio.to_thread
 
 from memory.errors import BackendError, NotFoundError, UsageError
+from memory.store import default_db_path
+from runtime.cli.hooks import hook_report
 from runtime.models.llama.load import default_model_path, open_llama, process_verdict
 from runtime.models.llama.verdict import cpu_flags
 
@@ -40,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--db", type=Path, default=None, help="the Loci home whose hook log to show")
     parser.set_defaults(handler=run)
 
 
@@ -62,6 +66,7 @@ async def run(args: argparse.Namespace) -> int:
     show = _Printer(args.json)
     show(f"cpu: {report['cpu']} ({report['cores']} logical cores, {platform.machine()})")
     show(f"cpu flags that matter: {' '.join(report['cpu_flags'])}")
+    report["hook_errors"] = hook_report(args.db or default_db_path(), show)
     status = await _check_llama(report, show, args)
     if args.json:
         print(json.dumps(report))
