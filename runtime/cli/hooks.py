@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import UsageError
-from memory.hooks.__main__ import safe_hook
 from memory.hooks.log import last_errors, log_path
+from memory.hooks.run import safe_hook
 from memory.store import default_db_path
 
 __all__ = ["MARKER", "RECALL_EVENTS", "CAPTURE_EVENTS", "hook_commands", "hook_report", "register", "settings_path"]
