@@ -7,6 +7,7 @@
     loci memory stats
     loci memory export [--format json|graphml] [--out FILE]
     loci memory import FILE [--format F]   (runtime/cli/imports.py)
+    loci memory restore ID [--reason R]    (runtime/cli/revisions.py)
     loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli/evolution.py)
 
 Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
@@ -30,6 +31,7 @@ from memory.store import Store, default_db_path
 from runtime.cli.display import one_line
 from runtime.cli.evolution import register_memory
 from runtime.cli.imports import register_import
+from runtime.cli.revisions import register_restore
 from tools.memory import MemoryTools, node_dict
 
 __all__ = ["register"]
@@ -64,6 +66,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
     register_memory(sub, common)
     register_import(sub, common)
+    register_restore(sub, common)
 
 
 async def handle(args: argparse.Namespace) -> int:
