@@ -6,7 +6,10 @@ export (a list of conversations with a `mapping`) or a Loci export (an
 object with `nodes` and `edges`); a JSONL file is the reference memory
 server's (`type` entity or relation), a Claude Code transcript (records
 with a `type` and a `message` or a `sessionId`) or messages (a `role` or a
-`speaker`). A file that is none of them is an error that says which formats
+`speaker`); a text file of `[date] Speaker: text` lines is a text
+transcript. `sniff_conversations` is the same without the errors: the
+conversations a text holds, or None, for callers that only want to know
+(the context store, loading a file). A file that is none of them is an error that says which formats
 there are. Conversations are imported one transaction each, in the file's
 order (memory/imports/writer.py); memory files in one (memory/imports/memory_files.py).
 """
@@ -25,19 +28,31 @@ from memory.imports.chatgpt import is_chatgpt, read_chatgpt
 from memory.imports.claude_code import is_claude_code, read_claude_code
 from memory.imports.locomo import is_locomo, read_locomo
 from memory.imports.memory_files import import_export, import_reference, is_export, is_reference
-from memory.imports.messages import read_messages
+from memory.imports.messages import is_message, read_messages
 from memory.imports.records import Conversation
+from memory.imports.text import is_text_transcript, read_text
 from memory.imports.writer import Imported, import_conversation
 
-__all__ = ["CONVERSATION_FORMATS", "FORMATS", "ImportReport", "detect", "import_file", "read_conversations"]
+__all__ = [
+    "CONVERSATION_FORMATS",
+    "FORMATS",
+    "MEMORY_FORMATS",
+    "ImportReport",
+    "detect",
+    "import_file",
+    "read_conversations",
+    "sniff_conversations",
+]
 
 CONVERSATION_FORMATS: dict[str, Callable[[str, str], list[Conversation]]] = {
     "jsonl": read_messages,
     "locomo": read_locomo,
     "claude-code": read_claude_code,
     "chatgpt": read_chatgpt,
+    "text": read_text,
 }
 FORMATS = ("auto", *CONVERSATION_FORMATS, "loci-export", "memory-jsonl")
+MEMORY_FORMATS = ("loci-export", "memory-jsonl")
 
 
 @dataclass
@@ -77,9 +92,22 @@ def detect(text: str, source: str) -> str:
             return "memory-jsonl"
         if is_claude_code(record):
             return "claude-code"
-        if "role" in record or "speaker" in record:
+        if is_message(record):
             return "jsonl"
+    if is_text_transcript(text):
+        return "text"
     raise UsageError(f"{source}: cannot tell its format; pass --format, one of {', '.join(FORMATS[1:])}")
+
+
+def sniff_conversations(text: str, source: str) -> tuple[str, list[Conversation]] | None:
+    """`(format, conversations)` when `text` is a conversation in a format read here, else None (never raises)."""
+    try:
+        fmt = detect(text, source)
+        if fmt not in CONVERSATION_FORMATS:
+            return None
+        return fmt, CONVERSATION_FORMATS[fmt](text, source)
+    except UsageError:
+        return None
 
 
 def read_conversations(path: Path, fmt: str = "auto") -> tuple[str, list[Conversation]]:

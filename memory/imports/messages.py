@@ -1,13 +1,16 @@
 """JSONL messages, the plainest transcript: one `{"role"|"speaker", "content"|"text", "timestamp"?}` a line.
 
-`content` may also be a list of `{"type": "text", "text": ...}` parts (the
-shape chat APIs use). The timestamp is optional, but once a line has one
-every later line must too (a turn without a day would lose its resolved
-dates). A `session` field groups turns; without one a new session starts when
-the day changes. A line's `id`, if it has one, is its ref, else its line
-number, so appending lines to the file and importing it again adds only
-the appended turns. The key is the hash of the first line: the same
-conversation keeps it however long it grows.
+The first of `SPEAKER_KEYS` present names the speaker, of `TEXT_KEYS` the
+words and of `DATE_KEYS` the time, so the common variants (`name`,
+`author`, `message`, `date`, `created_at`) read too. The words may also be a
+list of `{"type": "text", "text": ...}` parts (the shape chat APIs use).
+The timestamp is optional, but once a line has one every later line must
+too (a turn without a day would lose its resolved dates). A `session`
+field groups turns; without one a new session starts when the day changes.
+A line's `id`, if it has one, is its ref, else its line number, so
+appending lines to the file and importing it again adds only the appended
+turns. The key is the hash of the first line: the same conversation keeps
+it however long it grows.
 """
 
 from __future__ import annotations
@@ -19,7 +22,20 @@ from typing import Any
 from memory.graph.conversation import Turn
 from memory.imports.records import Conversation, bad, json_lines, when_of
 
-__all__ = ["read_messages", "text_of"]
+__all__ = ["DATE_KEYS", "SPEAKER_KEYS", "TEXT_KEYS", "is_message", "read_messages", "text_of"]
+
+SPEAKER_KEYS = ("speaker", "role", "name", "author")
+TEXT_KEYS = ("content", "text", "message")
+DATE_KEYS = ("timestamp", "date", "time", "created_at", "date_time")
+
+
+def _first(record: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((record[key] for key in keys if record.get(key) is not None), None)
+
+
+def is_message(record: dict[str, Any]) -> bool:
+    """Whether a JSONL record looks like a message: a speaker and some words."""
+    return _first(record, SPEAKER_KEYS) is not None and _first(record, TEXT_KEYS) is not None
 
 
 def text_of(content: Any) -> str | None:
@@ -44,17 +60,19 @@ def read_messages(text: str, source: str) -> list[Conversation]:
     for line, record in json_lines(text, source):
         where = f"line {line}"
         first = first or text.splitlines()[line - 1].strip()
-        speaker = record.get("speaker", record.get("role"))
+        speaker = _first(record, SPEAKER_KEYS)
+        if isinstance(speaker, dict):
+            speaker = speaker.get("name") or speaker.get("role")
         if not isinstance(speaker, str) or not speaker.strip():
             bad(source, where, 'a message needs a "role" or a "speaker"')
-        content = text_of(record.get("content", record.get("text")))
+        content = text_of(_first(record, TEXT_KEYS))
         if content is None:
             bad(source, where, 'a message needs a "content" or a "text" string')
-        said = None
-        if record.get("timestamp") is not None:
-            said = when_of(record["timestamp"])
+        said, stamp = None, _first(record, DATE_KEYS)
+        if stamp is not None:
+            said = when_of(stamp)
             if said is None:
-                bad(source, where, f"timestamp {record['timestamp']!r} is not a date this reader knows")
+                bad(source, where, f"timestamp {stamp!r} is not a date this reader knows")
             dated = True
         elif dated:
             bad(source, where, "missing timestamp (the lines before it have one)")

@@ -12,7 +12,7 @@ from memory.context.store import ContextStore
 from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.imports.files import detect, import_file, read_conversations
+from memory.imports.files import detect, import_file, read_conversations, sniff_conversations
 from memory.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -43,6 +43,7 @@ async def _counts(store: Store) -> tuple[int, int, int]:
         ("claude_code.jsonl", "claude-code"),
         ("conversations.json", "chatgpt"),
         ("memory.jsonl", "memory-jsonl"),
+        ("transcript.txt", "text"),
     ],
 )
 def test_detect_names_each_format(name: str, fmt: str) -> None:
@@ -187,6 +188,33 @@ async def test_a_failing_conversation_leaves_nothing_half_written(store: Store, 
     with pytest.raises(UsageError, match="turn 'D2:2'"):
         await import_file(Graph(store), path)
     assert await _counts(store) == (0, 0, 0)
+
+
+async def test_text_lines_keep_continuations_and_start_a_session_per_day(store: Store) -> None:
+    await import_file(Graph(store), FIXTURES / "transcript.txt")
+    texts = await _texts(store)
+    assert texts[1] == "[8 May 2023] Melanie: That sounds powerful. How did it feel?\nIt must have taken courage."
+    assert texts[2].endswith("(Last Saturday = 13 May 2023)")
+    assert len(await _texts(store, "episodic")) == 2
+
+
+def test_sniffing_says_none_for_what_is_no_conversation() -> None:
+    assert sniff_conversations("just some words\n", "notes.md") is None
+    assert sniff_conversations('{"nodes": [], "edges": []}', "export.json") is None
+    found = sniff_conversations((FIXTURES / "transcript.txt").read_text(encoding="utf-8"), "t.txt")
+    assert found is not None and found[0] == "text" and len(found[1][0].turns) == 3
+
+
+def test_message_variants_read_too(tmp_path: Path) -> None:
+    path = tmp_path / "variants.jsonl"
+    path.write_text(
+        '{"name": "Ana", "message": "The build is green", "created_at": "2024-02-01T10:00:00"}\n'
+        '{"author": {"role": "assistant"}, "text": "Great", "created_at": 1706781700}\n',
+        encoding="utf-8",
+    )
+    fmt, [conversation] = read_conversations(path)
+    assert fmt == "jsonl" and [t.speaker for t in conversation.turns] == ["Ana", "assistant"]
+    assert conversation.turns[1].said is not None and conversation.turns[1].said.isoformat() == "2024-02-01"
 
 
 def test_a_memory_file_is_not_a_conversation(tmp_path: Path) -> None:
