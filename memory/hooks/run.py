@@ -39,13 +39,11 @@ async def run_hook(hook: str, db: Path, stdin: str) -> str:
     return out if hook == "recall" else ""
 
 
-def safe_hook(hook: str, db: Path, stdin: str) -> int:
+async def safe_hook(hook: str, db: Path, stdin: str) -> int:
     """`run_hook`, printing its output; any failure is logged and the exit code is still 0."""
     try:
-        out = anyio.run(run_hook, hook, db, stdin)
-    except BaseException as exc:  # noqa: BLE001 - a hook never fails its client
-        if isinstance(exc, KeyboardInterrupt | SystemExit):
-            raise
+        out = await run_hook(hook, db, stdin)
+    except Exception as exc:  # noqa: BLE001 - a hook never fails its client
         event = ""
         with contextlib.suppress(ValueError, AttributeError):
             event = str(json.loads(stdin).get("hook_event_name") or "")
@@ -63,4 +61,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hook not in HOOKS:
         log_failure(db, hook or "?", "", ValueError(f"unknown hook {hook!r}; use recall or capture"))
         return 0
-    return safe_hook(hook, db, sys.stdin.read())
+    return anyio.run(safe_hook, hook, db, sys.stdin.read())

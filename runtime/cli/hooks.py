@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
 
 
 async def handle_hook(args: argparse.Namespace) -> int:
-    return safe_hook(args.hook, args.db or default_db_path(), sys.stdin.read())
+    return await safe_hook(args.hook, args.db or default_db_path(), sys.stdin.read())
 
 
 def hook_report(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:

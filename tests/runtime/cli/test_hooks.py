@@ -85,3 +85,15 @@ def test_a_failing_hook_exits_0_and_logs_one_line_that_doctor_shows(tmp_path: Pa
     errors = hook_report(db, shown.append)
     assert len(errors["capture"]) == 2 and "PreCompact: NotFoundError: no file at" in errors["capture"][0]
     assert shown[0].startswith("hook capture: last 2 errors")
+
+
+def test_loci_hook_runs_the_same_hook_from_the_cli(tmp_path: Path) -> None:
+    db = tmp_path / "loci.db"
+    imported = loci("memory", "import", str(FIXTURES / "claude_code.jsonl"), "--db", str(db), home=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    event = {"session_id": "other", "hook_event_name": "UserPromptSubmit", "prompt": "Why is the upload test flaky?"}
+    done = loci("hook", "recall", "--db", str(db), home=tmp_path, stdin=json.dumps(event))
+    assert done.returncode == 0 and "port 8080" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    broken = loci("hook", "capture", "--db", str(db), home=tmp_path, stdin="not json")
+    assert (broken.returncode, broken.stdout) == (0, "")
+    assert "JSONDecodeError" in last_errors(db)["capture"][0]
