@@ -28,6 +28,7 @@ BENCHES: dict[str, str] = {
     "digest": "bench.digest",
     "qa": "bench.qa",
     "hooks": "bench.hooks",
+    "ui": "bench.ui",
 }
 
 

@@ -37,6 +37,7 @@ COMMANDS = (
     "runtime.cli.evolution",
     "runtime.cli.digest",
     "runtime.cli.hooks",
+    "runtime.cli.ui",
     "bench.cli",
 )
 

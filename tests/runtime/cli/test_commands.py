@@ -25,6 +25,7 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "jobs",
         "hooks",
         "hook",
+        "ui",
         "bench",
     }
     for name in cli.COMMANDS:
