@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -57,11 +57,14 @@ __all__ = [
     "ContextStore",
     "Hit",
     "Loaded",
+    "OnFile",
     "Span",
     "Target",
     "fts_literal",
     "parse_id",
 ]
+
+OnFile = Callable[[int, int, str], Awaitable[None]]
 
 MAX_CONVERSATION_BYTES = 64 << 20
 
@@ -121,15 +124,19 @@ class ContextStore:
             raise UsageError(f"{path} is a directory; pass a file (or load the directory with add_directory)")
         return await self._load_file(real, name or Path(path).name, kind)
 
-    async def add_directory(self, path: str | Path) -> Loaded:
-        """Load every text file under a directory, recursively; skip binaries, `.git` and escaping symlinks."""
+    async def add_directory(self, path: str | Path, on_file: OnFile | None = None) -> Loaded:
+        """Load every text file under a directory, recursively; skip binaries, `.git` and escaping symlinks.
+
+        `on_file(done, total, name)` is awaited before each file (progress for a client)."""
         real = self.roots.resolve(path)
         if not real.is_dir():
             raise UsageError(f"{path} is not a directory")
         entries = await anyio.to_thread.run_sync(lambda: list(walk(real)))
         loaded = Loaded()
-        for file, target, reason in entries:
+        for done, (file, target, reason) in enumerate(entries):
             relative = str(Path(real.name) / file.relative_to(real))
+            if on_file is not None:
+                await on_file(done, len(entries), relative)
             if target is None:
                 loaded.skipped.append((relative, reason or "skipped"))
                 continue
@@ -138,6 +145,20 @@ class ContextStore:
             except UsageError as exc:
                 loaded.skipped.append((relative, str(exc)))
         return loaded
+
+    async def add_path(self, path: str | Path, on_file: OnFile | None = None) -> Loaded:
+        """`add_file` or `add_directory`, by what `path` is."""
+        if self.roots.resolve(path).is_dir():
+            return await self.add_directory(path, on_file)
+        return Loaded([await self.add_file(path)])
+
+    async def forget(self, ref: str, kinds: Iterable[str] = ("doc",)) -> ContextObject:
+        """Remove an object of one of `kinds` (its chunks and its search index); the object as it was."""
+        obj = await self.get(ref)
+        if obj.kind not in kinds:
+            raise UsageError(f"{ref} is a {obj.kind}; only {', '.join(kinds)} objects can be forgotten")
+        await self.store.write(lambda db: _delete_object(db, int(obj.id.split(":")[1])))
+        return obj
 
     async def add_stream(
         self, name: str, source: BinaryIO, *, kind: str = "doc", meta: dict[str, Any] | None = None

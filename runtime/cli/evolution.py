@@ -109,6 +109,14 @@ def _print_history(result: dict[str, Any]) -> None:
         print(
             f"  #{event['id']:<6} {event['op']:<9} {json.dumps(change, ensure_ascii=False)[:90]}  <- {event['cause']}"
         )
+    for text in result.get("texts", []):
+        why = f" because {text['reason']}" if text.get("reason") else ""
+        if text["op"] == "update":
+            print(f"  was: {text['text'][:100]!r} until replaced{why}")
+        elif text["op"] == "delete":
+            print(f"  forgotten{why}: {text['text'][:100]!r}")
+        else:
+            print(f"  restored{why}")
     for source in result.get("sources", []):
         run = f"run {source['run_id']}" if source["run_id"] is not None else "no run"
         print(f"  from {source['episode']} ({run}, outcome {source['outcome']}): {source['task'][:80]}")
