@@ -48,7 +48,7 @@ from memory.graph.recall import Recall, Recalled
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
-__all__ = ["DEFAULT_DATA", "add_arguments", "run"]
+__all__ = ["DEFAULT_DATA", "add_arguments", "load_samples", "run", "turns_of"]
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
@@ -73,7 +73,7 @@ def _ks(text: str) -> list[int]:
     return ks
 
 
-def _load(path: Path) -> list[dict[str, Any]]:
+def load_samples(path: Path) -> list[dict[str, Any]]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -105,7 +105,7 @@ def turns_of(sample: dict[str, Any]) -> list[Turn]:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     ks = _ks(args.k)
-    samples = _load(args.data)
+    samples = load_samples(args.data)
     embedder = embedder_from_spec(args.embed)
     scores: dict[str, list[tuple[str, list[float]]]] = {name: [] for name in SYSTEMS}
     times: dict[str, list[float]] = {name: [] for name in SYSTEMS}

@@ -159,7 +159,7 @@ class Episodes:
         for node_id in used:
             kind = live[node_id].kind
             if kind == "semantic":
-                upsert_edge(conn, episode, node_id, "ground", weight=1.0, cause=cause)
+                upsert_edge(conn, episode, node_id, "ground", weight=self.params.ground_weight, cause=cause)
             else:
                 upsert_edge(conn, episode, node_id, "related", label="used", weight=1.0, cause=cause)
         pairs: Counter[tuple[int, int]] = Counter()

@@ -7,6 +7,8 @@ constant. The defaults are the ones `loci bench evolution` is measured with.
 Formation
     `form_weight`: the weight of a new `related` edge between facts used in
     one step; each further step that uses both adds `form_step` (capped at 1).
+    `ground_weight`: the weight of the `ground` link from an episode to each
+    fact it used.
 
 Refinement (one job per episode)
     `success_at`: an outcome at or above it is a success, below it a failure.
@@ -23,6 +25,10 @@ Refinement (one job per episode)
     `drop_below`, `drop_failures`: a `related` edge whose weight falls under
     `drop_below` after at least `drop_failures` co-failures, more than its
     co-successes, is dropped softly (interference).
+    `noise_failures`: when the outcome is known, each fact an episode was
+    shown but did not use gains a failure (memory/evolution/noise.py).
+    `noise_weaken`: each link between a used fact and such a noise fact
+    moves this share of the way to 0 (0 leaves them).
     `merge_similarity`: two live facts whose word sets have at least this
     Jaccard similarity are merged into the older one (near-duplicates).
     `merge_candidates`: how many lexical look-alikes of each used fact are
@@ -32,6 +38,8 @@ Refinement (one job per episode)
     `distill_n` (N), `distill_theta` (θ): a step sequence that recurs in at
     least N successful episodes with a success rate of at least θ becomes a
     probationary procedure.
+    `distill_min_steps`: a step sequence shorter than this is never distilled
+    (a lone recall is what every run does; it is no recipe).
     `stop_fraction`: a refinement pass that changes less than this share of
     what it looked at is the last one (FluxMem's PEMS uses 0.01);
     `max_passes` only guards against a rule that never settles.
@@ -73,6 +81,7 @@ DAY = 86_400.0
 class EvolutionParams:
     form_weight: float = 0.3
     form_step: float = 0.1
+    ground_weight: float = 1.0
     success_at: float = 0.5
     repair_weight: float = 0.5
     reinforce: float = 0.25
@@ -80,11 +89,14 @@ class EvolutionParams:
     failed_ground: float = 0.0
     drop_below: float = 0.15
     drop_failures: int = 2
+    noise_failures: bool = False
+    noise_weaken: float = 0.0
     merge_similarity: float = 0.9
     merge_candidates: int = 5
     split_chars: int = 4_000
     distill_n: int = 3
     distill_theta: float = 0.5
+    distill_min_steps: int = 1
     stop_fraction: float = 0.01
     max_passes: int = 8
     decay: float = 0.98
