@@ -25,10 +25,6 @@ Refinement (one job per episode)
     `drop_below`, `drop_failures`: a `related` edge whose weight falls under
     `drop_below` after at least `drop_failures` co-failures, more than its
     co-successes, is dropped softly (interference).
-    `noise_failures`: when the outcome is known, each fact an episode was
-    shown but did not use gains a failure (memory/evolution/noise.py).
-    `noise_weaken`: each link between a used fact and such a noise fact
-    moves this share of the way to 0 (0 leaves them).
     `merge_similarity`: two live facts whose word sets have at least this
     Jaccard similarity are merged into the older one (near-duplicates).
     `merge_candidates`: how many lexical look-alikes of each used fact are
@@ -89,8 +85,6 @@ class EvolutionParams:
     failed_ground: float = 0.0
     drop_below: float = 0.15
     drop_failures: int = 2
-    noise_failures: bool = False
-    noise_weaken: float = 0.0
     merge_similarity: float = 0.9
     merge_candidates: int = 5
     split_chars: int = 4_000

@@ -39,7 +39,6 @@ from itertools import combinations
 
 from memory.evolution.distill import distill
 from memory.evolution.granularity import look_alikes, merge_nodes, split_node
-from memory.evolution.noise import count_noise
 from memory.evolution.params import EvolutionParams
 from memory.evolution.revise import COUNTED, undo_counting
 from memory.graph.ops import fetch_nodes, log_event, unlink_edge, upsert_edge
@@ -90,7 +89,6 @@ def refine_episode(
         done.add("undone", undone)
         log_event(conn, COUNTED, node=episode, after={"outcome": outcome}, cause=cause)
         _count_outcome(conn, used, steps, success, params, cause, done)
-        count_noise(conn, steps, used, params, cause, done)
         if success:
             found = distill(conn, episode, signature, params, cause)
             done.add("procedures", found.get("procedures", 0))

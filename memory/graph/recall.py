@@ -62,7 +62,6 @@ class Weights:
     graph: float = 1.5
     recency: float = 0.1
     frequency: float = 0.1
-    prior: float = 0.0
     decay: float = 0.75
     half_life_days: float = 30.0
     fusion_k: int = 60
@@ -150,7 +149,7 @@ class Recall:
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
         now = time.time()
         scored: list[tuple[float, int, dict[str, float]]] = []
-        for node_id, kind, uses, last_used, updated, wins, losses in _scoring_rows(conn, [*base, *reached]):
+        for node_id, kind, uses, last_used, updated in _scoring_rows(conn, [*base, *reached]):
             if kinds and kind not in kinds:
                 continue
             match = min(1.0, max(lexical.get(node_id, 0.0), vectors.get(node_id, 0.0)))
@@ -160,7 +159,6 @@ class Recall:
                 "graph": graph.get(node_id, 0.0) * (1.0 - match),
                 "recency": w.recency * _recency(max(last_used or 0.0, updated), now, w.half_life_days),
                 "frequency": w.frequency * (1.0 - 1.0 / (1.0 + math.log1p(uses))),
-                "prior": w.prior * (2.0 * (1.0 + wins) / (2.0 + wins + losses) - 1.0),
             }
             parts = {name: round(value, 4) for name, value in parts.items()}
             scored.append((round(sum(parts.values()), 4), node_id, parts))
@@ -282,14 +280,10 @@ def _recency(last: float, now: float, half_life_days: float) -> float:
     return 0.5 ** (age_days / half_life_days)
 
 
-def _scoring_rows(conn: sqlite3.Connection, ids: list[int]) -> list[tuple]:
-    """Only what ranking needs, for the live nodes among `ids`:
-    (id, kind, uses, last_used, updated, successes, failures)."""
-    rows: list[tuple] = []
+def _scoring_rows(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, str, int, float | None, float]]:
+    """Only what ranking needs, for the live nodes among `ids`: (id, kind, uses, last_used, updated)."""
+    rows: list[tuple[int, str, int, float | None, float]] = []
     for chunk, marks in in_chunks(ids):
-        sql = (
-            "SELECT id, kind, uses, last_used, updated, successes, failures FROM memory_nodes"
-            f" WHERE id IN ({marks}) AND deleted IS NULL"
-        )
+        sql = f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
         rows.extend(conn.execute(sql, chunk).fetchall())
     return rows
