@@ -116,6 +116,8 @@ async def run_locomo(
     *,
     record: bool = True,
 ) -> dict[str, Any]:
+    if args.shown < 1:
+        raise UsageError(f"--shown is how many turns a training recall shows: 1 or more, not {args.shown}")
     samples = load_samples(args.data)
     rows: dict[str, list[tuple[Question, bool, list[float]]]] = {"static": [], "evolving": []}
     train_count, changes, consolidation = 0, {}, {}

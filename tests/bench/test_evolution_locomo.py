@@ -47,6 +47,13 @@ async def test_bench_evolution_on_conversations_reports_both_arms_as_flat_keys()
     json.dumps(result)
 
 
+async def test_a_missing_file_or_a_bad_shown_count_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no benchmark file"):
+        await load("evolution").run(_args("--data", str(tmp_path / "absent.json")))
+    with pytest.raises(UsageError, match="--shown"):
+        await load("evolution").run(_args("--data", str(DATA), "--shown", "0"))
+
+
 def test_the_split_is_seeded_and_the_evaluator_never_sees_the_test_half() -> None:
     sample = load_samples(DATA)[0]
     turns = turns_of(sample)
