@@ -32,11 +32,13 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from runtime.background import Background
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.notes import rewrite_queued
-from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
+from runtime.prompt.regions import AnswerStyle
+from runtime.run import BUILT_IN, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 
 __all__ = ["add_arguments", "observation_sizes", "run"]
@@ -150,9 +152,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 limits=Limits(max_turns=args.turns + 1), sizes=budgets, answer_style=AnswerStyle.JSON, tools=BUILT_IN
             ),
             on_turn=on_turn,
+            background=Background.CALLER,  # the bench runs the note rewrites itself, after the turns
         ) as session:
             await session.host.add("bench", bench_server(sizes, args.seed))
-            session.agent.notes.wake = lambda: None  # the bench runs the note rewrites itself, after the turns
             await session.agent.run(TASK)
             await rewrite_queued(model, session.contexts)  # the notes' rewrites cost prompts too, after the turns
     observations = [model.count_tokens(report_text(plot, sizes, args.seed)) for plot in range(1, len(per_turn))]

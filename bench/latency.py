@@ -39,12 +39,14 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from runtime.action import action_schema
+from runtime.background import Background
 from runtime.models.base import Model, Reply, Request
 from runtime.models.specs import DEFAULT_SPEC, load_model
+from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.prompt.notes import rewrite_queued
-from runtime.prompt.regions import system_text
-from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig, TurnTrace
+from runtime.prompt.regions import AnswerStyle, system_text
+from runtime.run import BUILT_IN, Limits, RunConfig, TurnTrace
 from runtime.session import open_session
 
 __all__ = ["TurnPages", "add_arguments", "page_text", "run"]
@@ -123,18 +125,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=11)
 
 
-class TurnPages:
+class TurnPages(ModelWrapper):
     """The model, with the page of each `bench_page` call it writes set to the next page."""
 
     def __init__(self, model: Model) -> None:
-        self.model, self.page = model, 0
-        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
-
-    def count_tokens(self, text: str) -> int:
-        return self.model.count_tokens(text)
+        super().__init__(model)
+        self.page = 0
 
     async def generate(self, request: Request) -> Reply:
-        reply = await self.model.generate(request)
+        reply = await self.inner.generate(request)
         try:
             action = json.loads(reply.text, strict=False)
         except ValueError:
@@ -144,9 +143,6 @@ class TurnPages:
             action["arguments"] = {"page": self.page}
             reply.text = json.dumps(action)
         return reply
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
 
 
 def page_text(page: int, mean_words: int, seed: int) -> str:
@@ -233,10 +229,10 @@ async def _loci(model: Model, args: argparse.Namespace) -> tuple[dict[str, list[
             Path(home) / "loci.db",
             RunConfig(limits=limits, sizes=sizes, answer_style=AnswerStyle.JSON, tools=BUILT_IN),
             on_turn=on_turn,
+            background=Background.CALLER,  # the bench runs the note rewrites itself, after the turns
         ) as session:
             await session.host.add("bench", server)
             spec = next(tool for tool in session.host.tools if tool.name == TOOL)
-            session.agent.notes.wake = lambda: None  # the bench runs the note rewrites itself, after the turns
             mark[0] = time.monotonic()
             await session.agent.run(TASK, tool_choice=[TOOL] * args.turns)
             system = system_text(session.host.tools)

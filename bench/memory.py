@@ -20,6 +20,7 @@ import random
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from memory.graph.graph import Graph, NewNode
 from memory.graph.recall import Recall
 from memory.store import Store
 
-__all__ = ["add_arguments", "make_sentences", "percentile", "run"]
+__all__ = ["Built", "add_arguments", "build_graph", "make_sentences", "percentile", "run"]
 
 FIRST = (
     "Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter"
@@ -97,23 +98,43 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         return result
 
 
-async def _measure(store: Store, args: argparse.Namespace) -> dict[str, Any]:
-    rng = random.Random(args.seed)
-    graph = Graph(store)
-    texts = make_sentences(args.nodes, args.seed)
+@dataclass(frozen=True)
+class Built:
+    """The synthetic graph as built: its node ids and texts, its edge count, and the time each part took."""
+
+    ids: list[int]
+    texts: list[str]
+    edges: int
+    insert_s: float
+    edge_s: float
+
+
+async def build_graph(
+    graph: Graph, rng: random.Random, nodes: int, edges_per_node: float, batch: int, *, seed: int
+) -> Built:
+    """The `bench memory` graph: `nodes` sentences (from `seed`) in batches of `batch`, then about
+    `edges_per_node` edges each, drawn with `rng`."""
+    texts = make_sentences(nodes, seed)
     started = time.perf_counter()
     ids: list[int] = []
-    for start in range(0, len(texts), args.batch):
-        chunk = [NewNode(text) for text in texts[start : start + args.batch]]
+    for start in range(0, len(texts), batch):
+        chunk = [NewNode(text) for text in texts[start : start + batch]]
         ids.extend(node_id for node_id, _ in await graph.add_many(chunk, cause="bench"))
     insert_s = time.perf_counter() - started
 
-    links = _random_links(rng, ids, args.edges_per_node)
+    links = _random_links(rng, ids, edges_per_node)
     started = time.perf_counter()
     edges = 0
-    for start in range(0, len(links), args.batch * 4):
-        edges += await graph.link_many(links[start : start + args.batch * 4], cause="bench")
-    edge_s = time.perf_counter() - started
+    for start in range(0, len(links), batch * 4):
+        edges += await graph.link_many(links[start : start + batch * 4], cause="bench")
+    return Built(ids, texts, edges, insert_s, time.perf_counter() - started)
+
+
+async def _measure(store: Store, args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    graph = Graph(store)
+    built = await build_graph(graph, rng, args.nodes, args.edges_per_node, args.batch, seed=args.seed)
+    ids, texts, edges, insert_s, edge_s = built.ids, built.texts, built.edges, built.insert_s, built.edge_s
 
     recall = Recall(graph)
     queries = [_query(rng, rng.choice(texts)) for _ in range(args.queries)]

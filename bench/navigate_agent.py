@@ -21,7 +21,9 @@ from runtime.host.host import McpHost
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
-from runtime.run import AnswerStyle, Limits, NoteMode, RunConfig
+from runtime.prompt.notes import NoteMode
+from runtime.prompt.regions import AnswerStyle
+from runtime.run import Limits, RunConfig
 from servers.context import build_context_server
 from tools.context import ContextTools
 

@@ -34,7 +34,8 @@ from runtime.cli.doctor import cpu_name
 from runtime.models.base import Model, Request
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
-from runtime.run import BUILT_IN, AnswerStyle, Limits, RunConfig
+from runtime.prompt.regions import AnswerStyle
+from runtime.run import BUILT_IN, Limits, RunConfig
 from runtime.session import open_session
 
 __all__ = ["add_arguments", "direct_answer", "loci_answer", "run"]

@@ -26,7 +26,7 @@ from sqlite_utils import Migrations
 from memory.errors import NotFoundError, UsageError
 from memory.store import Store
 
-__all__ = ["STATUSES", "RunRecord", "Runs"]
+__all__ = ["STATUSES", "RunRecord", "Runs", "parse_run_id"]
 
 MIGRATIONS = Migrations("runs")
 STATUSES = ("running", "done", "partial", "cancelled", "failed")

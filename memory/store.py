@@ -11,7 +11,10 @@ same file (the MCP server beside the CLI) waits its turn instead of failing
 with "database is locked".
 
 Reads (`Store.read`) borrow a connection from a small pool, so a slow search
-does not hold up a write.
+does not hold up a write. A store opened with `query_only` (the page of
+`loci ui`) gives its readers an authorizer that denies every write to the
+home (a connection's own temporary tables excepted): a read that tries to
+write fails, and only `Store.write` changes the file.
 
 The schema is one explicit, ordered list of sqlite-utils migration sets,
 `MIGRATION_SETS`, which `Store.open` applies in full to every file it opens:
@@ -27,7 +30,8 @@ import importlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,7 +42,7 @@ from sqlite_utils import Migrations
 
 from memory.errors import StoreError
 
-__all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets"]
+__all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets", "use_store"]
 
 T = TypeVar("T")
 
@@ -53,6 +57,7 @@ MIGRATION_SETS = (
     "memory.chat",
     "memory.runs",
     "memory.evolution.schema",
+    "memory.jobs.schema",
     "memory.digest_jobs",
 )
 
@@ -68,11 +73,24 @@ def default_db_path() -> Path:
     return home / "loci.db"
 
 
+def use_store(db: str | os.PathLike[str] | Store) -> AbstractAsyncContextManager[Store]:
+    """The home for a block: a `Store` given is the caller's, used and left open, so a caller that holds
+    one never opens a second writer on its file; a path is opened here and closed when the block ends."""
+    return nullcontext(db) if isinstance(db, Store) else _opened(db)
+
+
+@asynccontextmanager
+async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
+    async with await Store.open(path) as store:
+        yield store
+
+
 class Store:
     """One SQLite file. Use `Store.open(path)`; close it with `close()` or `async with`."""
 
-    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, writer: sqlite3.Connection, *, query_only: bool = False) -> None:
         self.path = path
+        self.query_only = query_only
         self._writer = sqlite_utils.Database(writer)
         self._write_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []
@@ -81,8 +99,8 @@ class Store:
         self._closed = False
 
     @classmethod
-    def open_sync(cls, path: str | os.PathLike[str]) -> Store:
-        """Open (creating if needed) and migrate the home at `path`."""
+    def open_sync(cls, path: str | os.PathLike[str], *, query_only: bool = False) -> Store:
+        """Open (creating if needed) and migrate the home at `path`; with `query_only`, reads cannot write."""
         path = Path(path).expanduser()
         sets = migration_sets()
         if path.is_dir():
@@ -93,7 +111,7 @@ class Store:
             conn.execute("PRAGMA journal_mode=WAL")
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the Loci home {path}: {exc}") from exc
-        store = cls(path, conn)
+        store = cls(path, conn, query_only=query_only)
         try:
             # Look before locking: with nothing pending, opening takes no write
             # lock, so a reader never waits behind another process's writer.
@@ -107,8 +125,8 @@ class Store:
         return store
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str]) -> Store:
-        return await anyio.to_thread.run_sync(cls.open_sync, path)
+    async def open(cls, path: str | os.PathLike[str], *, query_only: bool = False) -> Store:
+        return await anyio.to_thread.run_sync(lambda: cls.open_sync(path, query_only=query_only))
 
     async def __aenter__(self) -> Store:
         return self
@@ -165,7 +183,10 @@ class Store:
         with self._pool_lock:
             if self._readers:
                 return self._readers.pop()
-        return _connect(self.path)
+        conn = _connect(self.path)
+        if self.query_only:
+            conn.set_authorizer(_reads_only)
+        return conn
 
     def _give_back(self, conn: sqlite3.Connection) -> None:
         with self._pool_lock:
@@ -177,6 +198,41 @@ class Store:
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError(f"the Loci home {self.path} is closed")
+
+
+# What a query-only reader may not do to the home itself; its own temporary tables (recall's stemmer) it may.
+_WRITES = frozenset(
+    {
+        sqlite3.SQLITE_INSERT,
+        sqlite3.SQLITE_UPDATE,
+        sqlite3.SQLITE_DELETE,
+        sqlite3.SQLITE_CREATE_TABLE,
+        sqlite3.SQLITE_CREATE_INDEX,
+        sqlite3.SQLITE_CREATE_TRIGGER,
+        sqlite3.SQLITE_CREATE_VIEW,
+        sqlite3.SQLITE_CREATE_VTABLE,
+        sqlite3.SQLITE_DROP_TABLE,
+        sqlite3.SQLITE_DROP_INDEX,
+        sqlite3.SQLITE_DROP_TRIGGER,
+        sqlite3.SQLITE_DROP_VIEW,
+        sqlite3.SQLITE_DROP_VTABLE,
+        sqlite3.SQLITE_ALTER_TABLE,
+    }
+)
+# Pragmas that change only the connection (sqlite-utils sets recursive_triggers on each Database it wraps).
+_CONNECTION_PRAGMAS = frozenset({"recursive_triggers", "busy_timeout", "foreign_keys", "synchronous", "cache_size"})
+
+
+def _reads_only(action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None) -> int:
+    """A SQLite authorizer: writes to the home are denied, and so are ATTACH and setting a pragma of the file."""
+    # Creating a temporary virtual table updates the schema table, which SQLite itself lets no statement touch.
+    if action in _WRITES and database != "temp" and not (action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master"):
+        return sqlite3.SQLITE_DENY
+    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_PRAGMA and arg2 is not None and (arg1 or "").lower() not in _CONNECTION_PRAGMAS:
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
 
 
 def _connect(path: Path) -> sqlite3.Connection:

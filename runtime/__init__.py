@@ -21,12 +21,13 @@ from memory.errors import (
 )
 from runtime.agent import Agent
 from runtime.host.host import McpHost, ToolResult
-from runtime.ledger import Ledger
 from runtime.models.base import Model, Reply, Request
+from runtime.models.ledger import Ledger
 from runtime.models.scripted import ScriptedModel
 from runtime.models.specs import load_model, parse_spec
 from runtime.prompt.build import RegionSizes
-from runtime.run import Limits, NoteMode, RunConfig, RunResult, TurnTrace
+from runtime.prompt.notes import NoteMode
+from runtime.run import Limits, RunConfig, RunResult, TurnTrace
 from runtime.session import Session, open_session
 
 __all__ = [

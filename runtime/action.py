@@ -30,8 +30,9 @@ from typing import Any
 import jsonschema
 
 from memory.errors import InvalidAction
+from runtime.host.host import ToolSpec
 
-__all__ = ["Action", "InvalidAction", "ToolSpec", "action_schema", "parse_action"]
+__all__ = ["Action", "InvalidAction", "action_schema", "parse_action"]
 
 MAX_EVIDENCE = 6
 EVIDENCE_SCHEMA: dict[str, Any] = {
@@ -47,15 +48,6 @@ EVIDENCE_SCHEMA: dict[str, Any] = {
         "required": ["id"],
     },
 }
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool as the model sees it: its (namespaced) name, description and input schema."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
 
 
 @dataclass

@@ -32,12 +32,12 @@ from runtime.action import Action
 from runtime.decide import Decider
 from runtime.guard import RepeatGuard
 from runtime.host.host import McpHost, ToolResult
-from runtime.ledger import Ledger
 from runtime.models.base import Model
+from runtime.models.ledger import Ledger
 from runtime.prompt.build import fit
 from runtime.prompt.catalogue import FIRST_LOOK, choose_tools
 from runtime.prompt.fit import NAVIGATE, plan_documents
-from runtime.prompt.notes import NoteWriter
+from runtime.prompt.notes import NoteQueue, NoteWriter
 from runtime.prompt.regions import LISTED_OBJECTS, Observation, Regions, system_text
 from runtime.prompt.window import TurnLine, Window
 from runtime.run import RunConfig, RunPlan, RunResult, TurnTrace
@@ -61,6 +61,7 @@ class Agent:
         *,
         ledger: Ledger | None = None,
         on_turn: OnTurn | None = None,
+        note_queue: NoteQueue | None = None,
     ) -> None:
         self.model, self.host, self.contexts = model, host, contexts
         self.config = config or RunConfig()
@@ -71,7 +72,13 @@ class Agent:
         self.on_turn = on_turn
         self.window = Window(contexts, model.count_tokens)
         self.notes = NoteWriter(
-            model, self.window, self.sizes, self.config.note_mode, system_text(host.tools), self.ledger
+            model,
+            self.window,
+            self.sizes,
+            self.config.note_mode,
+            system_text(host.tools),
+            self.ledger,
+            queue=note_queue,  # where the folds' rewrites go, when a worker will run them
         )
         self.plan: RunPlan | None = None  # the last run's, set before its first turn
         self.first_look = False
@@ -134,7 +141,7 @@ class Agent:
             self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
         )
         self.plan = RunPlan(shown.mode, shown.describe(), [t.name for t in catalogue.tools], catalogue.reason)
-        self.first_look = catalogue.first_look and self.limits.look_first and self.limits.max_turns > 1
+        self.first_look = catalogue.first_look and self.limits.max_turns > 1
         regions = Regions(
             task,
             catalogue.tools,
@@ -159,13 +166,7 @@ class Agent:
         if turn <= len(tool_choice):
             forced = [tool for tool in self.host.tools if tool.name == tool_choice[turn - 1]]
             return TurnRules(forced, allow_tools=True, allow_answer=False)
-        look = (
-            turn == 1
-            and self.limits.look_first
-            and bool(regions.objects)
-            and self.plan is not None
-            and self.plan.mode == NAVIGATE
-        )
+        look = turn == 1 and bool(regions.objects) and self.plan is not None and self.plan.mode == NAVIGATE
         return TurnRules(regions.tools, allow_tools=True, allow_answer=not look)
 
     @staticmethod

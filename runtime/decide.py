@@ -27,11 +27,11 @@ from memory.errors import ModelBehaviorError
 from runtime.action import Action, InvalidAction, action_schema, parse_action
 from runtime.answers import answer_problem, complete_sentences, locate_evidence
 from runtime.evidence import Cited
-from runtime.ledger import Ledger
 from runtime.models.base import Model, Reply, Request
+from runtime.models.ledger import Ledger
 from runtime.prompt.build import RegionSizes, build_prompt
-from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text
-from runtime.run import AnswerStyle, Limits, RunResult
+from runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
+from runtime.run import Limits, RunResult
 from runtime.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
 
 __all__ = ["ANSWER_TOKENS", "Decider"]

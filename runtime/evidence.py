@@ -4,10 +4,13 @@ An answer cites `{"id": "doc:1", "start": 3, "end": 9}` (lines, inclusive;
 `start`/`end` optional for a whole object). The check refuses an id that does
 not exist and a range outside the object, so a cited span is always one a
 person can open; `loci run` prints the cited text under the answer.
+`evidence_json` is the one way cited spans become JSON (a run record, a
+result, a child's answer).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +18,7 @@ from memory.context.objects import Target
 from memory.context.store import ContextStore
 from memory.errors import InvalidAction, UsageError
 
-__all__ = ["Cited", "check_evidence"]
+__all__ = ["Cited", "check_evidence", "evidence_json"]
 
 SHOWN_TOKENS = 200
 
@@ -46,3 +49,19 @@ async def check_evidence(contexts: ContextStore, evidence: list[dict[str, Any]])
         text = (await contexts.read(obj.id, first, last, max_tokens=SHOWN_TOKENS)).text if obj.lines else ""
         cited.append(Cited(obj.id, first, last, text))
     return cited
+
+
+def evidence_json(
+    spans: Iterable[Cited | Target], *, names: Mapping[str, str] | None = None, text: bool = False
+) -> list[dict[str, Any]]:
+    """Cited spans as JSON: id, start, end; with `names`, each object's name; with `text`, the cited text."""
+    found: list[dict[str, Any]] = []
+    for span in spans:
+        item: dict[str, Any] = {"id": span.id}
+        if names is not None:
+            item["name"] = names.get(span.id, "")
+        item.update(start=span.start, end=span.end)
+        if text:
+            item["text"] = getattr(span, "text", "")
+        found.append(item)
+    return found

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,19 +31,15 @@ from memory.context.store import ContextStore
 from memory.errors import LociError, UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution, Language
-from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
 from memory.runs import RunRecord, Runs
-from memory.store import Store
 from runtime.models.base import Model, Request
 
 __all__ = [
     "Brief",
     "Evaluator",
     "Experience",
-    "experience_for",
-    "foreground",
     "language_for",
     "mem_ids",
     "steps_from_turns",
@@ -61,11 +56,6 @@ class Brief:
     task: str
     text: str = ""
     ids: tuple[int, ...] = field(default_factory=tuple)
-
-
-def foreground(experience: Experience | None) -> AbstractAsyncContextManager[None]:
-    """Marks a run as foreground work, so background model calls wait for it to end."""
-    return experience.evolution.foreground.turn() if experience else nullcontext()
 
 
 def mem_ids(value: Any) -> list[int]:
@@ -113,6 +103,7 @@ class Experience:
         *,
         episodes: bool = True,
         evaluator: Evaluator | None = None,
+        worker: Worker | None = None,
     ) -> None:
         self.evolution = evolution
         self.contexts = contexts
@@ -120,7 +111,7 @@ class Experience:
         self.budget = max(0, int(task_tokens * evolution.params.loop_share))
         self.episodes = episodes
         self.evaluator = evaluator
-        self.worker: Worker | None = None  # the process's background worker, woken when an episode is queued
+        self.worker = worker  # the session's background worker, woken when an episode's refinement is queued
 
     async def before(self, task: str) -> Brief:
         """The task with the top procedures and facts for it under it, cut to the budget."""
@@ -157,13 +148,6 @@ class Experience:
         if self.worker is not None:
             self.worker.wake()
         return node
-
-
-def experience_for(store: Store, contexts: ContextStore, model: Model, agent: Any) -> Experience:
-    """The experience of a session: its graph, with the model as the worker's language, and the task region."""
-    sizes = agent.sizes
-    evolution = Evolution(Graph(store), language=language_for(model))
-    return Experience(evolution, contexts, model.count_tokens, sizes.task)
 
 
 def language_for(model: Model, max_tokens: int = 160) -> Language:

@@ -13,7 +13,7 @@ depth 1) in one of two ways:
   (`purpose="leaf"`), or, when the span does not fit the leaf budget, one
   call per chunk and a last call (`purpose="reduce"`) over their answers.
 
-Spending. Every child gets a `runtime.ledger.Ledger` under its parent's,
+Spending. Every child gets a `runtime.models.ledger.Ledger` under its parent's,
 so it spends only what remains above it. The `Agent` checks its ledger
 between turns, a leaf before each call; a run out of budget returns its
 best partial answer, marked partial with the reason. Model calls below the root go through one shared
@@ -31,9 +31,11 @@ from memory.context.objects import Target
 from memory.context.store import ContextObject, ContextStore
 from memory.errors import ToolError
 from runtime.agent import Agent
+from runtime.evidence import evidence_json
 from runtime.host.host import McpHost
-from runtime.ledger import Ledger
 from runtime.models.base import Model, Reply, Request
+from runtime.models.ledger import Ledger
+from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes, fit
 from runtime.run import DEFAULT_MAX_DEPTH, RunConfig
 from servers.context import build_context_server
@@ -99,7 +101,7 @@ class Recursion:
             await host.add("context", build_context_server(tools))
             agent = Agent(_Limited(self.model, self._limiter()), host, self.contexts, self.config, ledger=ledger)
             run = await agent.run(_child_task(question, span, obj), objects=[obj])
-        evidence = [{"id": c.id, "start": c.start, "end": c.end} for c in run.evidence]
+        evidence = evidence_json(run.evidence)
         result = self._result(run.answer, evidence, run.reason, turns=len(run.turns), ledger=ledger)
         result["status"] = run.status
         return result
@@ -125,7 +127,7 @@ class Recursion:
         else:
             answer = _joined(answered)
         covered = [span] if not reason else [Target(span.id, c.start, c.end) for c, _ in answered]
-        evidence = [{"id": t.id, "start": t.start, "end": t.end} for t in covered]
+        evidence = evidence_json(covered)
         return self._result(answer, evidence, reason, turns=calls, ledger=ledger)
 
     async def _chunks(self, span: Target, size: int) -> list[_Chunk]:
@@ -186,22 +188,16 @@ class Recursion:
         }
 
 
-class _Limited:
+class _Limited(ModelWrapper):
     """A model whose calls wait for a slot of a shared limiter (held only for the call)."""
 
     def __init__(self, model: Model, limiter: anyio.CapacityLimiter) -> None:
-        self.model, self.limiter = model, limiter
-        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
-
-    def count_tokens(self, text: str) -> int:
-        return self.model.count_tokens(text)
+        super().__init__(model)
+        self.limiter = limiter
 
     async def generate(self, request: Request) -> Reply:
         async with self.limiter:
-            return await self.model.generate(request)
-
-    async def aclose(self) -> None:
-        return None  # the wrapped model belongs to the session
+            return await self.inner.generate(request)
 
 
 def _child_task(question: str, span: Target, obj: ContextObject) -> str:

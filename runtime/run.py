@@ -6,11 +6,11 @@ level without a new keyword at each. Among its settings:
 
     limits        caps on one run: turns, retries, tokens, seconds   (`Limits`)
     sizes         the token size of each prompt region               (`runtime.prompt.build.RegionSizes`)
-    note_mode     who writes the notes that replace pruned turns     (`NoteMode`)
-    answer_style  the answer inside the JSON action, or as text      (`AnswerStyle`)
+    note_mode     who writes the notes that replace pruned turns     (`runtime.prompt.notes.NoteMode`)
+    answer_style  the answer inside the JSON action, or as text      (`runtime.prompt.regions.AnswerStyle`)
     tools         the built-in tool sets; None picks the catalogue   (`runtime.prompt.catalogue`)
 
-What a run spends is kept apart, in a `runtime.ledger.Ledger` shared down
+What a run spends is kept apart, in a `runtime.models.ledger.Ledger` shared down
 the tree of runs. A run gives back a `RunResult`: the answer, its status and
 evidence, and one `TurnTrace` per turn (the action, with its tool and
 arguments, and what the turn cost), and the `RunPlan` it made before its
@@ -20,21 +20,21 @@ first turn (documents whole or navigated, the tools the model reads), which
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from memory.errors import UsageError
 from runtime.action import Action
-from runtime.evidence import Cited
+from runtime.evidence import Cited, evidence_json
 from runtime.prompt.build import RegionSizes
+from runtime.prompt.notes import NoteMode
+from runtime.prompt.regions import AnswerStyle
 
 __all__ = [
     "BUILT_IN",
     "DEFAULT_MAX_DEPTH",
-    "AnswerStyle",
     "Limits",
-    "NoteMode",
     "RunConfig",
     "RunPlan",
     "RunResult",
@@ -54,29 +54,10 @@ class Limits:
     max_retries: int = 2
     max_tokens: int | None = None
     max_seconds: float | None = None
-    look_first: bool = True
 
     def __post_init__(self) -> None:
         if self.max_turns < 1:
             raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
-
-
-class NoteMode(enum.Enum):
-    """Who writes the note that replaces pruned turns, and when (`runtime.prompt.notes`).
-
-    BACKGROUND: a marked extract at once, rewritten by the model later in a `note` job;
-    MODEL: the model, in one bounded call the turn waits for; EXTRACT: the extract only."""
-
-    BACKGROUND = "background"
-    MODEL = "model"
-    EXTRACT = "extract"
-
-
-class AnswerStyle(enum.Enum):
-    """How the model gives its answer: inside the JSON action, or as free text after deciding to answer."""
-
-    JSON = "json"
-    TEXT = "text"
 
 
 @dataclass(frozen=True)
@@ -153,3 +134,17 @@ class RunResult:
     @property
     def tool_calls(self) -> int:
         return sum(1 for t in self.turns if not t.action.is_answer)
+
+    def as_json(self) -> dict[str, Any]:
+        """The result as `loci run --json` and `run_task` give it: the cited text with each span."""
+        return {
+            "answer": self.answer,
+            "status": self.status,
+            "reason": self.reason,
+            "evidence": evidence_json(self.evidence, text=True),
+            "turns": len(self.turns),
+            "tool_calls": self.tool_calls,
+            "tokens": self.tokens,
+            "mode": self.plan.mode if self.plan else None,
+            "tools": self.plan.tools if self.plan else [],
+        }

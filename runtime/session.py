@@ -1,10 +1,11 @@
 """Wiring for one agent session: home, context store, built-in servers, host.
 
-`open_session` is what `loci run`, `loci chat` and the `run_task` MCP tool
-share: it opens the SQLite home, binds the context store to the model's
-tokenizer, loads the user's files, connects the MCP host to the built-in
-servers in-process (and to external ones from an `mcpServers` file), and
-yields an `Agent` ready to run. Everything it opened is closed on exit.
+`open_session` is what `loci run`, `loci chat`, `loci digest` and the
+`run_task` and `digest` MCP tools share: it opens the SQLite home, binds the
+context store to the model's tokenizer, loads the user's files, connects the
+MCP host to the built-in servers in-process (and to external ones from an
+`mcpServers` file), and yields a `Session` whose `Agent` is ready to run.
+Everything it opened is closed on exit.
 
 One `RunConfig` configures the session's runs: the root agent's and, through
 the context server's `context_ask` and `context_map`, those of a `Recursion`
@@ -12,16 +13,20 @@ on the session's model, up to `config.max_depth`, at most `config.concurrency`
 children at once. The root agent and every child charge one `Ledger` opened
 from `config.limits`, so children spend what remains of the run's.
 
-Beside a model that serves calls concurrently (a remote one), the session
-also runs a worker for the `note` jobs its runs queue (`runtime.prompt.notes`), so
-a fold's extract is rewritten by the model while the run goes on; a local
-model's notes wait for a long-lived process's worker (`loci chat`).
+Every collaborator is built here, before what uses it: the memory side
+(`Experience`, with its evaluator and whether runs leave episodes), then the
+background worker `runtime.background.session_worker` decides on (`background`:
+the session's own for note rewrites beside a remote model, every job kind for
+`loci chat`, none for a caller that runs the jobs itself), then the `Agent`,
+given the queue its folds' rewrites go to. `db` is a path, or a `Store` the
+caller already holds, which the session uses and leaves open, so no path
+opens a second writer on one home.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,24 +35,28 @@ import anyio
 
 from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph
 from memory.runs import Runs
-from memory.store import Store
+from memory.store import Store, use_store
 from runtime.agent import Agent, OnTurn
-from runtime.background import background_worker
-from runtime.experience import Brief, Experience, experience_for, foreground
+from runtime.background import Background, serving, session_worker
+from runtime.evidence import evidence_json
+from runtime.experience import Brief, Evaluator, Experience, language_for
 from runtime.host.host import McpHost
-from runtime.ledger import Ledger
-from runtime.models.base import Model, is_serial
-from runtime.prompt.notes import NOTE_JOB, NoteRefiner
+from runtime.models.base import Model
+from runtime.models.ledger import Ledger
 from runtime.recursion import Recursion
-from runtime.run import NoteMode, RunConfig, RunResult, TurnTrace
+from runtime.run import RunConfig, RunResult, TurnTrace
 from servers.context import build_context_server
 from servers.history import build_history_server
 from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "check_files", "open_session", "turn_record"]
+__all__ = ["Session", "Work", "check_files", "open_session", "turn_record"]
+
+Work = Callable[[Brief], Awaitable[RunResult]]
 
 
 @dataclass
@@ -57,21 +66,26 @@ class Session:
     contexts: ContextStore
     host: McpHost
     loaded: list[ContextObject]
-    experience: Experience | None = None
+    experience: Experience
 
-    async def run(self, task: str, *, source: str = "run", **agent_kwargs: Any) -> tuple[int, RunResult]:
-        """`agent.run(task, ...)`, recorded in the home's `runs` table however it ends.
+    async def run(
+        self, task: str, *, source: str = "run", work: Work | None = None, **agent_kwargs: Any
+    ) -> tuple[int, RunResult]:
+        """`agent.run(task, ...)`, or `work(brief)`, recorded in the home's `runs` table however it ends.
 
         The row is written before the run starts; a cancelled run is recorded as
         `cancelled` (shielded, so the cancellation cannot skip it) and an error as
-        `failed`, and both propagate. Returns the run's id with its result.
+        `failed`, and both propagate. A run that ends with an answer leaves its
+        episode. `work` is a job that answers in its own way (a digest's `stream`
+        or `direct` strategy): it gets the brief and gives back a `RunResult`.
+        Returns the run's id with its result.
         """
         runs = Runs(self.store)
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
-        brief = await self.experience.before(task) if self.experience else Brief(task=task)
+        brief = await self.experience.before(task)
         try:
-            async with foreground(self.experience):
-                result = await self.agent.run(brief.task, **agent_kwargs)
+            async with self.experience.evolution.foreground.turn():
+                result = await (work(brief) if work else self.agent.run(brief.task, **agent_kwargs))
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
@@ -84,12 +98,11 @@ class Session:
             status=result.status,
             answer=result.answer,
             reason=result.reason,
-            evidence=[{"id": c.id, "start": c.start, "end": c.end} for c in result.evidence],
+            evidence=evidence_json(result.evidence),
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )
-        if self.experience:
-            await self.experience.after(run_id, brief)
+        await self.experience.after(run_id, brief)
         return run_id, result
 
 
@@ -103,6 +116,12 @@ def turn_record(trace: TurnTrace) -> dict[str, Any]:
         record.update(tool=action.tool, arguments=action.arguments, observation_id=trace.observation_id)
         record["result_tokens"] = trace.result_tokens
     record["retries"] = trace.retries
+    # What the prompt held, by region, and how much of it the model evaluated rather than reused from its cache.
+    record.update(
+        prompt_tokens=dict(trace.prompt_tokens),
+        evaluated_tokens=trace.evaluated_tokens,
+        reused_tokens=trace.reused_tokens,
+    )
     return record
 
 
@@ -122,15 +141,19 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 @asynccontextmanager
 async def open_session(
     model: Model,
-    db: str | Path,
+    db: str | Path | Store,
     config: RunConfig | None = None,
     *,
     files: Sequence[str | Path] = (),
     on_turn: OnTurn | None = None,
+    background: Background = Background.OWN,
+    episodes: bool = True,
+    evaluator: Evaluator | None = None,
 ) -> AsyncIterator[Session]:
+    """A session on `model` over the home `db` (a path, or a `Store` the caller holds and keeps open)."""
     config = config or RunConfig()
     paths = check_files(files)
-    async with await Store.open(db) as store, McpHost() as host:
+    async with use_store(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens)
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
@@ -142,17 +165,21 @@ async def open_session(
             await host.add("memory", memory_server_for(store))
         if config.mcp_config:
             await host.add_config(config.mcp_config)
-        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn)
+        evolution = Evolution(Graph(store), language=language_for(model))
+        chosen = await session_worker(background, model, config.note_mode, contexts, evolution)
+        task_tokens = config.sizes_for(model.context_window).task
+        experience = Experience(
+            evolution,
+            contexts,
+            model.count_tokens,
+            task_tokens,
+            episodes=episodes,
+            evaluator=evaluator,
+            worker=chosen.worker,
+        )
+        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn, note_queue=chosen.notes)
         if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        session = Session(agent, store, contexts, host, loaded, experience_for(store, contexts, model, agent))
-        if is_serial(model) or config.note_mode is not NoteMode.BACKGROUND or session.experience is None:
-            yield session
-            return
-        # The model serves calls concurrently: the notes this session's runs fold are rewritten as they run.
-        evolution = session.experience.evolution
-        refiner = NoteRefiner(model, contexts, evolution.jobs, evolution.foreground)
-        after = await evolution.jobs.last_id()
-        async with background_worker(evolution.jobs, {NOTE_JOB: refiner}, after=after) as worker:
-            agent.notes.wake = worker.wake
+        session = Session(agent, store, contexts, host, loaded, experience)
+        async with serving(chosen.worker) if chosen.worker is not None else nullcontext():
             yield session

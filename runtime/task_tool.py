@@ -3,7 +3,9 @@
 The model is loaded on first use, from `--model`, and runs one task at a
 time. Files the task names must lie under a `--root` (symlinks resolved, so
 an escape is refused whatever the path looks like); without roots the agent
-reads only what is already loaded. Refusals (a path outside the roots, a
+reads only what is already loaded. Each task runs through `Session.run` on
+the served home (the server's open store: no second writer on its file), so
+it leaves a run record and an episode. Refusals (a path outside the roots, a
 missing file, a bad `max_turns`) reach the client as readable errors.
 
 While it runs, the tool reports progress after each turn (the turn, out of
@@ -24,7 +26,7 @@ from pydantic import Field
 
 from memory.context.paths import Roots
 from memory.errors import UsageError
-from runtime.cli.run import as_json
+from memory.store import Store
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.run import Limits, RunConfig, TurnTrace
@@ -41,7 +43,7 @@ def run_task_set(state: LociState) -> MCPServer:
     """The `run` tool set of `loci serve`: a runner over the served home, closed with the server."""
     options = state.options
     runner = TaskRunner(
-        options.get("model", DEFAULT_SPEC), state.store.path, state.roots, mcp_config=options.get("mcp_config")
+        options.get("model", DEFAULT_SPEC), state.store, state.roots, mcp_config=options.get("mcp_config")
     )
     state.stack.push_async_callback(runner.aclose)
     return runner.tool_set(state)
@@ -53,7 +55,9 @@ register_tool_set("run", run_task_set)
 class TaskRunner:
     """The `run_task` tool set: one model, loaded on first use, one task at a time."""
 
-    def __init__(self, spec: str, db: Path, roots: list[Path] | Roots, *, mcp_config: str | Path | None = None) -> None:
+    def __init__(
+        self, spec: str, db: Path | Store, roots: list[Path] | Roots, *, mcp_config: str | Path | None = None
+    ) -> None:
         self.spec, self.db, self.mcp_config = spec, db, mcp_config
         self.roots = roots if isinstance(roots, Roots) else Roots(roots) if roots else Roots(None)
         self._model: Model | None = None
@@ -96,7 +100,7 @@ class TaskRunner:
             config = RunConfig(limits=Limits(max_turns=max_turns), mcp_config=self.mcp_config)
             async with open_session(self._model, self.db, config, files=paths, on_turn=progress) as session:
                 run_id, result = await session.run(task, source="mcp")
-        return {"run": f"run:{run_id}", **as_json(result)}
+        return {"run": f"run:{run_id}", **result.as_json()}
 
     def allowed(self, name: str) -> Path:
         """The real path of `name` if a root allows it, else a `UsageError` saying why not."""

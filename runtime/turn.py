@@ -19,8 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory.context.store import ContextStore
-from runtime.action import Action, InvalidAction, ToolSpec
+from runtime.action import Action, InvalidAction
 from runtime.evidence import Cited, check_evidence
+from runtime.host.host import ToolSpec
 from runtime.models.base import Reply
 from runtime.prompt.build import Prompt, fit
 from runtime.run import TurnTrace

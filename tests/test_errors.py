@@ -11,8 +11,9 @@ from memory.context.store import ContextStore
 from memory.errors import BackendError, InvalidAction, LociError, ModelBehaviorError, UsageError
 from memory.store import Store
 from runtime.action import InvalidAction as ActionInvalid
-from runtime.action import ToolSpec, parse_action
+from runtime.action import parse_action
 from runtime.evidence import check_evidence
+from runtime.host.host import ToolSpec
 from runtime.models.http_errors import TRANSIENT
 from runtime.prompt.build import RegionSizes
 

@@ -1,5 +1,10 @@
 """The packages depend one way: runtime -> servers -> tools -> memory, with bench on top.
 
+Inside `runtime/` and `memory/` the rooms (subpackages, and the package's own
+root modules) are layered too, top to bottom in `ROOMS`: a module imports only
+its own room and the rooms below it. A package's `__init__.py` is its facade
+and may re-export from any room.
+
 Read from the source with `ast`, so a back edge fails here even when no test
 happens to import the module that makes it.
 """
@@ -21,19 +26,57 @@ ALLOWED = {
     "tools": {"tools", "memory"},
     "memory": {"memory"},
 }
+# The rooms of a package, top to bottom ("" is the package's root modules): the CLI drives digest
+# and the loop; the loop (agent, session, run) uses the prompt, which lists the host's tools, which
+# sit above the model backends. In memory/, evolution drives the job queue and the graph; the graph
+# searches with the context store's full-text helpers; the root (store, errors, params) is the floor.
+ROOMS = {
+    "runtime": ("cli", "digest", "", "prompt", "host", "models"),
+    "memory": ("evolution", "jobs", "graph", "context", ""),
+}
 # Libraries a lower layer must not reach for: models and MCP stay above memory/, MCP above tools/.
 FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp", "llama_cpp", "httpx"}}
 
 
-def imported(path: Path) -> set[str]:
-    """The top-level names a module imports, at any depth (lazy imports included)."""
+def imported_modules(path: Path) -> set[str]:
+    """The dotted names of the modules a file imports, at any depth (lazy imports included)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
+
+
+def imported(path: Path) -> set[str]:
+    """The top-level names a module imports."""
+    return {name.split(".")[0] for name in imported_modules(path)}
+
+
+def room(module: str, root: Path = ROOT) -> str:
+    """The room of a dotted module name: its subpackage under the top-level package, or "" for a root module."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (root / parts[0] / parts[1]).is_dir()) else ""
+
+
+def back_edges(package: str, root: Path = ROOT) -> dict[str, list[str]]:
+    """Each module of `package` that imports from a room above its own, with what it imports."""
+    order = ROOMS[package]
+    wrong: dict[str, list[str]] = {}
+    for path in sorted((root / package).rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative == Path(package, "__init__.py"):
+            continue  # the facade re-exports from every room
+        own = room(".".join(relative.with_suffix("").parts), root)
+        above = [
+            name
+            for name in imported_modules(path)
+            if name.split(".")[0] == package and order.index(room(name, root)) < order.index(own)
+        ]
+        if above:
+            wrong[str(relative)] = sorted(above)
+    return wrong
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -52,3 +95,28 @@ def test_the_check_sees_a_back_edge(tmp_path: Path) -> None:
     module = tmp_path / "bad.py"
     module.write_text("def f():\n    from bench import BENCHES\n    import mcp.types\n", encoding="utf-8")
     assert imported(module) == {"bench", "mcp"}
+
+
+@pytest.mark.parametrize("package", sorted(ROOMS))
+def test_a_room_imports_only_its_own_and_the_rooms_below(package: str) -> None:
+    assert {name for name in ROOMS[package] if name} == {
+        path.name for path in (ROOT / package).iterdir() if (path / "__init__.py").exists()
+    }, "every subpackage has its place in ROOMS"
+    assert back_edges(package) == {}
+
+
+def test_the_check_sees_a_back_edge_between_rooms(tmp_path: Path) -> None:
+    for name in ("prompt", "host", "models", "cli", "digest"):
+        (tmp_path / "runtime" / name).mkdir(parents=True)
+        (tmp_path / "runtime" / name / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "runtime" / "run.py").write_text("from runtime.prompt.build import RegionSizes\n", encoding="utf-8")
+    (tmp_path / "runtime" / "prompt" / "notes.py").write_text(
+        "from runtime.run import NoteMode\nfrom runtime.models.base import Model\n", encoding="utf-8"
+    )
+    (tmp_path / "runtime" / "models" / "base.py").write_text(
+        "def f():\n    from runtime.cli.main import main\n", encoding="utf-8"
+    )
+    assert back_edges("runtime", tmp_path) == {
+        "runtime/models/base.py": ["runtime.cli.main"],
+        "runtime/prompt/notes.py": ["runtime.run"],
+    }

@@ -1,7 +1,10 @@
 """Tool logic as plain typed async functions over memory/ (no MCP imports).
 
-A tool that cannot honour its arguments raises `ToolError` (or `NotFoundError`
-for an id that does not exist), from `memory.errors`, re-exported here.
+A tool that cannot honour its arguments raises an error of `memory.errors`:
+the context and recursion tools raise `ToolError`, the memory tools the
+store's `UsageError` (a bad query, a bad id), and an id that does not exist is
+a `NotFoundError`. Those three classes are re-exported here; the servers turn
+any of them into a result the model reads (`servers.errors`).
 """
 
 from memory.errors import NotFoundError, ToolError, UsageError

@@ -148,12 +148,6 @@ class ContextStore:
                 loaded.skipped.append((relative, str(exc)))
         return loaded
 
-    async def add_path(self, path: str | Path) -> Loaded:
-        """`add_file` or `add_directory`, by what `path` is."""
-        if self.roots.resolve(path).is_dir():
-            return await self.add_directory(path)
-        return Loaded([await self.add_file(path)])
-
     async def add_stream(
         self, name: str, source: BinaryIO, *, kind: str = "doc", meta: dict[str, Any] | None = None
     ) -> ContextObject:

@@ -42,7 +42,7 @@ from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
 from memory.graph.graph import Graph
 from memory.graph.ops import NewNode, fetch_nodes, insert_nodes, log_event, upsert_edge
 from memory.graph.schema import node_ref, parse_node_id
-from memory.jobs.queue import enqueue_job
+from memory.jobs.queue import Jobs
 
 __all__ = ["Episode", "Episodes", "Step", "parse_outcome", "step_signature"]
 
@@ -100,8 +100,9 @@ def parse_outcome(outcome: object) -> float:
 class Episodes:
     """Writes episodes (formation) and takes feedback on them, over one `Graph`."""
 
-    def __init__(self, graph: Graph, params: EvolutionParams = DEFAULT_PARAMS) -> None:
+    def __init__(self, graph: Graph, jobs: Jobs, params: EvolutionParams = DEFAULT_PARAMS) -> None:
         self.graph = graph
+        self.jobs = jobs  # where an episode's refinement is queued
         self.params = params
 
     async def write(self, episode: Episode, cause: str | None = None) -> int:
@@ -149,7 +150,7 @@ class Episodes:
         )
         self._form(conn, node_id, steps, live, cause)
         stage = "outcome" if outcome is not None else "formed"
-        enqueue_job(conn, "refine", {"episode": node_id}, f"refine:{node_id}:{stage}", self.params.max_attempts)
+        self.jobs.add(conn, "refine", {"episode": node_id}, f"refine:{node_id}:{stage}")
         return node_id
 
     def _form(
@@ -208,7 +209,7 @@ class Episodes:
         log_event(
             conn, "feedback", node=episode, before=before, after={"outcome": value, "note": note}, cause="feedback"
         )
-        enqueue_job(conn, "refine", {"episode": episode}, key, self.params.max_attempts)
+        self.jobs.add(conn, "refine", {"episode": episode}, key)
         return result
 
     async def get(self, target: object, bare: str = "mem") -> dict[str, Any]:

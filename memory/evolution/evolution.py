@@ -1,6 +1,7 @@
 """The evolving memory, in one object: episodes, jobs, refinement, consolidation.
 
-`Evolution` binds one `Graph` to its parameters, its job queue and,
+`Evolution` binds one `Graph` to its parameters, its job queue (given, or one
+of its own with the queue's default limits) and,
 optionally, a language callable (`async (prompt) -> text`) that `runtime/`
 passes in; `memory/` never imports a model. It gives:
 
@@ -39,7 +40,7 @@ from memory.graph.graph import Graph
 from memory.graph.ops import update_node
 from memory.graph.recall import Recall
 from memory.graph.schema import NODE_COLUMNS, node_from_row, node_ref, parse_node_id
-from memory.jobs.queue import Job, Jobs, enqueue_job
+from memory.jobs.queue import Job, Jobs
 from memory.jobs.worker import Foreground, Handler
 
 __all__ = ["Evolution", "Language"]
@@ -60,13 +61,14 @@ class Evolution:
         *,
         language: Language | None = None,
         foreground: Foreground | None = None,
+        jobs: Jobs | None = None,
     ) -> None:
         self.graph = graph
         self.params = params
         self.language = language
         self.foreground = foreground or Foreground()
-        self.episodes = Episodes(graph, params)
-        self.jobs = Jobs(graph.store, params)
+        self.jobs = jobs or Jobs(graph.store)
+        self.episodes = Episodes(graph, self.jobs, params)
 
     def handlers(self) -> dict[str, Handler]:
         """The job kinds this evolution can run: `describe` only with a model, so a worker without one
@@ -86,7 +88,7 @@ class Evolution:
         """The refinement of one episode, inside the caller's transaction."""
         done = refine_episode(conn, episode, self.params, count_outcome=count_outcome, cause=cause)
         if done.procedure is not None and self.language is not None:
-            enqueue_job(conn, "describe", {"procedure": done.procedure}, f"describe:{done.procedure}")
+            self.jobs.add(conn, "describe", {"procedure": done.procedure}, f"describe:{done.procedure}")
         return done.as_dict()
 
     async def describe_job(self, job: Job) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Every parameter of the memory's evolution, with its default, in one place.
 
-Formation, refinement, consolidation, the job queue and memory-in-the-loop
-read their numbers from one `EvolutionParams`; nothing else holds a tuning
-constant. The defaults are the ones `loci bench evolution` is measured with.
+Formation, refinement, consolidation and memory-in-the-loop read their
+numbers from one `EvolutionParams`; the job queue that runs refinement has
+its own limits (`memory.jobs.limits.JobLimits`). The defaults are the ones `loci bench evolution` is measured with.
 
 Formation
     `form_weight`: the weight of a new `related` edge between facts used in
@@ -60,11 +60,6 @@ Consolidation
     `retire_at`: a procedure whose posterior mean plus `z` standard
     deviations falls below this is retired.
 
-Jobs
-    `max_attempts`: tries before a job is marked failed, keeping its error.
-    `lease_s`: how long a claimed job stays its worker's when that worker's
-    process cannot be checked (another host).
-
 Memory in the loop
     `loop_procedures`, `loop_facts`: how many procedures and facts a run is
     shown at its start; `loop_share`: the share of the task region they may
@@ -110,8 +105,6 @@ class EvolutionParams:
     promote_at: float = 0.55
     retire_at: float = 0.3
     min_cycles: int = 2
-    max_attempts: int = 3
-    lease_s: float = 600.0
     loop_procedures: int = 2
     loop_facts: int = 3
     loop_share: float = 0.4

@@ -1,9 +1,8 @@
 """The tables the memory's evolution adds to the home.
 
-`jobs` is the background queue: one row per job, claimed by one worker at a
-time (`owner`, `lease_until`), retried after a crash up to `max_attempts`,
-with the last error kept. A job's `key` is unique, so enqueueing the same
-work twice (a retried feedback, two processes) adds one job.
+The first migration, as shipped, also created `jobs`, the background queue;
+migrations are never edited, so it still does in a new home, and the queue's
+own set (`memory.jobs.schema`, applied next) owns the table from then on.
 
 `memory_episodes` indexes the episodic nodes: the run an episode came from,
 its outcome (NULL until feedback arrives: unknown, not a success), its
@@ -20,9 +19,7 @@ from __future__ import annotations
 import sqlite_utils
 from sqlite_utils import Migrations
 
-__all__ = ["JOB_STATES", "MIGRATIONS"]
-
-JOB_STATES = ("queued", "running", "done", "failed")
+__all__ = ["MIGRATIONS"]
 
 MIGRATIONS = Migrations("evolution")  # after the graph's and the runs' sets (memory/store.py)
 

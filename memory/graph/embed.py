@@ -16,7 +16,7 @@ import math
 import struct
 from collections.abc import Awaitable, Callable, Sequence
 
-__all__ = ["Embedder", "pack_vector", "unit", "unpack_vector"]
+__all__ = ["Embedder", "pack_vector", "unit"]
 
 Embedder = Callable[[list[str]], Awaitable[list[list[float]]]]
 
@@ -30,7 +30,3 @@ def pack_vector(vector: Sequence[float]) -> bytes:
     """A unit-length float32 little-endian blob."""
     values = unit(vector)
     return struct.pack(f"<{len(values)}f", *values)
-
-
-def unpack_vector(blob: bytes) -> list[float]:
-    return list(struct.unpack(f"<{len(blob) // 4}f", blob))

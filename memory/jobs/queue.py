@@ -1,6 +1,8 @@
 """The persisted job queue that background work runs from.
 
-A job is a row of `jobs` (memory/evolution/schema.py). A worker claims the
+A job is a row of `jobs` (`memory.jobs.schema`). Every kind is queued
+through `Jobs` (`add` inside the caller's transaction, `enqueue` in its own),
+so each row gets the queue's attempt limit (`memory.jobs.limits`). A worker claims the
 oldest queued job in one `BEGIN IMMEDIATE` transaction, so two workers (two
 processes on one home) never claim the same job. Claiming counts an attempt
 and writes the claimant's `owner` (host, pid, a random tag) and a lease.
@@ -33,11 +35,11 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from memory.errors import StoreError
-from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
-from memory.evolution.schema import JOB_STATES
+from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
+from memory.jobs.schema import JOB_STATES
 from memory.store import Store
 
-__all__ = ["Job", "JobDeferred", "JobLost", "Jobs", "enqueue_job"]
+__all__ = ["Job", "JobDeferred", "JobLost", "Jobs"]
 
 T = TypeVar("T")
 
@@ -58,19 +60,6 @@ class Job:
     payload: dict[str, Any]
     attempts: int
     owner: str
-
-
-def enqueue_job(
-    conn: sqlite3.Connection, kind: str, payload: dict[str, Any], key: str | None = None, max_attempts: int = 3
-) -> int | None:
-    """Queue a job inside the caller's transaction; None when a job with this key exists already."""
-    now = time.time()
-    key = key or f"{kind}:{uuid.uuid4().hex}"
-    cursor = conn.execute(
-        "INSERT OR IGNORE INTO jobs (kind, key, payload, max_attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
-        [kind, key, json.dumps(payload), max_attempts, now, now],
-    )
-    return cursor.lastrowid if cursor.rowcount else None
 
 
 def _owner_tag() -> str:
@@ -95,13 +84,32 @@ def _alive(owner: str) -> bool:
 class Jobs:
     """The job queue of one home, seen by one worker (`owner`)."""
 
-    def __init__(self, store: Store, params: EvolutionParams = DEFAULT_PARAMS) -> None:
+    def __init__(self, store: Store, limits: JobLimits = DEFAULT_LIMITS) -> None:
         self.store = store
-        self.params = params
+        self.limits = limits
         self.owner = _owner_tag()
 
+    def add(self, conn: sqlite3.Connection, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:
+        """Queue a job inside the caller's transaction; None when a job with this key exists already."""
+        now = time.time()
+        key = key or f"{kind}:{uuid.uuid4().hex}"
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO jobs (kind, key, payload, max_attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+            [kind, key, json.dumps(payload), self.limits.max_attempts, now, now],
+        )
+        return cursor.lastrowid if cursor.rowcount else None
+
     async def enqueue(self, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:
-        return await self.store.write(lambda db: enqueue_job(db.conn, kind, payload, key, self.params.max_attempts))
+        """Queue a job in a transaction of its own; None when a job with this key exists already."""
+        return await self.store.write(lambda db: self.add(db.conn, kind, payload, key))
+
+    async def results(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The results of the jobs among `keys` that are done, by key."""
+        if not keys:
+            return {}
+        sql = f"SELECT key, result FROM jobs WHERE status = 'done' AND key IN ({','.join('?' * len(keys))})"
+        rows = await self.store.read(lambda db: db.conn.execute(sql, keys).fetchall())
+        return {key: json.loads(result or "{}") for key, result in rows}
 
     async def claim(self, kinds: tuple[str, ...] | None = None, *, after: int = 0) -> Job | None:
         """Claim the oldest queued job (of `kinds`, if given, with an id above `after`), or None."""
@@ -124,7 +132,7 @@ class Jobs:
         conn.execute(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, owner = ?, lease_until = ?, updated = ?"
             " WHERE id = ?",
-            [self.owner, now + self.params.lease_s, now, row[0]],
+            [self.owner, now + self.limits.lease_s, now, row[0]],
         )
         job_id, kind, key, payload, attempts = conn.execute(
             "SELECT id, kind, key, payload, attempts FROM jobs WHERE id = ?", [row[0]]

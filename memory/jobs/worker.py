@@ -6,7 +6,7 @@ its kind, and on an empty queue waits for `wake()` or a short poll. `drain`
 runs the queue once and returns (`loci memory refine`). A handler writes its
 effect with `Jobs.complete`, so a job's effect and its `done` are one
 transaction; an exception records a failed attempt with its error, and the
-job is retried until its attempts run out. A handler that raises
+job is retried until its attempts run out; each failure is logged (`loci.jobs`). A handler that raises
 `JobDeferred` gives its job back to the queue without spending an attempt,
 as does a worker cancelled in the middle of a job.
 
@@ -19,6 +19,7 @@ store's one writer, which the foreground's writes queue behind only briefly.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -29,6 +30,8 @@ import anyio.lowlevel
 from memory.jobs.queue import Job, JobDeferred, JobLost, Jobs
 
 __all__ = ["Foreground", "Handler", "Worker"]
+
+log = logging.getLogger("loci.jobs")
 
 Handler = Callable[[Job], Awaitable[object]]
 POLL_S = 2.0
@@ -95,8 +98,11 @@ class Worker:
                 await self.jobs.release(job, "the worker stopped during the job")
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of a job is kept in its row and retried
-            status = await self.jobs.fail(job, f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            status = await self.jobs.fail(job, error)
             self.ran["failed" if status == "failed" else "retry"] += 1
+            then = {"failed": "no attempt left", "queued": "queued again", "lost": "no longer this worker's"}[status]
+            log.warning("job %d (%s) failed on attempt %d: %s; %s", job.id, job.kind, job.attempts, error, then)
         else:
             self.ran["done"] += 1
         return True

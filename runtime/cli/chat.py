@@ -23,25 +23,21 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
 
 import anyio
 import anyio.to_thread
 
 from memory.chat import ChatLog, ChatSession
 from memory.errors import LociError, UsageError
-from memory.jobs.queue import Jobs
-from memory.jobs.worker import Handler
 from memory.store import default_db_path
-from runtime.background import background_worker
+from runtime.background import Background
 from runtime.cli.display import one_line
 from runtime.cli.run import add_model_arguments, sizes_from
 from runtime.models.specs import load_model
-from runtime.prompt.notes import NOTE_JOB, NoteRefiner
 from runtime.run import Limits, RunConfig, RunResult
 from runtime.session import Session, check_files, open_session
 
-__all__ = ["Chat", "chat_jobs", "chat_loop", "open_chat", "read_line", "register"]
+__all__ = ["Chat", "chat_loop", "open_chat", "read_line", "register"]
 
 Read = Callable[[], Awaitable[str | None]]
 Write = Callable[[str], None]
@@ -74,7 +70,9 @@ async def run(args: argparse.Namespace) -> int:
         config = RunConfig(
             limits=Limits(max_turns=args.max_turns), sizes=sizes_from(args, model), mcp_config=args.mcp_config
         )
-        async with open_session(model, args.db or default_db_path(), config, files=args.file) as session:
+        db = args.db or default_db_path()
+        # A chat is a long-lived process: its worker runs every job kind (`runtime.background`).
+        async with open_session(model, db, config, files=args.file, background=Background.ALL) as session:
             chat = await open_chat(session, model.name, write=_print, resume=resume)
             await chat_loop(chat, read_line)
     finally:
@@ -127,25 +125,13 @@ async def open_chat(session: Session, model: str, *, write: Write, resume: int |
 async def chat_loop(chat: Chat, read: Read) -> None:
     """Read lines until /quit or end of input; each is a command or a task.
 
-    The background worker runs meanwhile (the memory graph's jobs, and the rewrites of the notes the
-    chat's folds wrote as extracts), its model calls only while the chat waits for the person."""
-    session, experience = chat.session, chat.session.experience
-    async with background_worker(*chat_jobs(session)) if experience else nullcontext() as worker:
-        if experience:
-            experience.worker = worker
-            session.agent.notes.wake = worker.wake
-        while True:
-            line = await read()
-            if line is None or not await chat.handle(line):
-                return
-
-
-def chat_jobs(session: Session) -> tuple[Jobs, dict[str, Handler]]:
-    """The queue a chat's worker runs, and its handlers: the memory graph's jobs and the session's notes."""
-    assert session.experience is not None
-    evolution = session.experience.evolution
-    notes = NoteRefiner(session.agent.model, session.contexts, evolution.jobs, evolution.foreground)
-    return evolution.jobs, {**evolution.handlers(), NOTE_JOB: notes}
+    The session's background worker (`Background.ALL`) runs meanwhile: the memory graph's jobs, and the
+    rewrites of the notes the chat's folds wrote as extracts, its model calls only while the chat waits
+    for the person."""
+    while True:
+        line = await read()
+        if line is None or not await chat.handle(line):
+            return
 
 
 class Chat:

@@ -36,6 +36,7 @@ COMMANDS = (
     "runtime.cli.chat",
     "runtime.cli.evolution",
     "runtime.cli.digest",
+    "runtime.cli.ui",
     "bench.cli",
 )
 

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from memory.errors import UsageError
 from memory.store import default_db_path
@@ -16,7 +15,7 @@ from runtime.prompt.build import RegionSizes
 from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
 from runtime.session import check_files, open_session
 
-__all__ = ["add_model_arguments", "as_json", "register", "sizes_from"]
+__all__ = ["add_model_arguments", "register", "sizes_from"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -95,7 +94,8 @@ async def run(args: argparse.Namespace) -> int:
         config = RunConfig(
             limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
         )
-        async with open_session(model, args.db or default_db_path(), config, files=files, on_turn=on_turn) as session:
+        db, episodes = args.db or default_db_path(), not args.no_episode
+        async with open_session(model, db, config, files=files, on_turn=on_turn, episodes=episodes) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))
@@ -112,13 +112,12 @@ async def run(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
-            session.experience.episodes = not args.no_episode
             # The run lists what was loaded for it; with nothing loaded, every document in the home.
             # The run's episode is written and its refinement queued; `loci memory refine` or a worker runs it.
             run_id, result = await session.run(args.task, tool_choice=choice, objects=loaded or None)
     finally:
         await model.aclose()
-    shown = {"run_id": run_id, **as_json(result)}
+    shown = {"run_id": run_id, **result.as_json()}
     print(json.dumps(shown, ensure_ascii=False, indent=2) if args.json else as_text(result))
     return 0
 
@@ -153,17 +152,3 @@ def as_text(result: RunResult) -> str:
         lines.append(f"\n--- {cited.id} lines {cited.start}-{cited.end}")
         lines.append(cited.text.rstrip())
     return "\n".join(lines)
-
-
-def as_json(result: RunResult) -> dict[str, Any]:
-    return {
-        "answer": result.answer,
-        "status": result.status,
-        "reason": result.reason,
-        "evidence": [{"id": c.id, "start": c.start, "end": c.end, "text": c.text} for c in result.evidence],
-        "turns": len(result.turns),
-        "tool_calls": result.tool_calls,
-        "tokens": result.tokens,
-        "mode": result.plan.mode if result.plan else None,
-        "tools": result.plan.tools if result.plan else [],
-    }

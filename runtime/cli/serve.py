@@ -95,7 +95,7 @@ async def run(args: argparse.Namespace) -> int:
     async with await Store.open(db) as store:
         evolution = Evolution(Graph(store))
         async with background_worker(evolution.jobs, evolution.handlers()):
-            await _serve(build_app(db, tools, roots=roots.roots or (), options=options), args, token)
+            await _serve(build_app(store, tools, roots=roots.roots or (), options=options), args, token)
     return 0
 
 

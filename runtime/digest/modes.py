@@ -6,7 +6,8 @@ says how much was read: that is the baseline the benchmarks compare against.
 
 `navigate` is the agent itself, with the context tools (outline, read,
 search, and `context_ask`, which recurses over a span) over the loaded
-documents, through `open_session`.
+documents, on the job's session (`runtime.digest.run`), whose store is the
+job's own: the home is opened once.
 
 `auto` prefers a direct call whenever the documents fit the window:
 recursive methods lose to it there, small models most of all. Past the
@@ -18,19 +19,19 @@ large window, and to `stream` otherwise, since a small model browses badly.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import aclosing
-from pathlib import Path
 from typing import Any
 
 from memory.context.store import ContextObject, ContextStore
 from runtime.digest.chunks import Piece, Position, pieces
+from runtime.evidence import Cited, evidence_json
 from runtime.models.base import Model, Request
 from runtime.prompt.build import TEMPLATE_OVERHEAD
-from runtime.run import Limits, RunConfig, TurnTrace
-from runtime.session import open_session
+from runtime.run import Limits, RunConfig, RunResult
+from runtime.session import Session
 
-__all__ = ["STRATEGIES", "choose", "direct", "navigate"]
+__all__ = ["STRATEGIES", "as_result", "choose", "direct", "navigate", "session_config"]
 
 STRATEGIES = ("stream", "navigate", "direct", "auto")
 NAVIGATE_MIN_WINDOW = 16_384
@@ -106,26 +107,26 @@ async def _head(
     return None
 
 
-async def navigate(
-    model: Model,
-    db: str | Path,
-    objects: Sequence[ContextObject],
-    question: str,
-    *,
-    max_turns: int,
-    on_turn: Callable[[TurnTrace], Awaitable[None] | None] | None = None,
-) -> dict[str, Any]:
-    """The agent browses the documents with the context tools, recursing with `context_ask`."""
-    config = RunConfig(limits=Limits(max_turns=max_turns), tools=("context",))
-    async with open_session(model, db, config, on_turn=on_turn) as session:
-        result = await session.agent.run(question, objects=list(objects))
+def session_config(max_turns: int) -> RunConfig:
+    """The config of a job's session: `navigate`'s turns, with the context tools only."""
+    return RunConfig(limits=Limits(max_turns=max_turns), tools=("context",))
+
+
+async def navigate(session: Session, objects: Sequence[ContextObject], task: str) -> tuple[RunResult, dict[str, Any]]:
+    """The agent browses the documents with the context tools, recursing with `context_ask`; its result and
+    the job's outcome."""
+    result = await session.agent.run(task, objects=list(objects))
     names = {obj.id: obj.name for obj in objects}
-    return {
+    return result, {
         "answer": result.answer,
-        "evidence": [
-            {"id": c.id, "name": names.get(c.id, ""), "start": c.start, "end": c.end} for c in result.evidence
-        ],
+        "evidence": evidence_json(result.evidence, names=names),
         "tokens_read": sum(t.result_tokens for t in result.turns),
         "status": result.status,
         "reason": result.reason,
     }
+
+
+def as_result(outcome: dict[str, Any]) -> RunResult:
+    """A `direct` or `stream` outcome as the `RunResult` its run record keeps."""
+    evidence = [Cited(e["id"], e["start"], e["end"], "") for e in outcome["evidence"]]
+    return RunResult(outcome["answer"], outcome["status"], evidence, reason=outcome.get("reason"))

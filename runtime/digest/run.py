@@ -7,13 +7,17 @@ Its life, one layer a step:
     check      refuse bad files and sizes before anything is written
     create     a `digest_jobs` row: the question, settings, files and hashes
     load       the documents into the context store (an unchanged file once)
-    run        the strategy; `stream` checkpoints the row after every chunk
+    run        the strategy, through `Session.run` on a session over the job's
+               own store (opened once), so every job leaves a run record
+               (`source="digest"`) and an episode; `stream` checkpoints the
+               row after every chunk
     finish     the record below, stored on the row and returned
 
 The record is what `loci digest --json` prints: `answer`, `evidence` (the
 line ranges it rests on), `strategy` (and `why`), `tokens_read`,
 `tokens_total`, `model_calls`, `wall_s` (over every run of the job),
-`status` (`done`, or `partial` with a `reason`) and `job_id`.
+`status` (`done`, or `partial` with a `reason`), `job_id` and `run_id` (the
+run record of this run of the job).
 
 A job that raises is marked `failed` with its error; one cancelled (Ctrl-C,
 a cancelled MCP call) is marked `interrupted`; one killed stays `running`
@@ -36,16 +40,19 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from memory.context.store import ContextObject, ContextStore
+from memory.context.store import ContextObject
 from memory.digest_jobs import DigestJob, DigestJobs
 from memory.errors import UsageError
-from memory.store import Store, default_db_path
+from memory.store import Store, default_db_path, use_store
 from runtime.digest.inputs import Input, check_inputs, load_inputs
-from runtime.digest.modes import STRATEGIES, choose, direct, navigate
+from runtime.digest.modes import STRATEGIES, as_result, choose, direct, navigate, session_config
 from runtime.digest.settings import MeteredModel, Progress, Settings
 from runtime.digest.stream import StreamReader, evidence_of
+from runtime.experience import Brief
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
+from runtime.run import RunResult
+from runtime.session import Session, open_session
 
 __all__ = ["Progress", "ProgressHook", "digest", "resume"]
 
@@ -57,7 +64,7 @@ async def digest(
     question: str,
     *,
     model: Model | str = DEFAULT_SPEC,
-    db: str | Path | None = None,
+    db: str | Path | Store | None = None,
     strategy: str = "auto",
     chunk_tokens: int | None = None,
     memory_tokens: int | None = None,
@@ -75,7 +82,7 @@ async def digest(
         settings = Settings.for_model(
             loaded, question, chunk_tokens=chunk_tokens, memory_tokens=memory_tokens, max_turns=max_turns
         )
-        async with await Store.open(db or default_db_path()) as store:
+        async with use_store(db or default_db_path()) as store:
             files = [item.as_json() for item in inputs]
             job_id = await DigestJobs(store).create(question, strategy, spec, settings.as_json(), files)
             job = await DigestJobs(store).get(job_id)
@@ -86,12 +93,12 @@ async def resume(
     job_id: int,
     *,
     model: Model | str | None = None,
-    db: str | Path | None = None,
+    db: str | Path | Store | None = None,
     context_window: int | None = None,
     progress: ProgressHook | None = None,
 ) -> dict[str, Any]:
     """Continue job `job_id` from its last checkpoint (a finished job returns its record)."""
-    async with await Store.open(db or default_db_path()) as store:
+    async with use_store(db or default_db_path()) as store:
         job = await DigestJobs(store).get(job_id)
         if job.status == "done" and job.result is not None:
             return job.result
@@ -177,22 +184,36 @@ class _Run:
 
     async def _run(self) -> dict[str, Any]:
         await self._report()
-        objects = await load_inputs(ContextStore(self.store, self.model.count_tokens), self.inputs)
+        config = session_config(self.settings.max_turns)
+        async with open_session(self.model, self.store, config, on_turn=self._turn) as session:
+            return await self._in(session)
+
+    async def _in(self, session: Session) -> dict[str, Any]:
+        objects = await load_inputs(session.contexts, self.inputs)
         total = sum(obj.tokens for obj in objects)
         strategy, why = self.job.strategy, self.state.get("why", "as asked")
         if strategy == "auto":
             strategy, why = choose(total, self.job.question, self.model)
         self.state.update(why=why, tokens_total=total)
         await self.jobs.claim(self.job.id, strategy, self.state)
-        self.progress.strategy, self.progress.tokens_total = strategy, total
-        self.progress.tokens_read = self.state.get("tokens_read", 0)
-        self.progress.chunks = self.state.get("chunk", 0)
-        self.progress.chunks_total = (
-            max(1, math.ceil(total / self.settings.chunk_tokens)) if strategy == "stream" else 1
+        chunks_total = max(1, math.ceil(total / self.settings.chunk_tokens)) if strategy == "stream" else 1
+        self._progress(
+            strategy=strategy,
+            tokens_total=total,
+            tokens_read=self.state.get("tokens_read", 0),
+            chunks=self.state.get("chunk", 0),
+            chunks_total=chunks_total,
+            phase="reading",
         )
-        self.progress.phase = "reading"
         await self._report()
-        outcome = await self._strategy(strategy, objects)
+        found: dict[str, Any] = {}
+
+        async def work(brief: Brief) -> RunResult:
+            result, found["outcome"] = await self._strategy(strategy, objects, session, brief)
+            return result
+
+        run_id, _ = await session.run(self.job.question, source="digest", work=work)
+        outcome = found["outcome"]
         record = {
             "answer": outcome["answer"],
             "evidence": outcome["evidence"],
@@ -205,46 +226,53 @@ class _Run:
             "status": outcome["status"],
             "reason": outcome.get("reason"),
             "job_id": self.job.id,
+            "run_id": run_id,
         }
         await self.jobs.finish(
             self.job.id, record, {**self.state, "model_calls": self.model.calls, "wall_s": self._wall()}
         )
-        self.progress.phase, self.progress.tokens_read = "done", outcome["tokens_read"]
+        self._progress(phase="done", tokens_read=outcome["tokens_read"])
         await self._report()
         return record
 
-    async def _strategy(self, strategy: str, objects: list[ContextObject]) -> dict[str, Any]:
+    async def _strategy(
+        self, strategy: str, objects: list[ContextObject], session: Session, brief: Brief
+    ) -> tuple[RunResult, dict[str, Any]]:
+        """The strategy's run result (for the run record) and its outcome (for the job's record)."""
         question = self.job.question
-        if strategy == "direct":
-            return await direct(self.model, ContextStore(self.store, self.model.count_tokens), objects, question)
         if strategy == "navigate":
-
-            async def turn(_: Any) -> None:
-                self.progress.model_calls = self.model.calls
-                await self._report()
-
-            return await navigate(
-                self.model, self.store.path, objects, question, max_turns=self.settings.max_turns, on_turn=turn
-            )
+            return await navigate(session, objects, brief.task)
+        if strategy == "direct":
+            outcome = await direct(self.model, session.contexts, objects, question)
+            return as_result(outcome), outcome
         reader = StreamReader(
-            self.model, ContextStore(self.store, self.model.count_tokens), objects, question,
+            self.model, session.contexts, objects, question,
             self.settings.chunk_tokens, self.settings.memory_tokens, self._checkpoint,
         )  # fmt: skip
         answer, state = await reader.run(self.state)
-        return {
+        outcome = {
             "answer": answer,
             "evidence": evidence_of(state, objects),
             "tokens_read": state["tokens_read"],
             "status": "done",
         }
+        return as_result(outcome), outcome
+
+    async def _turn(self, _: Any) -> None:
+        """A navigated turn ended: report the model calls so far (`_report` reads them)."""
+        await self._report()
 
     async def _checkpoint(self, state: dict[str, Any]) -> None:
         self.state = state
         state.update(model_calls=self.model.calls, wall_s=self._wall())
         await self.jobs.checkpoint(self.job.id, state)
-        self.progress.tokens_read, self.progress.chunks = state["tokens_read"], state["chunk"]
-        self.progress.chunks_total = max(self.progress.chunks_total, state["chunk"])
+        chunks_total = max(self.progress.chunks_total, state["chunk"])
+        self._progress(tokens_read=state["tokens_read"], chunks=state["chunk"], chunks_total=chunks_total)
         await self._report()
+
+    def _progress(self, **changes: Any) -> None:
+        """Where the job is now: a new `Progress`, so a report already handed out never changes."""
+        self.progress = dataclasses.replace(self.progress, **changes)
 
     def _wall(self) -> float:
         return self.job.state.get("wall_s", 0.0) + time.monotonic() - self.started
@@ -252,7 +280,7 @@ class _Run:
     async def _report(self) -> None:
         if self.hook is None:
             return
-        self.progress.model_calls = self.model.calls
-        outcome = self.hook(dataclasses.replace(self.progress))  # a snapshot: the hook may keep it
+        self._progress(model_calls=self.model.calls)
+        outcome = self.hook(self.progress)  # a value, replaced at each step: the hook may keep it
         if inspect.isawaitable(outcome):
             await outcome

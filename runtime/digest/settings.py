@@ -21,6 +21,7 @@ from typing import Any
 from memory.errors import UsageError
 from runtime.digest.stream import update_instructions
 from runtime.models.base import Model, Reply, Request
+from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import TEMPLATE_OVERHEAD
 
 __all__ = ["MIN_CHUNK", "MeteredModel", "Progress", "Settings"]
@@ -95,27 +96,18 @@ class Progress:
     model_calls: int = 0
 
 
-class MeteredModel:
+class MeteredModel(ModelWrapper):
     """A model that counts its calls and the seconds spent in them; closing it leaves the model open."""
 
     def __init__(self, model: Model, calls: int = 0) -> None:
-        self.model = model
-        self.name = model.name
-        self.context_window = model.context_window
-        self.parameters = model.parameters
+        super().__init__(model)
         self.calls = calls
         self.seconds = 0.0
-
-    def count_tokens(self, text: str) -> int:
-        return self.model.count_tokens(text)
 
     async def generate(self, request: Request) -> Reply:
         started = time.perf_counter()
         try:
-            return await self.model.generate(request)
+            return await self.inner.generate(request)
         finally:
             self.calls += 1
             self.seconds += time.perf_counter() - started
-
-    async def aclose(self) -> None:
-        return None

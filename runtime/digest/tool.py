@@ -3,7 +3,8 @@
 It runs one digest job (`runtime.digest.run`) and sends a progress notification
 after every chunk: tokens read out of the total, with the chunk and the
 model calls in the message. Files must lie under one of the server's
-`--root` directories, as for `run_task`. The model is loaded from the
+`--root` directories, as for `run_task`. The job runs on the served home
+(the server's open store, not a second one on its file). The model is loaded from the
 server's `--model` for each call and closed after it, and calls run one at
 a time. A cancelled call leaves its job `interrupted`, resumable with
 `loci digest --resume`.
@@ -20,6 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
 from memory.context.paths import Roots
 from memory.errors import LociError, UsageError
+from memory.store import Store
 from runtime.digest.run import digest
 from runtime.digest.settings import Progress
 from runtime.models.specs import DEFAULT_SPEC
@@ -31,7 +33,7 @@ __all__ = ["DigestTool", "digest_set"]
 def digest_set(state: LociState) -> MCPServer:
     """The `digest` tool set of `loci serve`, over the served home and its roots."""
     server = MCPServer(name="digest")
-    server.add_tool(DigestTool(state.options.get("model", DEFAULT_SPEC), state.store.path, state.roots).digest)
+    server.add_tool(DigestTool(state.options.get("model", DEFAULT_SPEC), state.store, state.roots).digest)
     return server
 
 
@@ -41,7 +43,7 @@ register_tool_set("digest", digest_set)
 class DigestTool:
     """Holds the server's model spec, home and roots; `digest` is the tool function."""
 
-    def __init__(self, spec: str, db: Path, roots: list[Path] | Roots) -> None:
+    def __init__(self, spec: str, db: Path | Store, roots: list[Path] | Roots) -> None:
         self.spec, self.db = spec, db
         self.roots = roots if isinstance(roots, Roots) else Roots(roots) if roots else Roots(None)
         self._lock = anyio.Lock()

@@ -28,14 +28,22 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from memory.errors import BackendError, UsageError
-from runtime.action import ToolSpec
 from runtime.host.config import ServerSpec, load_server_config
 from runtime.host.hosted import Hosted
 
-__all__ = ["McpHost", "ServerSpec", "ToolResult", "load_server_config"]
+__all__ = ["McpHost", "ServerSpec", "ToolResult", "ToolSpec", "load_server_config"]
 
 CALL_TIMEOUT_S = 300.0
 SEP = "__"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it: its (namespaced) name, description and input schema."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
 
 
 @dataclass

@@ -119,8 +119,11 @@ class Hosted:
                 task_status.started()
                 async for _ in events:
                     await self._refresh(client)
-        except Exception:  # a server without the stream: `notifications/tools/list_changed` does the job
-            if not listening:
+        except Exception as exc:  # noqa: BLE001 - the notifications still tell of changes; say why the stream ended
+            if listening:
+                log.warning("MCP server %s: its tool-change stream broke: %s", self.spec.name, _describe(exc))
+            else:  # a server without the stream: `notifications/tools/list_changed` does the job
+                log.debug("MCP server %s offers no tool-change stream: %s", self.spec.name, _describe(exc))
                 task_status.started()
 
     async def _on_message(self, message: Any) -> None:
@@ -144,11 +147,15 @@ class Hosted:
         try:
             with anyio.fail_after(PING_TIMEOUT_S):  # `ping` is gone in 2026-07-28: a fresh listing probes instead
                 await client.list_tools(cache_mode="refresh")
-        except Exception:
-            self.mark_dead("it stopped answering")
+        except TimeoutError:
+            self.mark_dead(f"it did not answer a tool listing within {PING_TIMEOUT_S:g}s")
+        except Exception as exc:  # noqa: BLE001 - whatever broke the probe, the server is restarted; keep why
+            self.mark_dead(f"its tool listing failed: {_describe(exc)}")
 
     def mark_dead(self, why: str) -> None:
+        """Declare the connection dead (`why` is kept as the server's error): the supervisor restarts it."""
         if self.status == "running":
+            log.info("MCP server %s: %s; restarting it", self.spec.name, why)
             self.error = why
             self._set_status("restarting")
         self._down.set()

@@ -38,8 +38,10 @@ class ScriptedModel:
         repeat_last: bool = False,
         counter: Callable[[str], int] | None = None,
         parameters: int | None = None,
+        serial: bool = True,
     ) -> None:
         self.name = name
+        self.serial = serial  # False: it stands for a remote model, which serves calls concurrently
         self.counter = counter or (lambda text: len(text.split()))
         self.context_window = context_window
         self.parameters = parameters

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.action import ToolSpec
+from runtime.host.host import ToolSpec
 from runtime.prompt.fit import WHOLE
 
 __all__ = ["FIRST_LOOK", "SMALL_PARAMETERS", "Catalogue", "choose_tools"]

@@ -7,9 +7,9 @@ Who writes the note, and when, is the run's `NoteMode`:
 
 - `BACKGROUND` (the default): the fold writes a plain extract of the pruned
   lines at once, marked `[extract]`, and, where a worker will run it (the
-  writer's `wake` is set: `loci chat`'s worker, or the session's own beside a
-  remote model), queues a `note` job (key `note:<note id>`) holding the
-  lines. The turn never waits for a model. Where no worker runs (`loci run`
+  writer was built with a `NoteQueue`: `loci chat`'s worker, or the session's
+  own beside a remote model; `runtime.session` decides), queues a `note` job
+  (key `note:<note id>`) holding the lines. The turn never waits for a model. Where no worker runs (`loci run`
   on a local model) the extract stays: a rewrite made after the run's window
   is gone would serve nobody.
   `NoteRefiner`, run by a worker, rewrites the note with the model when the
@@ -32,26 +32,47 @@ charged to the run's ledger; a background rewrite, made after the fold, is not.
 
 from __future__ import annotations
 
-import json
+import enum
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from memory.context.store import ContextStore
 from memory.errors import BackendError
-from memory.jobs.queue import Job, JobDeferred, Jobs, enqueue_job
+from memory.jobs.queue import Job, JobDeferred, Jobs
 from memory.jobs.worker import Foreground, Worker
-from runtime.ledger import Ledger
 from runtime.models.base import Model, Request, is_serial
+from runtime.models.ledger import Ledger
 from runtime.prompt.build import RegionSizes, fit
 from runtime.prompt.window import NoteLine, Window, extract_note, folded_text, is_note, item_id
-from runtime.run import NoteMode
 
-__all__ = ["NOTE_JOB", "NOTE_TOKENS", "NoteRefiner", "NoteWriter", "note_messages", "note_problem", "rewrite_queued"]
+__all__ = [
+    "NOTE_JOB",
+    "NOTE_TOKENS",
+    "NoteMode",
+    "NoteQueue",
+    "NoteRefiner",
+    "NoteWriter",
+    "note_messages",
+    "note_problem",
+    "rewrite_queued",
+]
 
 NOTE_TOKENS = 192
 NOTE_JOB = "note"
+
+
+class NoteMode(enum.Enum):
+    """Who writes the note that replaces pruned turns, and when (`runtime.prompt.notes`).
+
+    BACKGROUND: a marked extract at once, rewritten by the model later in a `note` job;
+    MODEL: the model, in one bounded call the turn waits for; EXTRACT: the extract only."""
+
+    BACKGROUND = "background"
+    MODEL = "model"
+    EXTRACT = "extract"
 
 
 def note_problem(text: str) -> str | None:
@@ -75,16 +96,35 @@ def note_messages(system: str, lines: str, size: int) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": ask}]
 
 
+@dataclass(frozen=True)
+class NoteQueue:
+    """Where a fold's note rewrites go: the job queue, and the `wake` of the worker that runs them."""
+
+    jobs: Jobs
+    wake: Callable[[], None]
+
+
 class NoteWriter:
-    """Folds window items into notes, within the window's size and the run's ledger."""
+    """Folds window items into notes, within the window's size and the run's ledger.
+
+    With a `queue`, a `BACKGROUND` fold queues its rewrite there; without one no worker would run it,
+    and the extract stays."""
 
     def __init__(
-        self, model: Model, window: Window, sizes: RegionSizes, mode: NoteMode, system: str, ledger: Ledger
+        self,
+        model: Model,
+        window: Window,
+        sizes: RegionSizes,
+        mode: NoteMode,
+        system: str,
+        ledger: Ledger,
+        *,
+        queue: NoteQueue | None = None,
     ) -> None:
         self.model, self.window, self.sizes, self.mode = model, window, sizes, mode
         self.system, self.ledger = system, ledger  # the run's system text: its KV prefix serves the note too
-        # The `wake` of the worker that will run this writer's note jobs; None: no worker, no jobs queued.
-        self.wake: Callable[[], None] | None = None
+        self.queue_to = queue
+        self.jobs = queue.jobs if queue is not None else Jobs(window.contexts.store)
         self.queued = 0  # note jobs this writer queued
         self.adopted = 0  # refined notes it took into the window
 
@@ -108,7 +148,7 @@ class NoteWriter:
         else:
             text, method = extract_note(items, size, self.model.count_tokens), NoteMode.EXTRACT.value
         line = await self.window.prune(text, [item_id(item) for item in items], method=method)
-        if self.mode is NoteMode.BACKGROUND and method == NoteMode.EXTRACT.value and self.wake is not None:
+        if self.mode is NoteMode.BACKGROUND and method == NoteMode.EXTRACT.value and self.queue_to is not None:
             await self.queue(line, items, size)
         return line.note_id
 
@@ -140,11 +180,10 @@ class NoteWriter:
             "size": size,
             "system": self.system,
         }
-        store = self.window.contexts.store
-        await store.write(lambda db: enqueue_job(db.conn, NOTE_JOB, payload, key=f"{NOTE_JOB}:{line.note_id}"))
+        assert self.queue_to is not None, "fold queues only with a queue"
+        await self.queue_to.jobs.enqueue(NOTE_JOB, payload, key=f"{NOTE_JOB}:{line.note_id}")
         self.queued += 1
-        if self.wake is not None:
-            self.wake()
+        self.queue_to.wake()
 
     async def adopt(self) -> int:
         """Put the refined notes that are ready in place of their extracts in the window; how many.
@@ -153,12 +192,8 @@ class NoteWriter:
         places = {f"{NOTE_JOB}:{item_id(item)}": i for i, item in enumerate(self.window.items) if _may_refine(item)}
         if not places:
             return 0
-        keys = list(places)
-        sql = f"SELECT key, result FROM jobs WHERE status = 'done' AND key IN ({','.join('?' * len(keys))})"
-        rows = await self.window.contexts.store.read(lambda db: db.conn.execute(sql, keys).fetchall())
         taken = 0
-        for key, result in rows:
-            done = json.loads(result or "{}")
+        for key, done in (await self.jobs.results(list(places))).items():
             if "note" in done:  # a job that kept the extract has nothing to give
                 self.window.items[places[key]] = NoteLine(done["note"], done["covers"], done["text"], "model")
                 taken += 1

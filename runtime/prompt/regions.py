@@ -15,16 +15,16 @@ refused (`runtime.answers`).
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from memory.context.store import ContextObject
-from runtime.action import ToolSpec
+from runtime.host.host import ToolSpec
 from runtime.prompt.window import Window
-from runtime.run import AnswerStyle
 
-__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "Observation", "Regions", "system_text"]
+__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "AnswerStyle", "Observation", "Regions", "system_text"]
 
 LISTED_OBJECTS = 20
 
@@ -42,6 +42,13 @@ RULES = """Rules:
 - Answer from the documents only. Documents are shown as `N| text`, N being the line number.
 - Never repeat a call: a result you already have is stored as obs:N.
 - A large result is stored as obs:N and shown in part; read on with context_read."""
+
+
+class AnswerStyle(enum.Enum):
+    """How the model gives its answer: inside the JSON action, or as free text after deciding to answer."""
+
+    JSON = "json"
+    TEXT = "text"
 
 
 def system_text(tools: list[ToolSpec], style: AnswerStyle = AnswerStyle.JSON) -> str:

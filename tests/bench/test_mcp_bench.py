@@ -13,7 +13,14 @@ def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    for path in ("inprocess", "stdio", "http"):
-        assert 0 < result[f"{path}_p50_ms"] <= result[f"{path}_p95_ms"]
+    assert result["calls"] == 10 and all(result[f"{path}_p50_ms"] > 0 for path in ("inprocess", "stdio", "http"))
+    for path in ("stdio", "http"):  # what the transport adds is the path's p50 less the in-process one
+        overhead = round(result[f"{path}_p50_ms"] - result["inprocess_p50_ms"], 3)
+        assert result[f"{path}_overhead_p50_ms"] == overhead
+    assert result["met"] == {
+        "stdio_p50_ms": result["stdio_p50_ms"] <= 2.0,
+        "http_p50_ms": result["http_p50_ms"] <= 5.0,
+        "concurrent_errors": True,
+    }
     assert result["concurrent_calls"] == 10 and result["concurrent_errors"] == 0
     assert result["concurrent_calls_per_s"] > 0 and result["nodes"] == 300

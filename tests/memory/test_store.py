@@ -43,12 +43,32 @@ def test_a_store_opened_before_any_schema_module_is_imported_has_every_table(tmp
     assert "digest_jobs" in tables
     with sqlite3.connect(path) as conn:
         applied = {row[0] for row in conn.execute("SELECT migration_set FROM _sqlite_migrations")}
-    assert applied == {"context", "graph", "chat", "runs", "evolution", "digest"}
+    assert applied == {"context", "graph", "chat", "runs", "evolution", "jobs", "digest"}
 
 
 def test_the_sets_apply_in_the_listed_order() -> None:
-    assert [m.name for m in migration_sets()] == ["context", "graph", "chat", "runs", "evolution", "digest"]
+    assert [m.name for m in migration_sets()] == ["context", "graph", "chat", "runs", "evolution", "jobs", "digest"]
     assert len(MIGRATION_SETS) == len(set(MIGRATION_SETS))
+
+
+async def test_a_home_made_before_the_jobs_set_keeps_its_queue(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    older = [m for m in migration_sets() if m.name != "jobs"]  # a home from before the queue had its own set
+    store = Store(path, sqlite3.connect(path, isolation_level=None, check_same_thread=False))
+    store.write_sync(lambda db: [m.apply(db) for m in older])
+    store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO jobs (kind, key, payload, max_attempts, created, updated)"
+            " VALUES ('refine', 'k', '{}', 3, 0, 0)"
+        )
+    async with await Store.open(path) as reopened:
+        rows = await reopened.read(lambda db: db.conn.execute("SELECT kind, key, status FROM jobs").fetchall())
+        applied = await reopened.read(
+            lambda db: db.conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'jobs'").fetchall()
+        )
+    assert rows == [("refine", "k", "queued")]
+    assert applied == [("take_over_jobs_table",)]
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
@@ -65,3 +85,28 @@ def test_a_listed_module_that_does_not_exist_is_an_error(monkeypatch: pytest.Mon
     monkeypatch.setattr("memory.store.MIGRATION_SETS", (*MIGRATION_SETS, "memory.no_such_schema"))
     with pytest.raises(ModuleNotFoundError, match="memory.no_such_schema"):
         Store.open_sync(tmp_path / "loci.db")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE memory_nodes SET uses = 5",
+        "INSERT INTO runs (task, started) VALUES ('x', 0)",
+        "CREATE TABLE extra (a)",
+        "DROP TABLE runs",
+        "PRAGMA user_version = 9",
+        "PRAGMA journal_mode = DELETE",
+        "ATTACH ':memory:' AS other",
+    ],
+)
+async def test_a_query_only_store_reads_but_cannot_write_through_a_read(tmp_path: Path, sql: str) -> None:
+    async with await Store.open(tmp_path / "loci.db") as store:
+        await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('kept', 1)"))
+    async with await Store.open(tmp_path / "loci.db", query_only=True) as store:
+        with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
+            await store.read(lambda db: db.execute(sql))
+        # Its own temporary tables it may write (recall stems words in one), and the writer still writes.
+        await store.read(lambda db: db.execute("CREATE TEMP TABLE scratch (a)"))
+        await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('written', 2)"))
+        tasks = await store.read(lambda db: [r[0] for r in db.execute("SELECT task FROM runs ORDER BY id")])
+    assert tasks == ["kept", "written"]

@@ -16,7 +16,8 @@ from runtime.answers import answer_problem
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
-from runtime.run import AnswerStyle, Limits, RunConfig
+from runtime.prompt.regions import AnswerStyle
+from runtime.run import Limits, RunConfig
 from runtime.session import open_session
 
 SHORT = "Harbor garden\nThere are 48 plots.\nEach plot costs 35 euros a season.\nThe coordinator is Marta Okafor.\n"

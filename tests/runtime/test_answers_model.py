@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from runtime.models.base import Model, Reply, Request
+from runtime.models.wrapper import ModelWrapper
 from runtime.run import Limits, RunConfig
 from runtime.session import open_session
 
@@ -26,26 +27,20 @@ LONG = (
 QUESTION = "How much does a plot cost?"
 
 
-class FirstReplies:
+class FirstReplies(ModelWrapper):
     """The real model, except that the first requests matching `schema` get the given replies."""
 
     def __init__(self, model: Model, replies: list[str], *, structured: bool) -> None:
-        self.model, self.replies, self.structured = model, list(replies), structured
-        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
+        super().__init__(model)
+        self.replies, self.structured = list(replies), structured
         self.requests: list[Request] = []
-
-    def count_tokens(self, text: str) -> int:
-        return self.model.count_tokens(text)
 
     async def generate(self, request: Request) -> Reply:
         self.requests.append(request)
         if self.replies and (request.schema is not None) == self.structured:
             text = self.replies.pop(0)
             return Reply(text=text, prompt_tokens=0, completion_tokens=self.count_tokens(text))
-        return await self.model.generate(request)
-
-    async def aclose(self) -> None:
-        return None
+        return await self.inner.generate(request)
 
 
 async def test_the_bundled_model_sees_a_short_file_whole_and_navigates_a_long_one(tmp_path: Path, gguf: Model) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
@@ -14,6 +15,7 @@ from memory.evolution.params import EvolutionParams
 from memory.graph.graph import Graph
 from memory.jobs.queue import Job
 from memory.jobs.worker import Worker
+from memory.runs import RunRecord, Runs
 from memory.store import Store
 from runtime.models.scripted import ScriptedModel
 from runtime.session import open_session
@@ -57,14 +59,37 @@ async def test_a_run_sees_recalled_facts_and_leaves_an_episode_of_what_it_used(t
 async def test_no_episode_leaves_the_graph_as_it_was(tmp_path: Path) -> None:
     db = tmp_path / "loci.db"
     model = ScriptedModel([answer("hello")])
-    async with open_session(model, db) as session:
-        session.experience.episodes = False
+    async with open_session(model, db, episodes=False) as session:
         run_id, _ = await session.run("say hello")
     async with await Store.open(db) as store:
         stats = await Graph(store).stats()
         jobs = await Evolution(Graph(store)).jobs.counts()
+        run = await Runs(store).get(run_id)
     assert stats["nodes"] == 0 and sum(jobs.values()) == 0
-    assert run_id >= 1
+    assert (run.task, run.status, run.answer) == ("say hello", "done", "hello")  # the run is recorded all the same
+
+
+@pytest.mark.parametrize("awaited", [False, True])
+async def test_the_evaluator_given_to_a_session_scores_each_episode(tmp_path: Path, awaited: bool) -> None:
+    db = tmp_path / "loci.db"
+    seen: list[RunRecord] = []
+
+    def score(record: RunRecord) -> float:
+        seen.append(record)
+        return 1.0 if record.answer == "hello" else 0.0
+
+    async def score_later(record: RunRecord) -> float:
+        return score(record)
+
+    model = ScriptedModel([answer("hello"), answer("goodbye")])
+    async with open_session(model, db, evaluator=score_later if awaited else score) as session:
+        first, _ = await session.run("say hello")
+        second, _ = await session.run("say hello again")
+    async with await Store.open(db) as store:
+        episodes = Evolution(Graph(store)).episodes
+        outcomes = [(await episodes.get(f"run:{i}", bare="run"))["outcome"] for i in (first, second)]
+    assert [record.id for record in seen] == [first, second]
+    assert outcomes == [1.0, 0.0]
 
 
 async def test_a_turn_completes_while_a_long_refinement_job_runs(tmp_path: Path) -> None:

@@ -19,9 +19,10 @@ from memory.context.objects import Target
 from memory.context.store import ContextStore
 from memory.errors import ToolError
 from memory.store import Store
-from runtime.ledger import Ledger
 from runtime.models.base import Reply, Request
+from runtime.models.ledger import Ledger
 from runtime.models.scripted import ScriptedModel
+from runtime.models.wrapper import ModelWrapper
 from runtime.recursion import Recursion
 from runtime.run import Limits, RunConfig
 from runtime.session import open_session
@@ -87,22 +88,16 @@ def scripted() -> ScriptedModel:
     return ScriptedModel([policy], repeat_last=True)
 
 
-class Metered:
+class Metered(ModelWrapper):
     """A scripted model whose every call costs a fixed number of tokens."""
 
     def __init__(self, model: ScriptedModel, cost: int) -> None:
-        self.model, self.cost = model, cost
-        self.name, self.context_window, self.parameters = model.name, model.context_window, model.parameters
-
-    def count_tokens(self, text: str) -> int:
-        return self.model.count_tokens(text)
+        super().__init__(model)
+        self.cost = cost
 
     async def generate(self, request: Request) -> Reply:
-        reply = await self.model.generate(request)
+        reply = await self.inner.generate(request)
         return Reply(text=reply.text, prompt_tokens=self.cost, completion_tokens=0)
-
-    async def aclose(self) -> None:
-        return None
 
 
 async def loaded(store: Store, model: ScriptedModel, text: str = DOC) -> ContextStore:

@@ -132,7 +132,7 @@ async def test_directory_walk_skips_symlinks_leaving_it(store: Store, tmp_path: 
     secret.write_text("password\n")
     (root / "ok.txt").write_text("fine\n")
     os.symlink(secret, root / "link.txt")
-    loaded = await ContextStore(store).add_path(root)
+    loaded = await ContextStore(store).add_directory(root)
     assert [o.name for o in loaded.objects] == ["project/ok.txt"]
     assert loaded.skipped[0][0] == "project/link.txt"
     assert "outside" in loaded.skipped[0][1]

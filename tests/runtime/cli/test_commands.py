@@ -23,6 +23,7 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "feedback",
         "digest",
         "jobs",
+        "ui",
         "bench",
     }
     for name in cli.COMMANDS:

@@ -18,14 +18,16 @@ from memory.errors import BackendError
 from memory.jobs.queue import Jobs
 from memory.jobs.worker import Foreground, Worker
 from memory.store import Store
-from runtime.background import background_worker
+from runtime.background import Background, background_worker
 from runtime.cli.chat import chat_loop, open_chat
 from runtime.models.base import Reply, Request
+from runtime.models.ledger import Ledger
 from runtime.models.scripted import ScriptedModel
+from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import NOTE_JOB, NoteRefiner, note_problem
+from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner, NoteWriter, note_problem
 from runtime.prompt.window import NoteLine, TurnLine, extract_note
-from runtime.run import Limits, NoteMode, RunConfig
+from runtime.run import Limits, RunConfig
 from runtime.session import Session, open_session
 
 REFINED = "refined: the lines so far were routine entries"
@@ -65,33 +67,45 @@ async def wait_until(check: Callable[[], Any], seconds: float = 20) -> None:
 
 
 def refiner(session: Session, model: Any = None) -> tuple[NoteRefiner, Jobs, Foreground]:
-    assert session.experience is not None
     evolution = session.experience.evolution
     notes = NoteRefiner(model or session.agent.model, session.contexts, evolution.jobs, evolution.foreground)
     return notes, evolution.jobs, evolution.foreground
 
 
-def later(session: Session) -> list[int]:
-    """Tell the session's note writer that a worker will run its jobs (the test runs them itself); wakes."""
-    woken: list[int] = []
-    session.agent.notes.wake = lambda: woken.append(1)
-    return woken
+# The session queues its folds' rewrites and leaves them to the caller: the test runs them itself.
+LATER = Background.CALLER
 
 
 async def test_a_fold_writes_an_extract_and_queues_its_rewrite(tmp_path: Path) -> None:
     model = ScriptedModel([reader(40)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=41), sizes=SIZES)
-    async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
-        woken = later(session)
+    async with open_session(
+        model, tmp_path / "loci.db", config, files=[document(tmp_path)], background=LATER
+    ) as session:
         await session.agent.run("read the log")
         jobs = await note_jobs(session.store)
         notes = [item for item in session.agent.window.items if item.render().startswith("note:")]
     assert [call.purpose for call in model.calls] == ["act"] * 40  # no turn waited for a note
-    assert jobs and all(job["status"] == "queued" for job in jobs) and len(woken) == len(jobs)
+    assert jobs and all(job["status"] == "queued" for job in jobs) and session.agent.notes.queued == len(jobs)
     payload = json.loads(jobs[0]["payload"])
     assert jobs[0]["key"] == f"note:{payload['note']}"
     assert payload["lines"].startswith("turn 1") and payload["size"] > 0 and payload["system"]
     assert notes and all("[extract]" in item.render() for item in notes)
+
+
+async def test_each_queued_rewrite_wakes_the_worker_that_will_run_it(tmp_path: Path) -> None:
+    model = ScriptedModel([reader(40)], repeat_last=True)
+    config = RunConfig(limits=Limits(max_turns=41), sizes=SIZES)
+    async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
+        await session.agent.run("read the log")  # no worker: the folds keep their extracts
+        woken: list[int] = []
+        queue = NoteQueue(Jobs(session.store), lambda: woken.append(1))
+        agent = session.agent
+        writer = NoteWriter(model, agent.window, agent.sizes, NoteMode.BACKGROUND, "system", Ledger(), queue=queue)
+        await writer.fold(agent.window.items[:2])
+        await writer.fold(agent.window.items[:2])
+        jobs = await note_jobs(session.store)
+    assert len(jobs) == 2 and writer.queued == 2 and woken == [1, 1]
 
 
 async def test_without_a_worker_a_fold_keeps_its_extract_and_queues_nothing(tmp_path: Path) -> None:
@@ -108,8 +122,9 @@ async def test_without_a_worker_a_fold_keeps_its_extract_and_queues_nothing(tmp_
 async def test_the_worker_rewrites_a_note_and_the_next_fold_takes_it(tmp_path: Path) -> None:
     model = ScriptedModel([reader(30)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=31), sizes=SIZES)
-    async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
-        later(session)
+    async with open_session(
+        model, tmp_path / "loci.db", config, files=[document(tmp_path)], background=LATER
+    ) as session:
         await session.agent.run("read the log")
         notes, jobs, _ = refiner(session)
         ran = await Worker(jobs, {NOTE_JOB: notes}).drain()
@@ -141,17 +156,13 @@ async def test_a_local_model_rewrites_only_while_no_run_is_going(tmp_path: Path)
     assert [call.purpose for call in model.calls] == ["note"]
 
 
-class SlowNote:
+class SlowNote(ModelWrapper):
     """A serial model whose note reply waits for `release`, and reports whether it was interrupted."""
 
     def __init__(self, inner: ScriptedModel) -> None:
-        self.inner = inner
-        self.name, self.context_window, self.parameters = "slow", inner.context_window, None
+        super().__init__(inner)
         self.started, self.release = anyio.Event(), anyio.Event()
         self.interrupted: list[bool] = []
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
 
     async def generate(self, request: Request) -> Reply:
         if request.purpose == "note" and not self.interrupted:
@@ -160,9 +171,6 @@ class SlowNote:
         if request.interrupt is not None:
             self.interrupted.append(request.interrupt())
         return await self.inner.generate(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_run_that_starts_during_a_rewrite_interrupts_it_and_the_job_waits_unspent(tmp_path: Path) -> None:
@@ -191,8 +199,9 @@ async def test_a_failing_rewrite_keeps_the_extract_and_the_error(tmp_path: Path)
 
     model = ScriptedModel([reader(30)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=31), sizes=SIZES)
-    async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
-        later(session)
+    async with open_session(
+        model, tmp_path / "loci.db", config, files=[document(tmp_path)], background=LATER
+    ) as session:
         await session.agent.run("read the log")
         notes, jobs, _ = refiner(session, ScriptedModel([broken], repeat_last=True))
         await Worker(jobs, {NOTE_JOB: notes}).drain()
@@ -207,10 +216,8 @@ class Remote(ScriptedModel):
     """A scripted model that serves calls concurrently, as a remote endpoint does; an act call after the
     first fold waits until that fold's note is rewritten, so the test does not depend on timing."""
 
-    serial = False
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, serial=False, **kwargs)
         self.ready: Callable[[], Any] | None = None
 
     async def generate(self, request: Request) -> Reply:
@@ -242,7 +249,8 @@ async def test_a_remote_models_notes_are_rewritten_during_the_run(tmp_path: Path
 async def test_a_chat_rewrites_its_notes_while_it_waits_for_the_person(tmp_path: Path) -> None:
     model = ScriptedModel([reader(30)], repeat_last=True)
     config = RunConfig(limits=Limits(max_turns=31), sizes=SIZES)
-    async with open_session(model, tmp_path / "loci.db", config, files=[document(tmp_path)]) as session:
+    home, files = tmp_path / "loci.db", [document(tmp_path)]
+    async with open_session(model, home, config, files=files, background=Background.ALL) as session:
         chat = await open_chat(session, "scripted", write=lambda text: None)
         lines = iter(["read the log", "read on"])
 
@@ -317,3 +325,25 @@ async def test_a_resumed_chat_takes_the_rewrite_of_a_note_it_restored(tmp_path: 
         await window.restore([extract.id])  # as `loci chat --resume` rebuilds the window from the store
         taken = await session.agent.notes.adopt()
     assert taken == 1 and REFINED in window.render() and extract.id not in window.ids()
+
+
+async def test_a_chat_on_a_remote_model_runs_each_note_job_once(tmp_path: Path) -> None:
+    model = ScriptedModel([reader(30)], repeat_last=True, serial=False)
+    config = RunConfig(limits=Limits(max_turns=31), sizes=SIZES)
+    home, files = tmp_path / "loci.db", [document(tmp_path)]
+    async with open_session(model, home, config, files=files, background=Background.ALL) as session:
+        chat = await open_chat(session, "scripted", write=lambda text: None)
+        lines = iter(["read the log", "read on", "read further"])
+
+        async def read() -> str | None:
+            if await note_jobs(session.store):  # each answer is read after its notes are rewritten
+                await wait_until(lambda: _status(session.store, "done"))
+            return next(lines, None)
+
+        with anyio.fail_after(60):
+            await chat_loop(chat, read)
+        rows = await note_jobs(session.store)
+    notes = [call for call in model.calls if call.purpose == "note"]
+    assert len(rows) >= 2 and all(row["status"] == "done" and row["attempts"] == 1 for row in rows)
+    assert len(notes) == len(rows)  # each job was rewritten once
+    assert len({row["owner"] for row in rows}) == 1  # by the one worker the session runs

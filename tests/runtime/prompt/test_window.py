@@ -13,8 +13,9 @@ from memory.store import Store
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
+from runtime.prompt.notes import NoteMode
 from runtime.prompt.window import NoteLine, TurnLine, Window
-from runtime.run import Limits, NoteMode, RunConfig
+from runtime.run import Limits, RunConfig
 from runtime.session import open_session
 
 CONSTRAINT = "never spend more than 40 euros"
@@ -133,11 +134,22 @@ async def test_pruned_turns_and_notes_are_readable_context_objects(tmp_path: Pat
         await session.agent.run("task")
     async with await Store.open(tmp_path / "loci.db") as store:
         rows = store.read_sync(
-            lambda db: db.execute("SELECT kind, meta FROM context_objects WHERE kind = 'note'").fetchall()
+            lambda db: db.execute("SELECT id, meta FROM context_objects WHERE kind = 'note' ORDER BY id").fetchall()
+        )
+        turns = store.read_sync(
+            lambda db: db.execute("SELECT id FROM context_objects WHERE kind = 'turn' ORDER BY id").fetchall()
         )
     assert rows, "the window never pruned"
-    covered = [ref for _, meta in rows for ref in json.loads(meta)["covers"]]
-    assert "turn:3" in covered or any(ref.startswith("note:") for ref in covered)
+    covers = {f"note:{number}": json.loads(meta)["covers"] for number, meta in rows}
+
+    def reached(ref: str) -> set[str]:
+        """The turns a note covers, through the notes it folded in turn."""
+        return {ref} if not ref.startswith("note:") else {t for inner in covers.get(ref, []) for t in reached(inner)}
+
+    newest, stored = f"note:{rows[-1][0]}", [f"turn:{number}" for (number,) in turns]
+    assert stored[0] == "turn:3"  # the first turn's object
+    assert set(stored[:3]) <= reached(newest)  # the early turns are read through the newest note's chain
+    assert reached(newest) <= set(stored)  # and each turn it names is stored
 
 
 def words(text: str) -> int:

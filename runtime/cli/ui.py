@@ -1,0 +1,43 @@
+"""`loci ui`: a local web page over the home: the memory graph, runs, procedures, documents.
+
+    loci ui                              http://127.0.0.1:8780/ over $LOCI_HOME/loci.db
+    loci ui --db PATH --port 0           another home, a free port
+    loci ui --host 0.0.0.0 --token-file F   off loopback: every request needs the token
+
+The page, its data API and its safety rules live in `servers/ui/`; this
+command opens the home `query_only` for reads (feedback is its one write)
+and serves until Ctrl-C. Starlette and uvicorn are imported only when the
+command runs, so `loci` itself starts without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memory.store import Store, default_db_path
+
+__all__ = ["DEFAULT_PORT", "register"]
+
+DEFAULT_PORT = 8780
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("ui", help="serve a local web page that shows the memory graph and the runs")
+    parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}; 0 picks a free port")
+    parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1); others need --token-file")
+    parser.add_argument("--token-file", default=None, help="a file whose first line is the session token")
+    parser.set_defaults(handler=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from servers.transport import read_token
+    from servers.ui.serve import serve_ui, session_token
+
+    token = read_token(None, args.token_file)
+    session_token(token, args.host)  # refuse a bind off loopback without a token before opening anything
+    db = Path(args.db).expanduser() if args.db else default_db_path()
+    async with await Store.open(db, query_only=True) as store:
+        await serve_ui(store, host=args.host, port=args.port, token=token)
+    return 0

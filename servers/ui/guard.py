@@ -1,0 +1,135 @@
+"""The page's gate: the rules of `loci serve --http`, for a browser.
+
+`Guard` is ASGI middleware in front of the whole app. It checks, in order:
+
+- Host: the name in the `Host` header must be one the page is served as
+  (on loopback: 127.0.0.1, localhost, [::1]), else 421. A page on another
+  site that rebinds its DNS name to 127.0.0.1 is refused here.
+- Origin: when a browser sends one, it must be `http://` and one of those
+  names, else 403, so another site's script cannot post feedback.
+- Token: every POST, and every `/api/` read when the page is served off
+  loopback or with `--token-file`, must carry `Authorization: Bearer TOKEN`
+  (compared in constant time), else 401. The page itself and its static
+  files hold no data and load without it.
+- Body: a POST body over `max_body` bytes gets 413 before the app sees it.
+
+Nothing here logs a header; the server runs without an access log.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from servers.transport import is_loopback
+
+__all__ = ["MAX_POST_BYTES", "Guard", "allowed_names"]
+
+MAX_POST_BYTES = 64 * 1024
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+
+
+def allowed_names(host: str) -> frozenset[str]:
+    """The host names the page answers to when it listens on `host`."""
+    return LOOPBACK_NAMES if is_loopback(host) else frozenset({host, f"[{host}]"})
+
+
+def _name(authority: str) -> str:
+    """`127.0.0.1:8780` -> `127.0.0.1`, `[::1]:8780` -> `[::1]`."""
+    if authority.startswith("["):
+        return authority.split("]", 1)[0] + "]"
+    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+
+
+class Guard:
+    """Host, Origin, token and body-size checks before any request reaches the page."""
+
+    def __init__(
+        self, app: ASGIApp, *, host: str, token: str, token_for_reads: bool, max_body: int = MAX_POST_BYTES
+    ) -> None:
+        self.app = app
+        self.names = allowed_names(host)
+        self.expected = token.encode()
+        self.token_for_reads = token_for_reads
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        refusal = self.refusal(scope, headers)
+        if refusal is not None:
+            await _reply(send, *refusal)
+            return
+        if scope["method"] == "POST":
+            body = await _read_body(receive, self.max_body)
+            if body is None:
+                await _reply(send, 413, f"the request body is over {self.max_body:,} bytes")
+                return
+            receive = _replay(body)
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+        """`(status, reason)` when the request is refused, else None."""
+        host = headers.get(b"host", b"").decode("latin-1")
+        if _name(host) not in self.names:
+            return 421, "this page is not served under that host name"
+        origin = headers.get(b"origin")
+        if origin is not None:
+            parts = urlsplit(origin.decode("latin-1"))
+            if parts.scheme != "http" or _name(parts.netloc) not in self.names:
+                return 403, "requests from another origin are refused"
+        needs_token = scope["method"] == "POST" or (self.token_for_reads and scope["path"].startswith("/api/"))
+        if needs_token and not self.authorized(headers):
+            return 401, "missing or wrong session token"
+        if scope["method"] not in ("GET", "HEAD", "POST"):
+            return 405, "only GET and POST are served"
+        return None
+
+    def authorized(self, headers: dict[bytes, bytes]) -> bool:
+        scheme, _, credentials = headers.get(b"authorization", b"").strip().partition(b" ")
+        same = hmac.compare_digest(credentials.strip(), self.expected)
+        return scheme.lower() == b"bearer" and same
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+async def _reply(send: Send, status: int, reason: str) -> None:
+    body = json.dumps({"error": reason}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,49 @@
+"""Serving the page: uvicorn on a socket that listens before the URL is printed.
+
+`serve_ui` binds first (port 0 picks a free port), prints the page's URL
+once, on stdout, and then serves until interrupted. The URL carries the
+session token in its fragment (`#token=...`): a browser never sends a
+fragment to the server, so the token stays out of every log, and the page
+reads it from there to sign its POSTs. Without `--token-file` the token is
+made fresh for each `loci ui`; with one, that token is also required for
+every read. A bind off loopback refuses to start without a token file.
+uvicorn runs without an access log, so no header is ever printed.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+import socket
+import sys
+
+from memory.errors import UsageError
+from memory.store import Store
+from servers.transport import is_loopback
+from servers.ui.app import build_ui_app
+
+__all__ = ["serve_ui", "session_token"]
+
+
+def session_token(given: str | None, host: str) -> tuple[str, bool]:
+    """`(token, required for reads)`: the given token, or a fresh one that only writes need (loopback only)."""
+    if given is not None:
+        return given, True
+    if not is_loopback(host):
+        raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")
+    return secrets.token_urlsafe(24), False
+
+
+async def serve_ui(store: Store, *, host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    secret, for_reads = session_token(token, host)
+    app = build_ui_app(store, host=host, token=secret, token_for_reads=for_reads)
+    logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, log_config=logs)
+    listening = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    bound_host, bound_port = listening.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    print(f"loci: the page is at http://{shown}:{bound_port}/#token={secret}", file=sys.stdout, flush=True)
+    await uvicorn.Server(config).serve(sockets=[listening])

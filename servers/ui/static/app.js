@@ -1,0 +1,224 @@
+// The page: four views over the JSON API of `loci ui`. The session token comes from the URL's fragment.
+"use strict";
+
+const token = (() => {
+  const match = location.hash.match(/token=([^&]+)/);
+  if (match) {
+    sessionStorage.setItem("loci-token", decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname);
+  }
+  return sessionStorage.getItem("loci-token") || "";
+})();
+
+const $ = (selector) => document.querySelector(selector);
+const esc = (text) => String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : "");
+const count = (n) => Number(n).toLocaleString("en");
+
+async function api(path, options = {}, started = null) {
+  const headers = { ...(options.headers || {}) };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await (started || fetch(path, { ...options, headers }));
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+// ---- the memory graph ----------------------------------------------------
+
+const graph = new GraphCanvas($("#graph"), (id) => showNode(id));
+
+let totals = null;
+
+function describe(piece) {
+  const what = piece.view === "recall" ? ` (the top of the recall for "${piece.query}" and their neighbours).` :
+    piece.view === "around" ? ` (the neighbourhood of ${piece.center}).` : " (the most used).";
+  if (!totals) return `Drawn: ${count(piece.nodes.length)} memories and ${count(piece.edges.length)} links${what} Counting the rest…`;
+  const hidden = totals.total_nodes - piece.nodes.length;
+  return `Drawn: ${count(piece.nodes.length)} of ${count(totals.total_nodes)} memories and ${count(piece.edges.length)} of ` +
+    `${count(totals.total_edges)} links; ${count(hidden)} ${hidden === 1 ? "memory" : "memories"} not drawn${what}`;
+}
+
+// The counts scan the home's tables, so they come after the first draw, and again after each view.
+async function countRest(piece) {
+  totals = await api("/api/totals");
+  if (graph.piece === piece) {
+    $("#graph-note").textContent = describe(piece);
+    document.body.dataset.counted = piece.view;
+  }
+}
+
+function showPiece(piece, hits, spread) {
+  graph.show(piece, hits ? hits.map((h) => h.id) : [], spread);
+  delete document.body.dataset.counted;
+  $("#graph-note").textContent = describe(piece);
+  countRest(piece).catch((error) => { $("#graph-note").textContent = error.message; });
+  $("#hits").innerHTML = (hits || []).map((h) =>
+    `<li data-id="${esc(h.id)}">${esc(h.id)} <span>score ${h.score}</span> ${esc(graph.byId.get(h.id)?.label || "")}</li>`).join("");
+  document.body.dataset.graph = piece.view;
+  if (window.lociFirstDraw === undefined) window.lociFirstDraw = performance.now();
+}
+
+async function loadTop() {
+  const early = window.lociEarly;  // the first view's request, started in the page's head
+  window.lociEarly = null;
+  showPiece(await api("/api/graph", {}, early));
+}
+
+async function recall(query) {
+  try {
+    const piece = await api(`/api/recall?q=${encodeURIComponent(query)}&k=20`);
+    showPiece(piece, piece.hits, piece.spread);
+  } catch (error) {
+    $("#graph-note").textContent = error.message;
+  }
+}
+
+async function showNode(id) {
+  const node = await api(`/api/node/${encodeURIComponent(id)}`);
+  graph.selected = node.id;
+  graph.draw();
+  const events = node.history.events.map((e) =>
+    `<tr><td>${esc(when(e.at))}</td><td>${esc(e.op)}</td><td>${esc(e.cause)}</td>` +
+    `<td>${esc(e.before ? JSON.stringify(e.before) : "")} → ${esc(e.after ? JSON.stringify(e.after) : "")}</td></tr>`).join("");
+  const neighbours = node.neighbors.map((n) =>
+    `<li class="link" data-id="${esc(n.id)}">${esc(n.id)} (${esc(n.kind)}, ${esc(n.edge.kind)} ${n.edge.weight}) ${esc(n.text.slice(0, 80))}</li>`).join("");
+  const sources = node.history.sources.map((s) => `<li>${esc(s.episode)} run ${esc(s.run_id)} outcome ${esc(s.outcome)}: ${esc(s.task)}</li>`).join("");
+  $("#detail").innerHTML = `
+    <h3 id="node-id">${esc(node.id)} · ${esc(node.kind)}${node.status ? " · " + esc(node.status) : ""}</h3>
+    <div class="text">${esc(node.text)}</div>
+    <p class="note">uses ${node.uses} · successes ${node.successes} · failures ${node.failures} · ${node.edge_count} links</p>
+    <h3>Metadata</h3><pre>${esc(JSON.stringify(node.meta, null, 1))}</pre>
+    <h3>Neighbours <button type="button" id="around">draw them</button></h3><ul id="neighbours">${neighbours}</ul>
+    ${sources ? `<h3>Source episodes</h3><ul>${sources}</ul>` : ""}
+    <h3>History</h3><table id="history"><thead><tr><th>at</th><th>event</th><th>cause</th><th>change</th></tr></thead><tbody>${events}</tbody></table>`;
+  $("#around").onclick = async () => showPiece(await api(`/api/around/${encodeURIComponent(node.id)}`));
+}
+
+$("#search").addEventListener("submit", (event) => { event.preventDefault(); if ($("#q").value.trim()) recall($("#q").value); });
+$("#top").addEventListener("click", loadTop);
+$("#hits").addEventListener("click", (event) => { const li = event.target.closest("li"); if (li) showNode(li.dataset.id); });
+$("#detail").addEventListener("click", (event) => { const li = event.target.closest("li.link"); if (li) showNode(li.dataset.id); });
+
+// ---- runs ------------------------------------------------------------------
+
+async function loadRuns() {
+  const runs = await api("/api/runs");
+  $("#runs tbody").innerHTML = runs.map((r) =>
+    `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.task)}</td><td class="status-${esc(r.status)}">${esc(r.status)}</td>` +
+    `<td>${esc(r.model)}</td><td>${esc(when(r.started))}</td><td>${r.turns}</td>` +
+    `<td>${r.outcome === null || r.outcome === undefined ? "" : esc(r.outcome) + " " + esc(r.feedback || "")}</td></tr>`).join("");
+}
+
+function turnRow(t) {
+  const regions = Object.entries(t.prompt_tokens || {}).map(([k, v]) => `${esc(k)} ${v}`).join(" · ");
+  const action = t.tool ? "call" : "answer";
+  return `<tr><td>${t.turn}</td><td>${action}</td><td>${esc(t.tool || "")}</td>` +
+    `<td class="args">${esc(t.tool ? JSON.stringify(t.arguments) : t.answer)}</td><td>${esc(t.observation_id || "")}</td>` +
+    `<td>${t.result_tokens ?? ""}</td><td>${regions}</td><td>${t.evaluated_tokens ?? ""} / ${t.reused_tokens ?? ""}</td></tr>`;
+}
+
+async function showRun(id) {
+  const run = await api(`/api/runs/${encodeURIComponent(id)}`);
+  document.querySelectorAll("#runs tbody tr").forEach((tr) => tr.classList.toggle("on", tr.dataset.id === run.id));
+  const evidence = run.evidence.map((c) =>
+    `<li><b>${esc(c.id)}:${esc(c.start)}-${esc(c.end)}</b><pre>${esc(c.text ?? c.error)}</pre></li>`).join("");
+  const ep = run.episode;
+  const grounds = ep ? ep.grounds.map((g) => `<li>${esc(g.kind)} → ${esc(g.id)} (${esc(g.node_kind)}) ${esc(g.text.slice(0, 100))}</li>`).join("") : "";
+  $("#run").innerHTML = `
+    <h2 id="run-title">${esc(run.id)}: ${esc(run.task)}</h2>
+    <p>status <b class="status-${esc(run.status)}">${esc(run.status)}</b>${run.reason ? " (" + esc(run.reason) + ")" : ""} · model ${esc(run.model)} · ${run.tokens} tokens</p>
+    <h3>Answer</h3><div class="text" id="answer">${esc(run.answer)}</div>
+    <div class="feedback"><button type="button" id="good">Good</button><button type="button" id="bad">Bad</button>
+      <input id="note" placeholder="a note with the feedback (optional)"><span id="feedback-result"></span></div>
+    <h3>Turns</h3>
+    <table id="turns"><thead><tr><th>turn</th><th>action</th><th>tool</th><th>arguments / answer</th><th>observation</th>
+      <th>size</th><th>prompt tokens by region</th><th>evaluated / reused</th></tr></thead><tbody>${run.turns.map(turnRow).join("")}</tbody></table>
+    <h3>Prompt tokens per turn, by region</h3><canvas id="plot"></canvas>
+    <h3>Evidence</h3><ul id="evidence">${evidence || "<li>none cited</li>"}</ul>
+    <h3>Episode</h3><div id="episode">${ep ? `${esc(ep.node)} · status <b>${esc(ep.status)}</b> · outcome ${esc(ep.outcome ?? "unknown")}${ep.feedback ? " · " + esc(ep.feedback) : ""}<ul>${grounds}</ul>` : "no episode"}</div>`;
+  document.body.dataset.plotRegions = plotRegions($("#plot"), run.turns).join(",");
+  $("#good").onclick = () => feedback(run.id, "good");
+  $("#bad").onclick = () => feedback(run.id, "bad");
+}
+
+async function feedback(id, outcome) {
+  try {
+    const result = await api(`/api/runs/${encodeURIComponent(id)}/feedback`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ outcome, note: $("#note").value }),
+    });
+    await loadRuns();
+    await showRun(id);
+    $("#feedback-result").textContent = result.counted ? `counted on ${result.episode}` : result.note;
+  } catch (error) {
+    $("#feedback-result").textContent = error.message;
+  }
+}
+
+$("#runs tbody").addEventListener("click", (event) => { const tr = event.target.closest("tr"); if (tr) showRun(tr.dataset.id); });
+
+// ---- procedures and jobs -------------------------------------------------------
+
+async function loadWork() {
+  const [procedures, queue, digests] = await Promise.all([api("/api/procedures"), api("/api/jobs"), api("/api/digests")]);
+  $("#procedures tbody").innerHTML = procedures.map((p) =>
+    `<tr><td>${esc(p.id)}</td><td class="status-${esc(p.status)}">${esc(p.status)}</td><td>${p.success_mean} ± ${p.success_sd}</td>` +
+    `<td>${p.successes} / ${p.failures}</td><td>${p.sources.map((s) => `${esc(s.id)} (run ${esc(s.run_id)}, ${esc(s.outcome ?? "?")})`).join(", ")}</td>` +
+    `<td>${esc(p.text)}</td></tr>`).join("") || `<tr><td colspan="6">no procedures yet</td></tr>`;
+  $("#job-counts").textContent = Object.entries(queue.counts).map(([k, v]) => `${k} ${v}`).join(" · ");
+  $("#jobs tbody").innerHTML = queue.jobs.map((j) =>
+    `<tr><td>${j.id}</td><td>${esc(j.kind)}</td><td class="status-${esc(j.status)}">${esc(j.status)}</td>` +
+    `<td>${j.attempts} / ${j.max_attempts}</td><td>${esc(j.error || "")}</td></tr>`).join("");
+  $("#digests tbody").innerHTML = digests.map((d) =>
+    `<tr><td>${d.id}</td><td>${esc(d.status)}</td><td>${esc(d.strategy)}</td><td>${esc(d.question)}</td><td>${d.chunk}</td>` +
+    `<td>${count(d.tokens_read)}</td><td>${esc(d.error || "")}</td></tr>`).join("") || `<tr><td colspan="7">no digest jobs</td></tr>`;
+}
+
+// ---- documents -------------------------------------------------------------
+
+let shownDocument = null;
+
+async function loadDocuments() {
+  const listed = await api("/api/documents");
+  $("#doc-note").textContent = `${listed.objects.length} of ${listed.total} objects (newest)`;
+  $("#documents").innerHTML = listed.objects.map((o) =>
+    `<li data-id="${esc(o.id)}">${esc(o.id)} ${esc(o.name)} <span class="note">${o.lines} lines, ${o.tokens} tokens</span></li>`).join("");
+}
+
+async function showDocument(id) {
+  shownDocument = id;
+  const outline = await api(`/api/outline/${encodeURIComponent(id)}`);
+  $("#doc-title").textContent = id;
+  $("#outline").innerHTML = outline.entries.map((e) =>
+    `<li class="link" data-start="${e.start}" data-end="${e.end}">${esc(e.title)} <span class="note">${e.start}-${e.end}</span></li>`).join("");
+  await readRange(1, null);
+}
+
+async function readRange(start, end) {
+  const span = await api(`/api/read/${encodeURIComponent(shownDocument)}?start=${start}${end ? "&end=" + end : ""}`);
+  $("#start").value = span.start;
+  $("#end").value = span.end;
+  $("#text").textContent = span.text;
+}
+
+$("#documents").addEventListener("click", (event) => { const li = event.target.closest("li"); if (li) showDocument(li.dataset.id); });
+$("#outline").addEventListener("click", (event) => { const li = event.target.closest("li"); if (li) readRange(li.dataset.start, li.dataset.end); });
+$("#range").addEventListener("submit", (event) => { event.preventDefault(); if (shownDocument) readRange($("#start").value, $("#end").value); });
+
+// ---- views -------------------------------------------------------------------
+
+const loaders = { graph: loadTop, runs: loadRuns, work: loadWork, documents: loadDocuments };
+const loaded = new Set(["graph"]);
+
+document.querySelectorAll("header nav button").forEach((button) => button.addEventListener("click", async () => {
+  const view = button.dataset.view;
+  document.querySelectorAll("header nav button").forEach((b) => b.classList.toggle("on", b === button));
+  document.querySelectorAll(".view").forEach((v) => v.classList.toggle("on", v.id === `view-${view}`));
+  if (view === "graph") graph.draw();
+  if (view !== "graph" || !loaded.has(view)) await loaders[view]();
+  loaded.add(view);
+  document.body.dataset.view = view;
+}));
+
+$("#token-state").textContent = token ? "session token: yes (feedback allowed)" : "no session token: open the URL loci ui printed to give feedback";
+loadTop().catch((error) => { $("#graph-note").textContent = error.message; });

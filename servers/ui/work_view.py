@@ -1,0 +1,107 @@
+"""What the page shows of the memory's work: procedures, the job queue, digest jobs.
+
+Procedures are listed whatever their status (probationary, active, retired),
+each with its success posterior (the same Beta mean consolidation reads,
+memory/evolution/consolidate.py) and the episodes it was distilled from
+(its `distill` edges, with their runs and outcomes). The job queue shows its
+counts by status and the latest jobs, a failed one with its error. Digest
+jobs show how far each got: the chunk and tokens of its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlite_utils
+
+from memory.digest_jobs import DigestJobs
+from memory.evolution.consolidate import posterior
+from memory.evolution.params import DEFAULT_PARAMS
+from memory.graph.graph import Graph
+from memory.graph.schema import NODE_COLUMNS, node_from_row, node_ref
+from memory.jobs.queue import Jobs
+
+__all__ = ["WorkView"]
+
+LISTED = 200
+
+
+def _sources(db: sqlite_utils.Database, procedure: int) -> list[dict[str, Any]]:
+    sql = (
+        "SELECT n.id, x.run_id, x.outcome FROM memory_edges e JOIN memory_nodes n ON n.id = e.dst"
+        " LEFT JOIN memory_episodes x ON x.node = n.id"
+        " WHERE e.src = ? AND e.kind = 'distill' AND e.deleted IS NULL ORDER BY n.id LIMIT 50"
+    )
+    return [{**row, "id": node_ref(row["id"])} for row in db.query(sql, [procedure])]
+
+
+def _procedures(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    sql = (
+        f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
+        " ORDER BY CASE status WHEN 'active' THEN 0 WHEN 'probationary' THEN 1 ELSE 2 END, successes DESC, id LIMIT ?"
+    )
+    shown = []
+    for row in db.conn.execute(sql, [LISTED]).fetchall():
+        node = node_from_row(row)
+        mean, spread = posterior(node.successes, node.failures, DEFAULT_PARAMS)
+        shown.append(
+            {
+                "id": node.ref,
+                "status": node.status,
+                "text": node.text,
+                "successes": node.successes,
+                "failures": node.failures,
+                "success_mean": round(mean, 4),
+                "success_sd": round(spread, 4),
+                "sources": _sources(db, node.id),
+            }
+        )
+    return shown
+
+
+def _latest_jobs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    sql = (
+        "SELECT id, kind, key, status, attempts, max_attempts, error, created, updated, finished FROM jobs"
+        " ORDER BY CASE status WHEN 'running' THEN 0 WHEN 'failed' THEN 1 WHEN 'queued' THEN 2 ELSE 3 END, id DESC"
+        " LIMIT ?"
+    )
+    return list(db.query(sql, [LISTED]))
+
+
+class WorkView:
+    """Procedures, jobs and digest jobs of one home; reads only."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.store = graph.store
+        self.jobs = Jobs(graph.store)
+        self.digests = DigestJobs(graph.store)
+
+    async def procedures(self) -> list[dict[str, Any]]:
+        return await self.store.read(_procedures)
+
+    async def queue(self) -> dict[str, Any]:
+        counts = await self.jobs.counts()
+        latest = await self.store.read(_latest_jobs)
+        return {"counts": counts, "jobs": latest}
+
+    async def digest_jobs(self) -> list[dict[str, Any]]:
+        shown = []
+        for job in await self.digests.list(LISTED):
+            state = job.state or {}
+            shown.append(
+                {
+                    "id": job.id,
+                    "status": job.shown_status,
+                    "question": job.question,
+                    "strategy": job.strategy,
+                    "model": job.model,
+                    "files": [f.get("path") for f in job.files],
+                    "chunk": state.get("chunk", 0),
+                    "tokens_read": state.get("tokens_read", 0),
+                    "error": job.error,
+                    "result": json.dumps(job.result)[:400] if job.result else None,
+                    "updated": job.updated,
+                }
+            )
+        return shown

@@ -1,0 +1,1 @@
+"""Tests of the page `loci ui` serves, in a real browser."""

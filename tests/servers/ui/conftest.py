@@ -1,0 +1,117 @@
+"""Fixtures for the page's tests: a home made by real runs, `loci ui` serving it, headless Chromium.
+
+The home is made once per module; `loci ui` runs as a user runs it, in a
+subprocess on a free port, and the fixture waits (bounded) for the URL it
+prints. The browser is Debian's chromium driven by Playwright, which never
+downloads one of its own. Each test gets a fresh page, and a folder for its
+screenshots (`shots`).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.servers.ui.home import build_home
+
+CHROMIUM = Path("/usr/bin/chromium")
+STARTUP_S = 120
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str  # the page's address, without the token
+    token: str
+    db: Path
+    ids: dict[str, Any]
+
+    @property
+    def with_token(self) -> str:
+        return f"{self.url}#token={self.token}"
+
+
+def run_async(fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    """`anyio.run(fn, *args)` in a thread of its own: Playwright's sync API keeps an event loop in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, fn, *args).result(timeout=STARTUP_S)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    db = tmp_path_factory.mktemp("ui-home") / "loci.db"
+    ids = run_async(build_home, db)
+    return db, ids
+
+
+def start_ui(*args: str) -> tuple[subprocess.Popen[str], queue.Queue[str]]:
+    command = [sys.executable, "-m", "runtime.cli.main", "ui", *args]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return process, lines
+
+
+def stop(process: subprocess.Popen[str]) -> str:
+    process.terminate()
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+    return err
+
+
+@pytest.fixture(scope="module")
+def served(home: tuple[Path, dict[str, Any]]) -> Iterator[Served]:
+    db, ids = home
+    process, lines = start_ui("--db", str(db), "--port", "0")
+    try:
+        line = lines.get(timeout=STARTUP_S)
+    except queue.Empty:
+        pytest.fail(f"loci ui printed no URL: {stop(process)}")
+    url, _, token = line.split("the page is at ", 1)[1].strip().partition("#token=")
+    yield Served(url, token, db, ids)
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(30_000)
+    yield opened
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ui-screenshots")
