@@ -1,23 +1,21 @@
-"""Everything persistent: the SQLite home, context objects, the memory graph."""
+"""Everything persistent: the SQLite home, context objects, the memory graph.
 
-from memory.context.store import ContextObject, ContextStore
-from memory.errors import (
-    BackendError,
-    BackendTimeout,
-    BackendUnreachable,
-    InvalidAction,
-    LociError,
-    ModelBehaviorError,
-    NotFoundError,
-    StoreError,
-    ToolError,
-    UsageError,
-)
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph, NewNode
-from memory.graph.recall import Recall
-from memory.runs import RunRecord, Runs
-from memory.store import Store, default_db_path
+The names are resolved when first used (module `__getattr__`), so importing
+one submodule (`memory.errors`, `memory.store`) does not import them all.
+
+sqlite-utils imports numpy, if it is installed, only to store numpy scalars
+as SQLite values; Loci never hands it any (vectors are packed to bytes), and
+numpy costs more CPU to import than the rest of `loci memory search`. So
+this package, which every layer imports before sqlite-utils, imports
+sqlite-utils with numpy hidden for that one import (`_import_sqlite_utils`);
+numpy stays importable for everything else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
 
 __all__ = [
     "BackendError",
@@ -41,3 +39,51 @@ __all__ = [
     "UsageError",
     "default_db_path",
 ]
+
+_ERRORS = (
+    "BackendError",
+    "BackendTimeout",
+    "BackendUnreachable",
+    "InvalidAction",
+    "LociError",
+    "ModelBehaviorError",
+    "NotFoundError",
+    "StoreError",
+    "ToolError",
+    "UsageError",
+)
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(_ERRORS, "memory.errors"),
+    "ContextObject": "memory.context.store",
+    "ContextStore": "memory.context.store",
+    "Evolution": "memory.evolution.evolution",
+    "Graph": "memory.graph.graph",
+    "NewNode": "memory.graph.graph",
+    "Recall": "memory.graph.recall",
+    "RunRecord": "memory.runs",
+    "Runs": "memory.runs",
+    "Store": "memory.store",
+    "default_db_path": "memory.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def _import_sqlite_utils() -> None:
+    if "sqlite_utils" in sys.modules or "numpy" in sys.modules:
+        return
+    sys.modules["numpy"] = None  # type: ignore[assignment]  # makes `import numpy` raise ImportError
+    try:
+        importlib.import_module("sqlite_utils")
+    finally:
+        del sys.modules["numpy"]
+
+
+_import_sqlite_utils()

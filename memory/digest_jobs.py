@@ -25,7 +25,7 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.errors import NotFoundError
+from memory.errors import NotFoundError, UsageError
 from memory.store import Store
 
 __all__ = ["STATUSES", "DigestJob", "DigestJobs"]
@@ -105,6 +105,9 @@ class DigestJobs:
         return await self.store.read(fetch)
 
     async def list(self, limit: int = 50) -> list[DigestJob]:
+        """The most recent `limit` jobs, newest first (`limit` below 1 is refused, not an empty list)."""
+        if limit < 1:
+            raise UsageError(f"--limit must be at least 1, not {limit}")
         sql = "SELECT * FROM digest_jobs ORDER BY id DESC LIMIT ?"
         return await self.store.read(lambda db: [_job(row) for row in db.query(sql, [limit])])
 

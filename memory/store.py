@@ -22,6 +22,17 @@ a home has every table whatever the caller imported. The list names each
 set by its module (which defines `MIGRATIONS`), because those modules import
 `Store`; a name that does not resolve is an error at the first open, never
 a skipped set.
+
+A broken home says so in one line (`memory.health.translate`): a file this
+process cannot write is still opened for reading (read-only, or as
+immutable when its directory cannot hold the WAL's side files) as long as
+nothing needs migrating, and a write then fails naming the file and the
+cause. When a read or a write fails because the file is damaged, the store
+runs the integrity checks and, if they find problems, refuses every further
+write, in this process and, through a `PATH.damaged` mark beside the file
+(naming the file's inode), in the next ones, with a message saying how to
+recover. `loci doctor --db PATH` re-checks and lifts the mark once the file
+is whole.
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import StoreError
+from memory.health import integrity, is_damage, mark_damage, marked_damage, translate
 
 __all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets", "use_store"]
 
@@ -52,7 +64,7 @@ READERS = 4
 # Every migration set, in the order a new home applies them: the module that
 # defines each set as `MIGRATIONS`. Adding a set is one line here.
 MIGRATION_SETS = (
-    "memory.context.store",
+    "memory.context.schema",
     "memory.graph.schema",
     "memory.chat",
     "memory.runs",
@@ -88,9 +100,21 @@ async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
 class Store:
     """One SQLite file. Use `Store.open(path)`; close it with `close()` or `async with`."""
 
-    def __init__(self, path: Path, writer: sqlite3.Connection, *, query_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        writer: sqlite3.Connection,
+        read_only: str | None = None,
+        read_mode: str | None = None,
+        *,
+        query_only: bool = False,
+    ) -> None:
         self.path = path
         self.query_only = query_only
+        # Why this process cannot write the file, when it cannot; `read_mode` is then how it was opened.
+        self.read_only = read_only
+        self._read_mode = read_mode
+        self._refusal = marked_damage(path)
         self._writer = sqlite_utils.Database(writer)
         self._write_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []
@@ -100,7 +124,9 @@ class Store:
 
     @classmethod
     def open_sync(cls, path: str | os.PathLike[str], *, query_only: bool = False) -> Store:
-        """Open (creating if needed) and migrate the home at `path`; with `query_only`, reads cannot write."""
+        """Open (creating if needed) and migrate the home at `path`; read-only when it cannot be written.
+
+        With `query_only`, reads cannot write."""
         path = Path(path).expanduser()
         sets = migration_sets()
         if path.is_dir():
@@ -109,19 +135,32 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = _connect(path)
             conn.execute("PRAGMA journal_mode=WAL")
+            read_only, mode = _unwritable(path), None
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the Loci home {path}: {exc}") from exc
-        store = cls(path, conn, query_only=query_only)
+            read_only = exc.strerror if isinstance(exc, OSError) else str(exc)
+            conn, mode = _open_read_only(path, read_only)
+        store = cls(path, conn, read_only, mode, query_only=query_only)
         try:
             # Look before locking: with nothing pending, opening takes no write
             # lock, so a reader never waits behind another process's writer.
             # Else one IMMEDIATE transaction around every set: two processes
             # opening a new file at once apply each migration exactly once.
             if any(m.pending(store._writer) for m in sets):
+                if read_only:
+                    raise StoreError(
+                        f"the Loci home {path} needs migrating to this version of Loci, which writes to it, "
+                        f"but it cannot be written ({read_only})"
+                    )
                 store.write_sync(lambda db: [m.apply(db) for m in sets])
         except sqlite3.DatabaseError as exc:
+            if is_damage(exc) and (found := store._failed(exc, "open", conn)) and store._refusal:
+                return store  # damaged: it reads what it can (export is the way out) and refuses writes
             conn.close()
-            raise StoreError(f"{path} is not a usable Loci home: {exc}") from exc
+            found = translate(exc, path, "open")
+            raise found or StoreError(f"{path} is not a usable Loci home: {exc}") from exc
+        except StoreError:
+            conn.close()
+            raise
         return store
 
     @classmethod
@@ -137,19 +176,30 @@ class Store:
     def write_sync(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
         """Run `fn(db)` in one `BEGIN IMMEDIATE` transaction on the writer connection."""
         self._check_open()
+        if self._refusal:
+            raise StoreError(self._refusal)
+        if self.read_only:
+            raise StoreError(
+                f"cannot write the Loci home {self.path}: it is read-only to this process ({self.read_only}); "
+                "check that it and its directory are writable (permissions, lsattr's immutable flag, the mount)"
+            )
         with self._write_lock:
             conn = self._writer.conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                raise StoreError(f"the Loci home {self.path} stayed locked by another process: {exc}") from exc
+                raise self._failed(exc, "write") or StoreError(
+                    f"the Loci home {self.path} stayed locked by another process: {exc}"
+                ) from exc
             try:
                 result = fn(self._writer)
-            except BaseException:
+                conn.commit()
+            except BaseException as exc:
                 if conn.in_transaction:
                     conn.rollback()
+                if isinstance(exc, sqlite3.Error) and (found := self._failed(exc, "write", conn)):
+                    raise found from exc
                 raise
-            conn.commit()
             return result
 
     async def write(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
@@ -162,6 +212,10 @@ class Store:
         conn = self._borrow()
         try:
             return fn(sqlite_utils.Database(conn))
+        except sqlite3.Error as exc:
+            if found := self._failed(exc, "read", conn):
+                raise found from exc
+            raise
         finally:
             self._give_back(conn)
 
@@ -179,11 +233,24 @@ class Store:
         with self._write_lock:
             self._writer.conn.close()
 
+    def _failed(self, exc: sqlite3.Error, doing: str, conn: sqlite3.Connection | None = None) -> StoreError | None:
+        """The `StoreError` for a failure of the file itself; on damage, check the file and refuse writes."""
+        found = translate(exc, self.path, doing)
+        if found is not None and conn is not None and is_damage(exc):
+            problems = integrity(conn)
+            if problems:
+                self._refusal = mark_damage(self.path, problems)
+                found = StoreError(self._refusal)
+        return found
+
     def _borrow(self) -> sqlite3.Connection:
         with self._pool_lock:
             if self._readers:
                 return self._readers.pop()
-        conn = _connect(self.path)
+        try:
+            conn = _connect(self.path, self._read_mode)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "read") or StoreError(f"cannot read {self.path}: {exc}") from exc
         if self.query_only:
             conn.set_authorizer(_reads_only)
         return conn
@@ -235,10 +302,50 @@ def _reads_only(action: int, arg1: str | None, arg2: str | None, database: str |
     return sqlite3.SQLITE_OK
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
+    """A connection to `path`: read-write, or with `mode` "ro" (read-only) or "immutable" (no side files)."""
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE in write_sync).
-    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    if mode is None:
+        target, uri = str(path), False
+    else:
+        flag = "mode=ro" if mode == "ro" else "immutable=1"
+        target, uri = f"{path.absolute().as_uri()}?{flag}", True
+    conn = sqlite3.connect(
+        target, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, uri=uri
+    )
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    if mode is None:
+        conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why this process cannot write the file at `path` (sqlite3 would open it read-only in silence), or None."""
+    try:
+        path.open("r+b").close()
+    except OSError as exc:
+        return f"opening it for writing: {exc.strerror}"
+    return None
+
+
+def _open_read_only(path: Path, cause: str) -> tuple[sqlite3.Connection, str]:
+    """The home opened for reading, after a read-write open failed with `cause`.
+
+    Read-only first; a WAL file whose directory cannot hold the `-shm` file
+    opens only as immutable, which is safe there: without that file no
+    process can be writing it.
+    """
+    if not path.exists():
+        raise StoreError(f"cannot create the Loci home {path}: {cause}")
+    last = cause
+    for mode in ("ro", "immutable"):
+        try:
+            conn = _connect(path, mode)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn, mode
+        except sqlite3.Error as exc:
+            last = str(exc)
+            if (found := translate(exc, path, "open")) and is_damage(exc):
+                raise found from exc
+    raise StoreError(f"cannot open the Loci home {path}: {cause} (and reading it failed too: {last})")

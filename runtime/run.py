@@ -58,6 +58,10 @@ class Limits:
     def __post_init__(self) -> None:
         if self.max_turns < 1:
             raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise UsageError(f"--max-tokens must be at least 1 (got {self.max_tokens})")
+        if self.max_seconds is not None and not self.max_seconds > 0:  # `not >` also refuses NaN
+            raise UsageError(f"--max-seconds must be more than 0 (got {self.max_seconds:g})")
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,17 @@ the session's own for note rewrites beside a remote model, every job kind for
 given the queue its folds' rewrites go to. `db` is a path, or a `Store` the
 caller already holds, which the session uses and leaves open, so no path
 opens a second writer on one home.
+
+The session hears every turn its agent reports (`TurnLog`, which passes each on to the caller's
+`on_turn`), so a run cancelled midway is recorded with the turns it made, as progress reported them.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +58,24 @@ from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "Work", "check_files", "open_session", "turn_record"]
+__all__ = ["Session", "TurnLog", "Work", "check_files", "open_session", "turn_record"]
 
 Work = Callable[[Brief], Awaitable[RunResult]]
+
+
+class TurnLog:
+    """The turns the agent reported in the current run, each passed on to the caller's `on_turn`."""
+
+    def __init__(self, on_turn: OnTurn | None = None) -> None:
+        self.on_turn = on_turn
+        self.traces: list[TurnTrace] = []
+
+    async def __call__(self, trace: TurnTrace) -> None:
+        self.traces.append(trace)
+        if self.on_turn is not None:
+            outcome = self.on_turn(trace)
+            if inspect.isawaitable(outcome):
+                await outcome
 
 
 @dataclass
@@ -67,6 +86,7 @@ class Session:
     host: McpHost
     loaded: list[ContextObject]
     experience: Experience
+    turns: TurnLog = field(default_factory=TurnLog)  # the agent's `on_turn`: the current run's turns
 
     async def run(
         self, task: str, *, source: str = "run", work: Work | None = None, **agent_kwargs: Any
@@ -75,12 +95,13 @@ class Session:
 
         The row is written before the run starts; a cancelled run is recorded as
         `cancelled` (shielded, so the cancellation cannot skip it) and an error as
-        `failed`, and both propagate. A run that ends with an answer leaves its
+        `failed`, and both propagate, each with the turns it made. A run that ends with an answer leaves its
         episode. `work` is a job that answers in its own way (a digest's `stream`
         or `direct` strategy): it gets the brief and gives back a `RunResult`.
         Returns the run's id with its result.
         """
         runs = Runs(self.store)
+        self.turns.traces.clear()
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
         brief = await self.experience.before(task)
         try:
@@ -88,10 +109,12 @@ class Session:
                 result = await (work(brief) if work else self.agent.run(brief.task, **agent_kwargs))
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await runs.finish(run_id, status="cancelled", reason="the caller cancelled the run")
+                await runs.finish(
+                    run_id, status="cancelled", reason="the caller cancelled the run", **self._made_so_far()
+                )
             raise
         except Exception as exc:
-            await runs.finish(run_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
+            await runs.finish(run_id, status="failed", reason=f"{type(exc).__name__}: {exc}", **self._made_so_far())
             raise
         await runs.finish(
             run_id,
@@ -104,6 +127,10 @@ class Session:
         )
         await self.experience.after(run_id, brief)
         return run_id, result
+
+    def _made_so_far(self) -> dict[str, Any]:
+        """The turns and tokens of a run that did not finish, as the agent reported them."""
+        return {"turns": [turn_record(trace) for trace in self.turns.traces], "tokens": self.agent.ledger.used}
 
 
 def turn_record(trace: TurnTrace) -> dict[str, Any]:
@@ -177,9 +204,10 @@ async def open_session(
             evaluator=evaluator,
             worker=chosen.worker,
         )
-        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=on_turn, note_queue=chosen.notes)
+        turns = TurnLog(on_turn)
+        agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=turns, note_queue=chosen.notes)
         if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        session = Session(agent, store, contexts, host, loaded, experience)
+        session = Session(agent, store, contexts, host, loaded, experience, turns)
         async with serving(chosen.worker) if chosen.worker is not None else nullcontext():
             yield session

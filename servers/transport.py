@@ -5,9 +5,12 @@ refuses to start without a token: anyone who can reach the port could
 otherwise run tasks and read what lies under the roots. With a token, every
 request must carry `Authorization: Bearer TOKEN` (the scheme in any case,
 RFC 7235), compared in constant time; anything else gets 401 before it
-reaches MCP. The SDK validates Host and Origin against DNS rebinding (on
-loopback: loopback names only) and refuses request bodies over
-`MAX_BODY_BYTES` with 413. The access log is off unless asked for, and it
+reaches MCP. Off loopback the token must have at least `MIN_TOKEN_CHARS`
+characters (`check_bind`). On loopback the SDK validates Host and Origin
+against DNS rebinding (loopback names only); off loopback they are not
+checked (the names a client may use for this machine are not known here),
+and the bearer token is the guard. Request bodies over `MAX_BODY_BYTES` get
+413. The access log is off unless asked for, and it
 never shows a token: tokens travel only in a header, which it does not print.
 
 The socket listens before the server says on stderr where it serves
@@ -34,9 +37,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory.errors import UsageError
 
-__all__ = ["MAX_BODY_BYTES", "BearerAuth", "is_loopback", "read_token", "serve_http", "serve_stdio"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MIN_TOKEN_CHARS",
+    "BearerAuth",
+    "check_bind",
+    "is_loopback",
+    "read_token",
+    "serve_http",
+    "serve_stdio",
+]
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
+MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -86,8 +99,21 @@ class BearerAuth:
         return scheme.lower() == b"bearer" and same
 
 
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to serve a non-loopback `host` without a token, or with one short enough to guess."""
+    if is_loopback(host):
+        return
+    if token is None:
+        raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")
+    if len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(
+            f"refusing to serve {host} with a {len(token)}-character token: use at least {MIN_TOKEN_CHARS} "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+
+
 def security_for(host: str) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection: loopback names only on loopback; the SDK's defaults elsewhere (token required)."""
+    """DNS-rebinding protection on loopback (loopback names only); none elsewhere, where the token guards."""
     if is_loopback(host):
         return TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
@@ -101,8 +127,7 @@ def http_app(
     server: Server[Any] | MCPServer, *, host: str, token: str | None, max_body: int = MAX_BODY_BYTES
 ) -> ASGIApp:
     """The ASGI app `serve_http` runs: MCP at /mcp, behind the token check when there is a token."""
-    if token is None and not is_loopback(host):
-        raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")
+    check_bind(host, token)
     app: ASGIApp = server.streamable_http_app(
         host=host, transport_security=security_for(host), max_request_body_size=max_body
     )

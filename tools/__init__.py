@@ -4,13 +4,33 @@ A tool that cannot honour its arguments raises an error of `memory.errors`:
 the context and recursion tools raise `ToolError`, the memory tools the
 store's `UsageError` (a bad query, a bad id), and an id that does not exist is
 a `NotFoundError`. Those three classes are re-exported here; the servers turn
-any of them into a result the model reads (`servers.errors`).
+any of them into a result the model reads (`servers.errors`). The names are
+resolved when first used (module `__getattr__`), so the CLI's memory
+commands import `tools.memory` without the context tools.
 """
 
-from memory.errors import NotFoundError, ToolError, UsageError
-from tools.context import ContextTools
-from tools.history import HistoryTools
-from tools.memory import MemoryTools
-from tools.memory_compat import CompatTools
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["CompatTools", "ContextTools", "HistoryTools", "MemoryTools", "NotFoundError", "ToolError", "UsageError"]
+
+_HOMES: dict[str, str] = {
+    "CompatTools": "tools.memory_compat",
+    "ContextTools": "tools.context",
+    "HistoryTools": "tools.history",
+    "MemoryTools": "tools.memory",
+    "NotFoundError": "memory.errors",
+    "ToolError": "memory.errors",
+    "UsageError": "memory.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

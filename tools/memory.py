@@ -14,55 +14,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.graph.schema import Edge, EdgeKind, Node, NodeKind, node_ref, parse_node_id
+from memory.graph.schema import EdgeKind, NodeKind, node_ref, parse_node_id
+from tools.shown import MAX_QUERY_CHARS, check_query, edge_dict, node_dict
 
 __all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]
-
-MAX_QUERY_CHARS = 2_000
-
-
-def check_query(query: str) -> str:
-    """The query itself, or a clear `UsageError` when it is too long to search with."""
-    if len(query) > MAX_QUERY_CHARS:
-        raise UsageError(f"the query has {len(query):,} characters, over the limit of {MAX_QUERY_CHARS:,}; shorten it")
-    return query
-
-
-def node_dict(node: Node, full: bool = False) -> dict[str, Any]:
-    """A node as a tool shows it; `full` adds its counts and times."""
-    shown: dict[str, Any] = {"id": node.ref, "kind": node.kind, "text": node.text}
-    if node.name is not None:
-        shown["name"] = node.name
-    if full:
-        shown.update(
-            meta=node.meta,
-            uses=node.uses,
-            successes=node.successes,
-            failures=node.failures,
-            created=round(node.created, 3),
-            updated=round(node.updated, 3),
-            last_used=None if node.last_used is None else round(node.last_used, 3),
-        )
-        if node.status is not None:
-            shown["status"] = node.status
-    return shown
-
-
-def edge_dict(edge: Edge) -> dict[str, Any]:
-    shown: dict[str, Any] = {
-        "id": edge.id,
-        "src": node_ref(edge.src),
-        "dst": node_ref(edge.dst),
-        "kind": edge.kind,
-        "weight": round(edge.weight, 4),
-        "uses": edge.uses,
-    }
-    if edge.label:
-        shown["label"] = edge.label
-    return shown
 
 
 class MemoryTools:

@@ -34,7 +34,6 @@ from typing import Any, BinaryIO
 import anyio
 import anyio.to_thread
 import sqlite_utils
-from sqlite_utils import Migrations
 
 from memory.context.fulltext import fts_literal, fts_search
 from memory.context.loader import SNIFF_BYTES, ChunkStream, binary_reason, detect_format
@@ -42,40 +41,23 @@ from memory.context.objects import KINDS, UNITS, ContextObject, Hit, Span, Targe
 from memory.context.outline import Outline, build_outline
 from memory.context.paths import Roots, walk
 from memory.context.regex_scan import DEFAULT_TIMEOUT, regex_search
+from memory.context.schema import MIGRATIONS
 from memory.context.spans import iter_lines, read_span
 from memory.errors import NotFoundError, UsageError
 from memory.store import Store
 
-__all__ = ["KINDS", "ContextObject", "ContextStore", "Hit", "Loaded", "Span", "Target", "fts_literal", "parse_id"]
-
-MIGRATIONS = Migrations("context")
-
-
-@MIGRATIONS()
-def create_context_tables(db: sqlite_utils.Database) -> None:
-    db.execute(
-        "CREATE TABLE context_objects ("
-        " id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, source TEXT,"
-        " meta TEXT NOT NULL DEFAULT '{}', chars INTEGER NOT NULL DEFAULT 0,"
-        " lines INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,"
-        " created REAL NOT NULL, complete INTEGER NOT NULL DEFAULT 1)"
-    )
-    # Reloading an unchanged file finds its object by source instead of storing it twice.
-    db.execute("CREATE INDEX context_objects_source ON context_objects (source)")
-    db.execute(
-        "CREATE TABLE context_chunks ("
-        " id INTEGER PRIMARY KEY, object_id INTEGER NOT NULL REFERENCES context_objects(id),"
-        " seq INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,"
-        " start_char INTEGER NOT NULL, end_char INTEGER NOT NULL,"
-        " start_token INTEGER NOT NULL, end_token INTEGER NOT NULL, text TEXT NOT NULL,"
-        " UNIQUE (object_id, seq))"
-    )
-    db.execute(
-        "CREATE VIRTUAL TABLE context_fts USING fts5("
-        " text, content='context_chunks', content_rowid='id', tokenize='unicode61')"
-    )
-    db.execute("CREATE INDEX context_chunks_by_line ON context_chunks (object_id, end_line, seq)")
-    db.execute("CREATE INDEX context_chunks_by_token ON context_chunks (object_id, end_token, seq)")
+__all__ = [
+    "KINDS",
+    "MIGRATIONS",
+    "ContextObject",
+    "ContextStore",
+    "Hit",
+    "Loaded",
+    "Span",
+    "Target",
+    "fts_literal",
+    "parse_id",
+]
 
 
 @dataclass

@@ -41,12 +41,15 @@ from memory.errors import NotFoundError, UsageError
 from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
 from memory.graph.graph import Graph
 from memory.graph.ops import NewNode, fetch_nodes, insert_nodes, log_event, upsert_edge
-from memory.graph.schema import node_ref, parse_node_id
+from memory.graph.schema import MAX_TEXT_CHARS, node_ref, parse_node_id
 from memory.jobs.queue import Jobs
 
 __all__ = ["Episode", "Episodes", "Step", "parse_outcome", "step_signature"]
 
 ARGUMENT_CHARS = 400
+# What an episode keeps of its run: the task (in its text and its meta) and the first steps.
+TASK_CHARS = 8_000
+MAX_STEPS = 50
 OUTCOME_WORDS = {"good": 1.0, "success": 1.0, "yes": 1.0, "bad": 0.0, "failure": 0.0, "fail": 0.0, "no": 0.0}
 
 
@@ -100,9 +103,9 @@ def parse_outcome(outcome: object) -> float:
 class Episodes:
     """Writes episodes (formation) and takes feedback on them, over one `Graph`."""
 
-    def __init__(self, graph: Graph, jobs: Jobs, params: EvolutionParams = DEFAULT_PARAMS) -> None:
+    def __init__(self, graph: Graph, params: EvolutionParams = DEFAULT_PARAMS, *, jobs: Jobs | None = None) -> None:
         self.graph = graph
-        self.jobs = jobs  # where an episode's refinement is queued
+        self.jobs = jobs or Jobs(graph.store)  # where an episode's refinement is queued
         self.params = params
 
     async def write(self, episode: Episode, cause: str | None = None) -> int:
@@ -119,15 +122,17 @@ class Episodes:
             raise UsageError(f"run {episode.run_id} already has an episode")
         cited = {i for s in episode.steps for i in (*s.recalled, *s.used)}
         live = fetch_nodes(conn, cited)
-        steps = [_step_dict(s, live) for s in episode.steps]
+        steps = [_step_dict(s, live) for s in episode.steps[:MAX_STEPS]]
         tag = f"run {episode.run_id}" if episode.run_id is not None else f"#{_next_number(conn)}"
         meta = {
             "run_id": episode.run_id,
-            "task": episode.task,
+            "task": episode.task[:TASK_CHARS],
             "steps": steps,
             "unknown_ids": sorted(cited - set(live)),
         }
-        text = f"Episode ({tag}): {episode.task.strip()}"[:8000]
+        if len(episode.task) > TASK_CHARS or len(episode.steps) > MAX_STEPS:
+            meta["cut"] = {"task_chars": len(episode.task), "steps": len(episode.steps)}
+        text = f"Episode ({tag}): {episode.task.strip()}"[:TASK_CHARS]
         cause = cause or f"episode {tag}"
         [(node_id, created)] = insert_nodes(conn, [NewNode(text, "episodic", meta)], cause)
         if not created:
@@ -184,6 +189,8 @@ class Episodes:
         """Record the outcome of a run or an episode (`run:12`, `mem:40`; a bare number is a `bare` id)."""
         value = parse_outcome(outcome)
         note = (note or "").strip()
+        if len(note) > MAX_TEXT_CHARS:
+            raise UsageError(f"the note has {len(note):,} characters, over the limit of {MAX_TEXT_CHARS:,}")
         return await self.graph.store.write(lambda db: self._feedback(db.conn, target, value, note, bare))
 
     def _feedback(self, conn: sqlite3.Connection, target: object, value: float, note: str, bare: str) -> dict:

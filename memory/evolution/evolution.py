@@ -68,7 +68,7 @@ class Evolution:
         self.language = language
         self.foreground = foreground or Foreground()
         self.jobs = jobs or Jobs(graph.store)
-        self.episodes = Episodes(graph, self.jobs, params)
+        self.episodes = Episodes(graph, params, jobs=self.jobs)
 
     def handlers(self) -> dict[str, Handler]:
         """The job kinds this evolution can run: `describe` only with a model, so a worker without one

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memory.graph.ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
-from memory.graph.schema import check_text
+from memory.graph.schema import check_label, check_text
 from memory.params import in_chunks
 
 __all__ = [
@@ -45,6 +45,8 @@ def entity_ids(conn: sqlite3.Connection, names: Iterable[str], placeholders: boo
 
 def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None) -> tuple[int, bool]:
     """The entity's id, creating it (or a placeholder when `entity_type` is None); `(id, newly an entity)`."""
+    if entity_type is not None:
+        check_label(entity_type, "entity type")
     row = conn.execute("SELECT id, meta FROM memory_nodes WHERE name = ? AND deleted IS NULL", [name]).fetchone()
     if row is not None:
         node_id, meta = row[0], json.loads(row[1])

@@ -24,6 +24,7 @@ from memory.graph.schema import (
     Node,
     check_edge_kind,
     check_kinds,
+    check_label,
     check_meta,
     check_text,
     content_hash,
@@ -194,6 +195,7 @@ def upsert_edge(
 ) -> tuple[Edge, bool]:
     """Link two live nodes; an existing live edge with the same key is returned (reweighted if asked)."""
     check_edge_kind(kind)
+    check_label(label, "edge label")
     if src == dst and not allow_self:
         raise UsageError(f"cannot link {node_ref(src)} to itself")
     if weight is not None and not 0.0 <= weight <= 1.0:

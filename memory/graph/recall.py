@@ -22,7 +22,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    `1 - match`, so a node's context lifts its neighbours above weak matches
    without pushing the best matches themselves down;
 4. recording: the returned nodes and the edges between them count one use
-   (`uses`, `last_used`), which the frequency and recency parts then read.
+   (`uses`, `last_used`), which the frequency and recency parts then read;
+   on a home opened read-only nothing is recorded, and recall still answers.
 
 Every step reads a bounded number of rows (LIMIT on FTS5, capped fan-out),
 so a recall costs the same on ten thousand nodes as on a million edges.
@@ -124,7 +125,7 @@ class Recall:
             return self._rank(db.conn, terms, nearest, wanted, k, hops)
 
         found = await self.graph.store.read(read)
-        if record and found:
+        if record and found and not self.graph.store.read_only:
             ids = {r.node.id for r in found}
             edges = [r.via for r in found if r.via is not None]
             await self.graph.record_use(sorted(ids), edges)

@@ -38,6 +38,7 @@ __all__ = [
     "EDGE_COLUMNS",
     "EDGE_KINDS",
     "EdgeKind",
+    "MAX_LABEL_CHARS",
     "MAX_META_CHARS",
     "MAX_TEXT_CHARS",
     "MIGRATIONS",
@@ -48,6 +49,7 @@ __all__ = [
     "Node",
     "check_edge_kind",
     "check_kinds",
+    "check_label",
     "check_meta",
     "check_text",
     "content_hash",
@@ -66,6 +68,8 @@ NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
 EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 MAX_TEXT_CHARS = 16_000
 MAX_META_CHARS = 16_000
+# A type or a label names a kind of thing ("person", "works_at"): a line, not a document.
+MAX_LABEL_CHARS = 200
 MAX_SQLITE_INT = 2**63 - 1
 
 MIGRATIONS = Migrations("graph")
@@ -194,6 +198,15 @@ def check_text(text: object, what: str = "text") -> str:
             " split it into smaller facts"
         )
     return text
+
+
+def check_label(label: object, what: str = "label") -> str:
+    """The label itself (it may be empty), or a clear `UsageError` when it is not text or over the limit."""
+    if not isinstance(label, str):
+        raise UsageError(f"the {what} must be text")
+    if len(label) > MAX_LABEL_CHARS:
+        raise UsageError(f"the {what} has {len(label):,} characters, over the limit of {MAX_LABEL_CHARS:,}")
+    return label
 
 
 def check_meta(meta: object) -> None:

@@ -2,9 +2,12 @@
 
 Each line is a task the `Agent` runs (several turns if it needs them); the
 answer is printed, then one status line: the working state, shortened, and
-the prompt tokens each region used against its budget. The working state and
-the window of recent turns carry from one task to the next, so the chat is
-one continuing piece of work.
+the prompt tokens each region used against its budget, and the window's size
+as it stands after the line. The working state and the window carry from one
+task to the next, so the chat is one continuing piece of work: each line's
+question and answer enter the window as one turn (`Window.add_exchange`),
+fold into notes as any turn does, and are restored by `--resume` from the
+window ids logged with the answer.
 
 Commands: `/state` prints the whole state, `/history` the window and the
 latest turns and notes in the context store, `/prune` asks the agent to
@@ -180,8 +183,10 @@ class Chat:
             return
         if result.turns:
             self.state = result.turns[-1].action.state
+        window = self.session.agent.window
+        await window.add_exchange(line, result.answer)  # the next line's prompt shows this exchange
         answer = result.answer + ("" if result.status == "done" else f"\n(partial: {result.reason})")
-        await self.log.add(self.record.id, "assistant", answer, self.state, self.session.agent.window.ids())
+        await self.log.add(self.record.id, "assistant", answer, self.state, window.ids())
         self.last = result
         self.write(f"loci> {answer}")
         self.write(self.status())
@@ -191,16 +196,20 @@ class Chat:
         return (await self.session.run(task, source="chat", state=self.state, keep_window=True))[1]
 
     def status(self) -> str:
-        """The state, shortened, and the last prompt's tokens per region against the budgets."""
-        sizes = self.session.agent.sizes
+        """The state, shortened; the last prompt's tokens per region against the budgets; the window as it
+        stands now, this line's exchange in it, which the next line's prompt starts from."""
+        sizes, window = self.session.agent.run_sizes, self.session.agent.window
         line = f"[state: {one_line(self.state, SHORT_STATE) or '(empty)'}]"
+        items = len(window.items)
+        now = f"window now {items} item{'s' if items != 1 else ''}, {window.tokens()}/{sizes.window} tokens"
         if self.last is None or not self.last.turns:
-            return line
+            return f"{line}\n[{now}]"
         trace = self.last.turns[-1]
         used = " ".join(f"{name} {tokens}/{getattr(sizes, name, '?')}" for name, tokens in trace.prompt_tokens.items())
         total = sum(trace.prompt_tokens.values())
         turns = len(self.last.turns)
-        return f"{line}\n[{turns} turn{'s' if turns != 1 else ''}; prompt {total}/{sizes.total - sizes.reply}: {used}]"
+        prompt = f"{turns} turn{'s' if turns != 1 else ''}; prompt {total}/{sizes.total - sizes.reply}: {used}"
+        return f"{line}\n[{prompt}; {now}]"
 
     async def history(self) -> str:
         """The window as the agent sees it, then the latest turns and notes in the store."""

@@ -9,6 +9,11 @@ model with that verdict: prompt evaluation (one batch of `--prompt-tokens`)
 and generation (`--tokens` greedy tokens, one at a time). The model runs in
 this process, through `runtime.models.llama.load`, like every other load.
 `--json` prints the same facts as one JSON object instead.
+
+`loci doctor --db PATH` checks a home instead: `PRAGMA integrity_check` and
+each FTS5 index against its content (`memory.health.check_home`), printing
+what it found (exit 1 when anything), and lifting the damage mark a failed
+write left when the file is whole again.
 """
 
 from __future__ import annotations
@@ -26,8 +31,7 @@ from typing import Any
 import anyio.to_thread
 
 from memory.errors import BackendError, NotFoundError, UsageError
-from runtime.models.llama.load import default_model_path, open_llama, process_verdict
-from runtime.models.llama.verdict import cpu_flags
+from memory.health import check_home
 
 __all__ = ["cpu_name", "measure_speed", "register"]
 
@@ -39,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--prompt-tokens", type=int, default=256, help="prompt tokens to evaluate (default 256)")
     parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
+    parser.add_argument("--db", type=Path, default=None, help="check this Loci home's file instead of llama.cpp")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
@@ -56,6 +61,10 @@ def cpu_name() -> str:
 
 
 async def run(args: argparse.Namespace) -> int:
+    if args.db is not None:
+        return await _check_db(args.db, args.json)
+    from runtime.models.llama.verdict import cpu_flags
+
     if args.prompt_tokens < 1 or args.tokens < 1 or (args.threads is not None and args.threads < 1):
         raise UsageError("--prompt-tokens, --tokens and --threads must be at least 1")
     report: dict[str, Any] = {"cpu": cpu_name(), "cores": os.cpu_count(), "cpu_flags": cpu_flags()}
@@ -68,7 +77,27 @@ async def run(args: argparse.Namespace) -> int:
     return status
 
 
+async def _check_db(path: Path, as_json: bool) -> int:
+    found = await anyio.to_thread.run_sync(check_home, path.expanduser())
+    problems = found["problems"]
+    if as_json:
+        print(json.dumps(found))
+        return 1 if problems else 0
+    print(f"home: {found['path']}")
+    for problem in problems:
+        print(f"  {problem}")
+    if problems:
+        print(f"damaged: {len(problems)} problem{'s' * (len(problems) > 1)} found")
+        return 1
+    print(f"integrity_check: ok; full-text indexes ok: {', '.join(found['fts_tables']) or 'none'}")
+    if found["mark_cleared"]:
+        print("the damage mark is lifted: Loci writes to this home again")
+    return 0
+
+
 async def _check_llama(report: dict[str, Any], show: _Printer, args: argparse.Namespace) -> int:
+    from runtime.models.llama.load import default_model_path, process_verdict
+
     if importlib.util.find_spec("llama_cpp") is None:
         report["llama_cpp_python"] = None
         show("llama-cpp-python: not installed (pip install 'loci-agent[local]')")
@@ -113,6 +142,8 @@ class _Printer:
 
 def measure_speed(model: Path, prompt_tokens: int, tokens: int, threads: int) -> dict[str, Any]:
     """Prompt-evaluation and generation speed of `model`, loaded through `open_llama` (blocking)."""
+    from runtime.models.llama.load import open_llama
+
     n_ctx = prompt_tokens + tokens + 8
     try:
         batch = max(prompt_tokens, 8)

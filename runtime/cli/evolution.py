@@ -20,9 +20,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.jobs.worker import Worker
 from memory.store import Store, default_db_path
 
 __all__ = ["register", "register_memory"]
@@ -54,6 +51,9 @@ def register(sub: Any) -> None:
 
 
 async def handle(args: argparse.Namespace) -> int:
+    from memory.evolution.evolution import Evolution
+    from memory.graph.graph import Graph
+
     async with await Store.open(args.db or default_db_path()) as store:
         evolution = Evolution(Graph(store))
         result = await _dispatch(evolution, args)
@@ -64,11 +64,13 @@ async def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _dispatch(evolution: Evolution, args: argparse.Namespace) -> Any:
+async def _dispatch(evolution: Any, args: argparse.Namespace) -> Any:
     command = args.memory_command
     if command == "feedback":
         return await evolution.episodes.feedback(args.run_id, args.outcome, args.note, bare="run")
     if command == "refine":
+        from memory.jobs.worker import Worker
+
         ran = await Worker(evolution.jobs, evolution.handlers()).drain(args.max_jobs)
         return {"ran": ran, "queue": await evolution.jobs.counts()}
     if command == "consolidate":

@@ -2,13 +2,23 @@
 
 Each command lives in its own module with `register(subparsers)`, which adds
 its parser and sets `handler` to an async function of the parsed arguments
-that returns an exit code. `COMMANDS` names those modules; every one must
-import (a name that does not is an error, never a skipped command). `bench`
-is named, not imported, so `runtime` never imports `bench`: the benchmarks
-import the runtime, and register their command here by name. This module
-only parses, runs the handler under anyio, and turns Loci's errors into one
-clear line on stderr and a non-zero exit: 2 for the user's mistakes, 1 for
-everything else.
+that returns an exit code. `COMMANDS` maps each command's name to the module
+that registers it; every one must import (a name that does not is an error,
+never a skipped command). `bench` is named, not imported, so `runtime` never
+imports `bench`: the benchmarks import the runtime, and register their
+command here by name.
+
+Starting fast: a command imports only its own module. `build_parser(argv)`
+looks at the first word of the command line; when it names a command, only
+that command's module is imported (`loci memory search` never imports the
+MCP SDK or llama.cpp), and `loci --version` imports none. Help, no command,
+or a word that is not a command register them all, so argparse lists every
+choice. The command modules keep their heavy imports (`mcp`, `llama_cpp`,
+`httpx`, `rich`, `sqlite_vec`) to the code that runs them.
+
+This module only parses, runs the handler under anyio, and turns Loci's
+errors into one clear line on stderr and a non-zero exit: 2 for the user's
+mistakes, 1 for everything else.
 """
 
 from __future__ import annotations
@@ -18,41 +28,58 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 
-import anyio
+__all__ = ["COMMANDS", "VERSION", "build_parser", "main"]
 
-from memory.errors import LociError, UsageError
-
-__all__ = ["COMMANDS", "build_parser", "main"]
-
-COMMANDS = (
-    "runtime.cli.run",
-    "runtime.cli.models",
-    "runtime.cli.doctor",
-    "runtime.cli.serve",
-    "runtime.cli.mcp",
-    "runtime.cli.memory",
-    "runtime.cli.chat",
-    "runtime.cli.evolution",
-    "runtime.cli.digest",
-    "runtime.cli.ui",
-    "bench.cli",
-)
+COMMANDS: dict[str, str] = {
+    "run": "runtime.cli.run",
+    "models": "runtime.cli.models",
+    "doctor": "runtime.cli.doctor",
+    "serve": "runtime.cli.serve",
+    "mcp": "runtime.cli.mcp",
+    "memory": "runtime.cli.memory",
+    "chat": "runtime.cli.chat",
+    "feedback": "runtime.cli.evolution",
+    "digest": "runtime.cli.digest",
+    "jobs": "runtime.cli.digest",
+    "ui": "runtime.cli.ui",
+    "bench": "bench.cli",
+}
 
 
-def _version() -> str:
-    try:
-        return version("loci-agent")
-    except PackageNotFoundError:
-        return "unknown"
+# The package's version, as pyproject.toml gives it (a test holds them equal):
+# reading it from the installed metadata would import `email` and cost more than the rest of `--version`.
+VERSION = "0.1.0"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """`--version`: prints `VERSION` and exits."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"loci {VERSION}")
+        parser.exit()
+
+
+def _wanted(argv: Sequence[str] | None) -> list[str]:
+    """The modules the command line needs: its command's, none for `--version`, else all."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    first = next((word for word in words if not word.startswith("-")), None)
+    if first in COMMANDS:
+        return [COMMANDS[first]]
+    if first is None and words and not {"-h", "--help"} & set(words):
+        return []
+    return list(dict.fromkeys(COMMANDS.values()))
+
+
+def build_parser(argv: Sequence[str] | None = None, *, every: bool = False) -> argparse.ArgumentParser:
+    """The parser for `argv` (only the commands it names), or for every command with `every=True`."""
     parser = argparse.ArgumentParser(prog="loci", description="An agent-memory runtime for local and remote models.")
-    parser.add_argument("--version", action="version", version=f"loci {_version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in list(dict.fromkeys(COMMANDS.values())) if every else _wanted(argv):
         importlib.import_module(name).register(sub)
     return parser
 
@@ -60,11 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     # Quiet by default: the MCP SDK would otherwise set the root logger to INFO the first time a server is built.
     logging.basicConfig(level=logging.WARNING, format="loci: %(name)s: %(message)s")
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
-        parser.print_help()
+        build_parser(every=True).print_help()
         return 2
+    import anyio
+
+    from memory.errors import LociError, UsageError  # imported here: `memory` brings sqlite-utils
+
     try:
         return anyio.run(args.handler, args) or 0
     except KeyboardInterrupt:
@@ -74,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"loci: {exc}", file=sys.stderr)
         return 2
     except LociError as exc:
-        print(f"loci: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"loci: {exc}", file=sys.stderr)
         return 1
 
 

@@ -1,6 +1,9 @@
 """`loci memory`: the memory graph from the shell.
 
     loci memory add TEXT [--kind K] [--link ID ...] [--meta JSON]
+    loci memory update ID TEXT
+    loci memory forget ID
+    loci memory link A B [--kind K] [--weight W]
     loci memory search QUERY [-k N] [--kind K ...]
     loci memory show ID
     loci memory neighbors ID [--depth N] [--kind K ...]
@@ -10,7 +13,10 @@
 
 Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
 machine-readable output. The commands call the same tools the model calls
-(tools/memory.py), so the shell and the agent see one memory.
+(tools/memory.py), so the shell and the agent see one memory. Text is shown
+through `runtime.cli.display.safe`: a memory holding escape sequences cannot
+drive the terminal. The tools, the graph and the export are imported when a
+subcommand runs, so `loci memory search` starts without the rest.
 """
 
 from __future__ import annotations
@@ -22,13 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import UsageError
-from memory.graph.export import FORMATS, export_graph
-from memory.graph.graph import Graph
-from memory.graph.schema import NODE_KINDS
+from memory.graph.export import FORMATS
+from memory.graph.schema import EDGE_KINDS, NODE_KINDS
 from memory.store import Store, default_db_path
-from runtime.cli.display import one_line
+from runtime.cli.display import one_line, safe
 from runtime.cli.evolution import register_memory
-from tools.memory import MemoryTools, node_dict
+from runtime.cli.flags import at_least
 
 __all__ = ["register"]
 
@@ -45,6 +50,16 @@ def register(subparsers: Any) -> None:
     add.add_argument("--kind", choices=NODE_KINDS, default="semantic")
     add.add_argument("--link", action="append", default=[], metavar="ID", help="link to this memory (repeatable)")
     add.add_argument("--meta", default=None, help="metadata as a JSON object")
+    update = sub.add_parser("update", parents=[common], help="replace a memory's text, keeping its links")
+    update.add_argument("id")
+    update.add_argument("text")
+    forget = sub.add_parser("forget", parents=[common], help="forget a memory and its links (kept in history)")
+    forget.add_argument("id")
+    link = sub.add_parser("link", parents=[common], help="link memory A to memory B (again: sets the weight)")
+    link.add_argument("a")
+    link.add_argument("b")
+    link.add_argument("--kind", choices=EDGE_KINDS, default="related")
+    link.add_argument("--weight", type=float, default=None, help="0 to 1 (default 0.5)")
     search = sub.add_parser("search", parents=[common], help="recall the memories best matching a query")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=10)
@@ -53,7 +68,7 @@ def register(subparsers: Any) -> None:
     show.add_argument("id")
     near = sub.add_parser("neighbors", parents=[common], help="the memories linked to one")
     near.add_argument("id")
-    near.add_argument("--depth", type=int, default=1)
+    near.add_argument("--depth", type=int, default=1, help="hops, 1 to 3 (default 1)")
     near.add_argument("--kind", action="append", choices=NODE_KINDS, default=None)
     sub.add_parser("stats", parents=[common], help="counts by kind and the file size")
     export = sub.add_parser("export", parents=[common], help="write the graph as JSON or GraphML")
@@ -63,12 +78,26 @@ def register(subparsers: Any) -> None:
     register_memory(sub, common)
 
 
+def _check(args: argparse.Namespace) -> None:
+    at_least(1, k=getattr(args, "k", None), depth=getattr(args, "depth", None))
+    weight = getattr(args, "weight", None)
+    if weight is not None and not 0.0 <= weight <= 1.0:
+        raise UsageError(f"--weight must be from 0 to 1, not {weight:g}")
+
+
 async def handle(args: argparse.Namespace) -> int:
+    _check(args)
     async with await Store.open(args.db or default_db_path()) as store:
         if args.memory_command == "export":
             return await _export(store, args)
-        tools = MemoryTools(Graph(store))
-        result = await _dispatch(tools, args)
+        if args.memory_command == "search":
+            result: Any = await _search(store, args)
+        elif args.memory_command == "stats":
+            from memory.graph.graph import Graph
+
+            result = await Graph(store).stats()  # what memory_stats returns, without the tool set
+        else:
+            result = await _dispatch(store, args)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -76,22 +105,35 @@ async def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _dispatch(tools: MemoryTools, args: argparse.Namespace) -> Any:
+async def _dispatch(store: Store, args: argparse.Namespace) -> Any:
+    from memory.graph.graph import Graph
+    from tools.memory import MemoryTools
+
+    tools = MemoryTools(Graph(store))
     command = args.memory_command
     if command == "add":
         return await tools.memory_remember(args.text, args.kind, args.link, _meta(args.meta))
-    if command == "search":
-        return await _search(tools, args)
+    if command == "update":
+        return await tools.memory_update(args.id, args.text)
+    if command == "forget":
+        return await tools.memory_forget(args.id)
+    if command == "link":
+        return await tools.memory_link(args.a, args.b, args.kind, args.weight)
     if command == "show":
         return await tools.memory_get(args.id)
     if command == "neighbors":
         return await tools.memory_neighbors(args.id, depth=args.depth, kinds=args.kind)
-    return await tools.memory_stats()
+    raise AssertionError(f"no such memory subcommand: {command}")
 
 
-async def _search(tools: MemoryTools, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Like the model's recall, but a person browsing does not count as a use."""
-    found = await tools.recall.recall(args.query, k=args.k, kinds=args.kind, record=False)
+async def _search(store: Store, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Like the model's recall, but a person browsing does not count as a use (and needs no tool set)."""
+    from memory.graph.graph import Graph
+    from memory.graph.recall import Recall
+    from tools.shown import check_query, node_dict
+
+    recall = Recall(Graph(store))
+    found = await recall.recall(check_query(args.query), k=args.k, kinds=args.kind, record=False)
     return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
 
 
@@ -108,6 +150,8 @@ def _meta(text: str | None) -> dict[str, Any] | None:
 
 
 async def _export(store: Store, args: argparse.Namespace) -> int:
+    from memory.graph.export import export_graph
+
     if args.out is None:
         counts = await export_graph(store, sys.stdout, args.format)
     else:
@@ -117,6 +161,13 @@ async def _export(store: Store, args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write {args.out}: {exc.strerror}") from exc
         print(f"wrote {counts['nodes']} nodes and {counts['edges']} edges to {args.out}", file=sys.stderr)
+    if counts.get("unreadable"):
+        print(
+            f"loci: {counts['unreadable']} rows of {store.path} could not be read (the file is damaged); "
+            "every readable row was written",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -124,6 +175,13 @@ def _print(command: str, result: Any) -> None:
     if command == "add":
         state = "remembered" if result["created"] else "already known, use counted"
         print(f"{result['id']}  {state}")
+    elif command == "update":
+        print(f"{result['id']}  updated: {one_line(result['text'])}")
+    elif command == "forget":
+        print(f"{result['id']}  forgotten")
+    elif command == "link":
+        state = "linked" if result["created"] else "link updated"
+        print(f"{result['src']} -[{result['kind']} {result['weight']}]-> {result['dst']}  {state}")
     elif command in ("search", "neighbors"):
         if not result:
             print("nothing found")
@@ -132,7 +190,7 @@ def _print(command: str, result: Any) -> None:
             print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {one_line(row['text'])}")
     elif command == "show":
         print(f"{result['id']}  {result['kind']}  uses {result['uses']}")
-        print(result["text"])
+        print(safe(result["text"]))
         for edge in result["edges"]:
             print(f"  {edge['src']} -[{edge['kind']} {edge['weight']}]-> {edge['dst']}")
     else:

@@ -1,4 +1,11 @@
-"""`loci run TASK`: one task, answered by the agent, printed with its evidence."""
+"""`loci run TASK`: one task, answered by the agent, printed with its evidence.
+
+The answer and the cited lines go to stdout, control characters escaped
+(`runtime.cli.display.safe`: a document line cannot drive the terminal);
+stderr then says the run's id and how to judge it
+(`run 12: loci feedback 12 good|bad`), which `--json` carries as `run_id`.
+Every numeric flag is checked before a model loads (`runtime.cli.flags`).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +16,15 @@ from pathlib import Path
 
 from memory.errors import UsageError
 from memory.store import default_db_path
+from runtime.cli.display import safe
+from runtime.cli.flags import at_least
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.prompt.build import RegionSizes
 from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
 from runtime.session import check_files, open_session
 
-__all__ = ["add_model_arguments", "register", "sizes_from"]
+__all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,7 +77,14 @@ def tool_sets(text: str | None) -> tuple[str, ...] | None:
     return names
 
 
+def check_sizes(args: argparse.Namespace) -> None:
+    """Refuse a window or a budget below one token, before any model loads."""
+    at_least(1, context_window=args.context_window, state_tokens=args.state_tokens)
+    at_least(1, window_tokens=args.window_tokens, observation_tokens=args.observation_tokens)
+
+
 def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
+    check_sizes(args)
     overrides = {
         name: value
         for name, value in (
@@ -82,6 +98,7 @@ def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
 
 
 async def run(args: argparse.Namespace) -> int:
+    check_sizes(args)
     limits = Limits(max_turns=args.max_turns, max_tokens=args.max_tokens, max_seconds=args.max_seconds)
     files = [name for name in args.file if name != "-"]
     check_files(files)
@@ -119,6 +136,8 @@ async def run(args: argparse.Namespace) -> int:
         await model.aclose()
     shown = {"run_id": run_id, **result.as_json()}
     print(json.dumps(shown, ensure_ascii=False, indent=2) if args.json else as_text(result))
+    if not args.json and not args.no_episode:
+        print(f"run {run_id}: loci feedback {run_id} good|bad", file=sys.stderr)
     return 0
 
 
@@ -145,10 +164,11 @@ def print_trace(trace: TurnTrace) -> None:
 
 
 def as_text(result: RunResult) -> str:
-    lines = [result.answer]
+    """The answer and its evidence for a terminal: control characters in either are shown escaped."""
+    lines = [safe(result.answer)]
     if result.status != "done":
-        lines.append(f"(partial: {result.reason})")
+        lines.append(f"(partial: {safe(result.reason or '')})")
     for cited in result.evidence:
-        lines.append(f"\n--- {cited.id} lines {cited.start}-{cited.end}")
-        lines.append(cited.text.rstrip())
+        lines.append(f"\n--- {safe(cited.id)} lines {cited.start}-{cited.end}")
+        lines.append(safe(cited.text.rstrip()))
     return "\n".join(lines)

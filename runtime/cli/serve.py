@@ -37,7 +37,7 @@ from runtime.background import background_worker
 from runtime.cli.client_config import CLIENTS, client_config
 from runtime.models.specs import DEFAULT_SPEC
 from servers.app import TOOL_SETS, build_app, parse_tools
-from servers.transport import MAX_BODY_BYTES, is_loopback, read_token, serve_http, serve_stdio
+from servers.transport import MAX_BODY_BYTES, check_bind, read_token, serve_http, serve_stdio
 
 __all__ = ["SERVED", "register"]
 
@@ -81,8 +81,8 @@ async def run(args: argparse.Namespace) -> int:
     db = Path(args.db).expanduser() if args.db else default_db_path()
     roots = Roots(args.root) if args.root else Roots(None)
     token = read_token(args.token, args.token_file)
-    if args.http and token is None and not is_loopback(args.host):
-        raise UsageError(f"refusing to serve {args.host} without a token: pass --token-file FILE or set LOCI_TOKEN")
+    if args.http:
+        check_bind(args.host, token)
     if args.print_config:
         print(json.dumps(client_config(args, tools, db, token=token is not None), indent=2))
         return 0

@@ -53,6 +53,8 @@ def key_from_env() -> str | None:
 
 async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = None) -> Model:
     backend, name, url = parse_spec(spec)
+    if context_window is not None and context_window < 1:
+        raise UsageError(f"--context-window must be a positive number of tokens (got {context_window})")
     if backend == "llama":
         from runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
 
@@ -60,6 +62,11 @@ async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = N
     if backend == "openai":
         from runtime.models.openai import OpenAIModel
 
+        if not url and not key_from_env():
+            raise UsageError(
+                f"no API key is set for openai:{name} at {OPENAI_URL}: set one of {', '.join(KEY_VARIABLES)}, "
+                f"or name a local server (openai:{name}@http://127.0.0.1:8080/v1)"
+            )
         kwargs = {"context_window": context_window} if context_window else {}
         model = OpenAIModel(name, url or OPENAI_URL, **kwargs)
         if url and not context_window:

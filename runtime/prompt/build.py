@@ -2,12 +2,15 @@
 
     system       role, rules, tool catalogue      identical every turn
     task         the task, loaded objects          identical every turn of a run
-    state        the working state                 at most S tokens
-    window       the most recent turns verbatim    at most W tokens
-    observation  the latest tool result            at most O tokens
+    window       the most recent turns verbatim    at most W tokens, grows at its end
+    state        the working state                 at most S tokens, rewritten each turn
+    observation  the latest tool result            at most O tokens, new each turn
 
-The order puts what never changes first, so a local model keeps the longest
-possible prefix in its KV cache and evaluates only the tail. Every region is
+The order puts what changes least first, so a local model keeps the longest
+possible prefix in its KV cache and evaluates only the tail: the window only
+gains a line at its end between folds (and a fold changes it only from its
+new note on), while the state may be rewritten every turn, so the state comes
+after the window, where rewriting it costs only itself and the observation. Every region is
 cut to its budget before the prompt is assembled, so the prompt can never
 exceed the model's window, however many turns the run has had.
 """
@@ -24,7 +27,7 @@ __all__ = ["TEMPLATE_OVERHEAD", "Prompt", "RegionSizes", "build_prompt", "fit"]
 TEMPLATE_OVERHEAD = 64  # chat-template tokens and region separators
 MAX_TOKEN_CHARS = 16
 
-REGIONS = ("system", "task", "state", "window", "observation")
+REGIONS = ("system", "task", "window", "state", "observation")
 
 
 @dataclass(frozen=True)

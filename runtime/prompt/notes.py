@@ -62,6 +62,7 @@ __all__ = [
 
 NOTE_TOKENS = 192
 NOTE_JOB = "note"
+FOLDS_AT_MOST = 2  # folds in one compaction: the planned one, and one more when the window is still over W
 
 
 class NoteMode(enum.Enum):
@@ -129,10 +130,17 @@ class NoteWriter:
         self.adopted = 0  # refined notes it took into the window
 
     async def compact(self) -> None:
-        """Fold the older turns into one note when the window outgrows W (`Window.to_fold` says which)."""
+        """Fold the older turns into one note when the window outgrows W (`Window.to_fold` says which).
+
+        A window over W would be cut at its head, and a local model would re-evaluate all of it; so a fold
+        that leaves it over W (a long newest turn) is followed by another, of everything but the newest."""
         if self.window.tokens() > self.sizes.window:
             await self.adopt()
             await self.fold(self.window.to_fold(self.sizes.window, self.note_size()))
+        for _ in range(FOLDS_AT_MOST - 1):
+            if self.window.tokens() <= self.sizes.window or len(self.window.items) < 2:
+                return
+            await self.fold(self.window.items[:-1])
 
     async def prune(self) -> str | None:
         """Fold the older half of the window into a note now, written by the model; the note's id, or None."""

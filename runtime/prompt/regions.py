@@ -131,7 +131,7 @@ class Regions:
             "system": system_text(self.tools, self.style),
             "task": self._task(),
             "state": f"State (your working notes):\n{self.state or '(empty)'}",
-            "window": "Recent turns:\n" + self.window.render() if self.window.items else "",
+            "window": self.window.region(),
             "observation": self._observation(allow_tools, allow_answer, forced, instruction),
         }
 

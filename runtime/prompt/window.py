@@ -10,6 +10,11 @@ into one at the head. `runtime.prompt.notes` writes the note (an extract marked
 `[extract]` at once, rewritten by the model later, by default). The model
 can also prune deliberately through the `history_prune` tool.
 
+A chat line is a turn too (`Window.add_exchange`): the person's question and the
+answer are stored as one `turn:N` and enter the window as the store holds them
+(a `StoredLine`, as a resumed chat restores it), so a later line can ask about
+an earlier one and the exchange folds into notes like any turn.
+
 Nothing is lost: every turn and every note is a context object (`turn:N`,
 `note:N`) in the store, so `context_search` and `context_read` reach what
 left the window.
@@ -29,6 +34,9 @@ from runtime.prompt.build import fit
 __all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "folded_text", "is_note", "item_id"]
 
 PREVIEW_CHARS = 160
+HEADER = "Recent turns:\n"
+NOTE_HEAD = "note:9999 (notes on turn:9999..turn:9999) [extract]: "  # the longest a note's line adds to its text
+STORED_TOKENS = 200  # a turn or note brought back from the store shows at most this much
 
 
 @dataclass
@@ -46,7 +54,7 @@ class TurnLine:
 
     def render(self, preview: str | None = None) -> str:
         if preview is not None:
-            self.preview = " ".join(preview.split())[:PREVIEW_CHARS]
+            self.preview = " ".join(preview.split())[:PREVIEW_CHARS].rstrip()  # a space would join the next newline
         args = json.dumps(self.arguments, ensure_ascii=False)
         status = "error" if self.is_error else f"{self.result_tokens} tokens"
         label = f"turn {self.turn}" + (f" [{self.turn_id}]" if self.turn_id else "")
@@ -108,18 +116,35 @@ class Window:
         items: list[Item] = []
         for ref in ids:
             try:
-                obj = await self.contexts.get(ref)
+                items.append(await self._stored(ref))
             except LociError:
                 continue
-            span = await self.contexts.read(ref, 1, max(obj.lines, 1), max_tokens=200) if obj.lines else None
-            items.append(StoredLine(ref, " ".join((span.text if span else "").split())))
         self.items = items
+
+    async def add_exchange(self, question: str, answer: str) -> StoredLine:
+        """A chat line and its answer, stored as one `turn:N` and appended as the store holds it."""
+        text = f"you asked: {' '.join(question.split())}\nloci answered: {' '.join(answer.split())}"
+        obj = await self.contexts.add_text("turn", "chat line", text, {"chat": True})
+        line = await self._stored(obj.id)
+        self.items.append(line)
+        return line
+
+    async def _stored(self, ref: str) -> StoredLine:
+        obj = await self.contexts.get(ref)
+        span = await self.contexts.read(ref, 1, obj.lines, max_tokens=obj.tokens + 1) if obj.lines else None
+        return StoredLine(ref, fit(" ".join((span.text if span else "").split()), STORED_TOKENS, self.count)[0])
 
     def render(self) -> str:
         return "\n".join(item.render() for item in self.items)
 
+    def region(self) -> str:
+        """The window region of the prompt: a header and the items, or nothing when it is empty."""
+        return HEADER + self.render() if self.items else ""
+
     def tokens(self) -> int:
-        return self.count(self.render()) if self.items else 0
+        """The tokens of the region as the prompt shows it, header included: what must stay within W, since
+        a region cut to its budget loses its head, and with it every token a local model had cached after it."""
+        return self.count(self.region()) if self.items else 0
 
     def ids(self) -> list[str]:
         return [item_id(item) for item in self.items]
@@ -132,6 +157,8 @@ class Window:
         only from there on and a local model re-evaluates only what follows. When the notes would then
         take more than half the budget, or the window would still not fit, the notes are folded too,
         into one note at the head."""
+        budget -= self.count(HEADER)
+        note_size += self.count(NOTE_HEAD)  # the note's line names it and what it covers
         sizes = [self.count(item.render()) + 1 for item in self.items]
         kept, tail = 0, 0
         while kept < len(self.items) - 1 and (kept == 0 or tail + sizes[-kept - 1] <= budget // 8):

@@ -9,7 +9,7 @@ facts it was grounded in) and the cited lines themselves, read back from the
 context store.
 
 Feedback is the one write the page makes, and it is the same write as
-`loci feedback`: `Episodes.feedback(run, outcome, note)`.
+`loci feedback`: `Evolution(graph).episodes.feedback(run, outcome, note)`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sqlite_utils
 
 from memory.context.store import ContextStore
 from memory.errors import LociError
-from memory.evolution.episodes import Episodes
+from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.graph.schema import node_ref
 from memory.params import in_chunks
@@ -51,7 +51,7 @@ class RunsView:
         self.store = graph.store
         self.runs = Runs(graph.store)
         self.contexts = ContextStore(graph.store)
-        self.episodes = Episodes(graph)
+        self.episodes = Evolution(graph).episodes  # as `loci feedback` takes it
 
     async def list(self, limit: int = LISTED) -> list[dict[str, Any]]:
         records = await self.runs.list(max(1, min(int(limit), 1_000)))

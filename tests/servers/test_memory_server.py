@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mcp import Client
 
 from memory.store import Store
 from servers.memory import memory_server_for
+from tests.memory.broken_homes import filled_home, immutable
 
 VERBS = {
     "memory_remember",
@@ -50,3 +53,14 @@ async def test_errors_reach_the_client_as_readable_results(store: Store) -> None
     assert unknown.is_error and "no memory mem:404" in unknown.content[0].text
     assert bad_kind.is_error
     assert not syntax.is_error
+
+
+async def test_a_read_only_home_is_the_reason_the_client_reads(tmp_path: Path) -> None:
+    path = await filled_home(tmp_path / "loci.db", facts=1)
+    with immutable(path):
+        async with await Store.open(path) as store, Client(memory_server_for(store)) as client:
+            made = await client.call_tool("memory_remember", {"text": "one more fact"})
+            found = await client.call_tool("memory_recall", {"query": "harbor"})
+    assert made.is_error
+    assert f"cannot write the Loci home {path}" in made.content[0].text and "read-only" in made.content[0].text
+    assert not found.is_error

@@ -27,7 +27,7 @@ async def test_json_export_has_live_nodes_and_edges(store: Store) -> None:
     out = io.StringIO()
     counts = await export_graph(store, out, "json")
     data = json.loads(out.getvalue())
-    assert counts == {"nodes": 2, "edges": 1}
+    assert counts == {"nodes": 2, "edges": 1, "unreadable": 0}
     assert [n["id"] for n in data["nodes"]] == ["mem:1", "mem:2"]
     assert data["edges"][0] | {"src": "mem:2", "dst": "mem:1", "kind": "ground"} == data["edges"][0]
 

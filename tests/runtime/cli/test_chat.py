@@ -20,6 +20,9 @@ from memory.store import Store
 from runtime.cli.chat import Chat, chat_loop, open_chat
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
+from runtime.prompt.build import RegionSizes
+from runtime.prompt.window import is_note
+from runtime.run import NoteMode, RunConfig
 from runtime.session import Session, open_session
 from tests.runtime.cli_helpers import loci, script
 
@@ -225,3 +228,56 @@ def test_the_chat_command_takes_the_region_budgets_it_is_given(tmp_path: Path) -
     )
     assert done.returncode == 0, done.stderr
     assert "state 5/40" in done.stdout and "window 0/300" in done.stdout
+
+
+async def test_a_line_and_its_answer_enter_the_window_the_next_line_sees(tmp_path: Path) -> None:
+    model = ScriptedModel([answer("in the office", "key: office"), answer("you asked where the key is", "recalled")])
+    async with open_session(model, tmp_path / "loci.db") as session:
+        chat, console = await run_chat(session, ["Where is the shed key?", "What was my first question?", "/history"])
+        rows = session.store.read_sync(
+            lambda db: db.execute("SELECT role, window FROM chat_messages ORDER BY seq").fetchall()
+        )
+        window = session.agent.window
+    model.check_used()
+    second = model.calls[1].messages[1]["content"]
+    assert "you asked: Where is the shed key? loci answered: in the office" in second
+    assert len(window.items) == 2 and all(ref.startswith("turn:") for ref in window.ids())
+    statuses = [line for line in console.out if "window now" in line]
+    assert len(statuses) == 2
+    assert re.search(rf"window now 1 item, [1-9]\d*/{session.agent.run_sizes.window} tokens", statuses[0])
+    assert "window now 2 items" in statuses[1]
+    assert [(role, json.loads(ids)) for role, ids in rows] == [
+        ("user", []),
+        ("assistant", window.ids()[:1]),
+        ("user", []),
+        ("assistant", window.ids()),
+    ]
+    history = console.out[-1]
+    assert history.startswith("In the window:") and "you asked: What was my first question?" in history
+
+
+async def test_resume_restores_the_exchanges_as_the_window_showed_them(tmp_path: Path) -> None:
+    first_model = ScriptedModel([answer("35 euros a season", "fee: 35")])
+    async with open_session(first_model, tmp_path / "loci.db") as session:
+        await run_chat(session, ["How much is a plot?"])
+        shown_before = session.agent.window.render()
+    second_model = ScriptedModel([answer("you asked about the plot fee", "recalled")])
+    async with open_session(second_model, tmp_path / "loci.db") as session:
+        await run_chat(session, ["What did I ask?"], resume="latest")
+    prompt = second_model.calls[0].messages[1]["content"]
+    assert shown_before and f"Recent turns:\n{shown_before}" in prompt  # byte for byte: the KV prefix holds
+
+
+async def test_chat_lines_fold_into_a_note_like_any_turn(tmp_path: Path) -> None:
+    model = ScriptedModel([answer(f"answer number {i} about the garden rules", f"s{i}") for i in range(8)])
+    config = RunConfig(sizes=RegionSizes.for_window(8_192, window=90), note_mode=NoteMode.EXTRACT)
+    async with open_session(model, tmp_path / "loci.db", config) as session:
+        await run_chat(session, [f"question {i}: what do the rules say?" for i in range(8)])
+        window = session.agent.window
+        first = (await session.contexts.list(["note"]))[0]
+        first_note = await session.contexts.read(first.id)
+    model.check_used()
+    assert any(is_note(item) for item in window.items), "the window outgrew its size and folded no note"
+    assert "turn:1: you asked: question 0" in first_note.text  # the folded exchange, its question first
+    assert window.tokens() <= 90 + model.count_tokens(window.items[-1].render())  # within W, but for the newest
+    assert any("(notes on turn:" in call.messages[1]["content"] for call in model.calls)

@@ -10,7 +10,7 @@ from runtime.cli import main as cli
 
 
 def test_every_listed_command_module_registers_a_command() -> None:
-    parser = cli.build_parser()
+    parser = cli.build_parser(every=True)
     commands = next(action for action in parser._actions if action.dest == "command").choices
     assert set(commands) == {
         "run",
@@ -26,11 +26,20 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "ui",
         "bench",
     }
-    for name in cli.COMMANDS:
+    assert set(cli.COMMANDS) == set(commands)
+    for name in cli.COMMANDS.values():
         assert callable(importlib.import_module(name).register)
 
 
 def test_a_listed_command_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "COMMANDS", (*cli.COMMANDS, "runtime.cli_no_such_command"))
+    monkeypatch.setattr(cli, "COMMANDS", {**cli.COMMANDS, "nothing": "runtime.cli_no_such_command"})
     with pytest.raises(ModuleNotFoundError, match="runtime.cli_no_such_command"):
-        cli.build_parser()
+        cli.build_parser(every=True)
+    with pytest.raises(ModuleNotFoundError, match="runtime.cli_no_such_command"):
+        cli.build_parser(["nothing"])
+
+
+def test_a_command_line_imports_only_its_command() -> None:
+    parser = cli.build_parser(["memory", "search", "x"])
+    commands = next(action for action in parser._actions if action.dest == "command").choices
+    assert set(commands) == {"memory"}

@@ -174,6 +174,7 @@ async def test_run_task_reports_progress_and_a_cancel_leaves_it_cancelled(tmp_pa
         served.process.stderr.close()
     assert progress[0][0] == 1 and "turn 1" in (progress[0][1] or "") and "tokens" in (progress[0][1] or "")
     assert run["status"] == "cancelled" and run["finished"] is not None
+    assert [turn["turn"] for turn in run["turns"]] == [value for value, _ in progress]  # the turns it made
     with sqlite3.connect(served.db) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert db.execute("SELECT status FROM runs").fetchall() == [("cancelled",)]

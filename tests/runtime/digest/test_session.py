@@ -43,9 +43,9 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     counts: Counter[str] = Counter()
     open_sync = Store.open_sync.__func__  # type: ignore[attr-defined]
 
-    def counting(cls: type[Store], path: Any) -> Store:
+    def counting(cls: type[Store], path: Any, **options: Any) -> Store:
         counts[str(Path(path))] += 1
-        return open_sync(cls, path)
+        return open_sync(cls, path, **options)
 
     monkeypatch.setattr(Store, "open_sync", classmethod(counting))
     return counts
