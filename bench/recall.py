@@ -44,13 +44,13 @@ from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall, Recalled
 from memory.imports.ledger import SESSION, imported
-from memory.imports.locomo import read_locomo
+from memory.imports.locomo import read_locomo, turns_of
 from memory.imports.records import Conversation
 from memory.imports.writer import import_conversation
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
-__all__ = ["DEFAULT_DATA", "add_arguments", "ask_sample", "run", "summary"]
+__all__ = ["DEFAULT_DATA", "add_arguments", "ask_sample", "load_samples", "run", "summary", "turns_of"]
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
@@ -85,6 +85,11 @@ def _load(path: Path) -> tuple[list[dict[str, Any]], list[Conversation]]:
     conversations = read_locomo(text, str(path))
     data = json.loads(text)
     return (data if isinstance(data, list) else [data]), conversations
+
+
+def load_samples(path: Path) -> list[dict[str, Any]]:
+    """The samples of a LoCoMo file, checked as `loci memory import` checks them."""
+    return _load(path)[0]
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

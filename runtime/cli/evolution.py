@@ -6,8 +6,10 @@
     loci memory procedures [TASK]        the live procedures, for a task or all
     loci feedback RUN_ID good|bad|0.7 [NOTE]
 
-`loci run --json` prints the `run_id` that `loci feedback` takes. Feedback
-counts once per run; it queues the run's refinement, which the next
+`loci run --json` prints the `run_id` that `loci feedback` takes. The same
+feedback again counts once; a different one replaces the earlier verdict
+(its refinement undoes what the earlier one did). Feedback queues the run's
+refinement, which the next
 `loci memory refine` (or a long-lived process's worker) carries out.
 """
 
