@@ -47,7 +47,7 @@ from typing import Any
 from memory.errors import ModelBehaviorError, UsageError
 from memory.graph.dates import spoken_date
 from memory.graph.terms import term_stems
-from memory.graph.transcript import locomo_turns
+from memory.imports.locomo import turns_of as locomo_turns
 from runtime.answers import sentences
 from runtime.decide import INSTRUCTIONS
 from runtime.models.base import Model, Request

@@ -41,7 +41,7 @@ from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
-from memory.graph.transcript import conversation_document
+from memory.imports.transcript import conversation_document
 from memory.runs import Runs
 from memory.store import Store, use_store
 from runtime.agent import Agent, OnTurn

@@ -18,7 +18,7 @@ Token offsets are counted with the tokenizer passed in (the model's own),
 or estimated at four characters a token when there is none. The counter is
 called from worker threads. Which files may be read is decided by
 `memory.context.paths.Roots`. With a `conversations` reader (the session gives
-`memory.graph.transcript.conversation_document`), a file that is a conversation (dated speaker turns as
+`memory.imports.transcript.conversation_document`), a file that is a conversation (dated speaker turns as
 text, JSONL messages or LoCoMo JSON) is stored one turn a line, each with its day,
 speaker and resolved relative dates, and `meta` says `format: conversation`.
 Reads (`memory.context.spans`), outlines (`memory.context.outline`) and searches

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from memory.context.store import ContextStore
-from memory.graph.transcript import conversation_document, parse_transcript, render_turns
+from memory.imports.transcript import conversation_document, parse_transcript, render_turns
 from memory.store import Store
 
 TEXT = """[8 May 2023] Caroline: I went to a support group yesterday.
