@@ -94,9 +94,9 @@ class Agent:
         objects = await self.contexts.list(["doc"]) if objects is None else objects
         self.ledger.start()
         if not keep_window:
-            self.window.items = []
+            self.window.clear()
         run = await self.planner.plan(task, objects, state, reads=not tool_choice)
-        self.notes.sizes, self.notes.system = run.sizes, system_text(run.regions.tools, self.config.answer_style)
+        self.notes.begin_run(run.sizes, system_text(run.regions.tools, self.config.answer_style))
         result = RunResult(answer="", status="partial", plan=run.plan, sizes=run.sizes)
         first = 2 if run.reads else 1
         if run.reads:

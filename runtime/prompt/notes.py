@@ -129,6 +129,10 @@ class NoteWriter:
         self.queued = 0  # note jobs this writer queued
         self.adopted = 0  # refined notes it took into the window
 
+    def begin_run(self, sizes: RegionSizes, system: str) -> None:
+        """Take a run's region sizes and system text: its notes fit its window and share its KV prefix."""
+        self.sizes, self.system = sizes, system
+
     async def compact(self) -> None:
         """Fold the older turns into one note when the window outgrows W (`Window.to_fold` says which).
 

@@ -111,6 +111,10 @@ class Window:
     def append(self, line: TurnLine) -> None:
         self.items.append(line)
 
+    def clear(self) -> None:
+        """Start a run with an empty window (the folded turns stay in the store)."""
+        self.items = []
+
     async def restore(self, ids: list[str]) -> None:
         """Rebuild the window from the ids it held (turns and notes are in the store); unknown ids are skipped."""
         items: list[Item] = []
