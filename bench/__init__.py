@@ -27,6 +27,7 @@ BENCHES: dict[str, str] = {
     "mcp": "bench.mcp",
     "digest": "bench.digest",
     "qa": "bench.qa",
+    "hooks": "bench.hooks",
     "startup": "bench.startup",
     "ui": "bench.ui",
 }

@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.evolution_locomo import run_locomo
 from bench.evolution_scale import measure_scale
 from bench.evolution_world import TOOLS, Task, World
 from memory.evolution.episodes import Episode
@@ -63,9 +64,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--consolidate-every", type=int, default=50)
     parser.add_argument("--scale-nodes", type=int, default=100_000, help="graph size for the timing measures (0: skip)")
     parser.add_argument("--scale-jobs", type=int, default=60, help="refinement jobs timed on the large graph")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="a LoCoMo-format JSON file: measure learning on its conversations"
+    )
+    parser.add_argument("--shown", type=int, default=10, help="with --data: turns a training recall shows")
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.data is not None:
+        return await run_locomo(args)
     world = World(args.seed)
     tasks = world.tasks(args.episodes, args.seed + 1)
     with tempfile.TemporaryDirectory(prefix="loci-evolution-") as tmp:

@@ -12,6 +12,9 @@ loaded model:
   question in one chat message, one free-text call.
 
 An answer is right when the expected span appears in it (case-insensitive).
+`--data FILE` adds real conversations in the LoCoMo format (`bench.locomo_qa`:
+Loci, the conversation cut to the window, and plain BM25 retrieval, scored by
+LoCoMo's token F1); `--short 0 --long 0` runs that set alone.
 `--compare` also runs the short set with answers inside the JSON action
 (`AnswerStyle.JSON`) and with the whole catalogue (every built-in tool set
 named), the two choices the default makes, and reports the system prompt's
@@ -28,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.locomo_qa import locomo_set, run_locomo
 from bench.qa_data import Question, long_set, short_set
 from memory.errors import ModelBehaviorError
 from runtime.cli.doctor import cpu_name
@@ -52,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-turns", type=int, default=6, help="Loci's turn limit per question (default 6)")
     parser.add_argument("--compare", action="store_true", help="also measure JSON answers and the whole catalogue")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=Path, default=None, help="a LoCoMo-format JSON file: adds the conversation set")
+    parser.add_argument("--locomo", type=int, default=40, help="questions of the conversation set (default 40)")
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -59,12 +65,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     limits = Limits(max_turns=args.max_turns)
     try:
         report: dict[str, Any] = {"model": model.name, "cpu": cpu_name()}
+        if args.data is not None:
+            locomo_set(args.data, 1, args.seed)  # a bad file fails before the slow sets run
         sets = {"long": long_set(args.long, args.long_words, args.seed), "short": short_set(args.short, args.seed)}
         for name, questions in sets.items():
             report.update(
                 _summary(name, "loci", [await loci_answer(model, q, RunConfig(limits=limits)) for q in questions])
             )
             report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
+        if args.data is not None:
+            questions = locomo_set(args.data, args.locomo, args.seed)
+            report.update(await run_locomo(model, questions, RunConfig(limits=limits)))
         if args.compare:
             variants = {
                 "loci_json": RunConfig(limits=limits, answer_style=AnswerStyle.JSON),

@@ -6,7 +6,8 @@ list of turns `{speaker, dia_id, text}`; its `qa` is a list of
 `{question, answer, evidence: [dia_id, ...], category}`. Category 5
 (adversarial) questions are excluded, as is usual.
 
-Each sample gets its own graph, built by `memory.graph.conversation`: every turn
+Each sample gets its own graph, imported as `loci memory import` imports the
+file (memory/imports/locomo.py, memory/imports/writer.py): every turn
 is a node ("Speaker: text", the shared image's caption, relative dates
 resolved against the session date), linked to the next turn of its session
 and to the few other turns naming the same entity. For each question Loci
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import tempfile
 import time
@@ -41,18 +41,19 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import UsageError
-from memory.graph.conversation import Turn, remember_conversation
-from memory.graph.dates import parse_when
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall, Recalled
+from memory.imports.ledger import SESSION, imported
+from memory.imports.locomo import read_locomo, turns_of
+from memory.imports.records import Conversation
+from memory.imports.writer import import_conversation
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
-__all__ = ["DEFAULT_DATA", "add_arguments", "run"]
+__all__ = ["DEFAULT_DATA", "add_arguments", "ask_sample", "load_samples", "run", "summary", "turns_of"]
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
-_SESSION = re.compile(r"^session_(\d+)$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,57 +74,45 @@ def _ks(text: str) -> list[int]:
     return ks
 
 
-def _load(path: Path) -> list[dict[str, Any]]:
+def _load(path: Path) -> tuple[list[dict[str, Any]], list[Conversation]]:
+    """The samples of a LoCoMo file and their conversations, read as `loci memory import` reads them."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise UsageError(f"no benchmark file at {path}") from exc
     except (OSError, ValueError) as exc:
         raise UsageError(f"{path} is not a readable JSON file: {exc}") from exc
-    if not isinstance(data, list) or not all(isinstance(s, dict) and "conversation" in s for s in data):
-        raise UsageError(f"{path} is not in the LoCoMo format (a list of samples with a conversation)")
-    return data
+    conversations = read_locomo(text, str(path))
+    data = json.loads(text)
+    return (data if isinstance(data, list) else [data]), conversations
 
 
-def turns_of(sample: dict[str, Any]) -> list[Turn]:
-    """Every turn of a LoCoMo sample, in order, with its session's number and date."""
-    conversation = sample["conversation"]
-    sessions = sorted(int(m.group(1)) for key in conversation if (m := _SESSION.match(key)))
-    return [
-        Turn(
-            speaker=str(turn.get("speaker") or ""),
-            text=str(turn.get("text") or ""),
-            ref=str(turn.get("dia_id") or ""),
-            session=str(number),
-            said=parse_when(conversation.get(f"session_{number}_date_time")),
-            image=str(turn["blip_caption"]) if turn.get("blip_caption") else None,
-        )
-        for number in sessions
-        for turn in conversation[f"session_{number}"] or []
-    ]
+def load_samples(path: Path) -> list[dict[str, Any]]:
+    """The samples of a LoCoMo file, checked as `loci memory import` checks them."""
+    return _load(path)[0]
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     ks = _ks(args.k)
-    samples = _load(args.data)
+    samples, conversations = _load(args.data)
     embedder = embedder_from_spec(args.embed)
     scores: dict[str, list[tuple[str, list[float]]]] = {name: [] for name in SYSTEMS}
     times: dict[str, list[float]] = {name: [] for name in SYSTEMS}
     ingest_s, turns = 0.0, 0
     with tempfile.TemporaryDirectory(prefix="loci-recall-") as tmp:
-        for index, sample in enumerate(samples):
+        for index, (sample, conversation) in enumerate(zip(samples, conversations, strict=True)):
             async with await Store.open(Path(tmp) / f"sample{index}.db") as store:
                 graph = Graph(store, embedder=embedder)
                 started = time.perf_counter()
-                dia_of = await _ingest(graph, sample)
+                await import_conversation(graph, conversation, cause="bench:recall")
                 ingest_s += time.perf_counter() - started
-                turns += len(turns_of(sample))
-                await _ask(Recall(graph), sample, dia_of, ks, scores, times)
+                turns += len(conversation.turns)
+                await ask_sample(graph, sample, conversation.key, ks, scores, times)
     result: dict[str, Any] = {"data": str(args.data), "embedder": args.embed, "samples": len(samples), "turns": turns}
     result["k"] = ks
-    result.update(_summary(scores["loci"], ks))
-    result["baseline_bm25"] = _summary(scores["bm25"], ks)
-    result["ablation_no_graph"] = _summary(scores["no_graph"], ks)
+    result.update(summary(scores["loci"], ks))
+    result["baseline_bm25"] = summary(scores["bm25"], ks)
+    result["ablation_no_graph"] = summary(scores["no_graph"], ks)
     result["ingest_s"] = round(ingest_s, 4)
     result["query_ms_p50"] = _median(times["loci"])
     result["baseline_query_ms_p50"] = _median(times["bm25"])
@@ -135,14 +124,25 @@ def _median(values: list[float]) -> float:
     return round(statistics.median(values), 3) if values else 0.0
 
 
-async def _ingest(graph: Graph, sample: dict[str, Any]) -> dict[int, set[str]]:
-    """Remember the conversation; node id -> the dia_ids it holds (identical turns share a node)."""
-    turns = turns_of(sample)
-    ids = await remember_conversation(graph, turns, cause="bench:recall")
+async def ask_sample(
+    graph: Graph,
+    sample: dict[str, Any],
+    key: str,
+    ks: list[int],
+    scores: dict[str, list[tuple[str, list[float]]]],
+    times: dict[str, list[float]],
+) -> None:
+    """Ask a sample's questions of a graph its conversation was imported into (under `key`), adding the scores."""
+    await _ask(Recall(graph), sample, await _dia_of(graph.store, key), ks, scores, times)
+
+
+async def _dia_of(store: Store, key: str) -> dict[int, set[str]]:
+    """node id -> the dia_ids it holds (identical turns share a node), from the import ledger."""
+    rows = await store.read(lambda db: imported(db.conn, key))
     dia_of: dict[int, set[str]] = {}
-    for turn, node_id in zip(turns, ids, strict=True):
-        if node_id is not None:
-            dia_of.setdefault(node_id, set()).add(turn.ref)
+    for ref, node_id in rows.items():
+        if node_id is not None and not ref.startswith(SESSION):
+            dia_of.setdefault(node_id, set()).add(ref)
     return dia_of
 
 
@@ -185,7 +185,7 @@ def _share(ids: list[int], dia_of: dict[int, set[str]], evidence: set[str]) -> f
     return len(hit & evidence) / len(evidence)
 
 
-def _summary(rows: list[tuple[str, list[float]]], ks: list[int]) -> dict[str, Any]:
+def summary(rows: list[tuple[str, list[float]]], ks: list[int]) -> dict[str, Any]:
     def mean_at(selected: list[list[float]]) -> dict[str, float]:
         return {
             f"recall_at_{k}": round(statistics.fmean(r[i] for r in selected), 4) if selected else 0.0

@@ -71,6 +71,7 @@ MIGRATION_SETS = (
     "memory.evolution.schema",
     "memory.jobs.schema",
     "memory.digest_jobs",
+    "memory.imports.ledger",
 )
 
 

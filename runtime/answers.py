@@ -3,12 +3,21 @@
 `answer_problem` says why an answer's text is not an answer, for the model
 to correct (the turn sends it back once, `runtime.decide`):
 
-- it is empty;
+- it is empty, or only restates the task (every content word of it is the
+  task's: "Mel and her kids do creative projects together");
 - it stops mid-sentence (the reply ran into its token cap without ending a
   sentence; a capped reply that ended a sentence earlier is cut back to it);
 - it is a placeholder such as "<the answer>", or repeats the prompt's own
   words rather than the material's: a worked example, or an instruction
   ("This is your last turn ...").
+
+`clean_answer` comes first: it cuts an answer at its first repeated
+sentence (a small model loops: "The fee is 12 euros a year." eight times)
+and drops every sentence that is the prompt's own words and not the
+material's, so what is left is only the model's; when nothing is left the
+answer repeats the prompt, and `answer_problem` says so. An answer is never
+the prompt: the run then answers with the lines it found instead
+(`runtime.look.quote_lines`).
 
 `locate_evidence` finds the document line an answer rests on when the model
 did not cite one (a free-text answer cites nothing): the line of the run's
@@ -24,8 +33,9 @@ from typing import Any
 
 from memory.context.store import ContextStore
 from memory.errors import UsageError
+from runtime.look import stem
 
-__all__ = ["answer_problem", "complete_sentences", "locate_evidence"]
+__all__ = ["answer_problem", "clean_answer", "complete_sentences", "locate_evidence", "sentences"]
 
 SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
@@ -36,6 +46,7 @@ STOP_TEXT = (
 )
 STOP_WORDS = frozenset(STOP_TEXT.split())
 MIN_ECHO_CHARS = 8
+LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
 
 
 def complete_sentences(text: str) -> str:
@@ -44,11 +55,40 @@ def complete_sentences(text: str) -> str:
     return text[: ends[-1]].strip() if ends else ""
 
 
-def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = False) -> str | None:
-    """Why `answer` is not an answer, or None. `frame` is the prompt's own text, `material` what it shows."""
+def sentences(text: str) -> list[str]:
+    """The sentences (and lines) of `text`, stripped, in order."""
+    return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n+", text) if part.strip()]
+
+
+def clean_answer(answer: str, *, frame: str, material: str) -> str:
+    """`answer` cut at its first repeated sentence, without the sentences that are the prompt's own words."""
+    flat_frame, flat_material = _flat(frame), _flat(material)
+    kept: list[str] = []
+    seen: set[str] = set()
+    for sentence in sentences(answer):
+        sentence = LINE_NUMBER.sub("", sentence)
+        flat = _flat(sentence)
+        if flat in seen:
+            break
+        seen.add(flat)
+        if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
+            continue
+        kept.append(sentence)
+    if not kept:
+        return ""
+    whole = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
+    return " ".join(kept) if kept != whole else LINE_NUMBER.sub("", answer.strip())
+
+
+def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = False, task: str = "") -> str | None:
+    """Why `answer` is not an answer, or None. `frame` is the prompt's own text, `material` what it shows,
+    `task` the question (an answer that only restates it says nothing)."""
     text = answer.strip()
     if not text:
         return "the answer is empty: write what the task asks for"
+    said = {stem(w) for w in _content_words(text)}
+    if task and said and said <= {stem(w) for w in _content_words(task)}:
+        return "the answer only restates the task: say what the documents say"
     if cut_off:
         return "the answer stops mid-sentence: write it whole and short"
     if re.fullmatch(r"<[^<>]*>?", text):

@@ -11,7 +11,11 @@ In `AnswerStyle.TEXT` the action only decides to answer, and a second,
 bounded call without a schema writes the answer in plain words on the same
 prompt prefix (so a local model reuses its KV cache). An answer that is not
 an answer (empty, cut off, the prompt's own words) is sent back once; if
-the next is no better it is kept and the run says why it is `partial`.
+the next is no better, the run answers with the best-matching lines of the
+documents instead, quoted with their ids (`runtime.look`), and says why it
+is `partial`: an answer is never the prompt. Every answer is first cleaned
+(`runtime.answers.clean_answer`: cut at its first repeated sentence, the
+prompt's own sentences dropped).
 Evidence the model cites must exist; when the run has documents, an answer
 that cites none gets the document line its words are on
 (`runtime.answers.locate_evidence`), or the reason that it has none.
@@ -25,8 +29,9 @@ from dataclasses import dataclass
 from memory.context.store import ContextStore
 from memory.errors import ModelBehaviorError
 from runtime.action import Action, InvalidAction, action_schema, parse_action
-from runtime.answers import answer_problem, complete_sentences, locate_evidence
+from runtime.answers import answer_problem, clean_answer, complete_sentences, locate_evidence
 from runtime.evidence import Cited
+from runtime.look import best_lines, quote_lines
 from runtime.models.base import Model, Reply, Request
 from runtime.models.ledger import Ledger
 from runtime.prompt.build import RegionSizes, build_prompt
@@ -34,12 +39,19 @@ from runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_t
 from runtime.run import Limits, RunResult
 from runtime.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
 
-__all__ = ["ANSWER_TOKENS", "Decider"]
+__all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "Decider"]
 
 RETRY_TEMPERATURE = 0.7
 ANSWER_TOKENS = 96
 WRITE_ANSWER = (
     "Task: {task}\nWrite the answer to the task now, in plain words, from the documents. Write only the answer."
+)
+# A reading run asks as plain retrieval would (`runtime.reading`): the lines, then the question.
+READ_ANSWER = "Answer the question from the lines above, in a few words.\nQuestion: {task}\nAnswer:"
+INSTRUCTIONS = (
+    WRITE_ANSWER.format(task=""),
+    READ_ANSWER.format(task=""),
+    "This is your last turn: answer the task now.",
 )
 
 
@@ -77,7 +89,8 @@ class Decider:
                 if action.is_answer:
                     problem, written = await self._answer_text(action, regions, result, retries)
                     prompt, reply = prompt or written[0], reply or written[1]
-                    if problem and not sent_back and not last_try:
+                    # a reading run does not send back: the lines it found are the better second try
+                    if problem and not sent_back and not last_try and not regions.reading:
                         sent_back = True
                         raise InvalidAction(problem)
                     evidence, unverified = await self._evidence(action, last_try=last_try)
@@ -95,8 +108,11 @@ class Decider:
             trace.state_cut = state_cut
             if not action.is_answer:
                 return ToolCall(trace)
-            reason = f"not an answer: {problem}" if problem else unverified
-            return FinalAnswer(trace, evidence, reason)
+            if problem and (self.documents or "prompt" in problem):  # never the prompt; the lines found instead
+                evidence, unverified = await self._found_lines(action, regions.task, problem)
+            elif problem:
+                unverified = f"not an answer: {problem}"
+            return FinalAnswer(trace, evidence, unverified)
 
     async def _ask(
         self, messages: list[dict[str, str]], schema: dict | None, max_tokens: int, retries: int, result: RunResult
@@ -122,7 +138,7 @@ class Decider:
         if self.style is AnswerStyle.TEXT and not action.answer:
             regions.state = action.state
             prompt = build_prompt(
-                regions.render(allow_tools=False, instruction=WRITE_ANSWER.format(task=regions.task)),
+                regions.render(allow_tools=False, instruction=self._instruction(regions)),
                 self.sizes,
                 self.model.count_tokens,
             )
@@ -133,9 +149,25 @@ class Decider:
                 text, cut_off = complete_sentences(text) or text, not complete_sentences(text)
             action.answer, written = text, (prompt, reply)
         system = system_text(regions.tools, self.style)
-        frame = "\n".join([system, *EXAMPLE_TEXTS, regions.render()["observation"], WRITE_ANSWER.format(task="")])
+        frame = "\n".join([system, *EXAMPLE_TEXTS, *INSTRUCTIONS, regions.render()["observation"]])
         material = "\n".join([regions.task, regions.documents, regions.observation.head if regions.observation else ""])
-        return answer_problem(action.answer or "", frame=frame, material=material, cut_off=cut_off), written
+        action.answer = clean_answer(action.answer or "", frame=frame, material=material) or action.answer
+        text = action.answer or ""
+        task = regions.task if regions.reading else ""  # a small model reading tends to echo the question
+        problem = answer_problem(text, frame=frame, material=material, cut_off=cut_off, task=task)
+        return problem, written
+
+    @staticmethod
+    def _instruction(regions: Regions) -> str:
+        return (READ_ANSWER if regions.reading else WRITE_ANSWER).format(task=regions.task)
+
+    async def _found_lines(self, action: Action, task: str, problem: str) -> tuple[list[Cited], str]:
+        """What the run answers with when the model wrote no answer: the lines found, quoted with their ids."""
+        lines = await best_lines(self.contexts, task, self.documents or None, k=2) if self.documents else []
+        action.answer = quote_lines(lines, most=1) or "(no answer: nothing found)"
+        action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]
+        evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
+        return evidence, f"not an answer: {problem}; the lines found are quoted instead"
 
     async def _evidence(self, action: Action, *, last_try: bool) -> tuple[list[Cited], str | None]:
         """The cited evidence, checked; without any, the document line the answer's words are on."""

@@ -134,6 +134,7 @@ class RunResult:
     turns: list[TurnTrace] = field(default_factory=list)
     tokens: int = 0
     plan: RunPlan | None = None
+    sizes: RegionSizes | None = None  # the region sizes the run used (showing documents whole re-splits them)
 
     @property
     def tool_calls(self) -> int:

@@ -41,6 +41,7 @@ from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
+from memory.imports.transcript import conversation_document
 from memory.runs import Runs
 from memory.store import Store, use_store
 from runtime.agent import Agent, OnTurn
@@ -181,7 +182,7 @@ async def open_session(
     config = config or RunConfig()
     paths = check_files(files)
     async with use_store(db) as store, McpHost() as host:
-        contexts = ContextStore(store, model.count_tokens)
+        contexts = ContextStore(store, model.count_tokens, conversations=conversation_document)
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
         recursion = Recursion(model, contexts, config.for_child(), ledger)

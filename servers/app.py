@@ -57,6 +57,7 @@ from servers.context import build_context_server
 from servers.memory import memory_server_for
 from servers.resources import Resources
 from tools.context import ContextTools
+from tools.loading import LoadingTools
 
 __all__ = ["TOOL_SETS", "LociState", "ToolSetFactory", "build_app", "parse_tools", "register_tool_set"]
 
@@ -89,7 +90,7 @@ ToolSetFactory = Callable[[LociState], MCPServer | Awaitable[MCPServer]]
 
 
 def _context_set(state: LociState) -> MCPServer:
-    return build_context_server(ContextTools(state.contexts))
+    return build_context_server(ContextTools(state.contexts), LoadingTools(state.contexts))
 
 
 def _memory_set(state: LociState) -> MCPServer:

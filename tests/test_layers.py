@@ -28,11 +28,13 @@ ALLOWED = {
 }
 # The rooms of a package, top to bottom ("" is the package's root modules): the CLI drives digest
 # and the loop; the loop (agent, session, run) uses the prompt, which lists the host's tools, which
-# sit above the model backends. In memory/, evolution drives the job queue and the graph; the graph
-# searches with the context store's full-text helpers; the root (store, errors, params) is the floor.
+# sit above the model backends. In memory/, a coding agent's hooks drive the importers and recall;
+# evolution drives the job queue and the graph; the importers write conversations into the graph (and
+# tool records into the context store); the graph searches with the context store's full-text
+# helpers; the root (store, errors, params) is the floor.
 ROOMS = {
     "runtime": ("cli", "digest", "", "prompt", "host", "models"),
-    "memory": ("evolution", "jobs", "graph", "context", ""),
+    "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", ""),
 }
 # Libraries a lower layer must not reach for: models and MCP stay above memory/, MCP above tools/.
 FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp", "llama_cpp", "httpx"}}

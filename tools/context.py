@@ -124,7 +124,7 @@ class ContextTools:
     ) -> list[dict[str, Any]]:
         """Search the context objects (all, or only `ids`) for words, or a Python regular expression with regex=true.
 
-        Returns up to k snippets, each with its id, the matching line and the line range around it."""
+        Returns up to k hits, each with its id, its best line (number and whole text) and the line range around it."""
         k = max(1, min(k, MAX_SEARCH_HITS))
         if self.scope:
             for ref in ids or []:
@@ -134,7 +134,9 @@ class ContextTools:
         if self.scope:
             hits = [h for h in hits if self.scope.covers(h.id, h.start_line, h.end_line)][:k]
         return [
-            {"id": h.id, "line": h.line, "start": h.start_line, "end": h.end_line, "snippet": h.snippet} for h in hits
+            {"id": h.id, "line": h.line, "start": h.start_line, "end": h.end_line}
+            | ({"text": h.line_text} if h.line_text else {"snippet": h.snippet})
+            for h in hits
         ]
 
     @_tool_errors

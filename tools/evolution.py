@@ -31,7 +31,7 @@ class EvolutionTools:
         """Say how a run went, so the memory learns from it.
 
         target: the run (run:12) or its episode (mem:40); outcome: good, bad, or a number from 0 to 1.
-        Feedback counts once per run."""
+        The same feedback again counts once; a different one replaces the earlier verdict."""
         return await self.evolution.episodes.feedback(target, outcome, note, bare="mem")
 
     def all(self) -> list[Any]:

@@ -1,4 +1,4 @@
-"""The memory verbs: remember, update, forget, recall, get, neighbors, link, stats.
+"""The memory verbs: remember, update, forget, restore, recall, get, neighbors, link, stats.
 
 Plain typed async functions grouped on one object bound to a `Graph` and its
 `Recall`; servers/memory.py serves them over MCP and the agent's MCP host
@@ -44,15 +44,21 @@ class MemoryTools:
         node, created = await self.graph.remember(text, kind, metadata, targets, cause="tool:memory_remember")
         return {"id": node.ref, "created": created, "uses": node.uses, "linked": [node_ref(t) for t in targets]}
 
-    async def memory_update(self, id: str, text: str) -> dict[str, Any]:
-        """Replace the text of a memory such as mem:12, keeping its links and history."""
-        node = await self.graph.update(parse_node_id(id), text, cause="tool:memory_update")
+    async def memory_update(self, id: str, text: str, reason: str = "") -> dict[str, Any]:
+        """Replace the text of a memory such as mem:12, keeping its links and history; say why in reason."""
+        node = await self.graph.update(parse_node_id(id), text, cause="tool:memory_update", reason=reason or None)
         return node_dict(node)
 
-    async def memory_forget(self, id: str) -> dict[str, Any]:
-        """Forget a memory such as mem:12 and its links. It stays in the history and can be audited."""
-        node = await self.graph.forget(parse_node_id(id), cause="tool:memory_forget")
+    async def memory_forget(self, id: str, reason: str = "") -> dict[str, Any]:
+        """Forget a memory such as mem:12 and its links; say why in reason. It stays in the history, and
+        memory_restore brings it back."""
+        node = await self.graph.forget(parse_node_id(id), cause="tool:memory_forget", reason=reason or None)
         return {"id": node.ref, "forgotten": True}
+
+    async def memory_restore(self, id: str, reason: str = "") -> dict[str, Any]:
+        """Bring back a forgotten memory such as mem:12, with the links it had; say why in reason."""
+        node = await self.graph.restore(parse_node_id(id), cause="tool:memory_restore", reason=reason or None)
+        return {**node_dict(node), "restored": True}
 
     async def memory_recall(self, query: str, k: int = 5, kinds: list[NodeKind] | None = None) -> list[dict[str, Any]]:
         """Recall the k memories most relevant to a query, best first.
@@ -100,6 +106,7 @@ class MemoryTools:
             self.memory_remember,
             self.memory_update,
             self.memory_forget,
+            self.memory_restore,
             self.memory_recall,
             self.memory_get,
             self.memory_neighbors,

@@ -8,6 +8,12 @@ finds the rare one. `query_words` is the one place a query is split into
 words: context search uses them all, memory recall (memory/graph/recall.py) keeps
 the informative ones.
 
+Searches weigh content words: the words that frame a question ("what", "has",
+"the": `STOP_WORDS`, which memory recall drops too, memory/graph/terms.py) are
+left out of the match unless nothing else is left, so they never rank a line.
+A hit carries its best line whole (`line_text`), which a reader needs more than
+a snippet of bracketed matches.
+
 `ORDER BY rank ... LIMIT k` lets FTS5 sort the matches itself and compute the
 snippet only for the k rows returned, which keeps a search on ten million
 tokens in milliseconds. A hit names its chunk's line range and its line
@@ -27,9 +33,21 @@ import sqlite_utils
 from memory.context.loader import split_lines
 from memory.context.objects import Hit
 
-__all__ = ["fts_literal", "fts_phrase", "fts_search", "query_words"]
+__all__ = ["STOP_WORDS", "content_words", "fts_literal", "fts_phrase", "fts_search", "query_words"]
+
+_STOP_TEXT = (
+    "a about after again all also am an and any are as at be been before being between both but by can could did do"
+    " does doing done down during each even ever few for from get got had has have having he her here hers herself"
+    " him himself his how i if in into is it its itself just kind like likely me might more most much must my myself"
+    " no nor not now of off on once one only or other our ours out over own really same she should so some"
+    " something such than that the their theirs them themselves then there these they thing things this those"
+    " through to too type under until up upon us very was way we were what whatever when where whether which while"
+    " who whom whose why will with would yes yet you your yours"
+)
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 SNIPPET_TOKENS = 16
+LINE_CHARS = 600
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -38,6 +56,12 @@ def query_words(query: str) -> list[str]:
     without a leading or trailing `-` or `_`."""
     cleaned = "".join(c if c.isalnum() or c in "_-" else " " for c in query)
     return list(dict.fromkeys(w.strip("-_") for w in cleaned.split() if w.strip("-_")))
+
+
+def content_words(query: str) -> list[str]:
+    """The query's words without the stop words, or all of them when only stop words are left."""
+    words = query_words(query)
+    return [w for w in words if w.casefold() not in STOP_WORDS] or words
 
 
 def fts_phrase(text: str) -> str:
@@ -54,7 +78,8 @@ def fts_literal(query: str | list[str]) -> str:
 
 def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int) -> list[Hit]:
     """The best `k` chunks for `query`, optionally among the objects `refs` (ids such as doc:3)."""
-    match = fts_literal(query)
+    words = content_words(query)
+    match = fts_literal(words)
     sql = (
         "SELECT o.kind, o.id, c.start_line, c.end_line, c.text,"
         f" snippet(context_fts, 0, '[', ']', ' … ', {SNIPPET_TOKENS}), context_fts.rank"
@@ -68,11 +93,12 @@ def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k:
         params += refs
     sql += " ORDER BY context_fts.rank LIMIT ?"
     params.append(k)
-    words = query_words(query)
-    return [
-        Hit(f"{kind}:{oid}", first, last, snippet, -score, _best_line(text, first, words))
-        for kind, oid, first, last, text, snippet, score in db.execute(sql, params).fetchall()
-    ]
+    hits = []
+    for kind, oid, first, last, text, snippet, score in db.execute(sql, params).fetchall():
+        line = _best_line(text, first, words)
+        whole = split_lines(text)[line - first].rstrip("\n") if line - first < len(split_lines(text)) else ""
+        hits.append(Hit(f"{kind}:{oid}", first, last, snippet, -score, line, whole[:LINE_CHARS]))
+    return hits
 
 
 def _best_line(text: str, first: int, words: list[str]) -> int:

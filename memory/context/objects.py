@@ -60,7 +60,7 @@ class Span:
 
 @dataclass(frozen=True)
 class Hit:
-    """A search result: the chunk's line range, the first matching line, a snippet."""
+    """A search result: the chunk's line range, its best matching line (number and whole text), a snippet."""
 
     id: str
     start_line: int
@@ -68,6 +68,7 @@ class Hit:
     snippet: str
     score: float
     line: int = 0
+    line_text: str = ""
 
 
 @dataclass(frozen=True)

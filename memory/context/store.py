@@ -17,8 +17,12 @@ the writer lock for long. Until its last batch is in, an object is
 Token offsets are counted with the tokenizer passed in (the model's own),
 or estimated at four characters a token when there is none. The counter is
 called from worker threads. Which files may be read is decided by
-`memory.context.paths.Roots`; reads (`memory.context.spans`), outlines (`memory.context.outline`)
-and searches (`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
+`memory.context.paths.Roots`. With a `conversations` reader (the session gives
+`memory.imports.transcript.conversation_document`), a file that is a conversation (dated speaker turns as
+text, JSONL messages or LoCoMo JSON) is stored one turn a line, each with its day,
+speaker and resolved relative dates, and `meta` says `format: conversation`.
+Reads (`memory.context.spans`), outlines (`memory.context.outline`) and searches
+(`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -53,11 +57,16 @@ __all__ = [
     "ContextStore",
     "Hit",
     "Loaded",
+    "OnFile",
     "Span",
     "Target",
     "fts_literal",
     "parse_id",
 ]
+
+OnFile = Callable[[int, int, str], Awaitable[None]]
+
+MAX_CONVERSATION_BYTES = 64 << 20
 
 
 @dataclass
@@ -78,8 +87,11 @@ class ContextStore:
         *,
         roots: Iterable[str | Path] | None = None,
         regex_timeout: float = DEFAULT_TIMEOUT,
+        conversations: Callable[[str], tuple[str, dict[str, Any]] | None] | None = None,
     ) -> None:
         self.store = store
+        # reads a file's text as a conversation, one turn a line, and its meta; None when it is not one
+        self.conversations = conversations
         self.count_tokens = count_tokens or (lambda text: (len(text) + 3) // 4)
         self.roots = Roots(roots)
         self.regex_timeout = regex_timeout
@@ -112,15 +124,19 @@ class ContextStore:
             raise UsageError(f"{path} is a directory; pass a file (or load the directory with add_directory)")
         return await self._load_file(real, name or Path(path).name, kind)
 
-    async def add_directory(self, path: str | Path) -> Loaded:
-        """Load every text file under a directory, recursively; skip binaries, `.git` and escaping symlinks."""
+    async def add_directory(self, path: str | Path, on_file: OnFile | None = None) -> Loaded:
+        """Load every text file under a directory, recursively; skip binaries, `.git` and escaping symlinks.
+
+        `on_file(done, total, name)` is awaited before each file (progress for a client)."""
         real = self.roots.resolve(path)
         if not real.is_dir():
             raise UsageError(f"{path} is not a directory")
         entries = await anyio.to_thread.run_sync(lambda: list(walk(real)))
         loaded = Loaded()
-        for file, target, reason in entries:
+        for done, (file, target, reason) in enumerate(entries):
             relative = str(Path(real.name) / file.relative_to(real))
+            if on_file is not None:
+                await on_file(done, len(entries), relative)
             if target is None:
                 loaded.skipped.append((relative, reason or "skipped"))
                 continue
@@ -129,6 +145,20 @@ class ContextStore:
             except UsageError as exc:
                 loaded.skipped.append((relative, str(exc)))
         return loaded
+
+    async def add_path(self, path: str | Path, on_file: OnFile | None = None) -> Loaded:
+        """`add_file` or `add_directory`, by what `path` is."""
+        if self.roots.resolve(path).is_dir():
+            return await self.add_directory(path, on_file)
+        return Loaded([await self.add_file(path)])
+
+    async def forget(self, ref: str, kinds: Iterable[str] = ("doc",)) -> ContextObject:
+        """Remove an object of one of `kinds` (its chunks and its search index); the object as it was."""
+        obj = await self.get(ref)
+        if obj.kind not in kinds:
+            raise UsageError(f"{ref} is a {obj.kind}; only {', '.join(kinds)} objects can be forgotten")
+        await self.store.write(lambda db: _delete_object(db, int(obj.id.split(":")[1])))
+        return obj
 
     async def add_stream(
         self, name: str, source: BinaryIO, *, kind: str = "doc", meta: dict[str, Any] | None = None
@@ -158,6 +188,10 @@ class ContextStore:
             first = await anyio.to_thread.run_sync(source.read, SNIFF_BYTES)
             if reason := binary_reason(first):
                 raise UsageError(f"{real} looks binary ({reason}); Loci loads text")
+            if self.conversations and (found := await _conversation(source, first, stat.st_size, self.conversations)):
+                text, found_meta = found
+                stream = ChunkStream.from_text(text, self.count_tokens)
+                return await self._load(kind, name, str(real), stream, {**found_meta, "fingerprint": fingerprint}, {})
             stats: dict[str, int] = {}
             stream = ChunkStream.from_binary(source, first, self.count_tokens, stats)
             meta = {"format": detect_format(real.name), "fingerprint": fingerprint}
@@ -275,6 +309,24 @@ class ContextStore:
             if not 1 <= target.start <= end <= obj.lines:
                 raise UsageError(f"{target} is outside {obj.id}, which has lines 1-{obj.lines}")
         return obj
+
+
+async def _conversation(
+    source: BinaryIO, first: bytes, size: int, read: Callable[[str], tuple[str, dict[str, Any]] | None]
+) -> tuple[str, dict[str, Any]] | None:
+    """The conversation a file holds, as `read` gives it, read whole when small enough; else None.
+    The file is rewound to just after its first block either way."""
+    found = None
+    if size <= MAX_CONVERSATION_BYTES and _looks_like_turns(first):
+        rest = await anyio.to_thread.run_sync(source.read)
+        found = read((first + rest).decode("utf-8", errors="replace"))
+        source.seek(len(first))
+    return found
+
+
+def _looks_like_turns(first: bytes) -> bool:
+    head = first.lstrip()[:1]
+    return head in (b"[", b"{")
 
 
 def _check_kind(kind: str) -> None:

@@ -54,7 +54,8 @@ def procedure_text(tasks: list[str], shapes: list[str]) -> str:
 
 def distill(conn: sqlite3.Connection, episode: int, signature: str, params: EvolutionParams, cause: str) -> dict:
     """Distil the episode's signature if it now qualifies; what changed, as counts."""
-    if not signature.partition("|")[2]:
+    shapes_in = signature.partition("|")[2]
+    if not shapes_in or shapes_in.count(" > ") + 1 < params.distill_min_steps:
         return {}
     existing = procedure_for(conn, signature)
     if existing is not None:

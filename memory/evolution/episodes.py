@@ -10,9 +10,11 @@ each, and queues the episode's refinement job. The job runs later, in a
 worker (memory/jobs/worker.py); formation never waits for it.
 
 An episode's outcome is a number in [0, 1] (1 success, 0 failure) or NULL:
-until feedback arrives it is unknown, not a success. Feedback comes once per
-episode: the same feedback again is counted once, a different one is refused.
-Feedback queues the refinement that the outcome drives.
+until feedback arrives it is unknown, not a success. The same feedback again
+is counted once; a different one replaces the earlier verdict, and the
+refinement it queues first undoes what the earlier one did
+(memory/evolution/revise.py). Feedback queues the refinement that the
+outcome drives.
 
 The signature of a step sequence is the tools of the steps that did not
 fail, each with the shape of its arguments (names and value types), e.g.
@@ -163,7 +165,7 @@ class Episodes:
         for node_id in used:
             kind = live[node_id].kind
             if kind == "semantic":
-                upsert_edge(conn, episode, node_id, "ground", weight=1.0, cause=cause)
+                upsert_edge(conn, episode, node_id, "ground", weight=self.params.ground_weight, cause=cause)
             else:
                 upsert_edge(conn, episode, node_id, "related", label="used", weight=1.0, cause=cause)
         pairs: Counter[tuple[int, int]] = Counter()
@@ -195,20 +197,26 @@ class Episodes:
         episode = resolve_episode(conn, target, bare)
         row = conn.execute("SELECT outcome, feedback FROM memory_episodes WHERE node = ?", [episode]).fetchone()
         result = {"episode": node_ref(episode), "outcome": value, "counted": True}
+        key = f"refine:{episode}:outcome"
         if row[0] is not None:
             if row[0] == value and (row[1] or "") in ("", note):
                 return {**result, "counted": False, "note": "this feedback was already counted"}
-            raise UsageError(
-                f"{node_ref(episode)} already has the outcome {row[0]:g}; feedback counts once per episode"
-            )
+            revisions = conn.execute(
+                "SELECT count(*) FROM memory_events WHERE node = ? AND op = 'feedback'", [episode]
+            ).fetchone()[0]
+            key = f"refine:{episode}:revised{revisions + 1}:outcome"  # its refinement undoes the earlier verdict
+            result["replaced"] = row[0]
         status = "success" if value >= self.params.success_at else "failure"
         conn.execute(
             "UPDATE memory_episodes SET outcome = ?, feedback = ?, feedback_at = ? WHERE node = ?",
             [value, note or None, time.time(), episode],
         )
         conn.execute("UPDATE memory_nodes SET status = ? WHERE id = ?", [status, episode])
-        log_event(conn, "feedback", node=episode, after={"outcome": value, "note": note}, cause="feedback")
-        self.jobs.add(conn, "refine", {"episode": episode}, f"refine:{episode}:outcome")
+        before = None if row[0] is None else {"outcome": row[0], "note": row[1] or ""}
+        log_event(
+            conn, "feedback", node=episode, before=before, after={"outcome": value, "note": note}, cause="feedback"
+        )
+        self.jobs.add(conn, "refine", {"episode": episode}, key)
         return result
 
     async def get(self, target: object, bare: str = "mem") -> dict[str, Any]:

@@ -39,6 +39,7 @@ from memory.evolution.refine import refine_episode
 from memory.graph.graph import Graph
 from memory.graph.ops import update_node
 from memory.graph.recall import Recall
+from memory.graph.revisions import revisions
 from memory.graph.schema import NODE_COLUMNS, node_from_row, node_ref, parse_node_id
 from memory.jobs.queue import Job, Jobs
 from memory.jobs.worker import Foreground, Handler
@@ -200,6 +201,7 @@ def _node_history(db: sqlite_utils.Database, node_id: int) -> dict[str, Any]:
         "status": row[2],
         "forgotten": row[3] is not None,
         "events": _events(db, "node", node_id),
+        "texts": revisions(db.conn, node_id),
         "sources": [
             {
                 "episode": node_ref(s["id"]),

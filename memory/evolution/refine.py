@@ -40,6 +40,7 @@ from itertools import combinations
 from memory.evolution.distill import distill
 from memory.evolution.granularity import look_alikes, merge_nodes, split_node
 from memory.evolution.params import EvolutionParams
+from memory.evolution.revise import COUNTED, undo_counting
 from memory.graph.ops import fetch_nodes, log_event, unlink_edge, upsert_edge
 from memory.graph.schema import EDGE_COLUMNS, Edge, edge_from_row, node_ref
 
@@ -84,6 +85,9 @@ def refine_episode(
     used = _live_used(conn, steps)
     success = None if outcome is None else outcome >= params.success_at
     if count_outcome and success is not None:
+        undone = undo_counting(conn, episode, cause)  # a revised verdict: the earlier one's effects go first
+        done.add("undone", undone)
+        log_event(conn, COUNTED, node=episode, after={"outcome": outcome}, cause=cause)
         _count_outcome(conn, used, steps, success, params, cause, done)
         if success:
             found = distill(conn, episode, signature, params, cause)

@@ -36,13 +36,16 @@ language-agnostic stand-in for named-entity recognition, and it needs no model.
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import combinations
 
+from memory.errors import UsageError
 from memory.graph.dates import resolve_relative, spoken_date
-from memory.graph.graph import Graph, NewNode
+from memory.graph.graph import Graph
+from memory.graph.ops import NewNode, fetch_nodes, insert_edges, insert_nodes, update_node
 from memory.graph.schema import MAX_TEXT_CHARS
 
 __all__ = [
@@ -51,9 +54,11 @@ __all__ = [
     "NEXT_WEIGHT",
     "REPLY_WEIGHT",
     "Turn",
+    "Written",
     "entities_of",
     "remember_conversation",
     "turn_text",
+    "write_conversation",
 ]
 
 NEXT_WEIGHT = 0.4
@@ -94,20 +99,70 @@ def entities_of(text: str) -> set[str]:
     return {name.casefold() for name in _NAME.findall(text) if len(name) > 1}
 
 
+@dataclass(frozen=True)
+class Written:
+    """What `write_conversation` stored: each turn's node id (None for an empty turn), the session nodes by
+    session, and the `(id, text)` of the nodes it created or changed (for an embedder)."""
+
+    ids: list[int | None]
+    sessions: dict[str, int]
+    fresh: list[tuple[int, str]]
+
+
 async def remember_conversation(graph: Graph, turns: Sequence[Turn], cause: str | None = None) -> list[int | None]:
-    """Remember every turn (one transaction) and link them; the node id of each turn, None for an empty one."""
-    kept = [i for i, turn in enumerate(turns) if turn.text.strip() or turn.image]
-    items = [_node(turns[i]) for i in kept]
-    results = await graph.add_many(items, cause=cause) if items else []
-    ids: list[int | None] = [None] * len(turns)
-    for i, (node_id, _) in zip(kept, results, strict=True):
+    """Remember every turn and link them, in one transaction; the node id of each turn, None for an empty one."""
+    written = await graph.store.write(lambda db: write_conversation(db.conn, turns, cause=cause))
+    await graph.embed(written.fresh)
+    return written.ids
+
+
+def write_conversation(
+    conn: sqlite3.Connection,
+    turns: Sequence[Turn],
+    known: dict[int, int] | None = None,
+    sessions: dict[str, int] | None = None,
+    cause: str | None = None,
+) -> Written:
+    """Store `turns` inside the caller's transaction.
+
+    `known` maps the index of a turn stored before to its node, and `sessions` a session to its node: only
+    the other turns are added, the edges that touch them, and their sessions' nodes are written anew (a longer
+    version of a conversation adds its new turns and nothing else). With neither, every turn is new."""
+    known = _live(conn, known or {})
+    sessions = _live_sessions(conn, sessions or {})
+    new = [i for i, turn in enumerate(turns) if i not in known and (turn.text.strip() or turn.image)]
+    results = insert_nodes(conn, [_checked(turns[i]) for i in new], cause)
+    ids: list[int | None] = [known.get(i) for i in range(len(turns))]
+    for i, (node_id, _) in zip(new, results, strict=True):
         ids[i] = node_id
+    fresh = [(node_id, turn_text(turns[i])) for i, (node_id, created) in zip(new, results, strict=True) if created]
+    touched = {ids[i] for i in new}
     speakers = {turn.speaker.casefold() for turn in turns if turn.speaker}
     edges = _next_edges(turns, ids) + _entity_edges(turns, ids, speakers)
-    edges += await _session_edges(graph, turns, ids, cause)
+    edges = [edge for edge in edges if edge[0] in touched or edge[1] in touched]
+    stored, session_edges, changed = _write_sessions(conn, turns, ids, {turns[i].session for i in new}, sessions, cause)
+    edges += session_edges
     if edges:
-        await graph.link_many(edges, cause=cause)
-    return ids
+        insert_edges(conn, edges, cause)
+    return Written(ids, {**sessions, **stored}, fresh + changed)
+
+
+def _live(conn: sqlite3.Connection, known: dict[int, int]) -> dict[int, int]:
+    """The known turns whose node is still live (a forgotten one is remembered again)."""
+    live = fetch_nodes(conn, known.values())
+    return {i: node_id for i, node_id in known.items() if node_id in live}
+
+
+def _live_sessions(conn: sqlite3.Connection, sessions: dict[str, int]) -> dict[str, int]:
+    live = fetch_nodes(conn, sessions.values())
+    return {session: node_id for session, node_id in sessions.items() if node_id in live}
+
+
+def _checked(turn: Turn) -> NewNode:
+    try:
+        return _node(turn).checked()
+    except UsageError as exc:
+        raise UsageError(f"turn {turn.ref or turn_text(turn)[:40]!r}: {exc}") from exc
 
 
 def _node(turn: Turn) -> NewNode:
@@ -150,23 +205,40 @@ def _entity_edges(
     return [(a, b, "related", ENTITY_WEIGHT) for a, b in sorted(pairs)]
 
 
-async def _session_edges(
-    graph: Graph, turns: Sequence[Turn], ids: list[int | None], cause: str | None
-) -> list[tuple[int, int, str, float]]:
-    """Remember each session as an episode holding its turns' text, and link it to them."""
+def _write_sessions(
+    conn: sqlite3.Connection,
+    turns: Sequence[Turn],
+    ids: list[int | None],
+    wanted: set[str],
+    sessions: dict[str, int],
+    cause: str | None,
+) -> tuple[dict[str, int], list[tuple[int, int, str, float]], list[tuple[int, str]]]:
+    """Remember each wanted session as an episode holding its turns' text (rewriting a stored one), and link
+    it to them; `(session nodes, edges, changed nodes)`."""
     members: dict[str, list[tuple[Turn, int]]] = {}
     for turn, node_id in zip(turns, ids, strict=True):
-        if node_id is not None:
+        if node_id is not None and turn.session in wanted:
             members.setdefault(turn.session, []).append((turn, node_id))
-    items = []
-    for session, held in members.items():
-        said = held[0][0].said
-        head = f"Conversation session {session}" + (f" on {spoken_date(said)}" if said else "")
-        text = f"{head}: " + " ".join(turn_text(turn) for turn, _ in held)
-        items.append(NewNode(text[:MAX_TEXT_CHARS], kind="episodic", meta={"session": session}))
-    results = await graph.add_many(items, cause=cause) if items else []
-    return [
-        (session_id, node_id, "ground", SESSION_WEIGHT)
-        for (session_id, _), held in zip(results, members.values(), strict=True)
-        for _, node_id in held
-    ]
+    texts = {session: _session_text(session, held) for session, held in members.items()}
+    changed = []
+    for session in [s for s in members if s in sessions]:
+        node_id = sessions[session]
+        if conn.execute("SELECT text FROM memory_nodes WHERE id = ?", [node_id]).fetchone()[0] != texts[session]:
+            update_node(conn, node_id, texts[session], cause)
+            changed.append((node_id, texts[session]))
+    added = [s for s in members if s not in sessions]
+    items = [NewNode(texts[s], kind="episodic", meta={"session": s}) for s in added]
+    results = insert_nodes(conn, items, cause) if items else []
+    stored = {
+        **{s: sessions[s] for s in members if s in sessions},
+        **{s: r[0] for s, r in zip(added, results, strict=True)},
+    }
+    changed += [(r[0], texts[s]) for s, r in zip(added, results, strict=True) if r[1]]
+    edges = [(stored[s], node_id, "ground", SESSION_WEIGHT) for s, held in members.items() for _, node_id in held]
+    return stored, edges, changed
+
+
+def _session_text(session: str, held: list[tuple[Turn, int]]) -> str:
+    said = held[0][0].said
+    head = f"Conversation session {session}" + (f" on {spoken_date(said)}" if said else "")
+    return (f"{head}: " + " ".join(turn_text(turn) for turn, _ in held))[:MAX_TEXT_CHARS]

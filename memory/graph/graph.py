@@ -32,6 +32,7 @@ from memory.graph.ops import (
     update_node,
     upsert_edge,
 )
+from memory.graph.revisions import restore_node
 from memory.graph.schema import (
     EDGE_COLUMNS,
     EDGE_KINDS,
@@ -140,13 +141,17 @@ class Graph:
         batch = list(links)
         return await self.store.write(lambda db: insert_edges(db.conn, batch, cause))
 
-    async def update(self, node_id: int, text: str, cause: str | None = None) -> Node:
-        node = await self.store.write(lambda db: update_node(db.conn, node_id, text, cause))
+    async def update(self, node_id: int, text: str, cause: str | None = None, reason: str | None = None) -> Node:
+        node = await self.store.write(lambda db: update_node(db.conn, node_id, text, cause, reason))
         await self._embed([(node.id, node.text)])
         return node
 
-    async def forget(self, node_id: int, cause: str | None = None) -> Node:
-        return await self.store.write(lambda db: forget_node(db.conn, node_id, cause))
+    async def forget(self, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
+        return await self.store.write(lambda db: forget_node(db.conn, node_id, cause, reason))
+
+    async def restore(self, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
+        """Bring a forgotten node back with the edges its forget retired (memory/graph/revisions.py)."""
+        return await self.store.write(lambda db: restore_node(db.conn, node_id, cause, reason))
 
     async def get(self, node_id: int) -> Node:
         return await self.store.read(lambda db: live_node(db.conn, node_id))
@@ -223,6 +228,10 @@ class Graph:
             }
 
         return await self.store.read(read)
+
+    async def embed(self, texts: list[tuple[int, str]]) -> None:
+        """Store the vectors of nodes written in a caller's own transaction (no-op without an embedder)."""
+        await self._embed(texts)
 
     async def _embed(self, texts: list[tuple[int, str]]) -> None:
         if self.embedder is None or not texts:

@@ -140,7 +140,9 @@ def fetch_nodes(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Node]
     return found
 
 
-def update_node(conn: sqlite3.Connection, node_id: int, text: str, cause: str | None = None) -> Node:
+def update_node(
+    conn: sqlite3.Connection, node_id: int, text: str, cause: str | None = None, reason: str | None = None
+) -> Node:
     """Replace a node's text (its identity follows the text), keeping its edges and counts."""
     check_text(text)
     node = live_node(conn, node_id)
@@ -157,11 +159,12 @@ def update_node(conn: sqlite3.Connection, node_id: int, text: str, cause: str | 
     conn.execute("UPDATE memory_nodes SET text = ?, hash = ?, updated = ? WHERE id = ?", [text, digest, now, node_id])
     conn.execute("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", [node_id, text])
     conn.execute("DELETE FROM memory_vectors WHERE node = ?", [node_id])
-    log_event(conn, "update", node=node_id, before={"text": node.text}, after={"text": text}, cause=cause)
+    after = {"text": text, "reason": reason} if reason else {"text": text}
+    log_event(conn, "update", node=node_id, before={"text": node.text}, after=after, cause=cause)
     return live_node(conn, node_id)
 
 
-def forget_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None) -> Node:
+def forget_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
     """Soft-delete a node and retire its edges; both stay in the file and in the events."""
     node = live_node(conn, node_id)
     now = time.time()
@@ -175,9 +178,8 @@ def forget_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None
     for (edge_id,) in edges:
         unlink_edge(conn, edge_id, cause=f"forget {node.ref}")
     conn.execute("DELETE FROM memory_names WHERE rowid = ?", [node_id])
-    log_event(
-        conn, "delete", node=node_id, before={"text": node.text, "kind": node.kind, "name": node.name}, cause=cause
-    )
+    before = {"text": node.text, "kind": node.kind, "name": node.name}
+    log_event(conn, "delete", node=node_id, before=before, after={"reason": reason} if reason else None, cause=cause)
     return node
 
 

@@ -15,7 +15,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    multiplied by the edge weight and a decay per hop, so a fact linked to
    several matches rises and a linked fact with no matching word is found
    (the turn that answers a matched question, the turn that says the date);
-3. ranking: direct match + graph + recency + frequency of use, each part
+3. ranking: direct match + graph + recency + frequency of use (weighted 0
+   by default, see `Weights`), each part
    weighted and returned, so a person can see why a node came first. The
    graph part fills in what the direct match leaves: it is scaled by
    `1 - match`, so a node's context lifts its neighbours above weak matches
@@ -56,13 +57,19 @@ DOC_BUDGET = 5_000
 
 @dataclass(frozen=True)
 class Weights:
-    """How much each part counts; every part is in [0, 1] before weighting."""
+    """How much each part counts; every part is in [0, 1] before weighting.
+
+    Frequency of use counts 0 by default: every node a recall returns counts a use,
+    so use rewards what is shown, not what helped, and it measured as a loss once
+    memory is used (`bench evolution --data`, LoCoMo dev, 3 seeds: recall@10 gain
+    -0.015 with 0.1, +0.001 with 0; the task world gains 0.34 with it at 0 and ground
+    links at 0.25, 0.32 before)."""
 
     lexical: float = 1.0
     vector: float = 1.0
     graph: float = 1.5
     recency: float = 0.1
-    frequency: float = 0.1
+    frequency: float = 0.0
     decay: float = 0.75
     half_life_days: float = 30.0
     fusion_k: int = 60

@@ -198,7 +198,8 @@ class Chat:
     def status(self) -> str:
         """The state, shortened; the last prompt's tokens per region against the budgets; the window as it
         stands now, this line's exchange in it, which the next line's prompt starts from."""
-        sizes, window = self.session.agent.run_sizes, self.session.agent.window
+        window = self.session.agent.window
+        sizes = self.last.sizes if self.last and self.last.sizes else self.session.agent.sizes
         line = f"[state: {one_line(self.state, SHORT_STATE) or '(empty)'}]"
         items = len(window.items)
         now = f"window now {items} item{'s' if items != 1 else ''}, {window.tokens()}/{sizes.window} tokens"

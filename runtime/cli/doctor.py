@@ -24,6 +24,7 @@ import json
 import os
 import platform
 import time
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ import anyio.to_thread
 
 from memory.errors import BackendError, NotFoundError, UsageError
 from memory.health import check_home
+from memory.store import default_db_path
 
 __all__ = ["cpu_name", "measure_speed", "register"]
 
@@ -43,7 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--prompt-tokens", type=int, default=256, help="prompt tokens to evaluate (default 256)")
     parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
-    parser.add_argument("--db", type=Path, default=None, help="check this Loci home's file instead of llama.cpp")
+    parser.add_argument(
+        "--db", type=Path, default=None, help="check this Loci home's file and its hook log instead of llama.cpp"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
@@ -71,6 +75,7 @@ async def run(args: argparse.Namespace) -> int:
     show = _Printer(args.json)
     show(f"cpu: {report['cpu']} ({report['cores']} logical cores, {platform.machine()})")
     show(f"cpu flags that matter: {' '.join(report['cpu_flags'])}")
+    report["hook_errors"] = _hooks(default_db_path(), show)
     status = await _check_llama(report, show, args)
     if args.json:
         print(json.dumps(report))
@@ -80,6 +85,7 @@ async def run(args: argparse.Namespace) -> int:
 async def _check_db(path: Path, as_json: bool) -> int:
     found = await anyio.to_thread.run_sync(check_home, path.expanduser())
     problems = found["problems"]
+    found["hook_errors"] = _hooks(path.expanduser(), _Printer(as_json))
     if as_json:
         print(json.dumps(found))
         return 1 if problems else 0
@@ -93,6 +99,13 @@ async def _check_db(path: Path, as_json: bool) -> int:
     if found["mark_cleared"]:
         print("the damage mark is lifted: Loci writes to this home again")
     return 0
+
+
+def _hooks(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:
+    """The last errors each coding-agent hook logged beside the home `db`."""
+    from runtime.cli.hooks import hook_report
+
+    return hook_report(db, show)
 
 
 async def _check_llama(report: dict[str, Any], show: _Printer, args: argparse.Namespace) -> int:

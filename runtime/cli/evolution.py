@@ -6,8 +6,10 @@
     loci memory procedures [TASK]        the live procedures, for a task or all
     loci feedback RUN_ID good|bad|0.7 [NOTE]
 
-`loci run --json` prints the `run_id` that `loci feedback` takes. Feedback
-counts once per run; it queues the run's refinement, which the next
+`loci run --json` prints the `run_id` that `loci feedback` takes. The same
+feedback again counts once; a different one replaces the earlier verdict
+(its refinement undoes what the earlier one did). Feedback queues the run's
+refinement, which the next
 `loci memory refine` (or a long-lived process's worker) carries out.
 """
 
@@ -109,6 +111,14 @@ def _print_history(result: dict[str, Any]) -> None:
         print(
             f"  #{event['id']:<6} {event['op']:<9} {json.dumps(change, ensure_ascii=False)[:90]}  <- {event['cause']}"
         )
+    for text in result.get("texts", []):
+        why = f" because {text['reason']}" if text.get("reason") else ""
+        if text["op"] == "update":
+            print(f"  was: {text['text'][:100]!r} until replaced{why}")
+        elif text["op"] == "delete":
+            print(f"  forgotten{why}: {text['text'][:100]!r}")
+        else:
+            print(f"  restored{why}")
     for source in result.get("sources", []):
         run = f"run {source['run_id']}" if source["run_id"] is not None else "no run"
         print(f"  from {source['episode']} ({run}, outcome {source['outcome']}): {source['task'][:80]}")

@@ -42,6 +42,8 @@ COMMANDS: dict[str, str] = {
     "feedback": "runtime.cli.evolution",
     "digest": "runtime.cli.digest",
     "jobs": "runtime.cli.digest",
+    "hooks": "runtime.cli.hooks",
+    "hook": "runtime.cli.hooks",
     "ui": "runtime.cli.ui",
     "bench": "bench.cli",
 }

@@ -9,6 +9,8 @@
     loci memory neighbors ID [--depth N] [--kind K ...]
     loci memory stats
     loci memory export [--format json|graphml] [--out FILE]
+    loci memory import FILE [--format F]   (runtime/cli/imports.py)
+    loci memory restore ID [--reason R]    (runtime/cli/revisions.py)
     loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli/evolution.py)
 
 Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
@@ -34,6 +36,8 @@ from memory.store import Store, default_db_path
 from runtime.cli.display import one_line, safe
 from runtime.cli.evolution import register_memory
 from runtime.cli.flags import at_least
+from runtime.cli.imports import register_import
+from runtime.cli.revisions import register_restore
 
 __all__ = ["register"]
 
@@ -76,6 +80,8 @@ def register(subparsers: Any) -> None:
     export.add_argument("--out", type=Path, default=None, help="file to write (default: stdout)")
     parser.set_defaults(handler=handle)
     register_memory(sub, common)
+    register_import(sub, common)
+    register_restore(sub, common)
 
 
 def _check(args: argparse.Namespace) -> None:

@@ -8,9 +8,10 @@ it is byte-identical every turn and a local model serves it from its KV cache.
 
 The reply format is taught by worked examples of a call and of an answer,
 with concrete values, never by templates with placeholders: a small model
-copies a placeholder such as "<the answer>" into its reply. The examples'
-own texts are listed in `EXAMPLE_TEXTS`, so an answer that repeats them is
-refused (`runtime.answers`).
+copies a placeholder such as "<the answer>" into its reply. The examples are
+about an invented planet (Zorvex), a domain no task can be mistaken for, and
+their own texts are listed in `EXAMPLE_TEXTS`, so an answer that repeats them
+is refused (`runtime.answers`).
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ from memory.context.store import ContextObject
 from runtime.host.host import ToolSpec
 from runtime.prompt.window import Window
 
-__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "AnswerStyle", "Observation", "Regions", "system_text"]
+__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "PLAIN", "RULES", "AnswerStyle", "Observation", "Regions", "system_text"]
 
 LISTED_OBJECTS = 20
 
-EXAMPLE_STATE = "Line 12 of doc:1 gives the fee."
-EXAMPLE_ANSWER = "The fee is 12 euros a year."
-EXAMPLE_TEXTS = (EXAMPLE_STATE, EXAMPLE_ANSWER, "The fee should be in the Prices section.")
+# The examples are about an invented planet, a domain no task can be mistaken for; the answer check knows them.
+EXAMPLE_STATE = "Line 12 of doc:1 names the moons of Zorvex."
+EXAMPLE_ANSWER = "Zorvex has three moons."
+EXAMPLE_QUERY = "Zorvex moons"
+EXAMPLE_TEXTS = (EXAMPLE_STATE, EXAMPLE_ANSWER, "The moons of Zorvex should be in the Planets section.")
 
 INTRO = "You are Loci. You complete a task from documents, and use tools to find what you cannot see.\n"
 PLAIN = (
@@ -76,7 +79,7 @@ def system_text(tools: list[ToolSpec], style: AnswerStyle = AnswerStyle.JSON) ->
 def _example_call(tools: list[ToolSpec]) -> str:
     names = {tool.name for tool in tools}
     if "context_search" in names:
-        arguments: dict[str, Any] = {"query": "fee price"}
+        arguments: dict[str, Any] = {"query": EXAMPLE_QUERY}
         name = "context_search"
     elif tools:
         name, arguments = tools[0].name, {}
@@ -118,6 +121,7 @@ class Regions:
     error: str | None = None
     documents: str = ""  # the documents whole, when they fit (runtime.prompt.fit)
     style: AnswerStyle = AnswerStyle.JSON
+    reading: bool = False  # retrieve-then-read: the documents are the lines found, the state is not shown
 
     def render(
         self,
@@ -130,13 +134,15 @@ class Regions:
         return {
             "system": system_text(self.tools, self.style),
             "task": self._task(),
-            "state": f"State (your working notes):\n{self.state or '(empty)'}",
+            "state": "" if self.reading else f"State (your working notes):\n{self.state or '(empty)'}",
             "window": self.window.region(),
             "observation": self._observation(allow_tools, allow_answer, forced, instruction),
         }
 
     def _task(self) -> str:
         text = f"Task: {self.task}"
+        if self.reading:
+            return f"Lines found in the documents:\n{self.documents}"
         if self.documents:
             return f"{text}\nDocuments:\n{self.documents}"
         if self.objects:

@@ -99,28 +99,30 @@ async def test_a_small_model_sees_no_tools_when_the_documents_fit_and_answers_in
     assert (result.status, [c.start for c in result.evidence]) == ("done", [3])  # the line its words are on
 
 
-async def test_a_small_model_navigating_gets_a_short_catalogue_and_a_first_search(tmp_path: Path, long: Path) -> None:
-    model = ScriptedModel(
-        [{"state": "line 400 has it", "answer": True}, "Each plot costs 35 euros a season."],
-        parameters=SMALL,
-        context_window=2_048,
-    )
+async def test_a_small_model_navigating_reads_the_lines_the_runtime_found(tmp_path: Path, long: Path) -> None:
+    model = ScriptedModel(["Each plot costs 35 euros a season."], parameters=SMALL, context_window=2_048)
     async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
         result = await session.agent.run("How much does a plot cost?")
     model.check_used()
-    assert result.plan is not None and sorted(result.plan.tools) == [
-        "context_outline",
-        "context_read",
-        "context_search",
-    ]
+    assert result.plan is not None and result.plan.tools == [] and "retrieve then read" in result.plan.tools_reason
     first = result.turns[0].action
-    assert (first.tool, first.arguments) == (
-        "context_search",
-        {"query": "How much does a plot cost?", "ids": ["doc:1"]},
-    )
-    assert "35 euros" in model.calls[0].messages[1]["content"]  # the search result is the first observation
-    assert model.calls[1].schema is None and result.answer == "Each plot costs 35 euros a season."
+    assert (first.tool, first.arguments) == ("context_search", {"query": "plot cost"})  # content words only
+    prompt = model.calls[0].messages[1]["content"]
+    assert "each plot costs 35 euros a season" in prompt and "line 399" in prompt  # the hit whole, its neighbours
+    assert "Tools:" not in model.calls[0].messages[0]["content"] and model.calls[0].schema is None
+    assert result.answer == "Each plot costs 35 euros a season."
     assert (result.status, result.evidence[0].start) == ("done", 400)
+
+
+async def test_a_reading_run_that_recites_the_prompt_answers_with_the_lines_found(tmp_path: Path, long: Path) -> None:
+    recital = "Zorvex has three moons. Zorvex has three moons. Zorvex has three moons."
+    model = ScriptedModel([recital], parameters=SMALL, context_window=2_048)  # not sent back: lines instead
+    async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
+        result = await session.agent.run("How much does a plot cost?")
+    model.check_used()
+    assert "Zorvex" not in result.answer and 'doc:1:400: "line 400: each plot costs 35 euros a season"' in result.answer
+    assert result.status == "partial" and "repeats the prompt's own words" in (result.reason or "")
+    assert result.evidence[0].start == 400
 
 
 async def test_an_identical_call_is_not_run_again_and_a_stuck_run_is_steered_to_answer(
@@ -167,13 +169,14 @@ async def test_a_cut_off_text_answer_is_sent_back(tmp_path: Path, short: Path) -
 
 
 async def test_an_answer_copying_the_prompt_is_refused(tmp_path: Path, short: Path) -> None:
-    model = ScriptedModel([answer("The fee is 12 euros a year."), answer("<the answer>")])
+    model = ScriptedModel([answer("Zorvex has three moons."), answer("<the answer>")])
     async with open_session(model, tmp_path / "loci.db", json_config(), files=[short]) as session:
         result = await session.agent.run("How much does a plot cost?")
     model.check_used()
     assert "<" not in model.calls[0].messages[0]["content"]  # the format is taught by example, not by templates
     assert "repeats the prompt's own words" in model.calls[1].messages[1]["content"]
     assert result.status == "partial" and "is a placeholder" in (result.reason or "")  # sent back once, then said
+    assert "35 euros" in result.answer and "doc:1:" in result.answer  # never the prompt: the lines found, quoted
 
 
 async def test_an_answer_on_no_line_of_the_documents_is_partial(tmp_path: Path, short: Path) -> None:

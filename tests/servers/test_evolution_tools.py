@@ -24,7 +24,7 @@ async def test_feedback_over_mcp_counts_once_and_refuses_bad_input(store: Store)
         unknown = await client.call_tool("memory_feedback", {"target": "run:41", "outcome": "good"})
     assert first.structured_content["counted"] is True
     assert again.structured_content["counted"] is False
-    assert wrong.is_error and "counts once" in wrong.content[0].text
+    assert not wrong.is_error and wrong.structured_content["replaced"] == 1.0  # a later verdict replaces it
     assert outside.is_error and "outside [0, 1]" in outside.content[0].text
     assert unknown.is_error and "run 41" in unknown.content[0].text
 

@@ -244,7 +244,7 @@ async def test_a_line_and_its_answer_enter_the_window_the_next_line_sees(tmp_pat
     assert len(window.items) == 2 and all(ref.startswith("turn:") for ref in window.ids())
     statuses = [line for line in console.out if "window now" in line]
     assert len(statuses) == 2
-    assert re.search(rf"window now 1 item, [1-9]\d*/{session.agent.run_sizes.window} tokens", statuses[0])
+    assert re.search(rf"window now 1 item, [1-9]\d*/{chat.last.sizes.window} tokens", statuses[0])
     assert "window now 2 items" in statuses[1]
     assert [(role, json.loads(ids)) for role, ids in rows] == [
         ("user", []),

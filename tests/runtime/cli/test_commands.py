@@ -23,6 +23,8 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "feedback",
         "digest",
         "jobs",
+        "hooks",
+        "hook",
         "ui",
         "bench",
     }

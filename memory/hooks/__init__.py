@@ -1,0 +1,3 @@
+"""What a coding agent's hooks run: recall into the prompt, capture of the transcript, and their log."""
+
+__all__: list[str] = []

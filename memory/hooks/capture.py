@@ -1,0 +1,30 @@
+"""`hook capture`: the session's transcript into memory, incrementally, at stop, compaction and session end.
+
+Claude Code gives the hook the transcript's path (`transcript_path`); the
+capture imports it as `loci memory import` does (memory/imports/), so each
+run adds only the records written since the last one, and the session's
+episode (its `episodic` node, linked to its turns) is rewritten to hold the
+whole session. Tool calls and results go to one context object per capture.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memory.context.store import ContextStore
+from memory.errors import UsageError
+from memory.graph.graph import Graph
+from memory.imports.files import import_file
+from memory.store import Store
+
+__all__ = ["hook_capture"]
+
+
+async def hook_capture(store: Store, payload: dict[str, Any]) -> str:
+    """Import the transcript named in `payload`; a one-line summary (for the log, not the client)."""
+    transcript = payload.get("transcript_path")
+    if not transcript:
+        raise UsageError("the hook input has no transcript_path")
+    report = await import_file(Graph(store), Path(str(transcript)).expanduser(), "claude-code", ContextStore(store))
+    return f"{report.added} new turns from {transcript}"

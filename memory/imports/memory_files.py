@@ -1,0 +1,129 @@
+"""Memory rather than conversations: Loci's own export, and the reference memory server's `memory.jsonl`.
+
+- `loci memory export` JSON (`{"nodes": [...], "edges": [...]}`, ids as
+  `mem:N`): each node is found by its identity (an entity by its name, any
+  other node by its kind and text) or added with its kind, text and
+  metadata; each edge is added between the nodes its ends became, with its
+  kind, label and weight. Importing an export into the home it came from,
+  or twice, adds nothing: the round trip is the identity.
+- `memory.jsonl` of `@modelcontextprotocol/server-memory`: a line per entity
+  (`{"type": "entity", "name", "entityType", "observations"}`) or relation
+  (`{"type": "relation", "from", "to", "relationType"}`), stored as the
+  compatible server stores them (memory/graph/entities_ops.py), so
+  `loci serve memory --compat` serves them at once.
+
+Each file is one transaction; a bad node, edge or line names itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from memory.errors import UsageError
+from memory.graph.entities_ops import CAUSE, OBSERVATION, add_observation, ensure_entity
+from memory.graph.ops import NewNode, insert_nodes, upsert_edge
+from memory.graph.schema import content_hash, parse_node_id
+from memory.imports.records import bad, json_lines, load_json
+from memory.store import Store
+
+__all__ = ["MemoryCounts", "import_export", "import_reference", "is_export", "is_reference"]
+
+
+@dataclass(frozen=True)
+class MemoryCounts:
+    nodes: int
+    edges: int
+
+
+def is_export(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("nodes"), list) and isinstance(data.get("edges"), list)
+
+
+def is_reference(record: dict[str, Any]) -> bool:
+    return record.get("type") in ("entity", "relation") and ("name" in record or "from" in record)
+
+
+async def import_export(store: Store, text: str, source: str) -> MemoryCounts:
+    """Add the nodes and edges of a `loci memory export` JSON file that this home does not hold."""
+    data = load_json(text, source)
+    if not is_export(data):
+        bad(source, "line 1", 'not a Loci export (an object with "nodes" and "edges" lists)')
+
+    def write(db: sqlite_utils.Database) -> MemoryCounts:
+        conn, ids, nodes, edges = db.conn, {}, 0, 0
+        for index, node in enumerate(data["nodes"], start=1):
+            try:
+                ids[str(node["id"])], created = _node(conn, node)
+            except (KeyError, TypeError, UsageError) as exc:
+                bad(source, f"node {index}", f"not a node of a Loci export ({_why(exc)})")
+            nodes += created
+        for index, edge in enumerate(data["edges"], start=1):
+            try:
+                src, dst = ids[str(edge["src"])], ids[str(edge["dst"])]
+                label, weight = str(edge.get("label") or ""), float(edge.get("weight", 0.5))
+                _, created = upsert_edge(conn, src, dst, edge["kind"], label=label, weight=weight, cause="import")
+            except (KeyError, TypeError, ValueError, UsageError) as exc:
+                bad(source, f"edge {index}", f"not an edge between the file's nodes ({_why(exc)})")
+            if label == OBSERVATION:
+                _index_observation(conn, dst)
+            edges += created
+        return MemoryCounts(nodes, edges)
+
+    return await store.write(write)
+
+
+def _node(conn: sqlite3.Connection, node: dict[str, Any]) -> tuple[int, bool]:
+    meta = node.get("meta") or {}
+    if node.get("name"):
+        entity_type = None if meta.get("placeholder") else str(meta.get("entityType") or "")
+        return ensure_entity(conn, str(node["name"]), entity_type)
+    kind, text = str(node["kind"]), str(node["text"])
+    parse_node_id(node["id"])
+    found = conn.execute(
+        "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL", [content_hash(kind, text)]
+    ).fetchone()
+    if found:
+        return found[0], False
+    [(node_id, created)] = insert_nodes(conn, [NewNode(text, kind, meta).checked()], "import")
+    return node_id, created
+
+
+def _index_observation(conn: sqlite3.Connection, fact: int) -> None:
+    """An observation is findable by the compatible server's substring search (memory_names)."""
+    if conn.execute("SELECT 1 FROM memory_names WHERE rowid = ?", [fact]).fetchone() is None:
+        text = conn.execute("SELECT text FROM memory_nodes WHERE id = ?", [fact]).fetchone()[0]
+        conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", [fact, text])
+
+
+async def import_reference(store: Store, text: str, source: str) -> MemoryCounts:
+    """Add the entities, observations and relations of a reference server's `memory.jsonl`."""
+    lines = list(json_lines(text, source))
+
+    def write(db: sqlite_utils.Database) -> MemoryCounts:
+        conn, nodes, edges = db.conn, 0, 0
+        for line, record in lines:
+            try:
+                if record.get("type") == "entity":
+                    node_id, created = ensure_entity(conn, str(record["name"]), str(record["entityType"]))
+                    nodes += created
+                    edges += sum(add_observation(conn, node_id, str(o)) for o in record.get("observations") or [])
+                elif record.get("type") == "relation":
+                    src = ensure_entity(conn, str(record["from"]), None)[0]
+                    dst = ensure_entity(conn, str(record["to"]), None)[0]
+                    label = str(record["relationType"])
+                    edges += upsert_edge(conn, src, dst, "related", label=label, cause=CAUSE, allow_self=True)[1]
+                else:
+                    raise UsageError(f"unknown type {record.get('type')!r}; use entity or relation")
+            except (KeyError, UsageError) as exc:
+                bad(source, f"line {line}", f"not an entity or relation of memory.jsonl ({_why(exc)})")
+        return MemoryCounts(nodes, edges)
+
+    return await store.write(write)
+
+
+def _why(exc: Exception) -> str:
+    return f"missing {exc}" if isinstance(exc, KeyError) else str(exc)

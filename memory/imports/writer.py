@@ -1,0 +1,68 @@
+"""Writing a conversation read from a file: one transaction each, only what the ledger has not seen.
+
+`import_conversation` looks up which of the conversation's turns, sessions
+and tool records were imported before (memory/imports/ledger.py), stores the
+rest with the structure `loci bench recall` measures
+(memory/graph/conversation.py `write_conversation`: a node per turn, next-turn
+and entity edges, an episode per session, rewritten when its session grew),
+keeps the new tool records as one `obs` context object, and records them
+all in the ledger, in one `BEGIN IMMEDIATE` transaction: a failure leaves
+nothing half-written, and importing the same file again adds nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from memory.context.store import ContextStore
+from memory.graph.conversation import write_conversation
+from memory.graph.graph import Graph
+from memory.imports.ledger import SESSION, imported, record
+from memory.imports.records import Conversation
+
+__all__ = ["Imported", "import_conversation"]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What one conversation's import did: new turns, turns already there, each turn's node, the tools' object."""
+
+    key: str
+    title: str
+    added: int
+    already: int
+    nodes: list[int | None]
+    tools: str | None = None
+
+
+async def import_conversation(
+    graph: Graph, conversation: Conversation, contexts: ContextStore | None = None, cause: str = "import"
+) -> Imported:
+    """Store what is new in `conversation`; tool records go to `contexts` (dropped without one)."""
+    key = conversation.key
+
+    def write(db: sqlite_utils.Database) -> tuple[Imported, list[tuple[int, str]]]:
+        conn = db.conn
+        seen = imported(conn, key)
+        turns = conversation.turns
+        known = {i: seen[t.ref] for i, t in enumerate(turns) if t.ref in seen and seen[t.ref] is not None}
+        sessions = {ref[len(SESSION) :]: node for ref, node in seen.items() if ref.startswith(SESSION) and node}
+        written = write_conversation(conn, turns, known, sessions, cause=cause)
+        rows = [(t.ref, node, None) for t, node in zip(turns, written.ids, strict=True) if t.ref not in seen]
+        rows += [(SESSION + session, node, None) for session, node in written.sessions.items()]
+        new_tools = [tool for tool in conversation.tools if tool.ref not in seen]
+        obj = None
+        if new_tools and contexts is not None:
+            text = "\n\n".join(tool.text for tool in new_tools)
+            meta = {"conversation": key, **conversation.meta}
+            obj = contexts.add_text_now(conn, "obs", f"{conversation.title}: tool calls and results", text, meta)
+            rows += [(tool.ref, None, obj) for tool in new_tools]
+        record(conn, key, rows)
+        added = sum(1 for t in turns if t.ref not in seen)
+        return Imported(key, conversation.title, added, len(turns) - added, written.ids, obj), written.fresh
+
+    result, fresh = await graph.store.write(write)
+    await graph.embed(fresh)
+    return result

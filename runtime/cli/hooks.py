@@ -1,0 +1,157 @@
+"""`loci hooks install|uninstall` and `loci hook recall|capture`: memory for coding agents, through their hooks.
+
+    loci hooks install --client claude-code [--scope user|project] [--dir DIR] [--project P] [--db PATH]
+    loci hooks uninstall --client claude-code [--scope user|project] [--dir DIR]
+    loci hook recall|capture [--db PATH]      (the event's JSON on stdin)
+
+Install merges Loci's hooks into the client's settings (`~/.claude/settings.json`
+for the user scope, `DIR/.claude/settings.json` for a project, DIR being the
+working directory by default), keeping everything else in the file: recall at
+`SessionStart` and `UserPromptSubmit`, capture at `Stop`, `PreCompact` and
+`SessionEnd`. The command it writes is this Python running `-m memory.hooks`
+(memory/hooks/__main__.py), which imports only the memory layer and so starts
+fast, and needs no `loci` on the client's PATH. A hook is Loci's when its
+command runs `-m memory.hooks`; uninstall removes exactly those and the groups
+and events they leave empty. Installing again replaces Loci's hooks in place.
+`--project P` is kept in the command for when memories are divided by project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memory.errors import UsageError
+from memory.hooks.log import last_errors, log_path
+from memory.hooks.run import safe_hook
+from memory.store import default_db_path
+
+__all__ = ["MARKER", "RECALL_EVENTS", "CAPTURE_EVENTS", "hook_commands", "hook_report", "register", "settings_path"]
+
+MARKER = "-m memory.hooks"
+RECALL_EVENTS = ("SessionStart", "UserPromptSubmit")
+CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
+TIMEOUT_S = 30
+
+
+def register(sub: Any) -> None:
+    hooks = sub.add_parser("hooks", help="install Loci's memory hooks into a coding agent")
+    verbs = hooks.add_subparsers(dest="hooks_command", metavar="SUBCOMMAND", required=True)
+    for verb in ("install", "uninstall"):
+        parser = verbs.add_parser(verb, help=f"{verb} the hooks in the client's settings")
+        parser.add_argument("--client", choices=["claude-code"], default="claude-code")
+        parser.add_argument("--scope", choices=["user", "project"], default="user")
+        parser.add_argument("--dir", type=Path, default=None, help="the project's folder (default: here)")
+        if verb == "install":
+            parser.add_argument("--db", type=Path, default=None, help="the Loci home the hooks use")
+            parser.add_argument("--project", default=None, help="the project the hooks' memories belong to")
+        parser.set_defaults(handler=handle_hooks)
+    hook = sub.add_parser("hook", help="run one hook (the client calls this, with its JSON on stdin)")
+    hook.add_argument("hook", choices=["recall", "capture"])
+    hook.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
+    hook.add_argument("--project", default=None)
+    hook.set_defaults(handler=handle_hook)
+
+
+async def handle_hook(args: argparse.Namespace) -> int:
+    return await safe_hook(args.hook, args.db or default_db_path(), sys.stdin.read())
+
+
+def hook_report(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:
+    """Show the last errors of each hook from the home's hook log (for `loci doctor`); returns them."""
+    errors = last_errors(db)
+    if not errors:
+        show(f"hooks: no errors logged in {log_path(db)}")
+    for hook, lines in sorted(errors.items()):
+        show(f"hook {hook}: last {len(lines)} error{'s' * (len(lines) != 1)} (in {log_path(db)})")
+        for line in lines:
+            show(f"  {line}")
+    return errors
+
+
+def settings_path(scope: str, folder: Path | None = None) -> Path:
+    if scope == "user":
+        return Path.home() / ".claude" / "settings.json"
+    return (folder or Path.cwd()) / ".claude" / "settings.json"
+
+
+def hook_commands(db: Path | None, project: str | None) -> dict[str, str]:
+    """The command of each hook, as the client's shell runs it."""
+    extra = ""
+    if db is not None:
+        extra += f" --db {shlex.quote(str(Path(db).expanduser().resolve()))}"
+    if project:
+        extra += f" --project {shlex.quote(project)}"
+    python = shlex.quote(sys.executable)
+    return {verb: f"{python} {MARKER} {verb}{extra}" for verb in ("recall", "capture")}
+
+
+async def handle_hooks(args: argparse.Namespace) -> int:
+    path = settings_path(args.scope, args.dir)
+    settings = _read(path)
+    removed = _remove_ours(settings)
+    if args.hooks_command == "install":
+        commands = hook_commands(args.db, args.project)
+        events = settings.setdefault("hooks", {})
+        for event in RECALL_EVENTS + CAPTURE_EVENTS:
+            command = commands["recall" if event in RECALL_EVENTS else "capture"]
+            events.setdefault(event, []).append(
+                {"hooks": [{"type": "command", "command": command, "timeout": TIMEOUT_S}]}
+            )
+        recall, capture = ", ".join(RECALL_EVENTS), ", ".join(CAPTURE_EVENTS)
+        print(f"installed Loci's hooks in {path}: recall at {recall}; capture at {capture}")
+    else:
+        print(f"removed {removed} Loci hooks from {path}" if removed else f"no Loci hooks in {path}")
+    _write(path, settings)
+    return 0
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        settings = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc}); fix it before installing hooks") from exc
+    if not isinstance(settings, dict) or not isinstance(settings.get("hooks", {}), dict):
+        raise UsageError(f"{path} is not a settings object with a hooks object")
+    return settings
+
+
+def _remove_ours(settings: dict[str, Any]) -> int:
+    """Take Loci's hooks out of `settings`, and the groups and events left empty; how many were taken."""
+    events, removed = settings.get("hooks") or {}, 0
+    for event in list(events):
+        groups = events[event] if isinstance(events[event], list) else []
+        for group in groups:
+            hooks = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(hooks, list):
+                kept = [h for h in hooks if not (isinstance(h, dict) and MARKER in str(h.get("command", "")))]
+                removed += len(hooks) - len(kept)
+                group["hooks"] = kept
+        events[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
+        if not events[event]:
+            del events[event]
+    if "hooks" in settings and not settings["hooks"]:
+        del settings["hooks"]
+    return removed
+
+
+def _write(path: Path, settings: dict[str, Any]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".loci-partial")
+        partial.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
