@@ -322,12 +322,19 @@ def _connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
 
 
 def _unwritable(path: Path) -> str | None:
-    """Why this process cannot write the file at `path` (sqlite3 would open it read-only in silence), or None."""
-    try:
-        path.open("r+b").close()
-    except OSError as exc:
-        return f"opening it for writing: {exc.strerror}"
-    return None
+    """Why this process cannot write the file at `path` (sqlite3 would open it read-only in silence), or None.
+
+    It asks access(2) and never opens the file: closing any descriptor of
+    the file drops every POSIX lock this process holds on it, SQLite's
+    shared lock included, and without that lock the next process to close a
+    connection takes itself for the last user, checkpoints and deletes the
+    WAL, and this process's later commits go to a deleted file.
+    """
+    if os.access(path, os.W_OK):
+        return None
+    if os.statvfs(path).f_flag & os.ST_RDONLY:
+        return "its filesystem is mounted read-only"
+    return "writing it is denied (its permissions or lsattr's immutable flag)"
 
 
 def _open_read_only(path: Path, cause: str) -> tuple[sqlite3.Connection, str]:

@@ -1,4 +1,5 @@
-"""The home's schema: every migration set applies on open, whatever the caller imported."""
+"""The home's schema: every migration set applies on open, whatever the caller imported; a store's writes
+reach the file whatever other processes open and close on it meanwhile."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ OPEN_ONLY_THE_STORE = textwrap.dedent(
 
     Store.open_sync(sys.argv[1]).close()
     """
+)
+# Another process that reads the home and lets go of it, as `sqlite3 loci.db` or the tests' own checks do.
+COUNT_RUNS = (
+    "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM runs').fetchone()[0])"
 )
 
 
@@ -119,3 +124,26 @@ async def test_a_query_only_store_reads_but_cannot_write_through_a_read(tmp_path
         await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('written', 2)"))
         tasks = await store.read(lambda db: [r[0] for r in db.execute("SELECT task FROM runs ORDER BY id")])
     assert tasks == ["kept", "written"]
+
+
+def _runs_seen_elsewhere(path: Path) -> int:
+    done = subprocess.run([sys.executable, "-c", COUNT_RUNS, str(path)], check=True, capture_output=True, text=True)
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("stores", [1, 2])
+def test_a_write_reaches_the_file_after_another_process_opened_and_closed_it(tmp_path: Path, stores: int) -> None:
+    # SQLite's locks are POSIX locks, which a process loses on the file when it closes any descriptor of it.
+    # Without its shared lock, another process closing its connection to the home takes it for the last one
+    # and deletes the WAL, and this store then commits into a file no other process ever reads.
+    path = tmp_path / "loci.db"
+    Store.open_sync(path).close()
+    opened = [Store.open_sync(path) for _ in range(stores)]  # a second one in this process, as tests and tools do
+    try:
+        assert _runs_seen_elsewhere(path) == 0
+        opened[0].write_sync(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('kept', 1)"))
+        assert _runs_seen_elsewhere(path) == 1
+    finally:
+        for store in opened:
+            store.close()
+    assert _runs_seen_elsewhere(path) == 1
