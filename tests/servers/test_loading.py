@@ -55,7 +55,7 @@ async def test_a_client_loads_a_folder_searches_it_and_is_refused_outside_the_ro
     assert "binary" in reasons["docs/logo.png"] and "docs/escape" in reasons
     assert progress and progress[-1][2] == "loaded"
     [hit] = found.structured_content["result"]
-    assert "heron" in hit["snippet"]
+    assert "heron" in hit["text"]  # a hit carries its whole line
     assert refused.is_error and "outside the allowed roots" in refused.content[0].text
     assert through_link.is_error and "symlink" in through_link.content[0].text
     assert not forgot.is_error and forgot.structured_content["name"] == "docs/deploy.md"

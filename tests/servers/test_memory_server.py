@@ -14,6 +14,7 @@ VERBS = {
     "memory_remember",
     "memory_update",
     "memory_forget",
+    "memory_restore",
     "memory_recall",
     "memory_get",
     "memory_neighbors",
@@ -24,7 +25,7 @@ VERBS = {
 }
 
 
-async def test_the_server_lists_the_ten_verbs_with_descriptions(store: Store) -> None:
+async def test_the_server_lists_the_eleven_verbs_with_descriptions(store: Store) -> None:
     async with Client(memory_server_for(store)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == VERBS

@@ -64,16 +64,17 @@ def test_consolidate_twice_changes_nothing_the_second_time(tmp_path: Path) -> No
 def test_runs_on_the_bundled_model_leave_episodes_whose_feedback_distils_a_procedure(tmp_path: Path) -> None:
     run_json("memory", "add", "the harbor fee is 35 euros a night", home=tmp_path)
     runs = []
-    for _ in range(3):  # the same recipe three times: memory_recall, then the answer
+    for _ in range(3):  # the same recipe three times: memory_recall, memory_stats, then the answer (a one-step
+        # sequence is never distilled: `distill_min_steps`)
         out = run_json(
             "run",
             "What is the harbor fee?",
             "--tools",
             "memory",
             "--tool-choice",
-            "memory_recall",
+            "memory_recall,memory_stats",
             "--max-turns",
-            "2",
+            "3",
             home=tmp_path,
             timeout=900,
         )
