@@ -17,6 +17,8 @@ import importlib
 import sys
 from typing import Any
 
+import memory.errors as _errors  # a small module of classes: its names are the tree's
+
 __all__ = [
     "BackendError",
     "BackendTimeout",
@@ -40,20 +42,8 @@ __all__ = [
     "default_db_path",
 ]
 
-_ERRORS = (
-    "BackendError",
-    "BackendTimeout",
-    "BackendUnreachable",
-    "InvalidAction",
-    "LociError",
-    "ModelBehaviorError",
-    "NotFoundError",
-    "StoreError",
-    "ToolError",
-    "UsageError",
-)
 _HOMES: dict[str, str] = {
-    **dict.fromkeys(_ERRORS, "memory.errors"),
+    **dict.fromkeys(_errors.__all__, "memory.errors"),
     "ContextObject": "memory.context.store",
     "ContextStore": "memory.context.store",
     "Evolution": "memory.evolution.evolution",
