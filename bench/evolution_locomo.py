@@ -48,7 +48,8 @@ from memory.evolution.evolution import Evolution
 from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
 from memory.graph.conversation import remember_conversation
 from memory.graph.graph import Graph
-from memory.graph.recall import Recall, Weights
+from memory.graph.ranking import Weights
+from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
 from memory.runs import RunRecord, Runs
 from memory.store import Store

@@ -42,7 +42,8 @@ from typing import Any
 
 from memory.errors import UsageError
 from memory.graph.graph import Graph
-from memory.graph.recall import Recall, Recalled
+from memory.graph.ranking import Recalled
+from memory.graph.recall import Recall
 from memory.imports.ledger import SESSION, imported
 from memory.imports.locomo import read_locomo, turns_of
 from memory.imports.records import Conversation

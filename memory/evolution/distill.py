@@ -22,7 +22,7 @@ import time
 from collections import Counter
 
 from memory.evolution.params import EvolutionParams
-from memory.graph.ops import NewNode, insert_nodes, log_event, upsert_edge
+from memory.graph.ops import NewNode, insert_nodes, live_node, log_event, upsert_edge
 from memory.graph.terms import query_terms
 
 __all__ = ["MAX_SOURCES", "distill", "procedure_for", "procedure_text"]
@@ -31,12 +31,12 @@ MAX_SOURCES = 50
 KEYWORDS = 12
 
 
-def procedure_for(conn: sqlite3.Connection, signature: str) -> int | None:
-    """The live procedure distilled from this signature, if any."""
+def procedure_for(conn: sqlite3.Connection, signature: str, project: str) -> int | None:
+    """The live procedure of `project` distilled from this signature, if any."""
     row = conn.execute(
         "SELECT id FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
-        " AND json_extract(meta, '$.signature') = ?",
-        [signature],
+        " AND json_extract(meta, '$.signature') = ? AND project = ?",
+        [signature, project],
     ).fetchone()
     return row[0] if row else None
 
@@ -53,17 +53,20 @@ def procedure_text(tasks: list[str], shapes: list[str]) -> str:
 
 
 def distill(conn: sqlite3.Connection, episode: int, signature: str, params: EvolutionParams, cause: str) -> dict:
-    """Distil the episode's signature if it now qualifies; what changed, as counts."""
+    """Distil the episode's signature if it now qualifies, from the episodes of its project; what changed, as
+    counts."""
     shapes_in = signature.partition("|")[2]
     if not shapes_in or shapes_in.count(" > ") + 1 < params.distill_min_steps:
         return {}
-    existing = procedure_for(conn, signature)
+    project = live_node(conn, episode).project
+    existing = procedure_for(conn, signature, project)
     if existing is not None:
         _, created = upsert_edge(conn, existing, episode, "distill", weight=1.0, cause=cause)
         return {"distill_edges": int(created)}
     rows = conn.execute(
-        "SELECT node, outcome FROM memory_episodes WHERE signature = ? AND outcome IS NOT NULL ORDER BY node DESC",
-        [signature],
+        "SELECT e.node, e.outcome FROM memory_episodes e JOIN memory_nodes n ON n.id = e.node"
+        " WHERE e.signature = ? AND e.outcome IS NOT NULL AND n.project = ? ORDER BY e.node DESC",
+        [signature, project],
     ).fetchall()
     wins = [node for node, outcome in rows if outcome >= params.success_at]
     if len(wins) < params.distill_n or len(wins) < params.distill_theta * len(rows):
@@ -78,7 +81,8 @@ def distill(conn: sqlite3.Connection, episode: int, signature: str, params: Evol
     shapes = [step["shape"] for step in first.get("steps", []) if step.get("ok", True)]
     tasks = [json.loads(metas[n]).get("task", "") for n in sources]
     meta = {"signature": signature, "steps": shapes, "source_rate": round(len(wins) / len(rows), 4), "cycles": 0}
-    [(node, created)] = insert_nodes(conn, [NewNode(procedure_text(tasks, shapes), "procedural", meta)], cause)
+    made = [NewNode(procedure_text(tasks, shapes), "procedural", meta)]
+    [(node, created)] = insert_nodes(conn, made, cause, project=project)
     if not created:  # the same text from another signature: keep one procedure, link this recipe's sources
         for source in sources:
             upsert_edge(conn, node, source, "distill", weight=1.0, cause=cause)

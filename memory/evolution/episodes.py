@@ -40,9 +40,10 @@ import sqlite_utils
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
 from memory.graph.graph import Graph
-from memory.graph.ops import NewNode, fetch_nodes, insert_nodes, log_event, upsert_edge
-from memory.graph.schema import MAX_TEXT_CHARS, node_ref, parse_node_id
+from memory.graph.ops import NewNode, fetch_nodes, insert_nodes, live_node, log_event, upsert_edge
+from memory.graph.records import MAX_TEXT_CHARS, node_ref, parse_node_id
 from memory.jobs.queue import Jobs
+from memory.projects import ALL, writable_project
 
 __all__ = ["Episode", "Episodes", "Step", "parse_outcome", "step_signature"]
 
@@ -105,7 +106,7 @@ class Episodes:
 
     def __init__(self, graph: Graph, params: EvolutionParams = DEFAULT_PARAMS, *, jobs: Jobs | None = None) -> None:
         self.graph = graph
-        self.jobs = jobs or Jobs(graph.store)  # where an episode's refinement is queued
+        self.jobs = jobs or Jobs(graph.store, project=graph.project)  # where an episode's refinement is queued
         self.params = params
 
     async def write(self, episode: Episode, cause: str | None = None) -> int:
@@ -121,7 +122,8 @@ class Episodes:
         if episode.run_id is not None and taken:
             raise UsageError(f"run {episode.run_id} already has an episode")
         cited = {i for s in episode.steps for i in (*s.recalled, *s.used)}
-        live = fetch_nodes(conn, cited)
+        project = writable_project(self.graph.project)
+        live = fetch_nodes(conn, cited, project)
         steps = [_step_dict(s, live) for s in episode.steps[:MAX_STEPS]]
         tag = f"run {episode.run_id}" if episode.run_id is not None else f"#{_next_number(conn)}"
         meta = {
@@ -134,7 +136,7 @@ class Episodes:
             meta["cut"] = {"task_chars": len(episode.task), "steps": len(episode.steps)}
         text = f"Episode ({tag}): {episode.task.strip()}"[:TASK_CHARS]
         cause = cause or f"episode {tag}"
-        [(node_id, created)] = insert_nodes(conn, [NewNode(text, "episodic", meta)], cause)
+        [(node_id, created)] = insert_nodes(conn, [NewNode(text, "episodic", meta)], cause, project=project)
         if not created:
             raise UsageError(f"an episode with the text {text[:60]!r} exists already")
         signature = step_signature(episode.steps)
@@ -194,7 +196,7 @@ class Episodes:
         return await self.graph.store.write(lambda db: self._feedback(db.conn, target, value, note, bare))
 
     def _feedback(self, conn: sqlite3.Connection, target: object, value: float, note: str, bare: str) -> dict:
-        episode = resolve_episode(conn, target, bare)
+        episode = resolve_episode(conn, target, bare, self.graph.project)
         row = conn.execute("SELECT outcome, feedback FROM memory_episodes WHERE node = ?", [episode]).fetchone()
         result = {"episode": node_ref(episode), "outcome": value, "counted": True}
         key = f"refine:{episode}:outcome"
@@ -221,15 +223,23 @@ class Episodes:
 
     async def get(self, target: object, bare: str = "mem") -> dict[str, Any]:
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
-            node = resolve_episode(db.conn, target, bare)
+            node = resolve_episode(db.conn, target, bare, self.graph.project)
             rows = list(db.query("SELECT * FROM memory_episodes WHERE node = ?", [node]))
             return rows[0]
 
         return await self.graph.store.read(read)
 
 
-def resolve_episode(conn: sqlite3.Connection, target: object, bare: str = "run") -> int:
-    """The episode node meant by `run:12`, `mem:40` or a bare number; `NotFoundError` when there is none."""
+def resolve_episode(conn: sqlite3.Connection, target: object, bare: str = "run", project: str | None = ALL) -> int:
+    """The episode node of `project` meant by `run:12`, `mem:40` or a bare number; `NotFoundError` when there
+    is none (an episode of another project is not found)."""
+    node_id = _episode(conn, target, bare)
+    if project is not ALL:
+        live_node(conn, node_id, project)
+    return node_id
+
+
+def _episode(conn: sqlite3.Connection, target: object, bare: str) -> int:
     text = str(target).strip()
     if text.startswith("run:") or (bare == "run" and text.isdigit()):
         number = text.removeprefix("run:")

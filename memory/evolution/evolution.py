@@ -39,8 +39,8 @@ from memory.evolution.refine import refine_episode
 from memory.graph.graph import Graph
 from memory.graph.ops import update_node
 from memory.graph.recall import Recall
+from memory.graph.records import NODE_COLUMNS, node_from_row, node_ref, parse_node_id
 from memory.graph.revisions import revisions
-from memory.graph.schema import NODE_COLUMNS, node_from_row, node_ref, parse_node_id
 from memory.jobs.queue import Job, Jobs
 from memory.jobs.worker import Foreground, Handler
 
@@ -68,7 +68,7 @@ class Evolution:
         self.params = params
         self.language = language
         self.foreground = foreground or Foreground()
-        self.jobs = jobs or Jobs(graph.store)
+        self.jobs = jobs or Jobs(graph.store, project=graph.project)
         self.episodes = Episodes(graph, params, jobs=self.jobs)
 
     def handlers(self) -> dict[str, Handler]:
@@ -94,12 +94,13 @@ class Evolution:
 
     async def describe_job(self, job: Job) -> dict[str, Any]:
         node_id = int(job.payload["procedure"])
+        graph = self.graph.in_project(job.project)
         try:
-            node = await self.graph.get(node_id)
+            node = await graph.get(node_id)
         except NotFoundError:  # merged or forgotten since: nothing to describe
             return await self.jobs.complete(job, lambda conn: {"skipped": f"{node_ref(node_id)} is gone"})
         assert self.language is not None, "describe jobs run only where a model is given (see handlers)"
-        sources = await self.history(node_ref(node_id))
+        sources = await graph.store.read(lambda db: _node_history(db, node_id, job.project))
         tasks = "\n".join(f"- {s['task']}" for s in sources["sources"][:5])
         steps = "; ".join(node.meta.get("steps", []))
         await self.foreground.wait_idle()
@@ -134,7 +135,7 @@ class Evolution:
             found = await Recall(self.graph).recall(task, k=4 * k, kinds=["procedural"], record=record)
             rows = [(r.node, r.score) for r in found if r.node.status in LIVE_STATUSES]
         else:
-            nodes = await self.graph.store.read(lambda db: _all_procedures(db))
+            nodes = await self.graph.store.read(lambda db: _all_procedures(db, self.graph.project))
             rows = [(n, 0.0) for n in nodes]
         rows.sort(key=lambda item: (item[0].status != "active", -item[1]))
         return [_procedure_dict(node, score, self.params) for node, score in rows[:k]]
@@ -146,17 +147,17 @@ class Evolution:
             number = text.removeprefix("edge:")
             if not number.isdigit():
                 raise UsageError(f"{ref!r} is not an edge id; edge ids look like edge:7")
-            return await self.graph.store.read(lambda db: _edge_history(db, int(number)))
-        return await self.graph.store.read(lambda db: _node_history(db, parse_node_id(text)))
+            return await self.graph.store.read(lambda db: _edge_history(db, int(number), self.graph.project))
+        return await self.graph.store.read(lambda db: _node_history(db, parse_node_id(text), self.graph.project))
 
 
-def _all_procedures(db: sqlite_utils.Database) -> list[Any]:
+def _all_procedures(db: sqlite_utils.Database, project: str | None) -> list[Any]:
     marks = ",".join("?" * len(LIVE_STATUSES))
     sql = (
         f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
-        f" AND status IN ({marks}) ORDER BY successes DESC, id LIMIT 500"
+        f" AND status IN ({marks}) AND project = coalesce(?, project) ORDER BY successes DESC, id LIMIT 500"
     )
-    return [node_from_row(row) for row in db.conn.execute(sql, LIVE_STATUSES)]
+    return [node_from_row(row) for row in db.conn.execute(sql, [*LIVE_STATUSES, project])]
 
 
 def _procedure_dict(node: Any, score: float, params: EvolutionParams) -> dict[str, Any]:
@@ -182,8 +183,11 @@ def _events(db: sqlite_utils.Database, column: str, value: int) -> list[dict[str
     return rows
 
 
-def _node_history(db: sqlite_utils.Database, node_id: int) -> dict[str, Any]:
-    row = db.conn.execute("SELECT kind, text, status, deleted FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
+def _node_history(db: sqlite_utils.Database, node_id: int, project: str | None) -> dict[str, Any]:
+    row = db.conn.execute(
+        "SELECT kind, text, status, deleted FROM memory_nodes WHERE id = ? AND project = coalesce(?, project)",
+        [node_id, project],
+    ).fetchone()
     if row is None:
         raise NotFoundError(f"no memory {node_ref(node_id)}")
     sources = list(
@@ -215,8 +219,12 @@ def _node_history(db: sqlite_utils.Database, node_id: int) -> dict[str, Any]:
     }
 
 
-def _edge_history(db: sqlite_utils.Database, edge_id: int) -> dict[str, Any]:
-    row = db.conn.execute("SELECT src, dst, kind, weight, deleted FROM memory_edges WHERE id = ?", [edge_id]).fetchone()
+def _edge_history(db: sqlite_utils.Database, edge_id: int, project: str | None) -> dict[str, Any]:
+    row = db.conn.execute(
+        "SELECT e.src, e.dst, e.kind, e.weight, e.deleted FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+        " WHERE e.id = ? AND n.project = coalesce(?, n.project)",
+        [edge_id, project],
+    ).fetchone()
     if row is None:
         raise NotFoundError(f"no edge {edge_id}")
     return {

@@ -26,7 +26,7 @@ import sqlite3
 from memory.context.fulltext import fts_phrase
 from memory.evolution.params import EvolutionParams
 from memory.graph.ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
-from memory.graph.schema import EDGE_COLUMNS, edge_from_row
+from memory.graph.records import EDGE_COLUMNS, edge_from_row
 from memory.graph.terms import query_terms
 
 __all__ = ["look_alikes", "merge_nodes", "split_node", "split_text"]
@@ -52,8 +52,9 @@ def look_alikes(conn: sqlite3.Connection, node_id: int, params: EvolutionParams)
     terms = sorted(words, key=lambda w: (-len(w), w))[:MATCH_TERMS]
     rows = conn.execute(
         "SELECT f.rowid, n.text FROM memory_fts f JOIN memory_nodes n ON n.id = f.rowid"
-        " WHERE memory_fts MATCH ? AND n.kind = 'semantic' AND n.deleted IS NULL AND n.name IS NULL LIMIT ?",
-        [" AND ".join(fts_phrase(t) for t in terms), params.merge_candidates + 1],
+        " WHERE memory_fts MATCH ? AND n.kind = 'semantic' AND n.deleted IS NULL AND n.name IS NULL"
+        " AND n.project = ? LIMIT ?",
+        [" AND ".join(fts_phrase(t) for t in terms), node.project, params.merge_candidates + 1],
     ).fetchall()
     found = []
     for other, text in rows:
@@ -133,7 +134,8 @@ def split_node(conn: sqlite3.Connection, node_id: int, params: EvolutionParams, 
     ).fetchall()
     edges = [edge_from_row(r) for r in rows]
     forget_node(conn, node_id, cause=f"{cause}: split")
-    made = insert_nodes(conn, [NewNode(p, "semantic", {**node.meta, "split_from": node_id}) for p in parts], cause)
+    items = [NewNode(p, "semantic", {**node.meta, "split_from": node_id}) for p in parts]
+    made = insert_nodes(conn, items, cause, project=node.project)
     ids = [i for i, _ in made]
     for edge in edges:
         other = edge.dst if edge.src == node_id else edge.src

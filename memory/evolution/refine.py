@@ -42,7 +42,7 @@ from memory.evolution.granularity import look_alikes, merge_nodes, split_node
 from memory.evolution.params import EvolutionParams
 from memory.evolution.revise import COUNTED, undo_counting
 from memory.graph.ops import fetch_nodes, log_event, unlink_edge, upsert_edge
-from memory.graph.schema import EDGE_COLUMNS, Edge, edge_from_row, node_ref
+from memory.graph.records import EDGE_COLUMNS, Edge, edge_from_row, node_ref
 
 __all__ = ["Refinement", "refine_episode"]
 

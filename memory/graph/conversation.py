@@ -46,7 +46,8 @@ from memory.errors import UsageError
 from memory.graph.dates import resolve_relative, spoken_date
 from memory.graph.graph import Graph
 from memory.graph.ops import NewNode, fetch_nodes, insert_edges, insert_nodes, update_node
-from memory.graph.schema import MAX_TEXT_CHARS
+from memory.graph.records import MAX_TEXT_CHARS
+from memory.projects import writable_project
 
 __all__ = [
     "ENTITY_WEIGHT",
@@ -111,7 +112,8 @@ class Written:
 
 async def remember_conversation(graph: Graph, turns: Sequence[Turn], cause: str | None = None) -> list[int | None]:
     """Remember every turn and link them, in one transaction; the node id of each turn, None for an empty one."""
-    written = await graph.store.write(lambda db: write_conversation(db.conn, turns, cause=cause))
+    project = writable_project(graph.project)
+    written = await graph.store.write(lambda db: write_conversation(db.conn, turns, cause=cause, project=project))
     await graph.embed(written.fresh)
     return written.ids
 
@@ -122,16 +124,18 @@ def write_conversation(
     known: dict[int, int] | None = None,
     sessions: dict[str, int] | None = None,
     cause: str | None = None,
+    *,
+    project: str,
 ) -> Written:
-    """Store `turns` inside the caller's transaction.
+    """Store `turns` in `project` inside the caller's transaction.
 
     `known` maps the index of a turn stored before to its node, and `sessions` a session to its node: only
     the other turns are added, the edges that touch them, and their sessions' nodes are written anew (a longer
     version of a conversation adds its new turns and nothing else). With neither, every turn is new."""
-    known = _live(conn, known or {})
-    sessions = _live_sessions(conn, sessions or {})
+    known = _live(conn, known or {}, project)
+    sessions = _live_sessions(conn, sessions or {}, project)
     new = [i for i, turn in enumerate(turns) if i not in known and (turn.text.strip() or turn.image)]
-    results = insert_nodes(conn, [_checked(turns[i]) for i in new], cause)
+    results = insert_nodes(conn, [_checked(turns[i]) for i in new], cause, project=project)
     ids: list[int | None] = [known.get(i) for i in range(len(turns))]
     for i, (node_id, _) in zip(new, results, strict=True):
         ids[i] = node_id
@@ -140,21 +144,22 @@ def write_conversation(
     speakers = {turn.speaker.casefold() for turn in turns if turn.speaker}
     edges = _next_edges(turns, ids) + _entity_edges(turns, ids, speakers)
     edges = [edge for edge in edges if edge[0] in touched or edge[1] in touched]
-    stored, session_edges, changed = _write_sessions(conn, turns, ids, {turns[i].session for i in new}, sessions, cause)
+    wanted = {turns[i].session for i in new}
+    stored, session_edges, changed = _write_sessions(conn, turns, ids, wanted, sessions, cause, project)
     edges += session_edges
     if edges:
-        insert_edges(conn, edges, cause)
+        insert_edges(conn, edges, cause, project)
     return Written(ids, {**sessions, **stored}, fresh + changed)
 
 
-def _live(conn: sqlite3.Connection, known: dict[int, int]) -> dict[int, int]:
+def _live(conn: sqlite3.Connection, known: dict[int, int], project: str) -> dict[int, int]:
     """The known turns whose node is still live (a forgotten one is remembered again)."""
-    live = fetch_nodes(conn, known.values())
+    live = fetch_nodes(conn, known.values(), project)
     return {i: node_id for i, node_id in known.items() if node_id in live}
 
 
-def _live_sessions(conn: sqlite3.Connection, sessions: dict[str, int]) -> dict[str, int]:
-    live = fetch_nodes(conn, sessions.values())
+def _live_sessions(conn: sqlite3.Connection, sessions: dict[str, int], project: str) -> dict[str, int]:
+    live = fetch_nodes(conn, sessions.values(), project)
     return {session: node_id for session, node_id in sessions.items() if node_id in live}
 
 
@@ -212,6 +217,7 @@ def _write_sessions(
     wanted: set[str],
     sessions: dict[str, int],
     cause: str | None,
+    project: str,
 ) -> tuple[dict[str, int], list[tuple[int, int, str, float]], list[tuple[int, str]]]:
     """Remember each wanted session as an episode holding its turns' text (rewriting a stored one), and link
     it to them; `(session nodes, edges, changed nodes)`."""
@@ -228,7 +234,7 @@ def _write_sessions(
             changed.append((node_id, texts[session]))
     added = [s for s in members if s not in sessions]
     items = [NewNode(texts[s], kind="episodic", meta={"session": s}) for s in added]
-    results = insert_nodes(conn, items, cause) if items else []
+    results = insert_nodes(conn, items, cause, project=project) if items else []
     stored = {
         **{s: sessions[s] for s in members if s in sessions},
         **{s: r[0] for s, r in zip(added, results, strict=True)},

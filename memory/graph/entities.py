@@ -45,16 +45,18 @@ from memory.graph.entities_ops import (
     observation_edges,
 )
 from memory.graph.ops import forget_node, unlink_edge, upsert_edge
+from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
 
 __all__ = ["EntityGraph"]
 
 
 class EntityGraph:
-    """The reference server's operations over one `Store`; every call is one transaction."""
+    """The reference server's operations over one project of a `Store`; every call is one transaction."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, project: str = DEFAULT_PROJECT) -> None:
         self.store = store
+        self.project = check_project(project)
 
     async def create_entities(self, entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the entities whose names are new; returns those, as given."""
@@ -62,11 +64,11 @@ class EntityGraph:
         def write(db: sqlite_utils.Database) -> list[dict[str, Any]]:
             conn, created = db.conn, []
             for entity in entities:
-                node_id, new = ensure_entity(conn, entity["name"], entity["entityType"])
+                node_id, new = ensure_entity(conn, entity["name"], entity["entityType"], self.project)
                 if not new:
                     continue
                 for text in entity["observations"]:
-                    add_observation(conn, node_id, text)
+                    add_observation(conn, node_id, text, self.project)
                 created.append(entity)
             return created
 
@@ -78,8 +80,8 @@ class EntityGraph:
         def write(db: sqlite_utils.Database) -> list[dict[str, str]]:
             conn, created = db.conn, []
             for rel in relations:
-                src = ensure_entity(conn, rel["from"], None)[0]
-                dst = ensure_entity(conn, rel["to"], None)[0]
+                src = ensure_entity(conn, rel["from"], None, self.project)[0]
+                dst = ensure_entity(conn, rel["to"], None, self.project)[0]
                 _, new = upsert_edge(conn, src, dst, "related", label=rel["relationType"], cause=CAUSE, allow_self=True)
                 if new:
                     created.append(rel)
@@ -93,10 +95,10 @@ class EntityGraph:
         def write(db: sqlite_utils.Database) -> list[dict[str, Any]]:
             conn, results = db.conn, []
             for item in observations:
-                node_id = entity_ids(conn, [item["entityName"]]).get(item["entityName"])
+                node_id = entity_ids(conn, [item["entityName"]], self.project).get(item["entityName"])
                 if node_id is None:
                     raise NotFoundError(f"Entity with name {item['entityName']} not found")
-                added = [text for text in item["contents"] if add_observation(conn, node_id, text)]
+                added = [text for text in item["contents"] if add_observation(conn, node_id, text, self.project)]
                 results.append({"entityName": item["entityName"], "addedObservations": added})
             return results
 
@@ -107,7 +109,7 @@ class EntityGraph:
 
         def write(db: sqlite_utils.Database) -> None:
             conn = db.conn
-            ids = entity_ids(conn, names, placeholders=True)
+            ids = entity_ids(conn, names, self.project, placeholders=True)
             for node_id in ids.values():
                 facts = [fact for _, _, fact, _ in observation_edges(conn, [node_id])]
                 forget_node(conn, node_id, cause=CAUSE)
@@ -122,7 +124,7 @@ class EntityGraph:
         def write(db: sqlite_utils.Database) -> None:
             conn = db.conn
             for item in deletions:
-                node_id = entity_ids(conn, [item["entityName"]]).get(item["entityName"])
+                node_id = entity_ids(conn, [item["entityName"]], self.project).get(item["entityName"])
                 if node_id is None:
                     continue
                 doomed = set(item["observations"])
@@ -139,7 +141,7 @@ class EntityGraph:
         def write(db: sqlite_utils.Database) -> None:
             conn = db.conn
             for rel in relations:
-                ids = entity_ids(conn, [rel["from"], rel["to"]], placeholders=True)
+                ids = entity_ids(conn, [rel["from"], rel["to"]], self.project, placeholders=True)
                 if rel["from"] in ids and rel["to"] in ids:
                     _unlink_relation(conn, ids[rel["from"]], ids[rel["to"]], rel["relationType"])
 
@@ -147,14 +149,14 @@ class EntityGraph:
 
     async def read_graph(self) -> dict[str, list[dict[str, Any]]]:
         """Every entity and every relation."""
-        return await self.store.read(lambda db: graph_of(db.conn, None))
+        return await self.store.read(lambda db: graph_of(db.conn, None, self.project))
 
     async def open_nodes(self, names: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
         """The named entities (unknown names skipped) and the relations touching them."""
 
         def read(db: sqlite_utils.Database) -> dict[str, list[dict[str, Any]]]:
-            ids = sorted(entity_ids(db.conn, names).values())
-            return graph_of(db.conn, ids)
+            ids = sorted(entity_ids(db.conn, names, self.project).values())
+            return graph_of(db.conn, ids, self.project)
 
         return await self.store.read(read)
 
@@ -163,7 +165,7 @@ class EntityGraph:
 
         def read(db: sqlite_utils.Database) -> dict[str, list[dict[str, Any]]]:
             ranked = _search(db.conn, query)
-            return graph_of(db.conn, ranked, keep_order=True)
+            return graph_of(db.conn, ranked, self.project, keep_order=True)
 
         return await self.store.read(read)
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memory.graph.ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
-from memory.graph.schema import check_label, check_text
+from memory.graph.records import check_label, check_text
 from memory.params import in_chunks
 
 __all__ = [
@@ -32,22 +32,27 @@ OBSERVATION = "observation"
 CAUSE = "compat"  # the cause every change made through the entity view records in memory_events
 
 
-def entity_ids(conn: sqlite3.Connection, names: Iterable[str], placeholders: bool = False) -> dict[str, int]:
-    """Live entity ids by name; placeholders (named only by a relation) only if asked."""
+def entity_ids(
+    conn: sqlite3.Connection, names: Iterable[str], project: str, placeholders: bool = False
+) -> dict[str, int]:
+    """Live entity ids of `project` by name; placeholders (named only by a relation) only if asked."""
     found: dict[str, int] = {}
     for chunk, marks in in_chunks(list(dict.fromkeys(names))):
-        sql = f"SELECT id, name, meta FROM memory_nodes WHERE name IN ({marks}) AND deleted IS NULL"
-        for node_id, name, meta in conn.execute(sql, chunk):
+        sql = f"SELECT id, name, meta FROM memory_nodes WHERE project = ? AND name IN ({marks}) AND deleted IS NULL"
+        for node_id, name, meta in conn.execute(sql, [project, *chunk]):
             if placeholders or not json.loads(meta).get("placeholder"):
                 found[name] = node_id
     return found
 
 
-def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None) -> tuple[int, bool]:
-    """The entity's id, creating it (or a placeholder when `entity_type` is None); `(id, newly an entity)`."""
+def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None, project: str) -> tuple[int, bool]:
+    """The entity's id in `project`, creating it (or a placeholder when `entity_type` is None);
+    `(id, newly an entity)`."""
     if entity_type is not None:
         check_label(entity_type, "entity type")
-    row = conn.execute("SELECT id, meta FROM memory_nodes WHERE name = ? AND deleted IS NULL", [name]).fetchone()
+    row = conn.execute(
+        "SELECT id, meta FROM memory_nodes WHERE project = ? AND name = ? AND deleted IS NULL", [project, name]
+    ).fetchone()
     if row is not None:
         node_id, meta = row[0], json.loads(row[1])
         if not meta.get("placeholder") or entity_type is None:
@@ -66,7 +71,7 @@ def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None) 
     else:
         check_text(name, "entity name")
         meta = {"entityType": entity_type} if entity_type is not None else {"entityType": "", "placeholder": True}
-        [(node_id, _)] = insert_nodes(conn, [NewNode(name, "semantic", meta, name=name)], CAUSE)
+        [(node_id, _)] = insert_nodes(conn, [NewNode(name, "semantic", meta, name=name)], CAUSE, project=project)
         if entity_type is None:
             return node_id, False
     conn.execute(
@@ -75,15 +80,15 @@ def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None) 
     return node_id, True
 
 
-def add_observation(conn: sqlite3.Connection, entity: int, text: str) -> bool:
-    """Link a fact to an entity (the fact node is shared if it exists); False if already there."""
+def add_observation(conn: sqlite3.Connection, entity: int, text: str, project: str) -> bool:
+    """Link a fact to an entity (the project's fact node is shared if it exists); False if already there."""
     check_text(text, "observation")
-    [(fact, created)] = insert_nodes(conn, [NewNode(text, "semantic")], CAUSE)
+    [(fact, created)] = insert_nodes(conn, [NewNode(text, "semantic")], CAUSE, project=project)
     stored = conn.execute("SELECT text FROM memory_nodes WHERE id = ?", [fact]).fetchone()[0]
     if created or conn.execute("SELECT 1 FROM memory_names WHERE rowid = ?", [fact]).fetchone() is None:
         conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", [fact, stored])
     meta = {"as": text} if text != stored else None
-    _, new = upsert_edge(conn, entity, fact, "related", label=OBSERVATION, meta=meta, cause=CAUSE)
+    _, new = upsert_edge(conn, entity, fact, "related", label=OBSERVATION, meta=meta, cause=CAUSE, project=project)
     return new
 
 
@@ -125,18 +130,20 @@ def forget_if_orphan(conn: sqlite3.Connection, fact: int) -> None:
 
 
 def graph_of(
-    conn: sqlite3.Connection, ids: Sequence[int] | None, keep_order: bool = False
+    conn: sqlite3.Connection, ids: Sequence[int] | None, project: str, keep_order: bool = False
 ) -> dict[str, list[dict[str, Any]]]:
-    """The reference's `{entities, relations}` for these entity ids (None: the whole graph)."""
+    """The reference's `{entities, relations}` for these entity ids of `project` (None: its whole graph)."""
     if ids is None:
         rows = conn.execute(
-            "SELECT id, name, meta FROM memory_nodes WHERE name IS NOT NULL AND deleted IS NULL ORDER BY id"
+            "SELECT id, name, meta FROM memory_nodes WHERE project = ? AND name IS NOT NULL AND deleted IS NULL"
+            " ORDER BY id",
+            [project],
         )
     else:
         rows = []
         for chunk, marks in in_chunks(ids):
-            sql = f"SELECT id, name, meta FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
-            rows.extend(conn.execute(sql, chunk))
+            sql = f"SELECT id, name, meta FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL AND project = ?"
+            rows.extend(conn.execute(sql, [*chunk, project]))
     entities: dict[int, dict[str, Any]] = {}
     for node_id, name, meta in rows:
         decoded = json.loads(meta)
@@ -147,18 +154,18 @@ def graph_of(
         entities[entity]["observations"].append(text)
     return {
         "entities": [entities[i] for i in order],
-        "relations": _relations(conn, None if ids is None else list(entities)),
+        "relations": _relations(conn, None if ids is None else list(entities), project),
     }
 
 
-def _relations(conn: sqlite3.Connection, ids: list[int] | None) -> list[dict[str, str]]:
+def _relations(conn: sqlite3.Connection, ids: list[int] | None, project: str) -> list[dict[str, str]]:
     select = (
         "SELECT e.id, s.name, d.name, e.label FROM memory_edges e"
         " JOIN memory_nodes s ON s.id = e.src JOIN memory_nodes d ON d.id = e.dst"
         " WHERE e.deleted IS NULL AND e.kind = 'related' AND s.name IS NOT NULL AND d.name IS NOT NULL"
     )
     if ids is None:
-        rows = conn.execute(select).fetchall()
+        rows = conn.execute(f"{select} AND s.project = ?", [project]).fetchall()
     else:
         rows = []
         for chunk, marks in in_chunks(ids):

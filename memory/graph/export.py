@@ -21,19 +21,22 @@ from typing import Any, TextIO
 import sqlite_utils
 
 from memory.errors import UsageError
-from memory.graph.schema import node_ref
+from memory.graph.records import node_ref
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 
 __all__ = ["FORMATS", "export_graph"]
 
 FORMATS = ("json", "graphml")
+# Both take the project (None: every project) as their one parameter; an edge is its source node's project's.
 NODE_SQL = (
-    "SELECT id, kind, text, name, meta, created, updated, uses, last_used, successes, failures, status"
-    " FROM memory_nodes WHERE deleted IS NULL"
+    "SELECT id, kind, text, name, meta, created, updated, uses, last_used, successes, failures, status, project"
+    " FROM memory_nodes WHERE deleted IS NULL AND project = coalesce(?1, project)"
 )
 EDGE_SQL = (
     "SELECT id, src, dst, kind, label, weight, uses, co_success, co_failure, created, updated, last_used"
     " FROM memory_edges WHERE deleted IS NULL"
+    " AND (?1 IS NULL OR src IN (SELECT id FROM memory_nodes WHERE project = ?1))"
 )
 # When neither max(id) nor sqlite_sequence can be read, probe this many ids past the last one read.
 PROBE_IDS = 10_000
@@ -47,6 +50,7 @@ NODE_KEYS = (
     ("failures", "int"),
     ("status", "string"),
     ("created", "double"),
+    ("project", "string"),
 )
 EDGE_KEYS = (
     ("kind", "string"),
@@ -58,8 +62,11 @@ EDGE_KEYS = (
 )
 
 
-async def export_graph(store: Store, out: TextIO, fmt: str = "json") -> dict[str, int]:
-    """Write the live graph to `out`; returns the counts written and the ids that could not be read."""
+async def export_graph(
+    store: Store, out: TextIO, fmt: str = "json", *, project: str | None = DEFAULT_PROJECT
+) -> dict[str, int]:
+    """Write the live graph of `project` (`ALL`: of every project) to `out`; returns the counts written and
+    the ids that could not be read."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown export format {fmt!r}; use json or graphml")
     writer = _json if fmt == "json" else _graphml
@@ -69,18 +76,18 @@ async def export_graph(store: Store, out: TextIO, fmt: str = "json") -> dict[str
         factory = db.conn.text_factory
         db.conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
         try:
-            return {**writer(db, out, lost), **lost}
+            return {**writer(db, out, lost, project), **lost}
         finally:
             db.conn.text_factory = factory
 
     return await store.read(export)
 
 
-def _rows(db: sqlite_utils.Database, sql: str, lost: dict[str, int]) -> Iterator[dict[str, Any]]:
+def _rows(db: sqlite_utils.Database, sql: str, project: str | None, lost: dict[str, int]) -> Iterator[dict[str, Any]]:
     """The rows of `sql` by id; past a damaged page, id by id, counting those that cannot be read."""
     last = 0
     try:
-        cursor = db.conn.execute(sql + " ORDER BY id")
+        cursor = db.conn.execute(sql + " ORDER BY id", [project])
         names = [d[0] for d in cursor.description]
         for row in cursor:
             last = row[0]
@@ -92,7 +99,7 @@ def _rows(db: sqlite_utils.Database, sql: str, lost: dict[str, int]) -> Iterator
     names = [name.strip() for name in sql.removeprefix("SELECT ").split(" FROM ")[0].split(",")]
     for row_id in range(last + 1, _top(db.conn, table, last) + 1):
         try:
-            row = db.conn.execute(sql + " AND id = ?", [row_id]).fetchone()
+            row = db.conn.execute(sql + " AND id = ?2", [project, row_id]).fetchone()
         except sqlite3.DatabaseError:
             lost["unreadable"] += 1
             continue
@@ -120,16 +127,16 @@ def _meta(text: str | None) -> Any:
         return text  # damaged metadata is kept as the text it is
 
 
-def _json(db: sqlite_utils.Database, out: TextIO, lost: dict[str, int]) -> dict[str, int]:
+def _json(db: sqlite_utils.Database, out: TextIO, lost: dict[str, int], project: str | None) -> dict[str, int]:
     counts = {"nodes": 0, "edges": 0}
     out.write('{"nodes": [')
-    for row in _rows(db, NODE_SQL, lost):
+    for row in _rows(db, NODE_SQL, project, lost):
         row["meta"] = _meta(row["meta"])
         row["id"] = node_ref(row["id"])
         out.write(("," if counts["nodes"] else "") + "\n  " + json.dumps(row, ensure_ascii=False))
         counts["nodes"] += 1
     out.write('\n], "edges": [')
-    for row in _rows(db, EDGE_SQL, lost):
+    for row in _rows(db, EDGE_SQL, project, lost):
         row["src"], row["dst"] = node_ref(row["src"]), node_ref(row["dst"])
         out.write(("," if counts["edges"] else "") + "\n  " + json.dumps(row, ensure_ascii=False))
         counts["edges"] += 1
@@ -137,17 +144,17 @@ def _json(db: sqlite_utils.Database, out: TextIO, lost: dict[str, int]) -> dict[
     return counts
 
 
-def _graphml(db: sqlite_utils.Database, out: TextIO, lost: dict[str, int]) -> dict[str, int]:
+def _graphml(db: sqlite_utils.Database, out: TextIO, lost: dict[str, int], project: str | None) -> dict[str, int]:
     counts = {"nodes": 0, "edges": 0}
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n')
     for owner, keys in (("node", NODE_KEYS), ("edge", EDGE_KEYS)):
         for name, kind in keys:
             out.write(f'  <key id="{owner[0]}_{name}" for="{owner}" attr.name="{name}" attr.type="{kind}"/>\n')
     out.write('  <graph id="loci-memory" edgedefault="directed">\n')
-    for row in _rows(db, NODE_SQL, lost):
+    for row in _rows(db, NODE_SQL, project, lost):
         out.write(f"    <node id={_attribute(node_ref(row['id']))}>{_data('n', NODE_KEYS, row)}</node>\n")
         counts["nodes"] += 1
-    for row in _rows(db, EDGE_SQL, lost):
+    for row in _rows(db, EDGE_SQL, project, lost):
         ends = f"source={_attribute(node_ref(row['src']))} target={_attribute(node_ref(row['dst']))}"
         out.write(f'    <edge id="e{row["id"]}" {ends}>{_data("e", EDGE_KEYS, row)}</edge>\n')
         counts["edges"] += 1

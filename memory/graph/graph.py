@@ -13,7 +13,6 @@ leaves the node remembered and findable by its words, just not by meaning.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,7 @@ import sqlite_utils
 from memory.graph.embed import Embedder, pack_vector
 from memory.graph.ops import (
     NewNode,
+    adjacent_edges,
     fetch_nodes,
     forget_node,
     insert_edges,
@@ -32,20 +32,18 @@ from memory.graph.ops import (
     update_node,
     upsert_edge,
 )
-from memory.graph.revisions import restore_node
-from memory.graph.schema import (
-    EDGE_COLUMNS,
+from memory.graph.records import (
     EDGE_KINDS,
     NODE_KINDS,
     Edge,
     Node,
     check_kinds,
-    edge_from_row,
 )
-from memory.params import in_chunks
+from memory.graph.revisions import restore_node
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, writable_project
 from memory.store import Store
 
-__all__ = ["Graph", "Neighbor", "NewNode", "adjacent_edges", "infer_edge_kind"]
+__all__ = ["Graph", "Neighbor", "NewNode", "infer_edge_kind"]
 
 MAX_DEPTH = 3
 MAX_NEIGHBORS = 200
@@ -70,24 +68,23 @@ def infer_edge_kind(src_kind: str, dst_kind: str) -> str:
     return "related"
 
 
-def adjacent_edges(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Edge]:
-    """The live edges touching any of `ids`, in either direction (two indexed lookups)."""
-    found: list[Edge] = []
-    for chunk, marks in in_chunks(ids):
-        sql = (
-            f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND src IN ({marks})"
-            f" UNION ALL SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND dst IN ({marks})"
-        )
-        found.extend(edge_from_row(row) for row in conn.execute(sql, chunk + chunk))
-    return found
-
-
 class Graph:
-    """The memory graph in one `Store`; ids are integers (shown to people as `mem:N`)."""
+    """The memory graph of one project in one `Store`; ids are integers (shown to people as `mem:N`).
 
-    def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
+    It reads and writes only the nodes of `project` (memory/projects.py): a node
+    of another project is not found. `project=ALL` reads every project and
+    refuses to write."""
+
+    def __init__(
+        self, store: Store, embedder: Embedder | None = None, *, project: str | None = DEFAULT_PROJECT
+    ) -> None:
         self.store = store
         self.embedder = embedder
+        self.project = project if project is ALL else check_project(project)
+
+    def in_project(self, project: str | None) -> Graph:
+        """The same graph seen from another project (or from every one, with `ALL`)."""
+        return self if project == self.project else Graph(self.store, self.embedder, project=project)
 
     async def remember(
         self,
@@ -100,13 +97,14 @@ class Graph:
         """Add a node (or find its twin and count a use) and link it to `links`; `(node, created)`."""
         item = NewNode(text, kind, meta).checked()
         targets = list(links)
+        project = writable_project(self.project)
 
         def write(db: sqlite_utils.Database) -> tuple[Node, bool]:
             conn = db.conn
-            [(node_id, created)] = insert_nodes(conn, [item], cause)
+            [(node_id, created)] = insert_nodes(conn, [item], cause, project=project)
             for other in targets:
-                other_kind = live_node(conn, other).kind
-                upsert_edge(conn, node_id, other, infer_edge_kind(kind, other_kind), cause=cause)
+                other_kind = live_node(conn, other, project).kind
+                upsert_edge(conn, node_id, other, infer_edge_kind(kind, other_kind), cause=cause, project=project)
             return live_node(conn, node_id), created
 
         node, created = await self.store.write(write)
@@ -117,7 +115,8 @@ class Graph:
     async def add_many(self, items: Sequence[NewNode], cause: str | None = None) -> list[tuple[int, bool]]:
         """Remember many nodes in one transaction; `(id, created)` for each, in order."""
         checked = [item.checked() for item in items]
-        results = await self.store.write(lambda db: insert_nodes(db.conn, checked, cause))
+        project = writable_project(self.project)
+        results = await self.store.write(lambda db: insert_nodes(db.conn, checked, cause, project=project))
         fresh = [(node_id, item.text) for (node_id, created), item in zip(results, checked, strict=True) if created]
         await self._embed(fresh)
         return results
@@ -133,28 +132,30 @@ class Graph:
     ) -> tuple[Edge, bool]:
         """Link two live nodes; `(edge, created)`. Linking again only changes the weight, if given."""
         return await self.store.write(
-            lambda db: upsert_edge(db.conn, src, dst, kind, label=label, weight=weight, cause=cause)
+            lambda db: upsert_edge(
+                db.conn, src, dst, kind, label=label, weight=weight, cause=cause, project=self.project
+            )
         )
 
     async def link_many(self, links: Sequence[tuple[int, int, str, float]], cause: str | None = None) -> int:
         """Add many `(src, dst, kind, weight)` edges in one transaction; returns how many were new."""
         batch = list(links)
-        return await self.store.write(lambda db: insert_edges(db.conn, batch, cause))
+        return await self.store.write(lambda db: insert_edges(db.conn, batch, cause, self.project))
 
     async def update(self, node_id: int, text: str, cause: str | None = None, reason: str | None = None) -> Node:
-        node = await self.store.write(lambda db: update_node(db.conn, node_id, text, cause, reason))
+        node = await self.store.write(lambda db: update_node(db.conn, node_id, text, cause, reason, self.project))
         await self._embed([(node.id, node.text)])
         return node
 
     async def forget(self, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
-        return await self.store.write(lambda db: forget_node(db.conn, node_id, cause, reason))
+        return await self.store.write(lambda db: forget_node(db.conn, node_id, cause, reason, self.project))
 
     async def restore(self, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
         """Bring a forgotten node back with the edges its forget retired (memory/graph/revisions.py)."""
-        return await self.store.write(lambda db: restore_node(db.conn, node_id, cause, reason))
+        return await self.store.write(lambda db: restore_node(db.conn, node_id, cause, reason, self.project))
 
     async def get(self, node_id: int) -> Node:
-        return await self.store.read(lambda db: live_node(db.conn, node_id))
+        return await self.store.read(lambda db: live_node(db.conn, node_id, self.project))
 
     async def edges(self, node_id: int) -> list[Edge]:
         """The live edges touching a node, strongest first."""
@@ -171,7 +172,7 @@ class Graph:
         limit = max(1, min(limit, MAX_NEIGHBORS))
 
         def read(db: sqlite_utils.Database) -> list[Neighbor]:
-            live_node(db.conn, node_id)
+            live_node(db.conn, node_id, self.project)
             reached: dict[int, tuple[int, Edge | None]] = {node_id: (0, None)}
             frontier = [node_id]
             for hop in range(1, depth + 1):
@@ -183,7 +184,7 @@ class Graph:
                         reached[other] = (hop, edge)
                         frontier.append(other)
             reached.pop(node_id)
-            nodes = fetch_nodes(db.conn, reached)
+            nodes = fetch_nodes(db.conn, reached, self.project)
             found = [Neighbor(n, *reached[n.id]) for n in nodes.values() if n.kind in wanted]
             return sorted(found, key=lambda x: (x.hops, -x.edge.weight, x.node.id))[:limit]
 
@@ -194,9 +195,13 @@ class Graph:
             await self.store.write(lambda db: record_use(db.conn, node_ids, edge_ids))
 
     async def history(self, node_id: int, limit: int = 20) -> list[dict[str, Any]]:
-        """The latest events of one node, newest first."""
-        sql = "SELECT at, op, before, after, cause FROM memory_events WHERE node = ? ORDER BY id DESC LIMIT ?"
-        rows = await self.store.read(lambda db: list(db.query(sql, [node_id, limit])))
+        """The latest events of one node of this project (a forgotten one too), newest first."""
+        sql = (
+            "SELECT e.at, e.op, e.before, e.after, e.cause FROM memory_events e"
+            " JOIN memory_nodes n ON n.id = e.node WHERE e.node = ? AND n.project = coalesce(?, n.project)"
+            " ORDER BY e.id DESC LIMIT ?"
+        )
+        rows = await self.store.read(lambda db: list(db.query(sql, [node_id, self.project, limit])))
         return rows
 
     async def stats(self) -> dict[str, Any]:
@@ -205,27 +210,50 @@ class Graph:
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             conn = db.conn
             nodes = dict.fromkeys(NODE_KINDS, 0)
+            mine = "coalesce(?, n.project)"  # this project, or every one
             nodes.update(
-                conn.execute("SELECT kind, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY kind").fetchall()
+                conn.execute(
+                    f"SELECT kind, count(*) FROM memory_nodes n WHERE deleted IS NULL AND project = {mine}"
+                    " GROUP BY kind",
+                    [self.project],
+                ).fetchall()
             )
             edges = dict.fromkeys(EDGE_KINDS, 0)
             edges.update(
-                conn.execute("SELECT kind, count(*) FROM memory_edges WHERE deleted IS NULL GROUP BY kind").fetchall()
+                conn.execute(
+                    "SELECT e.kind, count(*) FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+                    f" WHERE e.deleted IS NULL AND n.project = {mine} GROUP BY e.kind",
+                    [self.project],
+                ).fetchall()
             )
 
-            def one(sql: str) -> int:
-                return conn.execute(sql).fetchone()[0]
+            def one(sql: str, *params: object) -> int:
+                return conn.execute(sql, params).fetchone()[0]
 
-            return {
+            found: dict[str, Any] = {
+                "project": self.project,
                 "nodes": sum(nodes.values()),
                 "nodes_by_kind": nodes,
                 "edges": sum(edges.values()),
                 "edges_by_kind": edges,
-                "forgotten_nodes": one("SELECT count(*) FROM memory_nodes WHERE deleted IS NOT NULL"),
-                "vectors": one("SELECT count(*) FROM memory_vectors"),
+                "forgotten_nodes": one(
+                    f"SELECT count(*) FROM memory_nodes n WHERE deleted IS NOT NULL AND project = {mine}", self.project
+                ),
+                "vectors": one(
+                    "SELECT count(*) FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node"
+                    f" WHERE n.project = {mine}",
+                    self.project,
+                ),
                 "events": one("SELECT count(*) FROM memory_events"),
                 "db_bytes": one("PRAGMA page_count") * one("PRAGMA page_size"),
             }
+            if self.project is ALL:  # the live nodes of each project; one project's view names no other
+                found["projects"] = dict(
+                    conn.execute(
+                        "SELECT project, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY project"
+                    ).fetchall()
+                )
+            return found
 
         return await self.store.read(read)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.errors import NotFoundError, UsageError
-from memory.graph.schema import (
+from memory.graph.records import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
     Edge,
@@ -33,9 +33,11 @@ from memory.graph.schema import (
     node_ref,
 )
 from memory.params import in_chunks
+from memory.projects import ALL
 
 __all__ = [
     "NewNode",
+    "adjacent_edges",
     "fetch_nodes",
     "forget_node",
     "insert_edges",
@@ -84,9 +86,9 @@ def log_event(
 
 
 def insert_nodes(
-    conn: sqlite3.Connection, items: Sequence[NewNode], cause: str | None = None
+    conn: sqlite3.Connection, items: Sequence[NewNode], cause: str | None = None, *, project: str
 ) -> list[tuple[int, bool]]:
-    """Insert each node, or find its live twin and count a use; `(id, created)` per item."""
+    """Insert each node into `project`, or find its live twin there and count a use; `(id, created)` per item."""
     now = time.time()
     results: list[tuple[int, bool]] = []
     fts_rows: list[tuple[int, str]] = []
@@ -95,11 +97,12 @@ def insert_nodes(
         digest = content_hash(item.kind, item.text)
         if item.name is not None:
             found = conn.execute(
-                "SELECT id FROM memory_nodes WHERE name = ? AND deleted IS NULL", [item.name]
+                "SELECT id FROM memory_nodes WHERE project = ? AND name = ? AND deleted IS NULL", [project, item.name]
             ).fetchone()
         else:
             found = conn.execute(
-                "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL", [digest]
+                "SELECT id FROM memory_nodes WHERE project = ? AND hash = ? AND deleted IS NULL AND name IS NULL",
+                [project, digest],
             ).fetchone()
         if found:
             if item.name is None:
@@ -107,8 +110,9 @@ def insert_nodes(
             results.append((found[0], False))
             continue
         node_id = conn.execute(
-            "INSERT INTO memory_nodes (kind, text, name, hash, meta, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [item.kind, item.text, item.name, digest, json.dumps(item.meta or {}), now, now],
+            "INSERT INTO memory_nodes (kind, text, name, hash, meta, created, updated, project)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [item.kind, item.text, item.name, digest, json.dumps(item.meta or {}), now, now, project],
         ).lastrowid
         assert node_id is not None
         fts_rows.append((node_id, item.text))
@@ -119,9 +123,10 @@ def insert_nodes(
     return results
 
 
-def live_node(conn: sqlite3.Connection, node_id: int) -> Node:
+def live_node(conn: sqlite3.Connection, node_id: int, project: str | None = ALL) -> Node:
+    """The live node `node_id`; a node of another project than `project` (when one is given) is not found."""
     row = conn.execute(f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
-    if row is None:
+    if row is None or (project is not ALL and row[-1] != project):
         raise NotFoundError(f"no memory {node_ref(node_id)}")
     node = node_from_row(row)
     if node.deleted is not None:
@@ -129,28 +134,47 @@ def live_node(conn: sqlite3.Connection, node_id: int) -> Node:
     return node
 
 
-def fetch_nodes(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Node]:
-    """Live nodes by id, in chunks small enough for SQLite's parameter limit."""
+def fetch_nodes(conn: sqlite3.Connection, ids: Iterable[int], project: str | None = ALL) -> dict[int, Node]:
+    """Live nodes by id (of `project` only, when one is given), in chunks under SQLite's parameter limit."""
     wanted = list(dict.fromkeys(ids))
     found: dict[int, Node] = {}
     for chunk, marks in in_chunks(wanted):
         sql = f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
         for row in conn.execute(sql, chunk):
-            found[row[0]] = node_from_row(row)
+            if project is ALL or row[-1] == project:
+                found[row[0]] = node_from_row(row)
+    return found
+
+
+def adjacent_edges(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Edge]:
+    """The live edges touching any of `ids`, in either direction (two indexed lookups)."""
+    found: list[Edge] = []
+    for chunk, marks in in_chunks(ids):
+        sql = (
+            f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND src IN ({marks})"
+            f" UNION ALL SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND dst IN ({marks})"
+        )
+        found.extend(edge_from_row(row) for row in conn.execute(sql, chunk + chunk))
     return found
 
 
 def update_node(
-    conn: sqlite3.Connection, node_id: int, text: str, cause: str | None = None, reason: str | None = None
+    conn: sqlite3.Connection,
+    node_id: int,
+    text: str,
+    cause: str | None = None,
+    reason: str | None = None,
+    project: str | None = ALL,
 ) -> Node:
     """Replace a node's text (its identity follows the text), keeping its edges and counts."""
     check_text(text)
-    node = live_node(conn, node_id)
+    node = live_node(conn, node_id, project)
     digest = content_hash(node.kind, text)
     if node.name is None:
         twin = conn.execute(
-            "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL AND id != ?",
-            [digest, node_id],
+            "SELECT id FROM memory_nodes"
+            " WHERE project = ? AND hash = ? AND deleted IS NULL AND name IS NULL AND id != ?",
+            [node.project, digest, node_id],
         ).fetchone()
         if twin:
             raise UsageError(f"{node_ref(twin[0])} already says this; link to it or forget {node.ref}")
@@ -164,9 +188,15 @@ def update_node(
     return live_node(conn, node_id)
 
 
-def forget_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
+def forget_node(
+    conn: sqlite3.Connection,
+    node_id: int,
+    cause: str | None = None,
+    reason: str | None = None,
+    project: str | None = ALL,
+) -> Node:
     """Soft-delete a node and retire its edges; both stay in the file and in the events."""
-    node = live_node(conn, node_id)
+    node = live_node(conn, node_id, project)
     now = time.time()
     conn.execute("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)", [node_id, node.text])
     conn.execute("UPDATE memory_nodes SET deleted = ? WHERE id = ?", [now, node_id])
@@ -194,16 +224,18 @@ def upsert_edge(
     meta: dict[str, Any] | None = None,
     cause: str | None = None,
     allow_self: bool = False,
+    project: str | None = ALL,
 ) -> tuple[Edge, bool]:
-    """Link two live nodes; an existing live edge with the same key is returned (reweighted if asked)."""
+    """Link two live nodes of one project (`project`, when given); an existing live edge with the same key
+    is returned (reweighted if asked)."""
     check_edge_kind(kind)
     check_label(label, "edge label")
     if src == dst and not allow_self:
         raise UsageError(f"cannot link {node_ref(src)} to itself")
     if weight is not None and not 0.0 <= weight <= 1.0:
         raise UsageError(f"an edge weight is between 0 and 1, not {weight}")
-    live_node(conn, src)
-    live_node(conn, dst)
+    source = live_node(conn, src, project)
+    live_node(conn, dst, source.project)  # an edge never crosses projects
     now = time.time()
     key = [src, dst, kind, label]
     row = conn.execute(
@@ -232,15 +264,22 @@ def upsert_edge(
 
 
 def insert_edges(
-    conn: sqlite3.Connection, links: Sequence[tuple[int, int, str, float]], cause: str | None = None
+    conn: sqlite3.Connection,
+    links: Sequence[tuple[int, int, str, float]],
+    cause: str | None = None,
+    project: str | None = ALL,
 ) -> int:
     """Bulk-add `(src, dst, kind, weight)` edges between live nodes; existing keys are skipped.
 
     Returns how many were new."""
     ends = sorted({n for src, dst, _, _ in links for n in (src, dst)})
-    missing = set(ends) - set(fetch_nodes(conn, ends))
+    found = fetch_nodes(conn, ends, project)
+    missing = set(ends) - set(found)
     if missing:
         raise NotFoundError(f"no memory {node_ref(min(missing))}")
+    for src, dst, _, _ in links:
+        if found[src].project != found[dst].project:
+            raise NotFoundError(f"no memory {node_ref(dst)} in the project of {node_ref(src)}")
     now = time.time()
     new = 0
     for src, dst, kind, weight in links:

@@ -22,7 +22,8 @@ from typing import Any
 
 from memory.errors import NotFoundError, UsageError
 from memory.graph.ops import live_node, log_event
-from memory.graph.schema import NODE_COLUMNS, Node, node_from_row, node_ref
+from memory.graph.records import NODE_COLUMNS, Node, node_from_row, node_ref
+from memory.projects import ALL
 
 __all__ = ["restore_node", "revisions"]
 
@@ -42,10 +43,16 @@ def revisions(conn: sqlite3.Connection, node_id: int) -> list[dict[str, Any]]:
     return found
 
 
-def restore_node(conn: sqlite3.Connection, node_id: int, cause: str | None = None, reason: str | None = None) -> Node:
-    """Bring a forgotten node back with the edges its forget retired; the live node."""
+def restore_node(
+    conn: sqlite3.Connection,
+    node_id: int,
+    cause: str | None = None,
+    reason: str | None = None,
+    project: str | None = ALL,
+) -> Node:
+    """Bring a forgotten node (of `project`, when given) back with the edges its forget retired; the live node."""
     row = conn.execute(f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
-    if row is None:
+    if row is None or (project is not ALL and row[-1] != project):
         raise NotFoundError(f"no memory {node_ref(node_id)}")
     node = node_from_row(row)
     if node.deleted is None:
@@ -68,12 +75,14 @@ def restore_node(conn: sqlite3.Connection, node_id: int, cause: str | None = Non
 
 def _twin(conn: sqlite3.Connection, node: Node) -> int | None:
     if node.name is not None:
-        found = conn.execute("SELECT id FROM memory_nodes WHERE name = ? AND deleted IS NULL", [node.name])
+        found = conn.execute(
+            "SELECT id FROM memory_nodes WHERE project = ? AND name = ? AND deleted IS NULL", [node.project, node.name]
+        )
     else:
         found = conn.execute(
-            "SELECT id FROM memory_nodes WHERE hash = (SELECT hash FROM memory_nodes WHERE id = ?)"
+            "SELECT id FROM memory_nodes WHERE project = ? AND hash = (SELECT hash FROM memory_nodes WHERE id = ?)"
             " AND deleted IS NULL AND name IS NULL",
-            [node.id],
+            [node.project, node.id],
         )
     row = found.fetchone()
     return row[0] if row else None

@@ -83,15 +83,17 @@ class VectorSearch:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def search(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
-        """`(node id, cosine similarity)` of the k live nodes nearest to `query`, nearest first (blocking)."""
+    def search(self, query: Sequence[float], k: int, project: str | None = None) -> list[tuple[int, float]]:
+        """`(node id, cosine similarity)` of the k live nodes (of `project`, or of every project when None)
+        nearest to `query`, nearest first (blocking)."""
         sqlite_vec = sqlite_vec_module()
         if not CAN_LOAD:
             _register_auto_extension(sqlite_vec)
         sql = (
             "SELECT v.node, 1.0 - vec_distance_cosine(v.vector, ?) AS similarity"
             " FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node"
-            " WHERE n.deleted IS NULL AND v.dim = ? ORDER BY similarity DESC, v.node LIMIT ?"
+            " WHERE n.deleted IS NULL AND v.dim = ? AND n.project = coalesce(?, n.project)"
+            " ORDER BY similarity DESC, v.node LIMIT ?"
         )
         conn = sqlite3.connect(self.path, isolation_level=None)
         try:
@@ -99,7 +101,7 @@ class VectorSearch:
                 conn.enable_load_extension(True)
                 sqlite_vec.load(conn)
                 conn.enable_load_extension(False)
-            rows = conn.execute(sql, [pack_vector(query), len(query), k]).fetchall()
+            rows = conn.execute(sql, [pack_vector(query), len(query), project, k]).fetchall()
         finally:
             conn.close()
         return [(node, float(similarity)) for node, similarity in rows]

@@ -130,7 +130,7 @@ async def import_file(
     report = ImportReport(source, fmt)
     if fmt in ("loci-export", "memory-jsonl"):
         reader = import_export if fmt == "loci-export" else import_reference
-        counts = await reader(graph.store, text, source)
+        counts = await reader(graph, text, source)
         report.nodes, report.edges = counts.nodes, counts.edges
         return report
     for conversation in CONVERSATION_FORMATS[fmt](text, source):

@@ -33,18 +33,37 @@ def create_import_ledger(db: sqlite_utils.Database) -> None:
     )
 
 
-def imported(conn: sqlite3.Connection, key: str) -> dict[str, int | None]:
-    """ref -> node id (None for a piece kept as a context object) of what `key` has had imported."""
-    rows = conn.execute("SELECT ref, node FROM memory_imports WHERE conversation = ?", [key])
+@MIGRATIONS()
+def add_projects(db: sqlite_utils.Database) -> None:
+    """A conversation imported into two projects is two imports; what a home imported before is `default`'s."""
+    db.execute(
+        "CREATE TABLE memory_imports_by_project ("
+        " project TEXT NOT NULL DEFAULT 'default', conversation TEXT NOT NULL, ref TEXT NOT NULL,"
+        " node INTEGER, object TEXT, at REAL NOT NULL, PRIMARY KEY (project, conversation, ref))"
+    )
+    db.execute(
+        "INSERT INTO memory_imports_by_project (conversation, ref, node, object, at)"
+        " SELECT conversation, ref, node, object, at FROM memory_imports"
+    )
+    db.execute("DROP TABLE memory_imports")
+    db.execute("ALTER TABLE memory_imports_by_project RENAME TO memory_imports")
+
+
+def imported(conn: sqlite3.Connection, key: str, project: str) -> dict[str, int | None]:
+    """ref -> node id (None for a piece kept as a context object) of what `key` has had imported into `project`."""
+    rows = conn.execute("SELECT ref, node FROM memory_imports WHERE project = ? AND conversation = ?", [project, key])
     return dict(rows.fetchall())
 
 
-def record(conn: sqlite3.Connection, key: str, rows: Iterable[tuple[str, int | None, str | None]]) -> None:
-    """Add `(ref, node, object)` rows for `key`; a ref already there keeps its row (a session's is replaced)."""
+def record(
+    conn: sqlite3.Connection, key: str, rows: Iterable[tuple[str, int | None, str | None]], project: str
+) -> None:
+    """Add `(ref, node, object)` rows for `key` in `project`; a ref already there keeps its row (a session's is
+    replaced)."""
     now = time.time()
     conn.executemany(
-        "INSERT INTO memory_imports (conversation, ref, node, object, at) VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT (conversation, ref) DO UPDATE SET node = excluded.node"
+        "INSERT INTO memory_imports (project, conversation, ref, node, object, at) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (project, conversation, ref) DO UPDATE SET node = excluded.node"
         " WHERE memory_imports.ref LIKE 'session:%'",
-        [(key, ref, node, obj, now) for ref, node, obj in rows],
+        [(project, key, ref, node, obj, now) for ref, node, obj in rows],
     )

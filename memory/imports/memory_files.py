@@ -25,10 +25,11 @@ import sqlite_utils
 
 from memory.errors import UsageError
 from memory.graph.entities_ops import CAUSE, OBSERVATION, add_observation, ensure_entity
+from memory.graph.graph import Graph
 from memory.graph.ops import NewNode, insert_nodes, upsert_edge
-from memory.graph.schema import content_hash, parse_node_id
+from memory.graph.records import content_hash, parse_node_id
 from memory.imports.records import bad, json_lines, load_json
-from memory.store import Store
+from memory.projects import writable_project
 
 __all__ = ["MemoryCounts", "import_export", "import_reference", "is_export", "is_reference"]
 
@@ -47,8 +48,9 @@ def is_reference(record: dict[str, Any]) -> bool:
     return record.get("type") in ("entity", "relation") and ("name" in record or "from" in record)
 
 
-async def import_export(store: Store, text: str, source: str) -> MemoryCounts:
-    """Add the nodes and edges of a `loci memory export` JSON file that this home does not hold."""
+async def import_export(graph: Graph, text: str, source: str) -> MemoryCounts:
+    """Add the nodes and edges of a `loci memory export` JSON file that the graph's project does not hold."""
+    project = writable_project(graph.project)
     data = load_json(text, source)
     if not is_export(data):
         bad(source, "line 1", 'not a Loci export (an object with "nodes" and "edges" lists)')
@@ -57,7 +59,7 @@ async def import_export(store: Store, text: str, source: str) -> MemoryCounts:
         conn, ids, nodes, edges = db.conn, {}, 0, 0
         for index, node in enumerate(data["nodes"], start=1):
             try:
-                ids[str(node["id"])], created = _node(conn, node)
+                ids[str(node["id"])], created = _node(conn, node, project)
             except (KeyError, TypeError, UsageError) as exc:
                 bad(source, f"node {index}", f"not a node of a Loci export ({_why(exc)})")
             nodes += created
@@ -65,7 +67,9 @@ async def import_export(store: Store, text: str, source: str) -> MemoryCounts:
             try:
                 src, dst = ids[str(edge["src"])], ids[str(edge["dst"])]
                 label, weight = str(edge.get("label") or ""), float(edge.get("weight", 0.5))
-                _, created = upsert_edge(conn, src, dst, edge["kind"], label=label, weight=weight, cause="import")
+                _, created = upsert_edge(
+                    conn, src, dst, edge["kind"], label=label, weight=weight, cause="import", project=project
+                )
             except (KeyError, TypeError, ValueError, UsageError) as exc:
                 bad(source, f"edge {index}", f"not an edge between the file's nodes ({_why(exc)})")
             if label == OBSERVATION:
@@ -73,22 +77,23 @@ async def import_export(store: Store, text: str, source: str) -> MemoryCounts:
             edges += created
         return MemoryCounts(nodes, edges)
 
-    return await store.write(write)
+    return await graph.store.write(write)
 
 
-def _node(conn: sqlite3.Connection, node: dict[str, Any]) -> tuple[int, bool]:
+def _node(conn: sqlite3.Connection, node: dict[str, Any], project: str) -> tuple[int, bool]:
     meta = node.get("meta") or {}
     if node.get("name"):
         entity_type = None if meta.get("placeholder") else str(meta.get("entityType") or "")
-        return ensure_entity(conn, str(node["name"]), entity_type)
+        return ensure_entity(conn, str(node["name"]), entity_type, project)
     kind, text = str(node["kind"]), str(node["text"])
     parse_node_id(node["id"])
     found = conn.execute(
-        "SELECT id FROM memory_nodes WHERE hash = ? AND deleted IS NULL AND name IS NULL", [content_hash(kind, text)]
+        "SELECT id FROM memory_nodes WHERE project = ? AND hash = ? AND deleted IS NULL AND name IS NULL",
+        [project, content_hash(kind, text)],
     ).fetchone()
     if found:
         return found[0], False
-    [(node_id, created)] = insert_nodes(conn, [NewNode(text, kind, meta).checked()], "import")
+    [(node_id, created)] = insert_nodes(conn, [NewNode(text, kind, meta).checked()], "import", project=project)
     return node_id, created
 
 
@@ -99,30 +104,34 @@ def _index_observation(conn: sqlite3.Connection, fact: int) -> None:
         conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", [fact, text])
 
 
-async def import_reference(store: Store, text: str, source: str) -> MemoryCounts:
-    """Add the entities, observations and relations of a reference server's `memory.jsonl`."""
+async def import_reference(graph: Graph, text: str, source: str) -> MemoryCounts:
+    """Add the entities, observations and relations of a reference server's `memory.jsonl` to the graph's project."""
     lines = list(json_lines(text, source))
+    project = writable_project(graph.project)
 
     def write(db: sqlite_utils.Database) -> MemoryCounts:
         conn, nodes, edges = db.conn, 0, 0
         for line, record in lines:
             try:
                 if record.get("type") == "entity":
-                    node_id, created = ensure_entity(conn, str(record["name"]), str(record["entityType"]))
+                    node_id, created = ensure_entity(conn, str(record["name"]), str(record["entityType"]), project)
                     nodes += created
-                    edges += sum(add_observation(conn, node_id, str(o)) for o in record.get("observations") or [])
+                    observations = record.get("observations") or []
+                    edges += sum(add_observation(conn, node_id, str(o), project) for o in observations)
                 elif record.get("type") == "relation":
-                    src = ensure_entity(conn, str(record["from"]), None)[0]
-                    dst = ensure_entity(conn, str(record["to"]), None)[0]
+                    src = ensure_entity(conn, str(record["from"]), None, project)[0]
+                    dst = ensure_entity(conn, str(record["to"]), None, project)[0]
                     label = str(record["relationType"])
-                    edges += upsert_edge(conn, src, dst, "related", label=label, cause=CAUSE, allow_self=True)[1]
+                    edges += upsert_edge(
+                        conn, src, dst, "related", label=label, cause=CAUSE, allow_self=True, project=project
+                    )[1]
                 else:
                     raise UsageError(f"unknown type {record.get('type')!r}; use entity or relation")
             except (KeyError, UsageError) as exc:
                 bad(source, f"line {line}", f"not an entity or relation of memory.jsonl ({_why(exc)})")
         return MemoryCounts(nodes, edges)
 
-    return await store.write(write)
+    return await graph.store.write(write)
 
 
 def _why(exc: Exception) -> str:

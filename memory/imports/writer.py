@@ -21,6 +21,7 @@ from memory.graph.conversation import write_conversation
 from memory.graph.graph import Graph
 from memory.imports.ledger import SESSION, imported, record
 from memory.imports.records import Conversation
+from memory.projects import writable_project
 
 __all__ = ["Imported", "import_conversation"]
 
@@ -42,14 +43,15 @@ async def import_conversation(
 ) -> Imported:
     """Store what is new in `conversation`; tool records go to `contexts` (dropped without one)."""
     key = conversation.key
+    project = writable_project(graph.project)
 
     def write(db: sqlite_utils.Database) -> tuple[Imported, list[tuple[int, str]]]:
         conn = db.conn
-        seen = imported(conn, key)
+        seen = imported(conn, key, project)
         turns = conversation.turns
         known = {i: seen[t.ref] for i, t in enumerate(turns) if t.ref in seen and seen[t.ref] is not None}
         sessions = {ref[len(SESSION) :]: node for ref, node in seen.items() if ref.startswith(SESSION) and node}
-        written = write_conversation(conn, turns, known, sessions, cause=cause)
+        written = write_conversation(conn, turns, known, sessions, cause=cause, project=project)
         rows = [(t.ref, node, None) for t, node in zip(turns, written.ids, strict=True) if t.ref not in seen]
         rows += [(SESSION + session, node, None) for session, node in written.sessions.items()]
         new_tools = [tool for tool in conversation.tools if tool.ref not in seen]
@@ -59,7 +61,7 @@ async def import_conversation(
             meta = {"conversation": key, **conversation.meta}
             obj = contexts.add_text_now(conn, "obs", f"{conversation.title}: tool calls and results", text, meta)
             rows += [(tool.ref, None, obj) for tool in new_tools]
-        record(conn, key, rows)
+        record(conn, key, rows, project)
         added = sum(1 for t in turns if t.ref not in seen)
         return Imported(key, conversation.title, added, len(turns) - added, written.ids, obj), written.fresh
 

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 
 from memory.store import MIGRATION_SETS, Store, migration_sets
 
@@ -92,7 +93,10 @@ async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
             pass
     with sqlite3.connect(path) as conn:
         rows = conn.execute("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id").fetchall()
-    assert len(rows) == len(set(rows)) == len(MIGRATION_SETS)
+        pending = [m.pending(sqlite_utils.Database(conn)) for m in migration_sets()]
+    assert len(rows) == len(set(rows))
+    assert len({migration_set for migration_set, _ in rows}) == len(MIGRATION_SETS)
+    assert pending == [[]] * len(MIGRATION_SETS)
 
 
 def test_a_listed_module_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from memory.errors import NotFoundError, UsageError
 from memory.graph.graph import Graph, NewNode, infer_edge_kind
-from memory.graph.schema import MAX_TEXT_CHARS, content_hash, parse_node_id
+from memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
 from memory.store import Store
 
 

@@ -7,7 +7,8 @@ import pytest
 from memory.context.fulltext import fts_literal
 from memory.errors import UsageError
 from memory.graph.graph import Graph, NewNode
-from memory.graph.recall import Recall, Weights
+from memory.graph.ranking import Weights
+from memory.graph.recall import Recall
 from memory.graph.terms import query_terms, selective_terms, term_stems
 from memory.store import Store
 

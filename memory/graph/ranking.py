@@ -1,0 +1,250 @@
+"""Ranking: recall's steps 1 to 3 (memory/graph/recall.py) on one SQLite connection, with no async and no
+database library in them.
+
+`Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
+the query's selective terms, spreads activation along their edges and scores
+what it reached; it reads a bounded number of rows and writes nothing. It
+stays inside one project: candidates and scored nodes are the project's own,
+and edges never cross projects (memory/graph/ops.py refuses such a link), so
+spreading cannot leave it. `Recall` runs it on a reader of the `Store`; the
+hook process (memory/hooks/recall.py) runs it on a read-only connection of
+its own, so it starts without sqlite-utils or anyio.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from memory.context.fulltext import fts_literal
+from memory.graph.ops import adjacent_edges, fetch_nodes
+from memory.graph.records import Node
+from memory.graph.terms import selective_terms
+from memory.params import in_chunks
+from memory.projects import ALL
+
+__all__ = ["DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
+
+DOC_BUDGET = 5_000
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each part counts; every part is in [0, 1] before weighting.
+
+    Frequency of use counts 0 by default: every node a recall returns counts a use,
+    so use rewards what is shown, not what helped, and it measured as a loss once
+    memory is used (`bench evolution --data`, LoCoMo dev, 3 seeds: recall@10 gain
+    -0.015 with 0.1, +0.001 with 0; the task world gains 0.34 with it at 0 and ground
+    links at 0.25, 0.32 before)."""
+
+    lexical: float = 1.0
+    vector: float = 1.0
+    graph: float = 1.5
+    recency: float = 0.1
+    frequency: float = 0.0
+    decay: float = 0.75
+    half_life_days: float = 30.0
+    fusion_k: int = 60
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One recalled node, its score and the weighted parts that sum to it."""
+
+    node: Node
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    via: int | None = None
+
+
+class Ranking:
+    """How one recall ranks: its weights, how many candidates it scores and spreads from, in which project."""
+
+    def __init__(
+        self,
+        weights: Weights | None = None,
+        candidates: int = 40,
+        spread: int = 10,
+        budget: int = DOC_BUDGET,
+        project: str | None = ALL,
+    ) -> None:
+        self.weights = weights or Weights()
+        self.candidates = candidates
+        self.spread = spread
+        self.budget = budget
+        self.project = project
+
+    def rank(
+        self,
+        conn: sqlite3.Connection,
+        terms: list[str],
+        nearest: list[tuple[int, float]],
+        kinds: list[str],
+        k: int,
+        hops: int,
+    ) -> list[Recalled]:
+        w = self.weights
+        n = max(self.candidates, 2 * k)
+        found = self._lexical_candidates(conn, terms, kinds, n)
+        lexical, vectors = self._direct(found, nearest)
+        base = {i: w.lexical * lexical.get(i, 0.0) + w.vector * vectors.get(i, 0.0) for i in {*lexical, *vectors}}
+        graph, via = self._spread(conn, base, hops)
+        reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
+        now = time.time()
+        scored: list[tuple[float, int, dict[str, float]]] = []
+        for node_id, kind, uses, last_used, updated in _scoring_rows(conn, [*base, *reached], self.project):
+            if kinds and kind not in kinds:
+                continue
+            match = min(1.0, max(lexical.get(node_id, 0.0), vectors.get(node_id, 0.0)))
+            parts = {
+                "lexical": w.lexical * lexical.get(node_id, 0.0),
+                "vector": w.vector * vectors.get(node_id, 0.0),
+                "graph": graph.get(node_id, 0.0) * (1.0 - match),
+                "recency": w.recency * _recency(max(last_used or 0.0, updated), now, w.half_life_days),
+                "frequency": w.frequency * (1.0 - 1.0 / (1.0 + math.log1p(uses))),
+            }
+            parts = {name: round(value, 4) for name, value in parts.items()}
+            scored.append((round(sum(parts.values()), 4), node_id, parts))
+        scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
+        nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]], self.project)
+        return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
+
+    def _lexical_candidates(
+        self, conn: sqlite3.Connection, terms: list[str], kinds: list[str], n: int
+    ) -> list[tuple[int, float]]:
+        """BM25 candidates of the wanted kinds, plus the best few of any kind: an episode that matches
+        leads to the facts it holds even when only facts are wanted."""
+        if not terms:
+            return []
+        found = _candidates(conn, terms, kinds, n, self.budget, self.project)
+        if kinds:
+            seen = {node_id for node_id, _ in found}
+            others = _candidates(conn, terms, [], self.spread, self.budget, self.project)
+            found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
+        return found
+
+    def _direct(
+        self, found: list[tuple[int, float]], nearest: list[tuple[int, float]]
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """Each candidate's lexical and vector match in [0, 1]: BM25 over the best's alone, reciprocal ranks
+        when the two lists are fused."""
+        if not nearest:
+            return _normalised(found), {}
+        fusion = self.weights.fusion_k
+
+        def reciprocal(ranked: list[tuple[int, float]]) -> dict[int, float]:
+            return {node_id: (fusion + 1) / (fusion + rank) for rank, (node_id, _) in enumerate(ranked, 1)}
+
+        return reciprocal(found), reciprocal([(i, s) for i, s in nearest if s > 0])
+
+    def _spread(
+        self, conn: sqlite3.Connection, base: dict[int, float], hops: int
+    ) -> tuple[dict[int, float], dict[int, int]]:
+        """The graph part of each node reached from the strongest candidates, and the edge it mostly came by.
+
+        Activation adds up over the edges that reach a node, times the graph
+        weight, but a node never gets more than the strongest node it was reached
+        from: a turn said between many matches (a hub) is context, not a better
+        match than they are."""
+        activation: dict[int, float] = {}
+        strongest: dict[int, float] = {}
+        via: dict[int, tuple[float, int]] = {}
+        sources = dict(sorted(base.items(), key=lambda item: -item[1])[: self.spread])
+        spent: set[int] = set()
+        for _ in range(max(0, min(hops, 2))):
+            if not sources:
+                break
+            spent.update(sources)
+            reached: dict[int, float] = {}
+            for edge in adjacent_edges(conn, list(sources)):
+                if edge.src == edge.dst:
+                    continue
+                for src, dst in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                    if src not in sources or (dst in spent and dst not in sources):
+                        continue
+                    amount = sources[src] * edge.weight * self.weights.decay
+                    reached[dst] = reached.get(dst, 0.0) + amount
+                    strongest[dst] = max(strongest.get(dst, 0.0), sources[src])
+                    if amount > via.get(dst, (0.0, 0))[0]:
+                        via[dst] = (amount, edge.id)
+            for node_id, amount in reached.items():
+                activation[node_id] = activation.get(node_id, 0.0) + amount
+            fresh = {i: a for i, a in reached.items() if i not in spent}
+            sources = dict(sorted(fresh.items(), key=lambda item: -item[1])[: self.spread])
+        weight = self.weights.graph
+        graph = {i: min(1.0, weight * a, strongest[i]) for i, a in activation.items()}
+        return graph, {node_id: edge_id for node_id, (_, edge_id) in via.items()}
+
+
+def _candidates(
+    conn: sqlite3.Connection, terms: list[str], kinds: list[str], limit: int, budget: int, project: str | None
+) -> list[tuple[int, float]]:
+    """BM25 candidates for the query's selective terms.
+
+    When even the rarest term is in more nodes than the budget, scoring them all
+    would cost as much as the graph is large; then the newest nodes holding all
+    the terms (or, failing enough of those, any selective term) are scored instead."""
+    kept, crowded = selective_terms(conn, terms, budget)
+    if not crowded:
+        return matches(conn, fts_literal(kept), kinds, limit, project)
+    everything = " AND ".join(fts_literal([t]) for t in terms)
+    found = matches(conn, everything, kinds, limit, project, newest=True)
+    if len(found) < limit:
+        seen = {node_id for node_id, _ in found}
+        extra = matches(conn, fts_literal(kept), kinds, limit, project, newest=True)
+        found += [(node_id, score) for node_id, score in extra if node_id not in seen][: limit - len(found)]
+    return found
+
+
+def matches(
+    conn: sqlite3.Connection,
+    match: str,
+    kinds: list[str],
+    limit: int,
+    project: str | None = ALL,
+    newest: bool = False,
+) -> list[tuple[int, float]]:
+    """`(node id, BM25 score)` of the best matches in `project` (or of the newest, without ranking them all);
+    higher is better."""
+    sql = "SELECT f.rowid, -bm25(memory_fts) FROM memory_fts f"
+    params: list[object] = [match]
+    if kinds or project is not ALL:
+        sql += " JOIN memory_nodes n ON n.id = f.rowid WHERE memory_fts MATCH ?"
+        if kinds:
+            sql += f" AND n.kind IN ({','.join('?' * len(kinds))})"
+            params += kinds
+        if project is not ALL:
+            sql += " AND n.project = ?"
+            params.append(project)
+    else:
+        sql += " WHERE memory_fts MATCH ?"
+    sql += " ORDER BY f.rowid DESC LIMIT ?" if newest else " ORDER BY rank LIMIT ?"
+    params.append(limit)
+    return [(row[0], row[1]) for row in conn.execute(sql, params)]
+
+
+def _normalised(scores: list[tuple[int, float]]) -> dict[int, float]:
+    top = max((s for _, s in scores), default=0.0)
+    return {i: (s / top if top > 0 else 0.0) for i, s in scores}
+
+
+def _recency(last: float, now: float, half_life_days: float) -> float:
+    age_days = max(0.0, now - last) / 86_400
+    return 0.5 ** (age_days / half_life_days)
+
+
+def _scoring_rows(
+    conn: sqlite3.Connection, ids: list[int], project: str | None
+) -> list[tuple[int, str, int, float | None, float]]:
+    """Only what ranking needs, for the live nodes of `project` among `ids`: (id, kind, uses, last_used, updated)."""
+    rows: list[tuple[int, str, int, float | None, float]] = []
+    for chunk, marks in in_chunks(ids):
+        sql = (
+            f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
+            " AND project = coalesce(?, project)"
+        )
+        rows.extend(conn.execute(sql, [*chunk, project]).fetchall())
+    return rows
