@@ -16,7 +16,7 @@ from pydantic import Field
 
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.graph.schema import EdgeKind, NodeKind, node_ref, parse_node_id
+from memory.graph.records import EdgeKind, NodeKind, node_ref, parse_node_id
 from tools.shown import MAX_QUERY_CHARS, check_query, edge_dict, node_dict
 
 __all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]

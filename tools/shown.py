@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory.errors import UsageError
-from memory.graph.schema import Edge, Node, node_ref
+from memory.graph.records import Edge, Node, node_ref
 
 __all__ = ["MAX_QUERY_CHARS", "check_query", "edge_dict", "node_dict"]
 

@@ -11,7 +11,7 @@ from memory.evolution.episodes import MAX_STEPS, TASK_CHARS, Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.graph.entities import EntityGraph
 from memory.graph.graph import Graph
-from memory.graph.schema import MAX_LABEL_CHARS
+from memory.graph.records import MAX_LABEL_CHARS
 from memory.store import Store
 from tools.memory_compat import CompatTools
 
