@@ -6,14 +6,19 @@ one submodule (`memory.errors`, `memory.store`) does not import them all.
 sqlite-utils imports numpy, if it is installed, only to store numpy scalars
 as SQLite values; Loci never hands it any (vectors are packed to bytes), and
 numpy costs more CPU to import than the rest of `loci memory search`. So
-this package, which every layer imports before sqlite-utils, imports
-sqlite-utils with numpy hidden for that one import (`_import_sqlite_utils`);
-numpy stays importable for everything else.
+this package, which every layer imports before sqlite-utils, puts a finder
+first on `sys.meta_path` that imports sqlite-utils, when a module first asks
+for it, with numpy hidden for that one import (`_SqliteUtilsWithoutNumpy`);
+numpy stays importable for everything else. A process that never asks for
+sqlite-utils (the hook recall, memory/hooks/recall.py) never pays for it.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import sys
 from typing import Any
 
@@ -66,14 +71,34 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def _import_sqlite_utils() -> None:
-    if "sqlite_utils" in sys.modules or "numpy" in sys.modules:
-        return
-    sys.modules["numpy"] = None  # type: ignore[assignment]  # makes `import numpy` raise ImportError
-    try:
-        importlib.import_module("sqlite_utils")
-    finally:
-        del sys.modules["numpy"]
+class _SqliteUtilsWithoutNumpy(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Loads sqlite-utils, the first time it is imported, with `import numpy` failing; then steps aside."""
+
+    def __init__(self) -> None:
+        self._loader: importlib.abc.Loader | None = None
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if name != "sqlite_utils":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or "numpy" in sys.modules:
+            return spec
+        self._loader, spec.loader = spec.loader, self
+        return spec
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        assert self._loader is not None
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        assert self._loader is not None
+        sys.modules["numpy"] = None  # type: ignore[assignment]  # makes `import numpy` raise ImportError
+        try:
+            self._loader.exec_module(module)
+        finally:
+            del sys.modules["numpy"]
 
 
-_import_sqlite_utils()
+if "sqlite_utils" not in sys.modules:
+    sys.meta_path.insert(0, _SqliteUtilsWithoutNumpy())

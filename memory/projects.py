@@ -15,7 +15,7 @@ import re
 
 from memory.errors import UsageError
 
-__all__ = ["ALL", "DEFAULT_PROJECT", "check_project", "writable_project"]
+__all__ = ["ALL", "DEFAULT_PROJECT", "MAX_PROJECT_CHARS", "check_project", "writable_project"]
 
 DEFAULT_PROJECT = "default"
 ALL: None = None

@@ -26,12 +26,13 @@ run them, and they must be bounded in time.
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from memory.context.loader import split_lines
 from memory.context.objects import Hit
+
+if TYPE_CHECKING:  # the hook recall imports this module for `query_words`, and must start without sqlite-utils
+    import sqlite_utils
 
 __all__ = ["STOP_WORDS", "content_words", "fts_literal", "fts_phrase", "fts_search", "query_words"]
 

@@ -16,15 +16,19 @@ from memory.context.store import ContextStore
 from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.imports.files import import_file
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 
 __all__ = ["hook_capture"]
 
 
-async def hook_capture(store: Store, payload: dict[str, Any]) -> str:
-    """Import the transcript named in `payload`; a one-line summary (for the log, not the client)."""
+async def hook_capture(db: Path, payload: dict[str, Any], project: str = DEFAULT_PROJECT) -> str:
+    """Import the transcript named in `payload` into `project` of the home at `db`; a one-line summary (for the
+    log, not the client)."""
     transcript = payload.get("transcript_path")
     if not transcript:
         raise UsageError("the hook input has no transcript_path")
-    report = await import_file(Graph(store), Path(str(transcript)).expanduser(), "claude-code", ContextStore(store))
+    async with await Store.open(db) as store:
+        graph, contexts = Graph(store, project=project), ContextStore(store, project=project)
+        report = await import_file(graph, Path(str(transcript)).expanduser(), "claude-code", contexts)
     return f"{report.added} new turns from {transcript}"

@@ -21,18 +21,31 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
+
 from memory.errors import UsageError
 from memory.hooks.log import last_errors, log_path
 from memory.hooks.run import safe_hook
+from memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
 from memory.store import default_db_path
 
-__all__ = ["MARKER", "RECALL_EVENTS", "CAPTURE_EVENTS", "hook_commands", "hook_report", "register", "settings_path"]
+__all__ = [
+    "MARKER",
+    "RECALL_EVENTS",
+    "CAPTURE_EVENTS",
+    "hook_commands",
+    "hook_report",
+    "install_project",
+    "register",
+    "settings_path",
+]
 
 MARKER = "-m memory.hooks"
 RECALL_EVENTS = ("SessionStart", "UserPromptSubmit")
@@ -50,7 +63,12 @@ def register(sub: Any) -> None:
         parser.add_argument("--dir", type=Path, default=None, help="the project's folder (default: here)")
         if verb == "install":
             parser.add_argument("--db", type=Path, default=None, help="the Loci home the hooks use")
-            parser.add_argument("--project", default=None, help="the project the hooks' memories belong to")
+            parser.add_argument(
+                "--project",
+                default=None,
+                help="the project the hooks' memories belong to (default: with --scope project, the folder's"
+                " name; else default)",
+            )
         parser.set_defaults(handler=handle_hooks)
     hook = sub.add_parser("hook", help="run one hook (the client calls this, with its JSON on stdin)")
     hook.add_argument("hook", choices=["recall", "capture"])
@@ -60,7 +78,9 @@ def register(sub: Any) -> None:
 
 
 async def handle_hook(args: argparse.Namespace) -> int:
-    return await safe_hook(args.hook, args.db or default_db_path(), sys.stdin.read())
+    project = args.project or DEFAULT_PROJECT
+    stdin = sys.stdin.read()
+    return await anyio.to_thread.run_sync(safe_hook, args.hook, args.db or default_db_path(), stdin, project)
 
 
 def hook_report(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:
@@ -81,6 +101,17 @@ def settings_path(scope: str, folder: Path | None = None) -> Path:
     return (folder or Path.cwd()) / ".claude" / "settings.json"
 
 
+def install_project(scope: str, folder: Path | None, project: str | None) -> str | None:
+    """The project the installed hooks name: the one given, else a project-scope install's folder name (made
+    a project name), else none (the hooks then use `default`)."""
+    if project is not None:
+        return check_project(project)
+    if scope != "project":
+        return None
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", (folder or Path.cwd()).resolve().name).strip(".-_")
+    return check_project(name[:MAX_PROJECT_CHARS] or DEFAULT_PROJECT)
+
+
 def hook_commands(db: Path | None, project: str | None) -> dict[str, str]:
     """The command of each hook, as the client's shell runs it."""
     extra = ""
@@ -97,7 +128,7 @@ async def handle_hooks(args: argparse.Namespace) -> int:
     settings = _read(path)
     removed = _remove_ours(settings)
     if args.hooks_command == "install":
-        commands = hook_commands(args.db, args.project)
+        commands = hook_commands(args.db, install_project(args.scope, args.dir, args.project))
         events = settings.setdefault("hooks", {})
         for event in RECALL_EVENTS + CAPTURE_EVENTS:
             command = commands["recall" if event in RECALL_EVENTS else "capture"]

@@ -7,8 +7,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from memory.errors import UsageError
 from memory.hooks.log import last_errors
-from runtime.cli.hooks import hook_report
+from runtime.cli.hooks import hook_report, install_project
 from tests.runtime.cli_helpers import loci
 
 FIXTURES = Path(__file__).parents[2] / "memory" / "imports" / "fixtures"
@@ -97,3 +100,24 @@ def test_loci_hook_runs_the_same_hook_from_the_cli(tmp_path: Path) -> None:
     broken = loci("hook", "capture", "--db", str(db), home=tmp_path, stdin="not json")
     assert (broken.returncode, broken.stdout) == (0, "")
     assert "JSONDecodeError" in last_errors(db)["capture"][0]
+
+
+def test_a_project_install_names_the_folder_and_its_recall_stays_in_that_project(tmp_path: Path) -> None:
+    db = tmp_path / "home" / "loci.db"
+    hooks = _install(tmp_path, db)["hooks"]
+    recall = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert recall.endswith("--project uploader")
+    for project, fact in (("uploader", "the uploader retries on port 8080"), ("billing", "billing uses port 8080")):
+        added = loci("memory", "add", fact, "--project", project, "--db", str(db), home=tmp_path)
+        assert added.returncode == 0, added.stderr
+    event = {"session_id": "s", "cwd": "/x/uploader", "hook_event_name": "UserPromptSubmit", "prompt": "port 8080?"}
+    context = json.loads(_run(recall, event).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "the uploader retries" in context and "billing" not in context
+
+
+def test_the_installed_project_is_the_one_given_else_a_project_installs_folder_name() -> None:
+    assert install_project("user", None, None) is None
+    assert install_project("user", None, "shop") == "shop"
+    assert install_project("project", Path("/src/My App (v2)"), None) == "My-App-v2"
+    with pytest.raises(UsageError, match="not a project name"):
+        install_project("project", None, "two words")
