@@ -42,6 +42,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.imports.transcript import conversation_document
+from memory.projects import DEFAULT_PROJECT
 from memory.runs import Runs
 from memory.store import Store, use_store
 from runtime.agent import Agent, OnTurn
@@ -87,6 +88,7 @@ class Session:
     host: McpHost
     loaded: list[ContextObject]
     experience: Experience
+    runs: Runs
     turns: TurnLog = field(default_factory=TurnLog)  # the agent's `on_turn`: the current run's turns
 
     async def run(
@@ -101,7 +103,7 @@ class Session:
         or `direct` strategy): it gets the brief and gives back a `RunResult`.
         Returns the run's id with its result.
         """
-        runs = Runs(self.store)
+        runs = self.runs
         self.turns.traces.clear()
         run_id = await runs.start(task, model=self.agent.model.name, source=source)
         brief = await self.experience.before(task)
@@ -177,12 +179,14 @@ async def open_session(
     background: Background = Background.OWN,
     episodes: bool = True,
     evaluator: Evaluator | None = None,
+    project: str = DEFAULT_PROJECT,
 ) -> AsyncIterator[Session]:
-    """A session on `model` over the home `db` (a path, or a `Store` the caller holds and keeps open)."""
+    """A session on `model` over one project of the home `db` (a path, or a `Store` the caller holds and keeps
+    open): its documents, memories, runs and jobs are that project's."""
     config = config or RunConfig()
     paths = check_files(files)
     async with use_store(db) as store, McpHost() as host:
-        contexts = ContextStore(store, model.count_tokens, conversations=conversation_document)
+        contexts = ContextStore(store, model.count_tokens, conversations=conversation_document, project=project)
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)
         recursion = Recursion(model, contexts, config.for_child(), ledger)
@@ -190,10 +194,10 @@ async def open_session(
             "context", build_context_server(ContextTools(contexts, recursion, concurrency=config.concurrency))
         )
         if "memory" in config.tool_sets:
-            await host.add("memory", memory_server_for(store))
+            await host.add("memory", memory_server_for(store, project=project))
         if config.mcp_config:
             await host.add_config(config.mcp_config)
-        evolution = Evolution(Graph(store), language=language_for(model))
+        evolution = Evolution(Graph(store, project=project), language=language_for(model))
         chosen = await session_worker(background, model, config.note_mode, contexts, evolution)
         task_tokens = config.sizes_for(model.context_window).task
         experience = Experience(
@@ -209,6 +213,6 @@ async def open_session(
         agent = Agent(model, host, contexts, config, ledger=ledger, on_turn=turns, note_queue=chosen.notes)
         if "history" in config.tool_sets:
             await host.add("history", build_history_server(HistoryTools(agent.window)))
-        session = Session(agent, store, contexts, host, loaded, experience, turns)
+        session = Session(agent, store, contexts, host, loaded, experience, Runs(store, project=project), turns)
         async with serving(chosen.worker) if chosen.worker is not None else nullcontext():
             yield session

@@ -26,6 +26,7 @@ from pydantic import Field
 
 from memory.context.paths import Roots
 from memory.errors import UsageError
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
@@ -43,7 +44,11 @@ def run_task_set(state: LociState) -> MCPServer:
     """The `run` tool set of `loci serve`: a runner over the served home, closed with the server."""
     options = state.options
     runner = TaskRunner(
-        options.get("model", DEFAULT_SPEC), state.store, state.roots, mcp_config=options.get("mcp_config")
+        options.get("model", DEFAULT_SPEC),
+        state.store,
+        state.roots,
+        mcp_config=options.get("mcp_config"),
+        project=state.project,
     )
     state.stack.push_async_callback(runner.aclose)
     return runner.tool_set(state)
@@ -56,9 +61,15 @@ class TaskRunner:
     """The `run_task` tool set: one model, loaded on first use, one task at a time."""
 
     def __init__(
-        self, spec: str, db: Path | Store, roots: list[Path] | Roots, *, mcp_config: str | Path | None = None
+        self,
+        spec: str,
+        db: Path | Store,
+        roots: list[Path] | Roots,
+        *,
+        mcp_config: str | Path | None = None,
+        project: str = DEFAULT_PROJECT,
     ) -> None:
-        self.spec, self.db, self.mcp_config = spec, db, mcp_config
+        self.spec, self.db, self.mcp_config, self.project = spec, db, mcp_config, project
         self.roots = roots if isinstance(roots, Roots) else Roots(roots) if roots else Roots(None)
         self._model: Model | None = None
         self._lock = anyio.Lock()
@@ -98,7 +109,8 @@ class TaskRunner:
                     await self._state.log.send(ctx, "info", f"run_task: {message}")
 
             config = RunConfig(limits=Limits(max_turns=max_turns), mcp_config=self.mcp_config)
-            async with open_session(self._model, self.db, config, files=paths, on_turn=progress) as session:
+            session_in = open_session(self._model, self.db, config, files=paths, on_turn=progress, project=self.project)
+            async with session_in as session:
                 run_id, result = await session.run(task, source="mcp")
         return {"run": f"run:{run_id}", **result.as_json()}
 

@@ -51,6 +51,7 @@ from mcp.types import (
 from memory.context.paths import Roots
 from memory.context.store import ContextStore
 from memory.errors import LociError, UsageError
+from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
 from servers.client_log import ClientLog
 from servers.context import build_context_server
@@ -79,6 +80,7 @@ class LociState:
     store: Store
     contexts: ContextStore
     roots: Roots
+    project: str
     log: ClientLog
     stack: AsyncExitStack
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -94,7 +96,7 @@ def _context_set(state: LociState) -> MCPServer:
 
 
 def _memory_set(state: LociState) -> MCPServer:
-    return memory_server_for(state.store)
+    return memory_server_for(state.store, project=state.project)
 
 
 # The tool sets `--tools` chooses from, by name. The runtime's own (`run`: run_task) register on import.
@@ -123,8 +125,11 @@ def build_app(
     roots: Sequence[str | Path] = (),
     options: Mapping[str, Any] | None = None,
     name: str = "loci",
+    project: str = DEFAULT_PROJECT,
 ) -> Server[LociState]:
-    """The merged server over `home` (a path the lifespan opens and closes, or an open store it borrows)."""
+    """The merged server over one project of `home` (a path the lifespan opens and closes, or an open store it
+    borrows): its tools and resources see that project's memories, documents and runs only."""
+    check_project(project)
     factories = dict(TOOL_SETS)
     chosen = parse_tools(list(tools), list(factories))
     allowed = Roots(roots) if roots else Roots(None)
@@ -136,8 +141,8 @@ def build_app(
             store = home if isinstance(home, Store) else await Store.open(home)
             if not isinstance(home, Store):
                 stack.callback(store.close)
-            contexts = ContextStore(store, roots=allowed.roots)
-            state = LociState(store, contexts, allowed, client_log, stack, dict(options or {}))
+            contexts = ContextStore(store, roots=allowed.roots, project=project)
+            state = LociState(store, contexts, allowed, project, client_log, stack, dict(options or {}))
             for part in chosen:
                 built = factories[part](state)
                 server = await built if isinstance(built, Awaitable) else built
@@ -187,12 +192,17 @@ async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
     return result
 
 
+def _resources(ctx: Any) -> Resources:
+    state: LociState = ctx.lifespan_context
+    return Resources(state.store, state.project)
+
+
 def _error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 async def _list_resources(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
-    return ListResourcesResult(resources=await Resources(ctx.lifespan_context.store).list())
+    return ListResourcesResult(resources=await _resources(ctx).list())
 
 
 async def _list_templates(ctx: Any, params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
@@ -202,7 +212,7 @@ async def _list_templates(ctx: Any, params: PaginatedRequestParams | None) -> Li
 async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
     uri = str(params.uri)
     try:
-        text, mime_type = await Resources(ctx.lifespan_context.store).read(uri)
+        text, mime_type = await _resources(ctx).read(uri)
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
     return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=mime_type)])
@@ -216,5 +226,5 @@ async def _complete(ctx: Any, params: CompleteRequestParams) -> CompleteResult:
     """Complete the `{id}` of a `loci://` resource template; nothing else has completions."""
     values: list[str] = []
     if isinstance(params.ref, ResourceTemplateReference) and params.argument.name == "id":
-        values = await Resources(ctx.lifespan_context.store).complete(params.ref.uri, params.argument.value)
+        values = await _resources(ctx).complete(params.ref.uri, params.argument.value)
     return CompleteResult(completion=Completion(values=values, total=len(values), has_more=False))

@@ -11,6 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from memory.evolution.evolution import Evolution
 from memory.graph.embed import Embedder
 from memory.graph.graph import Graph
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from servers.errors import readable_errors
 from tools.evolution import EvolutionTools
@@ -31,7 +32,8 @@ def build_memory_server(tools: MemoryTools, evolution: EvolutionTools | None = N
     return server
 
 
-def memory_server_for(store: Store, embedder: Embedder | None = None) -> MCPServer:
-    """The memory server over an open store (kept open by the caller for the server's lifetime)."""
-    graph = Graph(store, embedder)
+def memory_server_for(store: Store, embedder: Embedder | None = None, *, project: str = DEFAULT_PROJECT) -> MCPServer:
+    """The memory server over one project of an open store (kept open by the caller for the server's
+    lifetime)."""
+    graph = Graph(store, embedder, project=project)
     return build_memory_server(MemoryTools(graph), EvolutionTools(Evolution(graph)))

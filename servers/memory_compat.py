@@ -17,6 +17,7 @@ from mcp.types import ToolAnnotations
 
 from memory.errors import LociError
 from memory.graph.entities import EntityGraph
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store, default_db_path
 from servers.errors import readable_errors
 from tools.memory_compat import CompatTools
@@ -27,9 +28,9 @@ READ_ONLY = {"read_graph", "search_nodes", "open_nodes"}
 DESTRUCTIVE = {"delete_entities", "delete_observations", "delete_relations"}
 
 
-def build_compat_server(source: CompatTools | Store) -> MCPServer:
+def build_compat_server(source: CompatTools | Store, project: str = DEFAULT_PROJECT) -> MCPServer:
     """The compat server, from its tools or from an open store (kept open by the caller)."""
-    tools = source if isinstance(source, CompatTools) else CompatTools(EntityGraph(source))
+    tools = source if isinstance(source, CompatTools) else CompatTools(EntityGraph(source, project=project))
     server = MCPServer(name="memory-server")
     for fn in tools.all():
         name = fn.__name__

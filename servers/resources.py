@@ -22,6 +22,7 @@ from memory.context.objects import Target
 from memory.context.store import ContextStore
 from memory.errors import NotFoundError
 from memory.graph.graph import Graph
+from memory.projects import DEFAULT_PROJECT
 from memory.runs import Runs
 from memory.store import Store
 from tools.memory import MemoryTools
@@ -34,11 +35,13 @@ SCHEME = "loci://"
 
 
 class Resources:
-    """Lists and reads `loci://` URIs over one store."""
+    """Lists and reads `loci://` URIs of one project in a store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, project: str = DEFAULT_PROJECT) -> None:
         self.store = store
-        self.contexts = ContextStore(store)
+        self.project = project
+        self.contexts = ContextStore(store, project=project)
+        self.runs = Runs(store, project=project)
 
     @staticmethod
     def templates() -> list[ResourceTemplate]:
@@ -71,7 +74,8 @@ class Resources:
         ]
         rows = await self.store.read(
             lambda db: db.conn.execute(
-                "SELECT id, text FROM memory_nodes WHERE deleted IS NULL ORDER BY updated DESC LIMIT ?", [LISTED]
+                "SELECT id, text FROM memory_nodes WHERE deleted IS NULL AND project = ? ORDER BY updated DESC LIMIT ?",
+                [self.project, LISTED],
             ).fetchall()
         )
         shown += [
@@ -88,7 +92,7 @@ class Resources:
         if kind == "context" and ref:
             return await self._context(ref), "text/plain"
         if kind == "memory" and ref:
-            return _json(await MemoryTools(Graph(self.store)).memory_get(ref)), "application/json"
+            return _json(await MemoryTools(Graph(self.store, project=self.project)).memory_get(ref)), "application/json"
         if kind == "runs" and ref:
             return _json(await self._run(ref)), "application/json"
         raise NotFoundError(
@@ -100,15 +104,18 @@ class Resources:
         if template == "loci://context/{id}":
             ids = [o.id for o in reversed(await self.contexts.list(("doc", "note", "obs", "turn")))]
         elif template == "loci://memory/{id}":
-            ids = [f"mem:{i}" for i in await self._column("SELECT id FROM memory_nodes WHERE deleted IS NULL", limit)]
+            sql = "SELECT id FROM memory_nodes WHERE deleted IS NULL AND project = ?"
+            ids = [f"mem:{i}" for i in await self._column(sql, limit)]
         elif template == "loci://runs/{id}":
-            ids = [str(run.id) for run in await Runs(self.store).list(limit)]
+            ids = [str(run.id) for run in await self.runs.list(limit)]
         else:
             return []
         return [i for i in ids if i.startswith(prefix)][:limit]
 
     async def _column(self, sql: str, limit: int) -> list[Any]:
-        rows = await self.store.read(lambda db: db.conn.execute(f"{sql} ORDER BY id DESC LIMIT ?", [limit]).fetchall())
+        rows = await self.store.read(
+            lambda db: db.conn.execute(f"{sql} ORDER BY id DESC LIMIT ?", [self.project, limit]).fetchall()
+        )
         return [row[0] for row in rows]
 
     async def _context(self, ref: str) -> str:
@@ -129,14 +136,14 @@ class Resources:
                 description=f"{run.status}: {_short(run.task)}",
                 mime_type="application/json",
             )
-            for run in await Runs(self.store).list(LISTED)
+            for run in await self.runs.list(LISTED)
         ]
 
     async def _run(self, ref: str) -> dict[str, Any]:
         number = ref.removeprefix("run:")
         if not (number.isascii() and number.isdigit()):
             raise NotFoundError(f"no run {_short(ref)}: run ids look like run:7")
-        return (await Runs(self.store).get(number)).to_dict()
+        return (await self.runs.get(number)).to_dict()
 
 
 def _json(value: Any) -> str:

@@ -35,6 +35,7 @@ from memory.errors import LociError, UsageError
 from memory.store import default_db_path
 from runtime.background import Background
 from runtime.cli.display import one_line
+from runtime.cli.flags import project_of
 from runtime.cli.run import add_model_arguments, sizes_from
 from runtime.models.specs import load_model
 from runtime.run import Limits, RunConfig, RunResult
@@ -75,7 +76,10 @@ async def run(args: argparse.Namespace) -> int:
         )
         db = args.db or default_db_path()
         # A chat is a long-lived process: its worker runs every job kind (`runtime.background`).
-        async with open_session(model, db, config, files=args.file, background=Background.ALL) as session:
+        project = project_of(args)
+        async with open_session(
+            model, db, config, files=args.file, background=Background.ALL, project=project
+        ) as session:
             chat = await open_chat(session, model.name, write=_print, resume=resume)
             await chat_loop(chat, read_line)
     finally:
@@ -106,7 +110,7 @@ async def read_line() -> str | None:
 
 async def open_chat(session: Session, model: str, *, write: Write, resume: int | str | None = None) -> Chat:
     """A new chat, or the one `resume` names ("latest" or an id), its messages shown again."""
-    log = ChatLog(session.store)
+    log = ChatLog(session.store, project=session.runs.project)  # the session's project
     if resume is None:
         record = await log.start(model)
         write(f"chat {record.id} with {model}; /state /history /prune /quit")

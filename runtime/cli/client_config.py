@@ -38,6 +38,8 @@ def serve_args(args: argparse.Namespace, tools: tuple[str, ...], db: Path) -> li
     elif args.tools or args.parts:
         argv += ["--tools", ",".join(tools)]
     argv += ["--db", str(db.resolve())]
+    if getattr(args, "project", None):
+        argv += ["--project", args.project]
     for root in args.root:
         argv += ["--root", str(Path(root).expanduser().resolve())]
     if not args.compat:

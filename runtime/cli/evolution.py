@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.store import Store, default_db_path
+from runtime.cli.flags import add_project, project_of
 
 __all__ = ["register", "register_memory"]
 
@@ -47,6 +48,7 @@ def register(sub: Any) -> None:
     parser.add_argument("note", nargs="?", default="", help="what went right or wrong, in words")
     parser.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_project(parser)
     parser.set_defaults(handler=handle, memory_command="feedback")
 
 
@@ -55,7 +57,7 @@ async def handle(args: argparse.Namespace) -> int:
     from memory.graph.graph import Graph
 
     async with await Store.open(args.db or default_db_path()) as store:
-        evolution = Evolution(Graph(store))
+        evolution = Evolution(Graph(store, project=project_of(args)))
         result = await _dispatch(evolution, args)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))

@@ -19,7 +19,9 @@ from typing import Any
 from memory.context.store import ContextStore
 from memory.graph.graph import Graph
 from memory.imports.files import FORMATS, ImportReport, import_file
+from memory.projects import writable_project
 from memory.store import Store, default_db_path
+from runtime.cli.flags import project_of
 
 __all__ = ["register_import"]
 
@@ -34,7 +36,9 @@ def register_import(sub: Any, common: argparse.ArgumentParser) -> None:
 
 async def handle(args: argparse.Namespace) -> int:
     async with await Store.open(args.db or default_db_path()) as store:
-        report = await import_file(Graph(store), args.file, args.format, ContextStore(store))
+        project = writable_project(project_of(args))
+        graph, contexts = Graph(store, project=project), ContextStore(store, project=project)
+        report = await import_file(graph, args.file, args.format, contexts)
     if args.json:
         print(json.dumps(report_dict(report), indent=2, ensure_ascii=False))
     else:

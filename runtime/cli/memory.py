@@ -13,8 +13,10 @@
     loci memory restore ID [--reason R]    (runtime/cli/revisions.py)
     loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli/evolution.py)
 
-Every subcommand takes `--db PATH` (default: the Loci home) and `--json` for
-machine-readable output. The commands call the same tools the model calls
+Every subcommand takes `--db PATH` (default: the Loci home), `--json` for
+machine-readable output, and `--project P` (default `$LOCI_PROJECT`, else
+`default`); the reading ones take `--all-projects` too, and a write under it
+is refused. The commands call the same tools the model calls
 (tools/memory.py), so the shell and the agent see one memory. Text is shown
 through `runtime.cli.display.safe`: a memory holding escape sequences cannot
 drive the terminal. The tools, the graph and the export are imported when a
@@ -31,11 +33,11 @@ from typing import Any
 
 from memory.errors import UsageError
 from memory.graph.export import FORMATS
-from memory.graph.schema import EDGE_KINDS, NODE_KINDS
+from memory.graph.records import EDGE_KINDS, NODE_KINDS
 from memory.store import Store, default_db_path
 from runtime.cli.display import one_line, safe
 from runtime.cli.evolution import register_memory
-from runtime.cli.flags import at_least
+from runtime.cli.flags import add_project, at_least, project_of
 from runtime.cli.imports import register_import
 from runtime.cli.revisions import register_restore
 
@@ -48,6 +50,7 @@ def register(subparsers: Any) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
     common.add_argument("--json", action="store_true", help="print JSON")
+    add_project(common, every=True)
 
     add = sub.add_parser("add", parents=[common], help="remember a fact, an episode or a procedure")
     add.add_argument("text")
@@ -101,7 +104,9 @@ async def handle(args: argparse.Namespace) -> int:
         elif args.memory_command == "stats":
             from memory.graph.graph import Graph
 
-            result = await Graph(store).stats()  # what memory_stats returns, without the tool set
+            result = await Graph(
+                store, project=project_of(args)
+            ).stats()  # what memory_stats returns, without the tool set
         else:
             result = await _dispatch(store, args)
     if args.json:
@@ -115,7 +120,7 @@ async def _dispatch(store: Store, args: argparse.Namespace) -> Any:
     from memory.graph.graph import Graph
     from tools.memory import MemoryTools
 
-    tools = MemoryTools(Graph(store))
+    tools = MemoryTools(Graph(store, project=project_of(args)))
     command = args.memory_command
     if command == "add":
         return await tools.memory_remember(args.text, args.kind, args.link, _meta(args.meta))
@@ -138,7 +143,7 @@ async def _search(store: Store, args: argparse.Namespace) -> list[dict[str, Any]
     from memory.graph.recall import Recall
     from tools.shown import check_query, node_dict
 
-    recall = Recall(Graph(store))
+    recall = Recall(Graph(store, project=project_of(args)))
     found = await recall.recall(check_query(args.query), k=args.k, kinds=args.kind, record=False)
     return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
 
@@ -159,11 +164,11 @@ async def _export(store: Store, args: argparse.Namespace) -> int:
     from memory.graph.export import export_graph
 
     if args.out is None:
-        counts = await export_graph(store, sys.stdout, args.format)
+        counts = await export_graph(store, sys.stdout, args.format, project=project_of(args))
     else:
         try:
             with args.out.open("w", encoding="utf-8") as out:
-                counts = await export_graph(store, out, args.format)
+                counts = await export_graph(store, out, args.format, project=project_of(args))
         except OSError as exc:
             raise UsageError(f"cannot write {args.out}: {exc.strerror}") from exc
         print(f"wrote {counts['nodes']} nodes and {counts['edges']} edges to {args.out}", file=sys.stderr)

@@ -13,6 +13,7 @@ from typing import Any
 
 from memory.graph.graph import Graph
 from memory.store import Store, default_db_path
+from runtime.cli.flags import project_of
 
 __all__ = ["register_restore"]
 
@@ -29,7 +30,7 @@ async def handle(args: argparse.Namespace) -> int:
     async with await Store.open(args.db or default_db_path()) as store:
         from tools.memory import MemoryTools  # the tool set brings pydantic: only when restoring
 
-        result = await MemoryTools(Graph(store)).memory_restore(args.id, args.reason)
+        result = await MemoryTools(Graph(store, project=project_of(args))).memory_restore(args.id, args.reason)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:

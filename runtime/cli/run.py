@@ -17,7 +17,7 @@ from pathlib import Path
 from memory.errors import UsageError
 from memory.store import default_db_path
 from runtime.cli.display import safe
-from runtime.cli.flags import at_least
+from runtime.cli.flags import add_project, at_least, project_of
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.prompt.build import RegionSizes
@@ -62,6 +62,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    add_project(parser)
     parser.add_argument("--state-tokens", type=int, help="budget S of the working state (default: from the window)")
     parser.add_argument("--window-tokens", type=int, help="budget W of the recent-turns window")
     parser.add_argument("--observation-tokens", type=int, help="budget O of the latest tool result")
@@ -112,7 +113,9 @@ async def run(args: argparse.Namespace) -> int:
             limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
         )
         db, episodes = args.db or default_db_path(), not args.no_episode
-        async with open_session(model, db, config, files=files, on_turn=on_turn, episodes=episodes) as session:
+        async with open_session(
+            model, db, config, files=files, on_turn=on_turn, episodes=episodes, project=project_of(args)
+        ) as session:
             loaded = list(session.loaded)
             if "-" in args.file:
                 loaded.append(await session.contexts.add_stream("stdin", sys.stdin.buffer))

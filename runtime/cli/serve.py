@@ -32,9 +32,11 @@ from memory.context.paths import Roots
 from memory.errors import UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
+from memory.projects import ALL
 from memory.store import Store, default_db_path
 from runtime.background import background_worker
 from runtime.cli.client_config import CLIENTS, client_config
+from runtime.cli.flags import add_project, project_of
 from runtime.models.specs import DEFAULT_SPEC
 from servers.app import TOOL_SETS, build_app, parse_tools
 from servers.transport import MAX_BODY_BYTES, check_bind, read_token, serve_http, serve_stdio
@@ -52,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--compat", action="store_true", help="with `memory`: the reference memory server's tool set")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
     parser.add_argument("--model", default=DEFAULT_SPEC, help="model spec for run_task")
+    add_project(parser)
     parser.add_argument(
         "--root", action="append", default=[], help="a directory whose files may be loaded (repeatable)"
     )
@@ -91,11 +94,14 @@ async def run(args: argparse.Namespace) -> int:
     if args.compat:
         return await _serve_compat(args, db, token)
     options = {"model": args.model, "mcp_config": args.mcp_config}
-    # The background worker refines the memory graph while the server runs, on its own connection to the home.
+    project = project_of(args)
+    # The background worker refines the memory graph of every project while the server runs (a job knows its
+    # project), on its own connection to the home; the tools see `project` only.
     async with await Store.open(db) as store:
-        evolution = Evolution(Graph(store))
+        evolution = Evolution(Graph(store, project=ALL))
         async with background_worker(evolution.jobs, evolution.handlers()):
-            await _serve(build_app(store, tools, roots=roots.roots or (), options=options), args, token)
+            app = build_app(store, tools, roots=roots.roots or (), options=options, project=project)
+            await _serve(app, args, token)
     return 0
 
 
@@ -103,7 +109,7 @@ async def _serve_compat(args: argparse.Namespace, db: Path, token: str | None) -
     from servers.memory_compat import build_compat_server
 
     async with await Store.open(db) as store:
-        await _serve(build_compat_server(store), args, token)
+        await _serve(build_compat_server(store, project_of(args)), args, token)
     return 0
 
 

@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 from memory.store import Store, default_db_path
+from runtime.cli.flags import add_project, project_of
 
 __all__ = ["DEFAULT_PORT", "register"]
 
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}; 0 picks a free port")
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1); others need --token-file")
     parser.add_argument("--token-file", default=None, help="a file whose first line is the session token")
+    add_project(parser, every=True)
     parser.set_defaults(handler=run)
 
 
@@ -39,5 +41,5 @@ async def run(args: argparse.Namespace) -> int:
     session_token(token, args.host)  # refuse a bind off loopback without a token before opening anything
     db = Path(args.db).expanduser() if args.db else default_db_path()
     async with await Store.open(db, query_only=True) as store:
-        await serve_ui(store, host=args.host, port=args.port, token=token)
+        await serve_ui(store, host=args.host, port=args.port, token=token, project=project_of(args))
     return 0

@@ -32,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 from memory.context.store import ContextStore
 from memory.errors import LociError, NotFoundError, ToolError, UsageError
 from memory.graph.graph import Graph
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from servers.ui.graph_view import DEFAULT_DRAWN, GraphView
 from servers.ui.guard import MAX_POST_BYTES, Guard
@@ -61,14 +62,14 @@ def _status(exc: LociError) -> int:
 
 
 class Api:
-    """The JSON routes, over the views of one store."""
+    """The JSON routes, over the views of one project of a store (`ALL`: of every project)."""
 
-    def __init__(self, store: Store) -> None:
-        graph = Graph(store)
+    def __init__(self, store: Store, project: str | None = DEFAULT_PROJECT) -> None:
+        graph = Graph(store, project=project)
         self.graph = GraphView(graph)
         self.runs = RunsView(graph)
         self.work = WorkView(graph)
-        self.context = ContextTools(ContextStore(store))
+        self.context = ContextTools(ContextStore(store, project=project))
 
     def routes(self) -> list[Route]:
         table: dict[str, Any] = {
@@ -125,12 +126,18 @@ async def _index(request: Request) -> Response:
 
 
 def build_ui_app(
-    store: Store, *, host: str, token: str, token_for_reads: bool, max_body: int = MAX_POST_BYTES
+    store: Store,
+    *,
+    host: str,
+    token: str,
+    token_for_reads: bool,
+    max_body: int = MAX_POST_BYTES,
+    project: str | None = DEFAULT_PROJECT,
 ) -> Guard:
-    """The whole page: its files, the API over `store`, behind the `Guard`."""
+    """The whole page: its files, the API over one project of `store`, behind the `Guard`."""
     routes = [
         Route("/", _index, methods=["GET"]),
-        *Api(store).routes(),
+        *Api(store, project).routes(),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)

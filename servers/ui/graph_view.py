@@ -34,7 +34,7 @@ from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph, adjacent_edges
 from memory.graph.ops import fetch_nodes
 from memory.graph.recall import Recall
-from memory.graph.schema import Edge, Node, node_ref, parse_node_id
+from memory.graph.records import Edge, Node, node_ref, parse_node_id
 from tools.memory import MemoryTools, check_query
 
 __all__ = ["DEFAULT_DRAWN", "MAX_DRAWN", "GraphView"]
@@ -66,9 +66,19 @@ def _edge(edge: Edge) -> dict[str, Any]:
     }
 
 
-def _totals(conn: sqlite3.Connection) -> dict[str, int]:
-    nodes = conn.execute("SELECT count(*) FROM memory_nodes WHERE deleted IS NULL").fetchone()[0]
-    edges = conn.execute("SELECT count(*) FROM memory_edges WHERE deleted IS NULL").fetchone()[0]
+def _totals(conn: sqlite3.Connection, project: str | None) -> dict[str, int]:
+    if project is None:  # every project: the plain counts
+        nodes = conn.execute("SELECT count(*) FROM memory_nodes WHERE deleted IS NULL").fetchone()[0]
+        edges = conn.execute("SELECT count(*) FROM memory_edges WHERE deleted IS NULL").fetchone()[0]
+        return {"total_nodes": nodes, "total_edges": edges}
+    nodes = conn.execute(
+        "SELECT count(*) FROM memory_nodes WHERE deleted IS NULL AND project = ?", [project]
+    ).fetchone()[0]
+    edges = conn.execute(
+        "SELECT count(*) FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+        " WHERE e.deleted IS NULL AND n.project = ?",
+        [project],
+    ).fetchone()[0]
     return {"total_nodes": nodes, "total_edges": edges}
 
 
@@ -95,16 +105,19 @@ class GraphView:
 
     async def totals(self) -> dict[str, int]:
         """How many live nodes and edges the home holds (two counts that scan: asked apart from the pieces)."""
-        return await self.graph.store.read(lambda db: _totals(db.conn))
+        return await self.graph.store.read(lambda db: _totals(db.conn, self.graph.project))
 
     async def top(self, limit: int = DEFAULT_DRAWN) -> dict[str, Any]:
         n = _limit(limit)
 
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             # Sort the ids alone, then read the rows of the few kept: sorting whole rows costs ten times more.
-            sql = "SELECT id FROM memory_nodes WHERE deleted IS NULL ORDER BY uses DESC, id DESC LIMIT ?"
-            ids = [row[0] for row in db.conn.execute(sql, [n])]
-            found = fetch_nodes(db.conn, ids)
+            sql = (
+                "SELECT id FROM memory_nodes WHERE deleted IS NULL AND project = coalesce(?, project)"
+                " ORDER BY uses DESC, id DESC LIMIT ?"
+            )
+            ids = [row[0] for row in db.conn.execute(sql, [self.graph.project, n])]
+            found = fetch_nodes(db.conn, ids, self.graph.project)
             return {"view": "top", **_piece(db.conn, {i: found[i] for i in ids if i in found})}
 
         return await self.graph.store.read(read)
@@ -120,7 +133,7 @@ class GraphView:
             spread = [e for e in adjacent_edges(db.conn, [r.node.id for r in found]) if e.id in via]
             ids = [r.node.id for r in found] + [i for e in spread for i in (e.src, e.dst)]
             ids += [i for e in adjacent_edges(db.conn, ids[: len(found)]) for i in (e.src, e.dst)]
-            nodes = fetch_nodes(db.conn, list(dict.fromkeys(ids))[:n])
+            nodes = fetch_nodes(db.conn, list(dict.fromkeys(ids))[:n], self.graph.project)
             return {
                 "view": "recall",
                 "query": query,

@@ -22,7 +22,7 @@ from memory.context.store import ContextStore
 from memory.errors import LociError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
-from memory.graph.schema import node_ref
+from memory.graph.records import node_ref
 from memory.params import in_chunks
 from memory.runs import Runs, parse_run_id
 
@@ -49,8 +49,8 @@ class RunsView:
 
     def __init__(self, graph: Graph) -> None:
         self.store = graph.store
-        self.runs = Runs(graph.store)
-        self.contexts = ContextStore(graph.store)
+        self.runs = Runs(graph.store, project=graph.project)
+        self.contexts = ContextStore(graph.store, project=graph.project)
         self.episodes = Evolution(graph).episodes  # as `loci feedback` takes it
 
     async def list(self, limit: int = LISTED) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import socket
 import sys
 
 from memory.errors import UsageError
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from servers.transport import is_loopback
 from servers.ui.app import build_ui_app
@@ -34,11 +35,13 @@ def session_token(given: str | None, host: str) -> tuple[str, bool]:
     return secrets.token_urlsafe(24), False
 
 
-async def serve_ui(store: Store, *, host: str, port: int, token: str | None) -> None:
+async def serve_ui(
+    store: Store, *, host: str, port: int, token: str | None, project: str | None = DEFAULT_PROJECT
+) -> None:
     import uvicorn
 
     secret, for_reads = session_token(token, host)
-    app = build_ui_app(store, host=host, token=secret, token_for_reads=for_reads)
+    app = build_ui_app(store, host=host, token=secret, token_for_reads=for_reads, project=project)
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, log_config=logs)

@@ -19,7 +19,7 @@ from memory.digest_jobs import DigestJobs
 from memory.evolution.consolidate import posterior
 from memory.evolution.params import DEFAULT_PARAMS
 from memory.graph.graph import Graph
-from memory.graph.schema import NODE_COLUMNS, node_from_row, node_ref
+from memory.graph.records import NODE_COLUMNS, node_from_row, node_ref
 from memory.jobs.queue import Jobs
 
 __all__ = ["WorkView"]
@@ -36,13 +36,14 @@ def _sources(db: sqlite_utils.Database, procedure: int) -> list[dict[str, Any]]:
     return [{**row, "id": node_ref(row["id"])} for row in db.query(sql, [procedure])]
 
 
-def _procedures(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def _procedures(db: sqlite_utils.Database, project: str | None) -> list[dict[str, Any]]:
     sql = (
         f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
+        " AND project = coalesce(?, project)"
         " ORDER BY CASE status WHEN 'active' THEN 0 WHEN 'probationary' THEN 1 ELSE 2 END, successes DESC, id LIMIT ?"
     )
     shown = []
-    for row in db.conn.execute(sql, [LISTED]).fetchall():
+    for row in db.conn.execute(sql, [project, LISTED]).fetchall():
         node = node_from_row(row)
         mean, spread = posterior(node.successes, node.failures, DEFAULT_PARAMS)
         shown.append(
@@ -60,13 +61,14 @@ def _procedures(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     return shown
 
 
-def _latest_jobs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def _latest_jobs(db: sqlite_utils.Database, project: str | None) -> list[dict[str, Any]]:
     sql = (
         "SELECT id, kind, key, status, attempts, max_attempts, error, created, updated, finished FROM jobs"
+        " WHERE project = coalesce(?, project)"
         " ORDER BY CASE status WHEN 'running' THEN 0 WHEN 'failed' THEN 1 WHEN 'queued' THEN 2 ELSE 3 END, id DESC"
         " LIMIT ?"
     )
-    return list(db.query(sql, [LISTED]))
+    return list(db.query(sql, [project, LISTED]))
 
 
 class WorkView:
@@ -74,15 +76,16 @@ class WorkView:
 
     def __init__(self, graph: Graph) -> None:
         self.store = graph.store
-        self.jobs = Jobs(graph.store)
-        self.digests = DigestJobs(graph.store)
+        self.project = graph.project
+        self.jobs = Jobs(graph.store, project=graph.project)
+        self.digests = DigestJobs(graph.store, project=graph.project)
 
     async def procedures(self) -> list[dict[str, Any]]:
-        return await self.store.read(_procedures)
+        return await self.store.read(lambda db: _procedures(db, self.project))
 
     async def queue(self) -> dict[str, Any]:
         counts = await self.jobs.counts()
-        latest = await self.store.read(_latest_jobs)
+        latest = await self.store.read(lambda db: _latest_jobs(db, self.project))
         return {"counts": counts, "jobs": latest}
 
     async def digest_jobs(self) -> list[dict[str, Any]]:

@@ -65,3 +65,27 @@ async def test_a_read_only_home_is_the_reason_the_client_reads(tmp_path: Path) -
     assert made.is_error
     assert f"cannot write the Loci home {path}" in made.content[0].text and "read-only" in made.content[0].text
     assert not found.is_error
+
+
+async def test_a_server_for_one_project_serves_its_memories_documents_and_resources_only(
+    store: Store, tmp_path: Path
+) -> None:
+    from servers.app import build_app
+
+    (tmp_path / "shop.md").write_text("The shop's courier is Velo.\n", encoding="utf-8")
+    (tmp_path / "blog.md").write_text("The blog's courier column runs weekly.\n", encoding="utf-8")
+    shop = build_app(store, ("context", "memory"), roots=[tmp_path], project="shop")
+    blog = build_app(store, ("context", "memory"), roots=[tmp_path], project="blog")
+    async with Client(shop) as a, Client(blog) as b:
+        await a.call_tool("memory_remember", {"text": "the shop's courier is Velo"})
+        await b.call_tool("memory_remember", {"text": "the blog's courier column runs weekly"})
+        await a.call_tool("context_load", {"path": str(tmp_path / "shop.md")})
+        await b.call_tool("context_load", {"path": str(tmp_path / "blog.md")})
+        found = (await a.call_tool("memory_recall", {"query": "courier", "k": 5})).structured_content["result"]
+        hits = (await a.call_tool("context_search", {"query": "courier"})).structured_content
+        other = await a.call_tool("memory_get", {"id": "mem:2"})
+        listed = {r.name for r in (await a.list_resources()).resources}
+    assert [hit["text"] for hit in found] == ["the shop's courier is Velo"]
+    assert "Velo" in str(hits) and "weekly" not in str(hits)
+    assert other.is_error and "no memory mem:2" in other.content[0].text
+    assert "mem:1" in listed and "mem:2" not in listed and "blog.md" not in listed

@@ -70,3 +70,24 @@ def test_run_shows_evidence_escaped_and_says_how_to_give_feedback(
     assert "\x1b" not in out and "\x07" not in out
     assert out.startswith("read \\x1b[2J\n") and "\\x1b]52;c;aGVsbG8=\\x07" in out
     assert err.endswith("run 1: loci feedback 1 good|bad\n")
+
+
+def test_projects_keep_memories_apart_and_all_projects_only_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "loci.db"
+    loci_memory(capsys, db, "add", "the shop ships on Fridays", "--project", "shop")
+    monkeypatch.setenv("LOCI_PROJECT", "blog")
+    loci_memory(capsys, db, "add", "the blog ships a post on Fridays")
+    code, out, _ = loci_memory(capsys, db, "search", "Fridays", "--json")
+    assert code == 0 and [row["text"] for row in json.loads(out)] == ["the blog ships a post on Fridays"]
+    code, out, _ = loci_memory(capsys, db, "search", "Fridays", "--project", "shop", "--json")
+    assert [row["text"] for row in json.loads(out)] == ["the shop ships on Fridays"]
+    code, _, err = loci_memory(capsys, db, "show", "mem:1")
+    assert code == 2 and "no memory mem:1" in err
+    code, out, _ = loci_memory(capsys, db, "search", "Fridays", "--all-projects", "--json")
+    assert code == 0 and len(json.loads(out)) == 2
+    code, _, err = loci_memory(capsys, db, "add", "where to?", "--all-projects")
+    assert code == 2 and "name one project" in err
+    code, _, err = loci_memory(capsys, db, "stats", "--project", "no good")
+    assert code == 2 and "not a project name" in err
