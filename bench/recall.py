@@ -48,6 +48,7 @@ from memory.imports.ledger import SESSION, imported
 from memory.imports.locomo import read_locomo, turns_of
 from memory.imports.records import Conversation
 from memory.imports.writer import import_conversation
+from memory.projects import writable_project
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
@@ -134,12 +135,14 @@ async def ask_sample(
     times: dict[str, list[float]],
 ) -> None:
     """Ask a sample's questions of a graph its conversation was imported into (under `key`), adding the scores."""
-    await _ask(Recall(graph), sample, await _dia_of(graph.store, key), ks, scores, times)
+    await _ask(Recall(graph), sample, await _dia_of(graph, key), ks, scores, times)
 
 
-async def _dia_of(store: Store, key: str) -> dict[int, set[str]]:
-    """node id -> the dia_ids it holds (identical turns share a node), from the import ledger."""
-    rows = await store.read(lambda db: imported(db.conn, key))
+async def _dia_of(graph: Graph, key: str) -> dict[int, set[str]]:
+    """node id -> the dia_ids it holds (identical turns share a node), from the import ledger of the graph's
+    project."""
+    project = writable_project(graph.project)
+    rows = await graph.store.read(lambda db: imported(db.conn, key, project))
     dia_of: dict[int, set[str]] = {}
     for ref, node_id in rows.items():
         if node_id is not None and not ref.startswith(SESSION):
