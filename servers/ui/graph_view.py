@@ -31,8 +31,8 @@ from typing import Any
 import sqlite_utils
 
 from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph, adjacent_edges
-from memory.graph.ops import fetch_nodes
+from memory.graph.graph import Graph
+from memory.graph.ops import adjacent_edges, fetch_nodes
 from memory.graph.recall import Recall
 from memory.graph.records import Edge, Node, node_ref, parse_node_id
 from tools.memory import MemoryTools, check_query
