@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from memory.chat import ChatLog
+from memory.digest_jobs import DigestJobs
 from memory.errors import NotFoundError, UsageError
 from memory.projects import ALL
 from memory.runs import Runs
 from memory.store import Store, migration_sets
 
 # The steps that brought projects to these tables; a home without them is a home made before projects.
-PROJECT_STEPS = ("runs_by_project",)
+PROJECT_STEPS = ("runs_by_project", "digest_jobs_by_project", "chat_by_project")
 
 
 def old_home(path: Path, *rows: tuple[str, dict[str, object]]) -> None:
@@ -35,7 +37,7 @@ def columns(path: Path, table: str) -> set[str]:
 
 @pytest.mark.parametrize("bad", ["", "two words", "-x", "a/b", "x" * 65, 7])
 async def test_a_bad_project_name_is_a_usage_error(store: Store, bad: object) -> None:
-    for build in (Runs,):
+    for build in (Runs, DigestJobs, ChatLog):
         with pytest.raises(UsageError, match="project"):
             build(store, project=bad)
 
@@ -67,3 +69,62 @@ async def test_runs_of_a_home_made_before_projects_are_defaults(tmp_path: Path) 
     async with await Store.open(path) as store:
         assert [(r.id, r.project) for r in await Runs(store).list()] == [(1, "default")]
         assert await Runs(store, project="other").list() == []
+
+
+async def test_digest_jobs_of_two_projects_stay_apart(store: Store) -> None:
+    alpha, beta = DigestJobs(store, project="alpha"), DigestJobs(store, project="beta")
+    a = await alpha.create("what?", "stream", "m", {}, [])
+    b = await beta.create("why?", "stream", "m", {}, [])
+    assert [(j.id, j.project) for j in await alpha.list()] == [(a, "alpha")]
+    with pytest.raises(NotFoundError, match=f"no digest job {b}"):
+        await alpha.get(b)
+    with pytest.raises(NotFoundError, match=f"no digest job {b}"):
+        await alpha.checkpoint(b, {"chunk": 3})
+    assert (await beta.get(b)).state == {}
+    every = DigestJobs(store, project=ALL)
+    assert [j.project for j in await every.list()] == ["beta", "alpha"]
+    assert (await every.get(a)).question == "what?"
+    with pytest.raises(UsageError, match="name one project"):
+        await every.create("q", "stream", "m", {}, [])
+    with pytest.raises(UsageError, match="name one project"):
+        await every.stop(a, "failed", "no")
+
+
+async def test_chat_sessions_of_two_projects_stay_apart(store: Store) -> None:
+    alpha, beta = ChatLog(store, project="alpha"), ChatLog(store, project="beta")
+    a = await alpha.start("m")
+    await alpha.add(a.id, "user", "hello")
+    b = await beta.start("m")
+    assert (await alpha.find()).id == a.id  # the latest of its own project, not beta's newer one
+    with pytest.raises(NotFoundError, match=f"no chat session {b.id}"):
+        await alpha.find(b.id)
+    with pytest.raises(NotFoundError, match=f"no chat session {b.id}"):
+        await alpha.add(b.id, "user", "sneaking in")
+    assert await beta.messages(a.id) == []
+    assert [m.text for m in await alpha.messages(a.id)] == ["hello"]
+    every = ChatLog(store, project=ALL)
+    assert (await every.find()).project == "beta"
+    assert [m.text for m in await every.messages(a.id)] == ["hello"]
+    with pytest.raises(UsageError, match="name one project"):
+        await every.start("m")
+    with pytest.raises(UsageError, match="name one project"):
+        await every.add(a.id, "user", "hi")
+    with pytest.raises(NotFoundError, match="no chat to resume"):
+        await ChatLog(store).find()
+
+
+async def test_digest_jobs_and_chats_of_a_home_made_before_projects_are_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    job = {"id": 1, "created": 1.0, "updated": 1.0, "status": "done", "question": "q", "strategy": "stream"}
+    old_home(
+        path,
+        ("digest_jobs", {**job, "model": "m"}),
+        ("chat_sessions", {"id": 1, "created": 1.0, "model": "m"}),
+        ("chat_messages", {"session_id": 1, "seq": 1, "role": "user", "text": "hi", "created": 1.0}),
+    )
+    assert "project" not in columns(path, "digest_jobs") | columns(path, "chat_sessions")
+    async with await Store.open(path) as store:
+        assert [(j.id, j.project) for j in await DigestJobs(store).list()] == [(1, "default")]
+        assert (await ChatLog(store).find()).project == "default"
+        assert [m.text for m in await ChatLog(store).messages(1)] == ["hi"]
+        assert await DigestJobs(store, project="other").list() == []
