@@ -11,13 +11,14 @@ import sqlite_utils
 
 from memory.chat import ChatLog
 from memory.digest_jobs import DigestJobs
-from memory.errors import NotFoundError, UsageError
+from memory.errors import NotFoundError, StoreError, UsageError
+from memory.jobs.queue import Jobs
 from memory.projects import ALL
 from memory.runs import Runs
 from memory.store import Store, migration_sets
 
 # The steps that brought projects to these tables; a home without them is a home made before projects.
-PROJECT_STEPS = ("runs_by_project", "digest_jobs_by_project", "chat_by_project")
+PROJECT_STEPS = ("runs_by_project", "digest_jobs_by_project", "chat_by_project", "jobs_by_project")
 
 
 def old_home(path: Path, *rows: tuple[str, dict[str, object]]) -> None:
@@ -37,7 +38,7 @@ def columns(path: Path, table: str) -> set[str]:
 
 @pytest.mark.parametrize("bad", ["", "two words", "-x", "a/b", "x" * 65, 7])
 async def test_a_bad_project_name_is_a_usage_error(store: Store, bad: object) -> None:
-    for build in (Runs, DigestJobs, ChatLog):
+    for build in (Runs, DigestJobs, ChatLog, lambda store, project: Jobs(store, project=project)):
         with pytest.raises(UsageError, match="project"):
             build(store, project=bad)
 
@@ -128,3 +129,46 @@ async def test_digest_jobs_and_chats_of_a_home_made_before_projects_are_defaults
         assert (await ChatLog(store).find()).project == "default"
         assert [m.text for m in await ChatLog(store).messages(1)] == ["hi"]
         assert await DigestJobs(store, project="other").list() == []
+
+
+async def test_jobs_of_two_projects_with_one_key_both_queue(store: Store) -> None:
+    alpha, beta = Jobs(store, project="alpha"), Jobs(store, project="beta")
+    a = await alpha.enqueue("note", {"n": 1}, key="note:1")
+    assert await alpha.enqueue("note", {"n": 1}, key="note:1") is None  # once per project
+    b = await beta.enqueue("note", {"n": 2}, key="note:1")
+    assert a is not None and b is not None and a != b
+    assert (await alpha.counts())["queued"] == 1 and await alpha.last_id() == a
+    with pytest.raises(StoreError, match=f"no job {b}"):
+        await alpha.get(b)
+    job = await alpha.claim()
+    assert job is not None and (job.id, job.project, job.payload) == (a, "alpha", {"n": 1})
+    assert await alpha.claim() is None  # beta's job is not alpha's to run
+    await alpha.complete(job, lambda conn: {"done": "alpha"})
+    assert await alpha.results(["note:1"]) == {"note:1": {"done": "alpha"}}
+    assert await beta.results(["note:1"]) == {}
+
+
+async def test_a_queue_for_every_project_claims_any_job_and_queues_none(store: Store) -> None:
+    b = await Jobs(store, project="beta").enqueue("note", {})
+    every = Jobs(store, project=ALL)
+    job = await every.claim()
+    assert job is not None and (job.id, job.project) == (b, "beta")
+    assert (await every.counts())["running"] == 1
+    with pytest.raises(UsageError, match="name one project"):
+        await every.enqueue("note", {})
+    assert await Jobs(store).claim() is None  # the default project has no job
+
+
+async def test_jobs_of_a_home_made_before_projects_are_defaults_and_keep_their_ids(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    job = {"kind": "note", "payload": "{}", "max_attempts": 3, "created": 1.0, "updated": 1.0}
+    old_home(path, ("jobs", {**job, "id": 7, "key": "note:1"}))
+    async with await Store.open(path) as store:
+        assert (await Jobs(store).get(7))["project"] == "default"
+        assert await Jobs(store).enqueue("note", {}, key="note:1") is None  # its key still holds in default
+        assert await Jobs(store, project="other").enqueue("note", {}, key="note:1") is not None
+        claimed = await Jobs(store).claim()
+        assert claimed is not None and (claimed.id, claimed.project) == (7, "default")
+    with sqlite3.connect(path) as conn:
+        indexes = {row[1] for row in conn.execute("PRAGMA index_list(jobs)")}
+    assert {"jobs_status", "jobs_project"} <= indexes
