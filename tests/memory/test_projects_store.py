@@ -10,6 +10,7 @@ import pytest
 import sqlite_utils
 
 from memory.chat import ChatLog
+from memory.context.store import ContextStore
 from memory.digest_jobs import DigestJobs
 from memory.errors import NotFoundError, StoreError, UsageError
 from memory.jobs.queue import Jobs
@@ -18,7 +19,13 @@ from memory.runs import Runs
 from memory.store import Store, migration_sets
 
 # The steps that brought projects to these tables; a home without them is a home made before projects.
-PROJECT_STEPS = ("runs_by_project", "digest_jobs_by_project", "chat_by_project", "jobs_by_project")
+PROJECT_STEPS = (
+    "context_by_project",
+    "runs_by_project",
+    "digest_jobs_by_project",
+    "chat_by_project",
+    "jobs_by_project",
+)
 
 
 def old_home(path: Path, *rows: tuple[str, dict[str, object]]) -> None:
@@ -38,7 +45,7 @@ def columns(path: Path, table: str) -> set[str]:
 
 @pytest.mark.parametrize("bad", ["", "two words", "-x", "a/b", "x" * 65, 7])
 async def test_a_bad_project_name_is_a_usage_error(store: Store, bad: object) -> None:
-    for build in (Runs, DigestJobs, ChatLog, lambda store, project: Jobs(store, project=project)):
+    for build in (Runs, DigestJobs, ChatLog, ContextStore, lambda store, project: Jobs(store, project=project)):
         with pytest.raises(UsageError, match="project"):
             build(store, project=bad)
 
@@ -172,3 +179,67 @@ async def test_jobs_of_a_home_made_before_projects_are_defaults_and_keep_their_i
     with sqlite3.connect(path) as conn:
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(jobs)")}
     assert {"jobs_status", "jobs_project"} <= indexes
+
+
+async def test_context_objects_of_two_projects_stay_apart(store: Store) -> None:
+    alpha, beta = ContextStore(store, project="alpha"), ContextStore(store, project="beta")
+    a = await alpha.add_text("doc", "harbor", "the harbor has twelve boats")
+    b = await beta.add_text("doc", "garage", "the garage has twelve cars")
+    assert [(o.id, o.project) for o in await alpha.list()] == [(a.id, "alpha")]
+    assert await alpha.last_id() == int(a.id.split(":")[1])
+    for reach in (alpha.get, alpha.read, alpha.outline, alpha.forget):
+        with pytest.raises(NotFoundError, match=f"no context object {b.id}"):
+            await reach(b.id)
+    assert [h.id for h in await alpha.search("twelve")] == [a.id]
+    assert [h.id for h in await alpha.search("twelve", ids=[b.id])] == []
+    assert [h.id for h in await alpha.search(r"twel\w+", regex=True)] == [a.id]
+    every = ContextStore(store, project=ALL)
+    assert {h.id for h in await every.search("twelve")} == {a.id, b.id}
+    assert {h.id for h in await every.search("twelve", regex=True)} == {a.id, b.id}
+    assert (await every.get(b.id)).project == "beta"
+    assert [o.id for o in await ContextStore(store).list()] == []
+
+
+async def test_a_store_for_every_project_loads_and_forgets_nothing(store: Store, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one line\n", encoding="utf-8")
+    a = await ContextStore(store, project="alpha").add_text("doc", "harbor", "boats")
+    every = ContextStore(store, project=ALL, roots=[tmp_path])
+    loads = (
+        every.add_text("doc", "x", "text"),
+        every.add_file(tmp_path / "notes.txt"),
+        every.add_directory(tmp_path),
+        every.add_path(tmp_path),
+        every.forget(a.id),
+    )
+    for load in loads:
+        with pytest.raises(UsageError, match="name one project"):
+            await load
+    with pytest.raises(UsageError, match="name one project"):
+        await store.write(lambda db: every.add_text_now(db.conn, "note", "n", "text"))
+    assert [o.id for o in await every.list()] == [a.id]
+
+
+async def test_one_file_loaded_in_two_projects_is_two_objects(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("the harbor has twelve boats\n", encoding="utf-8")
+    alpha, beta = ContextStore(store, project="alpha"), ContextStore(store, project="beta")
+    first = await alpha.add_file(path)
+    second = await beta.add_file(path)
+    assert first.id != second.id and (first.project, second.project) == ("alpha", "beta")
+    assert (await alpha.add_file(path)).id == first.id  # unchanged: each project reuses its own
+    assert (await beta.add_file(path)).id == second.id
+
+
+async def test_context_objects_of_a_home_made_before_projects_are_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    obj = {"id": 1, "kind": "doc", "name": "old", "created": 1.0, "lines": 1, "chars": 9, "tokens": 3}
+    chunk = {"id": 1, "object_id": 1, "seq": 0, "start_line": 1, "end_line": 1, "text": "old boats"}
+    offsets = {"start_char": 0, "end_char": 9, "start_token": 0, "end_token": 3}
+    old_home(path, ("context_objects", obj), ("context_chunks", {**chunk, **offsets}))
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO context_fts (rowid, text) VALUES (1, 'old boats')")
+    async with await Store.open(path) as store:
+        contexts = ContextStore(store)
+        assert [(o.id, o.project) for o in await contexts.list()] == [("doc:1", "default")]
+        assert [h.id for h in await contexts.search("boats")] == ["doc:1"]
+        assert await ContextStore(store, project="other").search("boats") == []
