@@ -9,6 +9,11 @@ committed before the agent runs on it, and the answer is committed, with
 the state it left, before it is shown. `--resume` reads the messages back
 and continues from the last state.
 
+A session belongs to the project `ChatLog` was built for (`memory.projects`),
+and its messages with it: another project's session is "no chat session",
+as one that never was, and `--resume` without an id takes the project's
+latest. `project=ALL` reads every project's sessions and starts none.
+
 The tables belong to their own migration set, `chat`, which
 `memory.store.MIGRATION_SETS` lists, so every home has them.
 """
@@ -23,6 +28,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
 __all__ = ["ChatLog", "ChatMessage", "ChatSession"]
@@ -43,11 +49,19 @@ def create_chat_tables(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def chat_by_project(db: sqlite_utils.Database) -> None:
+    """Every session belongs to a project (its messages through it); a home's old sessions are `default`'s."""
+    db.execute("ALTER TABLE chat_sessions ADD COLUMN project TEXT NOT NULL DEFAULT 'default'")
+    db.execute("CREATE INDEX chat_sessions_project ON chat_sessions (project, id)")
+
+
 @dataclass(frozen=True)
 class ChatSession:
     id: int
     created: float
     model: str
+    project: str = DEFAULT_PROJECT
 
 
 @dataclass(frozen=True)
@@ -61,41 +75,48 @@ class ChatMessage:
 
 
 class ChatLog:
-    """The chat tables of one store."""
+    """The chat sessions of one project of a store (`project=ALL`: of every project, for reading)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, project: str | None = DEFAULT_PROJECT) -> None:
         self.store = store
+        self.project = project if project is ALL else check_project(project)
 
     async def start(self, model: str) -> ChatSession:
+        project = writable_project(self.project)
+
         def insert(db: sqlite_utils.Database) -> ChatSession:
             created = time.time()
-            cursor = db.execute("INSERT INTO chat_sessions (created, model) VALUES (?, ?)", [created, model])
-            return ChatSession(int(cursor.lastrowid or 0), created, model)
+            cursor = db.execute(
+                "INSERT INTO chat_sessions (created, model, project) VALUES (?, ?, ?)", [created, model, project]
+            )
+            return ChatSession(int(cursor.lastrowid or 0), created, model, project)
 
         return await self.store.write(insert)
 
     async def find(self, session_id: int | None = None) -> ChatSession:
         """The session `session_id`, or the latest one; a clear error when there is none."""
+        return await self.store.read(lambda db: self._find(db, session_id))
 
-        def fetch(db: sqlite_utils.Database) -> ChatSession:
-            if session_id is None:
-                rows = list(db.query("SELECT * FROM chat_sessions ORDER BY id DESC LIMIT 1"))
-                missing = "there is no chat to resume in this home; start one with `loci chat`"
-            else:
-                rows = list(db.query("SELECT * FROM chat_sessions WHERE id = ?", [session_id]))
-                missing = f"no chat session {session_id} in this home"
-            if not rows:
-                raise NotFoundError(missing)
-            return ChatSession(rows[0]["id"], rows[0]["created"], rows[0]["model"])
-
-        return await self.store.read(fetch)
+    def _find(self, db: sqlite_utils.Database, session_id: int | None) -> ChatSession:
+        where, args = in_project(self.project)
+        if session_id is None:
+            rows = list(db.query(f"SELECT * FROM chat_sessions WHERE 1{where} ORDER BY id DESC LIMIT 1", args))
+            missing = "there is no chat to resume in this home; start one with `loci chat`"
+        else:
+            rows = list(db.query(f"SELECT * FROM chat_sessions WHERE id = ?{where}", [session_id, *args]))
+            missing = f"no chat session {session_id} in this home"
+        if not rows:
+            raise NotFoundError(missing)
+        return ChatSession(rows[0]["id"], rows[0]["created"], rows[0]["model"], rows[0]["project"])
 
     async def add(
         self, session_id: int, role: str, text: str, state: str = "", window: list[str] | None = None
     ) -> ChatMessage:
-        """Append one message, committed before this returns."""
+        """Append one message to a session of this project, committed before this returns."""
+        writable_project(self.project)
 
         def insert(db: sqlite_utils.Database) -> ChatMessage:
+            self._find(db, session_id)
             row = db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?", [session_id]
             ).fetchone()
@@ -110,9 +131,15 @@ class ChatLog:
         return await self.store.write(insert)
 
     async def messages(self, session_id: int) -> list[ChatMessage]:
+        """The session's messages in order; none for a session that is not this project's."""
+        where, args = in_project(self.project, "s.project")
+        sql = (
+            "SELECT m.seq, m.role, m.text, m.state, m.created, m.window FROM chat_messages m"
+            f" JOIN chat_sessions s ON s.id = m.session_id WHERE m.session_id = ?{where} ORDER BY m.seq"
+        )
+
         def fetch(db: sqlite_utils.Database) -> list[ChatMessage]:
-            sql = "SELECT seq, role, text, state, created, window FROM chat_messages WHERE session_id = ? ORDER BY seq"
-            rows = db.query(sql, [session_id])
+            rows = db.query(sql, [session_id, *args])
             return [
                 ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"], tuple(json.loads(r["window"])))
                 for r in rows

@@ -11,6 +11,11 @@ nothing half-written: `--resume` starts from there.
 The row keeps the pid of the process that runs the job; a `running` row
 whose process is gone was killed, and is reported as `interrupted`.
 
+A job belongs to the project `DigestJobs` was built for (`memory.projects`),
+and is seen and resumed only through it: another project's job is "no
+digest job", as one that never was. `project=ALL` lists every project's jobs
+and changes none.
+
 This table belongs to digest jobs alone; the background worker has its own.
 """
 
@@ -26,6 +31,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
 __all__ = ["STATUSES", "DigestJob", "DigestJobs"]
@@ -46,6 +52,13 @@ def create_digest_jobs(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def digest_jobs_by_project(db: sqlite_utils.Database) -> None:
+    """Every job belongs to a project; the jobs of a home made before projects are `default`'s."""
+    db.execute("ALTER TABLE digest_jobs ADD COLUMN project TEXT NOT NULL DEFAULT 'default'")
+    db.execute("CREATE INDEX digest_jobs_project ON digest_jobs (project, id)")
+
+
 @dataclass
 class DigestJob:
     """One job as stored. `files` holds `{path, sha256}` per input; `state` is the last checkpoint."""
@@ -63,6 +76,7 @@ class DigestJob:
     pid: int | None = None
     created: float = 0.0
     updated: float = 0.0
+    project: str = DEFAULT_PROJECT
 
     @property
     def shown_status(self) -> str:
@@ -73,21 +87,24 @@ class DigestJob:
 
 
 class DigestJobs:
-    """The `digest_jobs` table of one home."""
+    """The digest jobs of one project of a home (`project=ALL`: of every project, for reading)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, project: str | None = DEFAULT_PROJECT) -> None:
         self.store = store
+        self.project = project if project is ALL else check_project(project)
 
     async def create(
         self, question: str, strategy: str, model: str, settings: dict[str, Any], files: list[dict[str, Any]]
     ) -> int:
         now = time.time()
-        row = [now, now, os.getpid(), question, strategy, model, json.dumps(settings), json.dumps(files)]
+        project = writable_project(self.project)
+        row = [now, now, os.getpid(), question, strategy, model, json.dumps(settings), json.dumps(files), project]
 
         def insert(db: sqlite_utils.Database) -> int:
             cursor = db.execute(
-                "INSERT INTO digest_jobs (created, updated, status, pid, question, strategy, model, settings, files)"
-                " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO digest_jobs"
+                " (created, updated, status, pid, question, strategy, model, settings, files, project)"
+                " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             assert cursor.lastrowid is not None
@@ -96,8 +113,10 @@ class DigestJobs:
         return await self.store.write(insert)
 
     async def get(self, job_id: int) -> DigestJob:
+        where, args = in_project(self.project)
+
         def fetch(db: sqlite_utils.Database) -> DigestJob:
-            rows = list(db.query("SELECT * FROM digest_jobs WHERE id = ?", [job_id]))
+            rows = list(db.query(f"SELECT * FROM digest_jobs WHERE id = ?{where}", [job_id, *args]))
             if not rows:
                 raise NotFoundError(f"no digest job {job_id}; `loci jobs` lists the jobs there are")
             return _job(rows[0])
@@ -108,8 +127,9 @@ class DigestJobs:
         """The most recent `limit` jobs, newest first (`limit` below 1 is refused, not an empty list)."""
         if limit < 1:
             raise UsageError(f"--limit must be at least 1, not {limit}")
-        sql = "SELECT * FROM digest_jobs ORDER BY id DESC LIMIT ?"
-        return await self.store.read(lambda db: [_job(row) for row in db.query(sql, [limit])])
+        where, args = in_project(self.project)
+        sql = f"SELECT * FROM digest_jobs WHERE 1{where} ORDER BY id DESC LIMIT ?"
+        return await self.store.read(lambda db: [_job(row) for row in db.query(sql, [*args, limit])])
 
     async def checkpoint(self, job_id: int, state: dict[str, Any]) -> None:
         """Replace the job's state with `state` (one transaction: the old one or the new one, never half)."""
@@ -128,11 +148,12 @@ class DigestJobs:
         await self._update(job_id, status=status, error=error)
 
     async def _update(self, job_id: int, **columns: Any) -> None:
+        """Change the job's row; a job of another project, like one that does not exist, is not found."""
         names = ", ".join(f"{name} = ?" for name in columns)
-        values = [*columns.values(), time.time(), job_id]
-        await self.store.write(
-            lambda db: db.execute(f"UPDATE digest_jobs SET {names}, updated = ? WHERE id = ?", values)
-        )
+        values = [*columns.values(), time.time(), job_id, writable_project(self.project)]
+        sql = f"UPDATE digest_jobs SET {names}, updated = ? WHERE id = ? AND project = ?"
+        if not await self.store.write(lambda db: db.execute(sql, values).rowcount):
+            raise NotFoundError(f"no digest job {job_id}; `loci jobs` lists the jobs there are")
 
 
 def _alive(pid: int | None) -> bool:
@@ -162,4 +183,5 @@ def _job(row: dict[str, Any]) -> DigestJob:
         pid=row["pid"],
         created=row["created"],
         updated=row["updated"],
+        project=row["project"],
     )

@@ -15,7 +15,7 @@ import re
 
 from memory.errors import UsageError
 
-__all__ = ["ALL", "DEFAULT_PROJECT", "MAX_PROJECT_CHARS", "check_project", "writable_project"]
+__all__ = ["ALL", "DEFAULT_PROJECT", "MAX_PROJECT_CHARS", "check_project", "in_project", "writable_project"]
 
 DEFAULT_PROJECT = "default"
 ALL: None = None
@@ -40,3 +40,10 @@ def writable_project(project: str | None) -> str:
     if project is ALL:
         raise UsageError("name one project to write to; every project at once is for reading only")
     return project
+
+
+def in_project(project: str | None, column: str = "project") -> tuple[str, list[str]]:
+    """The SQL that keeps a read to `project`, ` AND column = ?`, and its parameter; nothing at all for ALL."""
+    if project is ALL:
+        return "", []
+    return f" AND {column} = ?", [project]

@@ -10,6 +10,11 @@ killed mid-way is still found, as `running` with no end time.
 A record holds the answer, the reason for a partial or failed end, the
 cited evidence and one line per turn (tool, arguments, observation id), as
 JSON: the run's trace, readable by later feedback and by MCP clients.
+
+A run belongs to the project `Runs` was built for (`memory.projects`): it
+lists and finds only that project's runs, so a run of another project is
+"no run", as one that never was; `Runs(store, project=ALL)` reads them all
+and starts none.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import sqlite_utils
 from sqlite_utils import Migrations
 
 from memory.errors import NotFoundError, UsageError
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
 __all__ = ["STATUSES", "RunRecord", "Runs", "parse_run_id"]
@@ -44,6 +50,13 @@ def create_runs_table(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def runs_by_project(db: sqlite_utils.Database) -> None:
+    """Every run belongs to a project; the runs of a home made before projects are `default`'s."""
+    db.execute("ALTER TABLE runs ADD COLUMN project TEXT NOT NULL DEFAULT 'default'")
+    db.execute("CREATE INDEX runs_project ON runs (project, id)")
+
+
 @dataclass(frozen=True)
 class RunRecord:
     id: int
@@ -58,6 +71,7 @@ class RunRecord:
     tokens: int = 0
     started: float = 0.0
     finished: float | None = None
+    project: str = DEFAULT_PROJECT
 
     @property
     def ref(self) -> str:
@@ -77,18 +91,21 @@ class RunRecord:
             "tokens": self.tokens,
             "started": self.started,
             "finished": self.finished,
+            "project": self.project,
         }
 
 
 class Runs:
-    """The `runs` table of one home."""
+    """The runs of one project of a home (`project=ALL`: of every project, for reading)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, project: str | None = DEFAULT_PROJECT) -> None:
         self.store = store
+        self.project = project if project is ALL else check_project(project)
 
     async def start(self, task: str, *, model: str = "", source: str = "run") -> int:
+        project = writable_project(self.project)
         row = {"task": task, "model": model, "source": source, "status": "running", "started": time.time()}
-        return await self.store.write(lambda db: db["runs"].insert(row).last_pk)
+        return await self.store.write(lambda db: db["runs"].insert({**row, "project": project}).last_pk)
 
     async def finish(
         self,
@@ -101,6 +118,7 @@ class Runs:
         turns: Sequence[dict[str, Any]] = (),
         tokens: int = 0,
     ) -> None:
+        project = writable_project(self.project)
         if status not in STATUSES or status == "running":
             raise UsageError(f"a run ends as one of {', '.join(STATUSES[1:])}, not {status!r}")
         values = {
@@ -116,8 +134,8 @@ class Runs:
         def update(db: sqlite_utils.Database) -> int:
             return db.execute(
                 "UPDATE runs SET status=:status, answer=:answer, reason=:reason, evidence=:evidence,"
-                " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id",
-                {**values, "id": run_id},
+                " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id AND project=:project",
+                {**values, "id": run_id, "project": project},
             ).rowcount
 
         if not await self.store.write(update):
@@ -125,13 +143,17 @@ class Runs:
 
     async def get(self, run_id: int | str) -> RunRecord:
         number = parse_run_id(run_id)
-        rows = await self.store.read(lambda db: list(db.query("SELECT * FROM runs WHERE id = ?", [number])))
+        where, args = in_project(self.project)
+        sql = f"SELECT * FROM runs WHERE id = ?{where}"
+        rows = await self.store.read(lambda db: list(db.query(sql, [number, *args])))
         if not rows:
             raise NotFoundError(f"no run {run_id}")
         return _record(rows[0])
 
     async def list(self, limit: int = 20) -> list[RunRecord]:
-        rows = await self.store.read(lambda db: list(db.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", [limit])))
+        where, args = in_project(self.project)
+        sql = f"SELECT * FROM runs WHERE 1{where} ORDER BY id DESC LIMIT ?"
+        rows = await self.store.read(lambda db: list(db.query(sql, [*args, limit])))
         return [_record(row) for row in rows]
 
 
@@ -157,4 +179,5 @@ def _record(row: dict[str, Any]) -> RunRecord:
         tokens=row["tokens"],
         started=row["started"],
         finished=row["finished"],
+        project=row["project"],
     )

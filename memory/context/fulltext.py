@@ -19,6 +19,9 @@ snippet only for the k rows returned, which keeps a search on ten million
 tokens in milliseconds. A hit names its chunk's line range and its line
 that holds the rarest query words, so the next step can read just there.
 
+A search sees the objects of one project, or of every project for `ALL`
+(`memory.projects`): the match is joined to its objects, which say theirs.
+
 Regular expressions take another path (`memory.context.regex_scan`): FTS5 cannot
 run them, and they must be bounded in time.
 """
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory.context.loader import split_lines
 from memory.context.objects import Hit
+from memory.projects import in_project
 
 if TYPE_CHECKING:  # the hook recall imports this module for `query_words`, and must start without sqlite-utils
     import sqlite_utils
@@ -77,8 +81,11 @@ def fts_literal(query: str | list[str]) -> str:
     return " OR ".join(fts_phrase(w) for w in words)
 
 
-def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int) -> list[Hit]:
-    """The best `k` chunks for `query`, optionally among the objects `refs` (ids such as doc:3)."""
+def fts_search(
+    db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int, *, project: str | None
+) -> list[Hit]:
+    """The best `k` chunks for `query` in the objects of `project` (ALL: of every project),
+    optionally among the objects `refs` (ids such as doc:3)."""
     words = content_words(query)
     match = fts_literal(words)
     sql = (
@@ -88,7 +95,9 @@ def fts_search(db: sqlite_utils.Database, query: str, refs: list[str] | None, k:
         " JOIN context_objects o ON o.id = c.object_id"
         " WHERE context_fts MATCH ? AND o.complete = 1"
     )
-    params: list[Any] = [match]
+    where, args = in_project(project, "o.project")
+    sql += where
+    params: list[Any] = [match, *args]
     if refs:
         sql += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
         params += refs

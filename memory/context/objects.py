@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory.errors import NotFoundError, UsageError
+from memory.projects import DEFAULT_PROJECT
 
 __all__ = ["KINDS", "UNITS", "ContextObject", "Hit", "Span", "Target", "parse_id"]
 
@@ -31,6 +32,7 @@ class ContextObject:
     lines: int
     tokens: int
     meta: dict[str, Any] = field(default_factory=dict)
+    project: str = DEFAULT_PROJECT
 
 
 @dataclass(frozen=True)

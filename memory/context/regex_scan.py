@@ -11,7 +11,8 @@ chunks and no thread could stop, and the CPU comes back with it.
 Patterns are compiled with `re.MULTILINE`, as grep reads them: `^` and `$`
 match at every line. They match within one chunk (about 40 lines); a match
 that would span two chunks is not found. Hits come in document order, one
-per line.
+per line. The scan sees the objects of one project, or of every project
+for `ALL` (None).
 """
 
 from __future__ import annotations
@@ -50,11 +51,19 @@ def check_pattern(pattern: str) -> re.Pattern[str]:
 
 
 async def regex_search(
-    db_path: Path, pattern: str, refs: list[str] | None, k: int, timeout: float = DEFAULT_TIMEOUT
+    db_path: Path,
+    pattern: str,
+    refs: list[str] | None,
+    k: int,
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    project: str | None,
 ) -> list[Hit]:
-    """The first `k` lines matching `pattern`, in document order; `UsageError` past `timeout` seconds."""
+    """The first `k` lines matching `pattern` in the objects of `project` (None: of every project),
+    in document order; `UsageError` past `timeout` seconds."""
     check_pattern(pattern)
-    request = json.dumps({"db": str(db_path), "pattern": pattern, "refs": refs or None, "k": k}).encode()
+    wanted = {"db": str(db_path), "pattern": pattern, "refs": refs or None, "k": k, "project": project}
+    request = json.dumps(wanted).encode()
     hits: list[Hit] = []
     done: dict[str, object] = {}
     command = [sys.executable, "-I", "-S", str(WORKER)]

@@ -6,7 +6,8 @@ milliseconds) and kills it at its deadline. Python's `re` cannot be
 interrupted inside one `search`, and a thread cannot be stopped: a separate
 process is the only bound that also gives the CPU back.
 
-Protocol: one JSON request on stdin (`db`, `pattern`, `refs` or null, `k`);
+Protocol: one JSON request on stdin (`db`, `pattern`, `refs` or null, `k`,
+`project` or null for every project);
 one JSON line per hit on stdout, flushed at once so that the parent keeps
 what was found before a timeout; a last line `{"done": true, ...}`.
 """
@@ -28,17 +29,22 @@ def main() -> int:
     request = json.loads(sys.stdin.read())
     pattern = re.compile(request["pattern"], re.MULTILINE)
     refs = request.get("refs") or []
+    project = request.get("project")
     conn = sqlite3.connect(Path(request["db"]).as_uri() + "?mode=ro", uri=True)
     conn.execute("PRAGMA busy_timeout=30000")
     sql = (
         "SELECT o.kind, o.id, c.start_line, c.end_line, c.text FROM context_chunks c"
         " JOIN context_objects o ON o.id = c.object_id WHERE o.complete = 1"
     )
+    params = list(refs)
     if refs:
         sql += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
+    if project is not None:
+        sql += " AND o.project = ?"
+        params.append(project)
     sql += " ORDER BY c.object_id, c.seq"
     found = chunks = 0
-    for kind, oid, first, last, text in conn.execute(sql, refs):
+    for kind, oid, first, last, text in conn.execute(sql, params):
         chunks += 1
         found += _scan(pattern, f"{kind}:{oid}", first, last, text, request["k"] - found)
         if found >= request["k"]:

@@ -3,6 +3,10 @@
 The migration set lives apart from `memory.context.store` so that opening a
 home (`memory.store.MIGRATION_SETS`) imports only the schema, not the
 loaders, outlines and scanners the context store uses.
+
+An object belongs to a project (`memory.projects`); its chunks and their
+index rows belong to it through the object, so they need no column of
+their own.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import sqlite_utils
 from sqlite_utils import Migrations
 
-__all__ = ["MIGRATIONS", "create_context_tables"]
+__all__ = ["MIGRATIONS", "context_by_project", "create_context_tables"]
 
 MIGRATIONS = Migrations("context")
 
@@ -40,3 +44,10 @@ def create_context_tables(db: sqlite_utils.Database) -> None:
     )
     db.execute("CREATE INDEX context_chunks_by_line ON context_chunks (object_id, end_line, seq)")
     db.execute("CREATE INDEX context_chunks_by_token ON context_chunks (object_id, end_token, seq)")
+
+
+@MIGRATIONS()
+def context_by_project(db: sqlite_utils.Database) -> None:
+    """Every object belongs to a project; the objects of a home made before projects are `default`'s."""
+    db.execute("ALTER TABLE context_objects ADD COLUMN project TEXT NOT NULL DEFAULT 'default'")
+    db.execute("CREATE INDEX context_objects_project ON context_objects (project, id)")

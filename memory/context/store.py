@@ -23,6 +23,13 @@ text, JSONL messages or LoCoMo JSON) is stored one turn a line, each with its da
 speaker and resolved relative dates, and `meta` says `format: conversation`.
 Reads (`memory.context.spans`), outlines (`memory.context.outline`) and searches
 (`memory.context.fulltext`, `memory.context.regex_scan`) live in their own files.
+
+A store is built for one project (`memory.projects`): what it loads belongs
+to that project, and it lists, reads and searches only that project's
+objects, so another project's id is "no context object", as one that never
+was. Reloading an unchanged file reuses the project's own object; a file
+loaded in two projects is two objects. `project=ALL` reads every project's
+objects and loads none.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from memory.context.regex_scan import DEFAULT_TIMEOUT, regex_search
 from memory.context.schema import MIGRATIONS
 from memory.context.spans import iter_lines, read_span
 from memory.errors import NotFoundError, UsageError
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
 __all__ = [
@@ -78,7 +86,8 @@ class Loaded:
 
 
 class ContextStore:
-    """Context objects in a `Store`, with an optional token counter and an allow-list of roots."""
+    """The context objects of one project in a `Store` (`project=ALL`: of every project, for reading),
+    with an optional token counter and an allow-list of roots."""
 
     def __init__(
         self,
@@ -88,8 +97,10 @@ class ContextStore:
         roots: Iterable[str | Path] | None = None,
         regex_timeout: float = DEFAULT_TIMEOUT,
         conversations: Callable[[str], tuple[str, dict[str, Any]] | None] | None = None,
+        project: str | None = DEFAULT_PROJECT,
     ) -> None:
         self.store = store
+        self.project = project if project is ALL else check_project(project)
         # reads a file's text as a conversation, one turn a line, and its meta; None when it is not one
         self.conversations = conversations
         self.count_tokens = count_tokens or (lambda text: (len(text) + 3) // 4)
@@ -111,7 +122,7 @@ class ContextStore:
         _check_kind(kind)
         meta = {"format": "text", **(meta or {})}
         stream = ChunkStream.from_text(text, self.count_tokens)
-        object_id = _insert_object(conn, kind, name, None, meta)
+        object_id = _insert_object(conn, writable_project(self.project), kind, name, None, meta)
         while batch := stream.next_batch():
             _insert_chunks(conn, object_id, batch)
         _complete_object(conn, object_id, stream, meta)
@@ -119,6 +130,7 @@ class ContextStore:
 
     async def add_file(self, path: str | Path, *, kind: str = "doc", name: str | None = None) -> ContextObject:
         """Load a text file as a `doc`, streaming. Undecodable bytes are replaced and counted in `meta`."""
+        writable_project(self.project)
         real = self.roots.resolve(path)
         if real.is_dir():
             raise UsageError(f"{path} is a directory; pass a file (or load the directory with add_directory)")
@@ -128,6 +140,7 @@ class ContextStore:
         """Load every text file under a directory, recursively; skip binaries, `.git` and escaping symlinks.
 
         `on_file(done, total, name)` is awaited before each file (progress for a client)."""
+        writable_project(self.project)
         real = self.roots.resolve(path)
         if not real.is_dir():
             raise UsageError(f"{path} is not a directory")
@@ -154,6 +167,7 @@ class ContextStore:
 
     async def forget(self, ref: str, kinds: Iterable[str] = ("doc",)) -> ContextObject:
         """Remove an object of one of `kinds` (its chunks and its search index); the object as it was."""
+        writable_project(self.project)
         obj = await self.get(ref)
         if obj.kind not in kinds:
             raise UsageError(f"{ref} is a {obj.kind}; only {', '.join(kinds)} objects can be forgotten")
@@ -173,6 +187,7 @@ class ContextStore:
         return await self._load(kind, name, None, stream, {"format": detect_format(name), **(meta or {})}, stats)
 
     async def _load_file(self, real: Path, name: str, kind: str) -> ContextObject:
+        writable_project(self.project)
         try:
             stat = real.stat()
         except OSError as exc:
@@ -202,14 +217,15 @@ class ContextStore:
             source.close()
 
     async def _unchanged(self, kind: str, source: str, fingerprint: str) -> ContextObject | None:
-        """The object already loaded from `source`, if the file has not changed since (size and mtime)."""
+        """The object this project already loaded from `source`, if the file has not changed since
+        (size and mtime)."""
 
         def fetch(db: sqlite_utils.Database) -> ContextObject | None:
             rows = list(
                 db.query(
-                    "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND complete = 1"
+                    "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND project = ? AND complete = 1"
                     " AND json_extract(meta, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1",
-                    [source, kind, fingerprint],
+                    [source, kind, self.project, fingerprint],
                 )
             )
             return _object(rows[0]) if rows else None
@@ -219,7 +235,8 @@ class ContextStore:
     async def _load(
         self, kind: str, name: str, source: str | None, stream: ChunkStream, meta: dict[str, Any], stats: dict[str, int]
     ) -> ContextObject:
-        object_id = await self.store.write(lambda db: _insert_object(db.conn, kind, name, source, meta))
+        project = writable_project(self.project)
+        object_id = await self.store.write(lambda db: _insert_object(db.conn, project, kind, name, source, meta))
         try:
             while batch := await anyio.to_thread.run_sync(stream.next_batch):
                 await self.store.write(lambda db: _insert_chunks(db.conn, object_id, batch))
@@ -236,11 +253,11 @@ class ContextStore:
 
     async def get(self, ref: str) -> ContextObject:
         kind, number = parse_id(ref)
+        where, args = in_project(self.project)
+        sql = f"SELECT * FROM context_objects WHERE id = ? AND kind = ? AND complete = 1{where}"
 
         def fetch(db: sqlite_utils.Database) -> ContextObject:
-            rows = list(
-                db.query("SELECT * FROM context_objects WHERE id = ? AND kind = ? AND complete = 1", [number, kind])
-            )
+            rows = list(db.query(sql, [number, kind, *args]))
             if not rows:
                 raise NotFoundError(f"no context object {ref}; context_list shows the ids there are")
             return _object(rows[0])
@@ -248,18 +265,19 @@ class ContextStore:
         return await self.store.read(fetch)
 
     async def last_id(self) -> int:
-        """The highest object row id so far (0 in an empty store): objects made later have higher ids."""
-        return await self.store.read(
-            lambda db: int(db.execute("SELECT COALESCE(MAX(id), 0) FROM context_objects").fetchone()[0])
-        )
+        """The highest object row id of the project so far (0 without one): objects made later have higher ids."""
+        where, args = in_project(self.project)
+        sql = f"SELECT COALESCE(MAX(id), 0) FROM context_objects WHERE 1{where}"
+        return await self.store.read(lambda db: int(db.execute(sql, args).fetchone()[0]))
 
     async def list(self, kinds: Iterable[str] | None = None) -> list[ContextObject]:
         wanted = list(kinds or KINDS)
+        where, args = in_project(self.project)
 
         def fetch(db: sqlite_utils.Database) -> list[ContextObject]:
             marks = ",".join("?" * len(wanted))
-            sql = f"SELECT * FROM context_objects WHERE kind IN ({marks}) AND complete = 1 ORDER BY id"
-            return [_object(row) for row in db.query(sql, wanted)]
+            sql = f"SELECT * FROM context_objects WHERE kind IN ({marks}) AND complete = 1{where} ORDER BY id"
+            return [_object(row) for row in db.query(sql, [*wanted, *args])]
 
         return await self.store.read(fetch)
 
@@ -296,10 +314,10 @@ class ContextStore:
         refs = [f"{kind}:{number}" for kind, number in (parse_id(ref) for ref in ids or [])]
         k = max(1, k)
         if regex:
-            return await regex_search(self.store.path, query, refs, k, self.regex_timeout)
+            return await regex_search(self.store.path, query, refs, k, self.regex_timeout, project=self.project)
         if not fts_literal(query):
             raise UsageError("the search query has no words to look for")
-        return await self.store.read(lambda db: fts_search(db, query, refs, k))
+        return await self.store.read(lambda db: fts_search(db, query, refs, k, project=self.project))
 
     async def check_target(self, target: Target) -> ContextObject:
         """The object `target` names, after checking that its line range lies inside it."""
@@ -334,10 +352,13 @@ def _check_kind(kind: str) -> None:
         raise UsageError(f"unknown context kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def _insert_object(conn: sqlite3.Connection, kind: str, name: str, source: str | None, meta: dict[str, Any]) -> int:
+def _insert_object(
+    conn: sqlite3.Connection, project: str, kind: str, name: str, source: str | None, meta: dict[str, Any]
+) -> int:
     cursor = conn.execute(
-        "INSERT INTO context_objects (kind, name, source, meta, created, complete) VALUES (?, ?, ?, ?, ?, 0)",
-        [kind, name, source, json.dumps(meta), time.time()],
+        "INSERT INTO context_objects (project, kind, name, source, meta, created, complete)"
+        " VALUES (?, ?, ?, ?, ?, ?, 0)",
+        [project, kind, name, source, json.dumps(meta), time.time()],
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid
@@ -391,4 +412,5 @@ def _object(row: dict[str, Any]) -> ContextObject:
         lines=row["lines"],
         tokens=row["tokens"],
         meta=json.loads(row["meta"] or "{}"),
+        project=row["project"],
     )

@@ -18,6 +18,12 @@ After a crash the job stays `running` under a dead owner. `Jobs.reclaim`
 puts such jobs back in the queue: those whose owner's process is gone (same
 host) or whose lease ran out. A job that used up its attempts is marked
 `failed`, keeping the last error.
+
+A queue is built for one project (`memory.projects`): it queues jobs into
+that project, with keys unique there, and claims, counts and reclaims only
+that project's jobs. A queue built with `ALL` serves the whole home (a
+background worker): it claims the jobs of every project, each `Job` saying
+its own, and queues none.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import sqlite_utils
 from memory.errors import StoreError
 from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
 from memory.jobs.schema import JOB_STATES
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
 __all__ = ["Job", "JobDeferred", "JobLost", "Jobs"]
@@ -60,6 +67,7 @@ class Job:
     payload: dict[str, Any]
     attempts: int
     owner: str
+    project: str = DEFAULT_PROJECT
 
 
 def _owner_tag() -> str:
@@ -82,20 +90,25 @@ def _alive(owner: str) -> bool:
 
 
 class Jobs:
-    """The job queue of one home, seen by one worker (`owner`)."""
+    """The job queue of one project of a home (`project=ALL`: of the whole home), seen by one worker (`owner`)."""
 
-    def __init__(self, store: Store, limits: JobLimits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, store: Store, limits: JobLimits = DEFAULT_LIMITS, *, project: str | None = DEFAULT_PROJECT
+    ) -> None:
         self.store = store
         self.limits = limits
+        self.project = project if project is ALL else check_project(project)
         self.owner = _owner_tag()
 
     def add(self, conn: sqlite3.Connection, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:
-        """Queue a job inside the caller's transaction; None when a job with this key exists already."""
+        """Queue a job inside the caller's transaction; None when the project has a job with this key already."""
+        project = writable_project(self.project)
         now = time.time()
         key = key or f"{kind}:{uuid.uuid4().hex}"
         cursor = conn.execute(
-            "INSERT OR IGNORE INTO jobs (kind, key, payload, max_attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
-            [kind, key, json.dumps(payload), self.limits.max_attempts, now, now],
+            "INSERT OR IGNORE INTO jobs (project, kind, key, payload, max_attempts, created, updated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [project, kind, key, json.dumps(payload), self.limits.max_attempts, now, now],
         )
         return cursor.lastrowid if cursor.rowcount else None
 
@@ -107,8 +120,9 @@ class Jobs:
         """The results of the jobs among `keys` that are done, by key."""
         if not keys:
             return {}
-        sql = f"SELECT key, result FROM jobs WHERE status = 'done' AND key IN ({','.join('?' * len(keys))})"
-        rows = await self.store.read(lambda db: db.conn.execute(sql, keys).fetchall())
+        where, args = in_project(self.project)
+        sql = f"SELECT key, result FROM jobs WHERE status = 'done'{where} AND key IN ({','.join('?' * len(keys))})"
+        rows = await self.store.read(lambda db: db.conn.execute(sql, [*args, *keys]).fetchall())
         return {key: json.loads(result or "{}") for key, result in rows}
 
     async def claim(self, kinds: tuple[str, ...] | None = None, *, after: int = 0) -> Job | None:
@@ -117,11 +131,14 @@ class Jobs:
 
     async def last_id(self) -> int:
         """The highest job id so far: jobs queued later have higher ids."""
-        return await self.store.read(lambda db: db.conn.execute("SELECT COALESCE(MAX(id), 0) FROM jobs").fetchone()[0])
+        where, args = in_project(self.project)
+        sql = f"SELECT COALESCE(MAX(id), 0) FROM jobs WHERE 1{where}"
+        return await self.store.read(lambda db: db.conn.execute(sql, args).fetchone()[0])
 
     def _claim(self, conn: sqlite3.Connection, kinds: tuple[str, ...] | None, after: int = 0) -> Job | None:
-        sql = "SELECT id FROM jobs WHERE status = 'queued' AND id > ?"
-        params: list[Any] = [after]
+        where, args = in_project(self.project)
+        sql = f"SELECT id FROM jobs WHERE status = 'queued'{where} AND id > ?"
+        params: list[Any] = [*args, after]
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             params += kinds
@@ -134,10 +151,10 @@ class Jobs:
             " WHERE id = ?",
             [self.owner, now + self.limits.lease_s, now, row[0]],
         )
-        job_id, kind, key, payload, attempts = conn.execute(
-            "SELECT id, kind, key, payload, attempts FROM jobs WHERE id = ?", [row[0]]
+        job_id, kind, key, payload, attempts, project = conn.execute(
+            "SELECT id, kind, key, payload, attempts, project FROM jobs WHERE id = ?", [row[0]]
         ).fetchone()
-        return Job(job_id, kind, key, json.loads(payload), attempts, self.owner)
+        return Job(job_id, kind, key, json.loads(payload), attempts, self.owner, project)
 
     async def complete(self, job: Job, effect: Callable[[sqlite3.Connection], T]) -> T:
         """Write `effect(conn)` and mark the job done, in one transaction; `JobLost` if it is not ours any more."""
@@ -194,8 +211,9 @@ class Jobs:
 
     def _reclaim(self, conn: sqlite3.Connection) -> int:
         now = time.time()
+        where, args = in_project(self.project)
         rows = conn.execute(
-            "SELECT id, owner, lease_until, attempts, max_attempts FROM jobs WHERE status = 'running'"
+            f"SELECT id, owner, lease_until, attempts, max_attempts FROM jobs WHERE status = 'running'{where}", args
         ).fetchall()
         count = 0
         for job_id, owner, lease_until, attempts, max_attempts in rows:
@@ -211,15 +229,20 @@ class Jobs:
         return count
 
     async def counts(self) -> dict[str, int]:
+        where, args = in_project(self.project)
+
         def read(db: sqlite_utils.Database) -> dict[str, int]:
             found = dict.fromkeys(JOB_STATES, 0)
-            found.update(db.conn.execute("SELECT status, count(*) FROM jobs GROUP BY status").fetchall())
+            sql = f"SELECT status, count(*) FROM jobs WHERE 1{where} GROUP BY status"
+            found.update(db.conn.execute(sql, args).fetchall())
             return found
 
         return await self.store.read(read)
 
     async def get(self, job_id: int) -> dict[str, Any]:
-        rows = await self.store.read(lambda db: list(db.query("SELECT * FROM jobs WHERE id = ?", [job_id])))
+        where, args = in_project(self.project)
+        sql = f"SELECT * FROM jobs WHERE id = ?{where}"
+        rows = await self.store.read(lambda db: list(db.query(sql, [job_id, *args])))
         if not rows:
             raise StoreError(f"no job {job_id}")
         return rows[0]

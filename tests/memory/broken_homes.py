@@ -20,7 +20,7 @@ import pytest
 from memory.graph.graph import Graph
 from memory.store import Store
 
-__all__ = ["damage", "filled_home", "immutable", "undecodable_meta"]
+__all__ = ["damage", "damage_leaves", "filled_home", "immutable", "undecodable_meta"]
 
 
 @contextmanager
@@ -58,6 +58,21 @@ def damage(path: Path, blocks: int = 20, seed: int = 3) -> None:
     for side in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         if side.exists():
             os.unlink(side)
+
+
+def damage_leaves(path: Path, table: str, leaves: int = 2, seed: int = 3) -> None:
+    """Overwrite `leaves` leaf pages from the middle of `table` with random bytes, wherever the file put them
+    (random blocks anywhere, as `damage` writes, may land in cell text and break no page)."""
+    conn = sqlite3.connect(path)
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = [row[0] for row in conn.execute("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf'", [table])]
+    conn.close()
+    rng = random.Random(seed)
+    middle = len(pages) // 2
+    with path.open("r+b") as f:
+        for page in pages[middle : middle + leaves]:
+            f.seek((page - 1) * size)
+            f.write(rng.randbytes(size))
 
 
 def undecodable_meta(path: Path, node_id: int) -> None:

@@ -14,7 +14,7 @@ from memory.graph.export import export_graph
 from memory.graph.graph import Graph
 from memory.health import check_home, damage_mark
 from memory.store import Store
-from tests.memory.broken_homes import damage, filled_home, immutable, undecodable_meta
+from tests.memory.broken_homes import damage, damage_leaves, filled_home, immutable, undecodable_meta
 
 
 async def test_an_immutable_file_is_read_and_a_write_names_the_file_and_the_cause(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ async def test_doctor_check_finds_the_damage(tmp_path: Path) -> None:
 
 async def test_export_saves_every_readable_row_and_counts_the_rest(tmp_path: Path) -> None:
     path = await filled_home(tmp_path / "loci.db")
-    damage(path)
+    damage_leaves(path, "memory_nodes")
     out = io.StringIO()
     async with await Store.open(path) as store:
         counts = await export_graph(store, out, "json")
