@@ -30,6 +30,7 @@ import sqlite_utils
 from memory.context.loader import SNIFF_BYTES, binary_reason
 from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
+from memory.projects import writable_project
 
 __all__ = ["Input", "check_inputs", "load_inputs", "pdf_pages"]
 
@@ -152,10 +153,10 @@ async def load_inputs(contexts: ContextStore, inputs: Sequence[Input]) -> list[C
 async def _load_pdf(contexts: ContextStore, item: Input) -> ContextObject:
     def find(db: sqlite_utils.Database) -> int | None:
         sql = (
-            "SELECT id FROM context_objects WHERE kind = 'doc' AND complete = 1"
+            "SELECT id FROM context_objects WHERE kind = 'doc' AND complete = 1 AND project = ?"
             " AND json_extract(meta, '$.pdf_sha256') = ? ORDER BY id DESC LIMIT 1"
         )
-        row = db.execute(sql, [item.sha256]).fetchone()
+        row = db.execute(sql, [writable_project(contexts.project), item.sha256]).fetchone()
         return row[0] if row else None
 
     if (number := await contexts.store.read(find)) is not None:

@@ -125,7 +125,7 @@ class NoteWriter:
         self.model, self.window, self.sizes, self.mode = model, window, sizes, mode
         self.system, self.ledger = system, ledger  # the run's system text: its KV prefix serves the note too
         self.queue_to = queue
-        self.jobs = queue.jobs if queue is not None else Jobs(window.contexts.store)
+        self.jobs = queue.jobs if queue is not None else Jobs(window.contexts.store, project=window.contexts.project)
         self.queued = 0  # note jobs this writer queued
         self.adopted = 0  # refined notes it took into the window
 
@@ -257,7 +257,7 @@ class NoteRefiner:
 async def rewrite_queued(model: Model, contexts: ContextStore) -> list[float]:
     """Run every queued note rewrite on `model` now, as an idle worker would; the seconds each took.
     For the benchmarks, which count the rewrites' cost apart from the turns'."""
-    jobs = Jobs(contexts.store)
+    jobs = Jobs(contexts.store, project=contexts.project)
     refiner = NoteRefiner(model, contexts, jobs, Foreground())
     seconds: list[float] = []
 
