@@ -43,6 +43,7 @@ from memory.graph.records import NODE_COLUMNS, node_from_row, node_ref, parse_no
 from memory.graph.revisions import revisions
 from memory.jobs.queue import Job, Jobs
 from memory.jobs.worker import Foreground, Handler
+from memory.projects import in_project
 
 __all__ = ["Evolution", "Language"]
 
@@ -153,11 +154,12 @@ class Evolution:
 
 def _all_procedures(db: sqlite_utils.Database, project: str | None) -> list[Any]:
     marks = ",".join("?" * len(LIVE_STATUSES))
+    mine, params = in_project(project)
     sql = (
         f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
-        f" AND status IN ({marks}) AND project = coalesce(?, project) ORDER BY successes DESC, id LIMIT 500"
+        f" AND status IN ({marks}){mine} ORDER BY successes DESC, id LIMIT 500"
     )
-    return [node_from_row(row) for row in db.conn.execute(sql, [*LIVE_STATUSES, project])]
+    return [node_from_row(row) for row in db.conn.execute(sql, [*LIVE_STATUSES, *params])]
 
 
 def _procedure_dict(node: Any, score: float, params: EvolutionParams) -> dict[str, Any]:
@@ -184,9 +186,9 @@ def _events(db: sqlite_utils.Database, column: str, value: int) -> list[dict[str
 
 
 def _node_history(db: sqlite_utils.Database, node_id: int, project: str | None) -> dict[str, Any]:
+    mine, params = in_project(project)
     row = db.conn.execute(
-        "SELECT kind, text, status, deleted FROM memory_nodes WHERE id = ? AND project = coalesce(?, project)",
-        [node_id, project],
+        f"SELECT kind, text, status, deleted FROM memory_nodes WHERE id = ?{mine}", [node_id, *params]
     ).fetchone()
     if row is None:
         raise NotFoundError(f"no memory {node_ref(node_id)}")
@@ -220,10 +222,11 @@ def _node_history(db: sqlite_utils.Database, node_id: int, project: str | None) 
 
 
 def _edge_history(db: sqlite_utils.Database, edge_id: int, project: str | None) -> dict[str, Any]:
+    mine, params = in_project(project, "n.project")
     row = db.conn.execute(
         "SELECT e.src, e.dst, e.kind, e.weight, e.deleted FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
-        " WHERE e.id = ? AND n.project = coalesce(?, n.project)",
-        [edge_id, project],
+        f" WHERE e.id = ?{mine}",
+        [edge_id, *params],
     ).fetchone()
     if row is None:
         raise NotFoundError(f"no edge {edge_id}")

@@ -40,7 +40,7 @@ from memory.graph.records import (
     check_kinds,
 )
 from memory.graph.revisions import restore_node
-from memory.projects import ALL, DEFAULT_PROJECT, check_project, writable_project
+from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
 __all__ = ["Graph", "Neighbor", "NewNode", "infer_edge_kind"]
@@ -196,12 +196,12 @@ class Graph:
 
     async def history(self, node_id: int, limit: int = 20) -> list[dict[str, Any]]:
         """The latest events of one node of this project (a forgotten one too), newest first."""
+        mine, params = in_project(self.project, "n.project")
         sql = (
             "SELECT e.at, e.op, e.before, e.after, e.cause FROM memory_events e"
-            " JOIN memory_nodes n ON n.id = e.node WHERE e.node = ? AND n.project = coalesce(?, n.project)"
-            " ORDER BY e.id DESC LIMIT ?"
+            f" JOIN memory_nodes n ON n.id = e.node WHERE e.node = ?{mine} ORDER BY e.id DESC LIMIT ?"
         )
-        rows = await self.store.read(lambda db: list(db.query(sql, [node_id, self.project, limit])))
+        rows = await self.store.read(lambda db: list(db.query(sql, [node_id, *params, limit])))
         return rows
 
     async def stats(self) -> dict[str, Any]:
@@ -210,20 +210,18 @@ class Graph:
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             conn = db.conn
             nodes = dict.fromkeys(NODE_KINDS, 0)
-            mine = "coalesce(?, n.project)"  # this project, or every one
+            mine, params = in_project(self.project, "n.project")  # an edge counts in its source's project
             nodes.update(
                 conn.execute(
-                    f"SELECT kind, count(*) FROM memory_nodes n WHERE deleted IS NULL AND project = {mine}"
-                    " GROUP BY kind",
-                    [self.project],
+                    f"SELECT kind, count(*) FROM memory_nodes n WHERE deleted IS NULL{mine} GROUP BY kind", params
                 ).fetchall()
             )
             edges = dict.fromkeys(EDGE_KINDS, 0)
             edges.update(
                 conn.execute(
                     "SELECT e.kind, count(*) FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
-                    f" WHERE e.deleted IS NULL AND n.project = {mine} GROUP BY e.kind",
-                    [self.project],
+                    f" WHERE e.deleted IS NULL{mine} GROUP BY e.kind",
+                    params,
                 ).fetchall()
             )
 
@@ -236,13 +234,9 @@ class Graph:
                 "nodes_by_kind": nodes,
                 "edges": sum(edges.values()),
                 "edges_by_kind": edges,
-                "forgotten_nodes": one(
-                    f"SELECT count(*) FROM memory_nodes n WHERE deleted IS NOT NULL AND project = {mine}", self.project
-                ),
+                "forgotten_nodes": one(f"SELECT count(*) FROM memory_nodes n WHERE deleted IS NOT NULL{mine}", *params),
                 "vectors": one(
-                    "SELECT count(*) FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node"
-                    f" WHERE n.project = {mine}",
-                    self.project,
+                    f"SELECT count(*) FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node WHERE 1{mine}", *params
                 ),
                 "events": one("SELECT count(*) FROM memory_events"),
                 "db_bytes": one("PRAGMA page_count") * one("PRAGMA page_size"),

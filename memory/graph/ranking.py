@@ -23,7 +23,7 @@ from memory.graph.ops import adjacent_edges, fetch_nodes
 from memory.graph.records import Node
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
-from memory.projects import ALL
+from memory.projects import ALL, in_project
 
 __all__ = ["DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
 
@@ -241,10 +241,8 @@ def _scoring_rows(
 ) -> list[tuple[int, str, int, float | None, float]]:
     """Only what ranking needs, for the live nodes of `project` among `ids`: (id, kind, uses, last_used, updated)."""
     rows: list[tuple[int, str, int, float | None, float]] = []
+    mine, params = in_project(project)
     for chunk, marks in in_chunks(ids):
-        sql = (
-            f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
-            " AND project = coalesce(?, project)"
-        )
-        rows.extend(conn.execute(sql, [*chunk, project]).fetchall())
+        sql = f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
+        rows.extend(conn.execute(sql + mine, [*chunk, *params]).fetchall())
     return rows

@@ -31,6 +31,7 @@ from types import ModuleType
 
 from memory.errors import UsageError
 from memory.graph.embed import pack_vector
+from memory.projects import in_project
 
 __all__ = ["VectorSearch", "sqlite_vec_module"]
 
@@ -89,10 +90,10 @@ class VectorSearch:
         sqlite_vec = sqlite_vec_module()
         if not CAN_LOAD:
             _register_auto_extension(sqlite_vec)
+        mine, params = in_project(project, "n.project")
         sql = (
             "SELECT v.node, 1.0 - vec_distance_cosine(v.vector, ?) AS similarity"
-            " FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node"
-            " WHERE n.deleted IS NULL AND v.dim = ? AND n.project = coalesce(?, n.project)"
+            f" FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node WHERE n.deleted IS NULL AND v.dim = ?{mine}"
             " ORDER BY similarity DESC, v.node LIMIT ?"
         )
         conn = sqlite3.connect(self.path, isolation_level=None)
@@ -101,7 +102,7 @@ class VectorSearch:
                 conn.enable_load_extension(True)
                 sqlite_vec.load(conn)
                 conn.enable_load_extension(False)
-            rows = conn.execute(sql, [pack_vector(query), len(query), project, k]).fetchall()
+            rows = conn.execute(sql, [pack_vector(query), len(query), *params, k]).fetchall()
         finally:
             conn.close()
         return [(node, float(similarity)) for node, similarity in rows]

@@ -35,6 +35,7 @@ from memory.graph.graph import Graph
 from memory.graph.ops import adjacent_edges, fetch_nodes
 from memory.graph.recall import Recall
 from memory.graph.records import Edge, Node, node_ref, parse_node_id
+from memory.projects import ALL, in_project
 from tools.memory import MemoryTools, check_query
 
 __all__ = ["DEFAULT_DRAWN", "MAX_DRAWN", "GraphView"]
@@ -67,7 +68,7 @@ def _edge(edge: Edge) -> dict[str, Any]:
 
 
 def _totals(conn: sqlite3.Connection, project: str | None) -> dict[str, int]:
-    if project is None:  # every project: the plain counts
+    if project is ALL:  # every project: the plain counts, with no join
         nodes = conn.execute("SELECT count(*) FROM memory_nodes WHERE deleted IS NULL").fetchone()[0]
         edges = conn.execute("SELECT count(*) FROM memory_edges WHERE deleted IS NULL").fetchone()[0]
         return {"total_nodes": nodes, "total_edges": edges}
@@ -112,11 +113,9 @@ class GraphView:
 
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             # Sort the ids alone, then read the rows of the few kept: sorting whole rows costs ten times more.
-            sql = (
-                "SELECT id FROM memory_nodes WHERE deleted IS NULL AND project = coalesce(?, project)"
-                " ORDER BY uses DESC, id DESC LIMIT ?"
-            )
-            ids = [row[0] for row in db.conn.execute(sql, [self.graph.project, n])]
+            mine, params = in_project(self.graph.project)
+            sql = f"SELECT id FROM memory_nodes WHERE deleted IS NULL{mine} ORDER BY uses DESC, id DESC LIMIT ?"
+            ids = [row[0] for row in db.conn.execute(sql, [*params, n])]
             found = fetch_nodes(db.conn, ids, self.graph.project)
             return {"view": "top", **_piece(db.conn, {i: found[i] for i in ids if i in found})}
 

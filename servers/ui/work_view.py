@@ -21,6 +21,7 @@ from memory.evolution.params import DEFAULT_PARAMS
 from memory.graph.graph import Graph
 from memory.graph.records import NODE_COLUMNS, node_from_row, node_ref
 from memory.jobs.queue import Jobs
+from memory.projects import in_project
 
 __all__ = ["WorkView"]
 
@@ -37,13 +38,13 @@ def _sources(db: sqlite_utils.Database, procedure: int) -> list[dict[str, Any]]:
 
 
 def _procedures(db: sqlite_utils.Database, project: str | None) -> list[dict[str, Any]]:
+    mine, params = in_project(project)
     sql = (
-        f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
-        " AND project = coalesce(?, project)"
+        f"SELECT {NODE_COLUMNS} FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL{mine}"
         " ORDER BY CASE status WHEN 'active' THEN 0 WHEN 'probationary' THEN 1 ELSE 2 END, successes DESC, id LIMIT ?"
     )
     shown = []
-    for row in db.conn.execute(sql, [project, LISTED]).fetchall():
+    for row in db.conn.execute(sql, [*params, LISTED]).fetchall():
         node = node_from_row(row)
         mean, spread = posterior(node.successes, node.failures, DEFAULT_PARAMS)
         shown.append(
@@ -62,13 +63,14 @@ def _procedures(db: sqlite_utils.Database, project: str | None) -> list[dict[str
 
 
 def _latest_jobs(db: sqlite_utils.Database, project: str | None) -> list[dict[str, Any]]:
+    mine, params = in_project(project)
     sql = (
         "SELECT id, kind, key, status, attempts, max_attempts, error, created, updated, finished FROM jobs"
-        " WHERE project = coalesce(?, project)"
+        f" WHERE 1{mine}"
         " ORDER BY CASE status WHEN 'running' THEN 0 WHEN 'failed' THEN 1 WHEN 'queued' THEN 2 ELSE 3 END, id DESC"
         " LIMIT ?"
     )
-    return list(db.query(sql, [project, LISTED]))
+    return list(db.query(sql, [*params, LISTED]))
 
 
 class WorkView:
