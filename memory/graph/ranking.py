@@ -23,11 +23,12 @@ from memory.graph.ops import adjacent_edges, fetch_nodes
 from memory.graph.records import Node
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
-from memory.projects import ALL, in_project
+from memory.projects import ALL
 
 __all__ = ["DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
 
 DOC_BUDGET = 5_000
+WIDEN = 2  # how many more matches a one-project search ranks before it joins
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,19 @@ def matches(
     newest: bool = False,
 ) -> list[tuple[int, float]]:
     """`(node id, BM25 score)` of the best matches in `project` (or of the newest, without ranking them all);
-    higher is better."""
+    higher is better.
+
+    FTS5 ranks its own matches fastest, with no join; so for one project the
+    best `WIDEN` times as many are ranked alone and the project's kept. Only
+    when other projects crowd that page does the query join each match to its
+    node (which costs a lookup per match: twice the time of a recall at
+    100,000 nodes)."""
+    if project is not ALL and not kinds:
+        wide = matches(conn, match, [], limit * WIDEN, newest=newest)
+        mine = _of_project(conn, [node_id for node_id, _ in wide], project)
+        found = [(node_id, score) for node_id, score in wide if node_id in mine]
+        if len(found) >= limit or len(wide) < limit * WIDEN:
+            return found[:limit]
     sql = "SELECT f.rowid, -bm25(memory_fts) FROM memory_fts f"
     params: list[object] = [match]
     if kinds or project is not ALL:
@@ -226,6 +239,15 @@ def matches(
     return [(row[0], row[1]) for row in conn.execute(sql, params)]
 
 
+def _of_project(conn: sqlite3.Connection, ids: list[int], project: str) -> set[int]:
+    """The ids among `ids` of nodes in `project` (checked per row, as `_scoring_rows` does)."""
+    found: set[int] = set()
+    for chunk, marks in in_chunks(ids):
+        sql = f"SELECT id, project FROM memory_nodes WHERE id IN ({marks})"
+        found.update(node_id for node_id, theirs in conn.execute(sql, chunk) if theirs == project)
+    return found
+
+
 def _normalised(scores: list[tuple[int, float]]) -> dict[int, float]:
     top = max((s for _, s in scores), default=0.0)
     return {i: (s / top if top > 0 else 0.0) for i, s in scores}
@@ -239,10 +261,15 @@ def _recency(last: float, now: float, half_life_days: float) -> float:
 def _scoring_rows(
     conn: sqlite3.Connection, ids: list[int], project: str | None
 ) -> list[tuple[int, str, int, float | None, float]]:
-    """Only what ranking needs, for the live nodes of `project` among `ids`: (id, kind, uses, last_used, updated)."""
+    """Only what ranking needs, for the live nodes of `project` among `ids`: (id, kind, uses, last_used, updated).
+
+    The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
+    project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
     rows: list[tuple[int, str, int, float | None, float]] = []
-    mine, params = in_project(project)
     for chunk, marks in in_chunks(ids):
-        sql = f"SELECT id, kind, uses, last_used, updated FROM memory_nodes WHERE id IN ({marks}) AND deleted IS NULL"
-        rows.extend(conn.execute(sql + mine, [*chunk, *params]).fetchall())
+        sql = (
+            "SELECT id, kind, uses, last_used, updated, project FROM memory_nodes"
+            f" WHERE id IN ({marks}) AND deleted IS NULL"
+        )
+        rows.extend(row[:5] for row in conn.execute(sql, chunk) if project is ALL or row[5] == project)
     return rows

@@ -14,7 +14,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.entities import EntityGraph
 from memory.graph.export import export_graph
-from memory.graph.graph import Graph
+from memory.graph.graph import Graph, NewNode
 from memory.graph.recall import Recall
 from memory.imports.files import import_file
 from memory.projects import ALL, check_project
@@ -157,3 +157,12 @@ def test_a_home_made_before_projects_has_its_memories_in_default(tmp_path: Path)
 def test_a_bad_project_name_is_refused_with_what_a_name_may_hold(name: object) -> None:
     with pytest.raises(UsageError, match="project"):
         check_project(name)
+
+
+async def test_a_project_crowded_out_of_the_best_matches_still_finds_its_own(store: Store) -> None:
+    shop, blog = Graph(store, project="shop"), Graph(store, project="blog")
+    mine, _ = await shop.remember("a lamp stands in the shop window among chairs, tables and rugs for sale")
+    await blog.add_many([NewNode(f"lamp lamp review number {i}") for i in range(120)])
+    found = await Recall(shop).recall("lamp", k=5)
+    assert [r.node.id for r in found] == [mine.id]
+    assert await Recall(shop).bm25("lamp", k=5) == [mine.id]
