@@ -16,8 +16,6 @@ sqlite-utils (the hook recall, memory/hooks/recall.py) never pays for it.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
 import importlib.util
 import sys
 from typing import Any
@@ -71,13 +69,16 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-class _SqliteUtilsWithoutNumpy(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Loads sqlite-utils, the first time it is imported, with `import numpy` failing; then steps aside."""
+class _SqliteUtilsWithoutNumpy:
+    """Loads sqlite-utils, the first time it is imported, with `import numpy` failing; then steps aside.
+
+    A finder and a loader by their methods alone: importing `importlib.abc` to subclass would cost the
+    hook process 16 ms."""
 
     def __init__(self) -> None:
-        self._loader: importlib.abc.Loader | None = None
+        self._loader: Any = None
 
-    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
         if name != "sqlite_utils":
             return None
         sys.meta_path.remove(self)
@@ -87,7 +88,7 @@ class _SqliteUtilsWithoutNumpy(importlib.abc.MetaPathFinder, importlib.abc.Loade
         self._loader, spec.loader = spec.loader, self
         return spec
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+    def create_module(self, spec: Any) -> Any:
         assert self._loader is not None
         return self._loader.create_module(spec)
 
