@@ -136,7 +136,8 @@ class Experience:
         """Write the run's episode (unless episodes are off); its node id."""
         if not self.episodes:
             return None
-        record = await Runs(self.evolution.graph.store).get(run_id)
+        graph = self.evolution.graph
+        record = await Runs(graph.store, project=graph.project).get(run_id)  # the run is in the graph's project
         steps = await steps_from_turns(record.turns, self.contexts, brief.ids)
         outcome = None
         if self.evaluator is not None:

@@ -24,7 +24,9 @@ import anyio
 
 from memory.digest_jobs import DigestJobs
 from memory.errors import UsageError
+from memory.projects import writable_project
 from memory.store import Store, default_db_path
+from runtime.cli.flags import add_project, project_of
 from runtime.digest.batch import read_jobs, run_batch
 from runtime.digest.modes import STRATEGIES
 from runtime.digest.progress import ProgressBar, progress_wanted
@@ -45,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", "-m", default=None, help=f"model spec (default {DEFAULT_SPEC}; --resume: the job's)")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    add_project(parser)
     parser.add_argument("--chunk-tokens", type=int, default=None, help="stream: tokens a chunk (default: what fits)")
     parser.add_argument(
         "--memory-tokens", type=int, default=None, help="stream: the memory's bound (default: window/8)"
@@ -60,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     jobs = sub.add_parser("jobs", help="list digest jobs and their status")
     jobs.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    add_project(jobs, every=True)
     jobs.add_argument("--limit", type=int, default=50, help="the most recent N jobs (default 50)")
     jobs.add_argument("--json", action="store_true", help="print the jobs as JSON")
     jobs.set_defaults(handler=list_jobs)
@@ -109,13 +113,18 @@ async def run(args: argparse.Namespace) -> int:
 async def run_one(args: argparse.Namespace, hook: Callable[[Progress], None]) -> dict[str, Any]:
     if args.resume is not None:
         return await resume(
-            args.resume, model=args.model, db=args.db, context_window=args.context_window, progress=hook
+            args.resume,
+            model=args.model,
+            db=args.db,
+            context_window=args.context_window,
+            progress=hook,
+            project=writable_project(project_of(args)),
         )
     options = {"chunk_tokens": args.chunk_tokens, "memory_tokens": args.memory_tokens, "max_turns": args.max_turns}
     model = args.model or DEFAULT_SPEC
     return await digest(
         args.paths, args.question, model=model, db=args.db, strategy=args.strategy,
-        context_window=args.context_window, progress=hook, **options,
+        context_window=args.context_window, progress=hook, project=writable_project(project_of(args)), **options,
     )  # fmt: skip
 
 
@@ -129,6 +138,7 @@ async def run_jobs(args: argparse.Namespace) -> int:
     options = {
         "db": args.db, "strategy": args.strategy, "chunk_tokens": args.chunk_tokens,
         "memory_tokens": args.memory_tokens, "max_turns": args.max_turns,
+        "project": writable_project(project_of(args)),
     }  # fmt: skip
     try:
         with ProgressBar(enabled=progress_wanted(args.quiet)) as bar:
@@ -169,7 +179,7 @@ def summary(record: dict[str, Any]) -> str:
 
 async def list_jobs(args: argparse.Namespace) -> int:
     async with await Store.open(args.db or default_db_path()) as store:
-        jobs = await DigestJobs(store).list(args.limit)
+        jobs = await DigestJobs(store, project=project_of(args)).list(args.limit)
     rows = [
         {
             "id": job.id,

@@ -43,6 +43,7 @@ import anyio.to_thread
 from memory.context.store import ContextObject, ContextStore
 from memory.digest_jobs import DigestJob, DigestJobs
 from memory.errors import UsageError
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store, default_db_path, use_store
 from runtime.digest.inputs import Input, check_inputs, load_inputs
 from runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
@@ -72,8 +73,10 @@ async def digest(
     max_turns: int = 8,
     context_window: int | None = None,
     progress: ProgressHook | None = None,
+    project: str = DEFAULT_PROJECT,
 ) -> dict[str, Any]:
-    """Answer `question` over the files at `paths`; the record `loci digest --json` prints."""
+    """Answer `question` over the files at `paths` in `project` (its job, documents and run); the record
+    `loci digest --json` prints."""
     if strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
     if not question.strip():
@@ -85,8 +88,8 @@ async def digest(
         )
         async with use_store(db or default_db_path()) as store:
             files = [item.as_json() for item in inputs]
-            job_id = await DigestJobs(store).create(question, strategy, spec, settings.as_json(), files)
-            job = await DigestJobs(store).get(job_id)
+            jobs = DigestJobs(store, project=project)
+            job = await jobs.get(await jobs.create(question, strategy, spec, settings.as_json(), files))
             return await _Run(store, job, loaded, inputs, settings, progress).run()
 
 
@@ -97,10 +100,11 @@ async def resume(
     db: str | Path | Store | None = None,
     context_window: int | None = None,
     progress: ProgressHook | None = None,
+    project: str = DEFAULT_PROJECT,
 ) -> dict[str, Any]:
-    """Continue job `job_id` from its last checkpoint (a finished job returns its record)."""
+    """Continue job `job_id` of `project` from its last checkpoint (a finished job returns its record)."""
     async with use_store(db or default_db_path()) as store:
-        job = await DigestJobs(store).get(job_id)
+        job = await DigestJobs(store, project=project).get(job_id)
         if job.status == "done" and job.result is not None:
             return job.result
         if job.shown_status == "running" and job.pid != os.getpid():
@@ -165,7 +169,7 @@ class _Run:
         progress: ProgressHook | None,
     ) -> None:
         self.store, self.job, self.inputs, self.settings, self.hook = store, job, inputs, settings, progress
-        self.jobs = DigestJobs(store)
+        self.jobs = DigestJobs(store, project=job.project)
         self.state = dict(job.state)
         self.model = MeteredModel(model, calls=self.state.get("model_calls", 0))
         self.started = time.monotonic()
@@ -186,7 +190,8 @@ class _Run:
     async def _run(self) -> dict[str, Any]:
         await self._report()
         config = session_config(self.settings.max_turns)
-        async with open_session(self.model, self.store, config, on_turn=self._turn) as session:
+        session_in = open_session(self.model, self.store, config, on_turn=self._turn, project=self.job.project)
+        async with session_in as session:
             return await self._in(session)
 
     async def _in(self, session: Session) -> dict[str, Any]:

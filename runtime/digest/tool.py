@@ -21,6 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
 from memory.context.paths import Roots
 from memory.errors import LociError, UsageError
+from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from runtime.digest.run import digest
 from runtime.digest.settings import Progress
@@ -33,7 +34,8 @@ __all__ = ["DigestTool", "digest_set"]
 def digest_set(state: LociState) -> MCPServer:
     """The `digest` tool set of `loci serve`, over the served home and its roots."""
     server = MCPServer(name="digest")
-    server.add_tool(DigestTool(state.options.get("model", DEFAULT_SPEC), state.store, state.roots).digest)
+    tool = DigestTool(state.options.get("model", DEFAULT_SPEC), state.store, state.roots, project=state.project)
+    server.add_tool(tool.digest)
     return server
 
 
@@ -43,8 +45,10 @@ register_tool_set("digest", digest_set)
 class DigestTool:
     """Holds the server's model spec, home and roots; `digest` is the tool function."""
 
-    def __init__(self, spec: str, db: Path | Store, roots: list[Path] | Roots) -> None:
-        self.spec, self.db = spec, db
+    def __init__(
+        self, spec: str, db: Path | Store, roots: list[Path] | Roots, *, project: str = DEFAULT_PROJECT
+    ) -> None:
+        self.spec, self.db, self.project = spec, db, project
         self.roots = roots if isinstance(roots, Roots) else Roots(roots) if roots else Roots(None)
         self._lock = anyio.Lock()
 
@@ -87,7 +91,14 @@ class DigestTool:
         async with self._lock:
             sizes = {"chunk_tokens": chunk_tokens, "memory_tokens": memory_tokens}
             return await digest(
-                files, question, model=self.spec, db=self.db, strategy=strategy, progress=report, **sizes
+                files,
+                question,
+                model=self.spec,
+                db=self.db,
+                strategy=strategy,
+                progress=report,
+                project=self.project,
+                **sizes,
             )
 
     def _allowed(self, name: str) -> Path:

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from memory.digest_jobs import DigestJobs
-from memory.errors import BackendError
+from memory.errors import BackendError, NotFoundError
 from memory.store import Store
 from runtime.digest.run import Progress, digest, resume
 from runtime.models.base import Request
@@ -186,3 +186,16 @@ async def test_an_answer_whose_evidence_lacks_the_questions_words_is_partial(tmp
     record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", strategy="navigate")
     assert record["status"] == "partial"
     assert "0 of the question's 2 content words (not: gate, code)" in record["reason"]
+
+
+async def test_a_job_belongs_to_its_project_and_another_project_cannot_resume_it(tmp_path: Path) -> None:
+    doc, db = write_doc(tmp_path / "log.txt", lines=6), tmp_path / "loci.db"
+    model = ScriptedModel(["[1] x", "7316"])
+    record = await digest([doc], "Code?", model=model, db=db, strategy="stream", project="shop", **SMALL)
+    async with await Store.open(db) as store:
+        assert [job.id for job in await DigestJobs(store, project="shop").list()] == [record["job_id"]]
+        assert await DigestJobs(store, project="blog").list() == []
+        runs = await store.read(lambda d: d.conn.execute("SELECT project FROM runs").fetchall())
+    assert runs == [("shop",)]
+    with pytest.raises(NotFoundError):
+        await resume(record["job_id"], model=ScriptedModel([]), db=db, project="blog")
