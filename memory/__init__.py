@@ -1,6 +1,6 @@
 """Everything persistent: the SQLite home, context objects, the memory graph.
 
-The names are resolved when first used (module `__getattr__`), so importing
+The names are resolved when first used (a module `__getattr__`, memory/lazy.py), so importing
 one submodule (`memory.errors`, `memory.store`) does not import them all.
 
 sqlite-utils imports numpy, if it is installed, only to store numpy scalars
@@ -15,12 +15,12 @@ sqlite-utils (the hook recall, memory/hooks/recall.py) never pays for it.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import sys
 from typing import Any
 
 import memory.errors as _errors  # a small module of classes: its names are the tree's
+from memory.lazy import lazy_members
 
 __all__ = [
     "BackendError",
@@ -60,13 +60,7 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memory' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_members(__name__, _HOMES)
 
 
 class _SqliteUtilsWithoutNumpy:

@@ -8,15 +8,14 @@
         result = await session.agent.run("What changed in March?")
 
 The errors it raises are those of `memory.errors`, re-exported here. The
-names are resolved when first used (module `__getattr__`), not when the
+names are resolved when first used (a module `__getattr__`, memory/lazy.py), not when the
 package is imported: `loci --version` imports `runtime.cli.main`, and must
 not pay for the MCP SDK or llama.cpp that the agent needs.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from memory.lazy import lazy_members
 
 __all__ = [
     "Agent",
@@ -79,10 +78,4 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'runtime' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_members(__name__, _HOMES)

@@ -5,14 +5,13 @@ the context and recursion tools raise `ToolError`, the memory tools the
 store's `UsageError` (a bad query, a bad id), and an id that does not exist is
 a `NotFoundError`. Those three classes are re-exported here; the servers turn
 any of them into a result the model reads (`servers.errors`). The names are
-resolved when first used (module `__getattr__`), so the CLI's memory
+resolved when first used (a module `__getattr__`, memory/lazy.py), so the CLI's memory
 commands import `tools.memory` without the context tools.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from memory.lazy import lazy_members
 
 __all__ = ["CompatTools", "ContextTools", "HistoryTools", "MemoryTools", "NotFoundError", "ToolError", "UsageError"]
 
@@ -27,10 +26,4 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_members(__name__, _HOMES)
