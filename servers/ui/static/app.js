@@ -26,7 +26,7 @@ async function api(path, options = {}, started = null) {
 
 // ---- the memory graph ----------------------------------------------------
 
-const graph = new GraphCanvas($("#graph"), (id) => showNode(id));
+const graph = new GraphCanvas($("#graph"), $("#graph-tip"), (id) => showNode(id));
 
 let totals = null;
 
