@@ -12,7 +12,7 @@ const KIND_COLOURS = { semantic: "#3b7dd8", episodic: "#e8912d", procedural: "#2
 const EDGE_COLOURS = { ground: "#d9963f", distill: "#2f9e69", related: "#7b8794" };
 const REGION_COLOURS = ["#3b7dd8", "#e8912d", "#2f9e69", "#9b59b6", "#d64545", "#16a3b8", "#8d6e63", "#7b8794"];
 const MAX_LABELS = 24;
-const LABEL_CHARS = 40;
+const LABEL_CHARS = 44;
 const LABEL_FONT = "11px system-ui, sans-serif";
 const MARGIN = 12;
 

@@ -112,10 +112,7 @@ def _session(pick: random.Random, day: date) -> list[str]:
     asked = False
     for n in range(pick.randrange(21, 29)):
         speaker = speakers[(n + 1) % len(speakers)]
-        if asked:
-            template = pick.choice(REPLIES)
-        else:
-            template = pick.choice(QUESTIONS if pick.random() < 0.3 else SAYINGS)
+        template = pick.choice(REPLIES) if asked else pick.choice(QUESTIONS if pick.random() < 0.3 else SAYINGS)
         asked = template in QUESTIONS
         lines.append(f"[{stamp}] {speaker}: {_fill(template, pick, speakers[0])}")
     return lines
