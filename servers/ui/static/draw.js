@@ -55,7 +55,7 @@ class GraphCanvas {
     this.byId = new Map(piece.nodes.map((n) => [n.id, n]));
     this.hovered = null;
     const box = this.canvas.getBoundingClientRect();
-    this.layoutClusters = layoutPiece(piece.nodes, piece.edges, box.width || 800, box.height || 600);
+    this.layoutClusters = layoutPiece(piece.nodes, piece.edges, box.width || 800, box.height || 600, nodeRadius);
     this.fit();
     this.draw();
   }
@@ -93,9 +93,10 @@ class GraphCanvas {
     g.clearRect(0, 0, box.width, box.height);
     if (!this.view) return;
     this.drawEdges(g);
-    this.drawNodes(g);
     this.labels = this.placeLabels(g, box);
-    this.drawLabels(g);
+    this.drawLabels(g, true);
+    this.drawNodes(g);  // over the labels' backing, so a label never hides a node
+    this.drawLabels(g, false);
   }
 
   // Links inside a cluster drawn strong; links between clusters, which cross the canvas, lighter and thin.
@@ -173,14 +174,13 @@ class GraphCanvas {
     return placed;
   }
 
-  drawLabels(g) {
+  drawLabels(g, backing) {
     g.font = LABEL_FONT;
     g.textBaseline = "middle";
+    g.fillStyle = backing ? "rgba(255, 255, 255, 0.85)" : "#1f2933";
     for (const label of this.labels) {
-      g.fillStyle = "rgba(255, 255, 255, 0.85)";
-      g.fillRect(label.x, label.y, label.w, label.h);
-      g.fillStyle = "#1f2933";
-      g.fillText(label.text, label.x + 3, label.y + label.h / 2);
+      if (backing) g.fillRect(label.x, label.y, label.w, label.h);
+      else g.fillText(label.text, label.x + 3, label.y + label.h / 2);
     }
     g.textBaseline = "alphabetic";
   }

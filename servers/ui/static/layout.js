@@ -81,8 +81,27 @@ function mergeSplinters(label, near) {
   }
 }
 
-// A force layout of one cluster around (0, 0), nodes `spacing` apart; returns its radius.
-function layoutCluster(members, links, spacing, x, y) {
+// Nodes drawn large (the much used) are pushed apart until no two discs touch (a few passes, bounded).
+function separate(radii, px, py) {
+  const n = radii.length;
+  for (let pass = 0; pass < 20; pass++) {
+    let moved = false;
+    for (let i = 0; i < n; i++) {
+      for (let j = i + 1; j < n; j++) {
+        const ex = px[j] - px[i], ey = py[j] - py[i], room = radii[i] + radii[j] + 4, d2 = ex * ex + ey * ey;
+        if (d2 >= room * room) continue;
+        const d = Math.sqrt(d2) || 0.01, push = (room - d) / 2, ux = d2 ? ex / d : 1, uy = ey / d;
+        px[i] -= ux * push; py[i] -= uy * push; px[j] += ux * push; py[j] += uy * push;
+        moved = true;
+      }
+    }
+    if (!moved) return;
+  }
+}
+
+// A force layout of one cluster around (0, 0), nodes `spacing` apart and their discs (`size`) apart; returns
+// its radius.
+function layoutCluster(members, links, spacing, x, y, size) {
   const n = members.length, at = new Map(members.map((m, i) => [m, i]));
   const px = new Float64Array(n), py = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -114,13 +133,16 @@ function layoutCluster(members, links, spacing, x, y) {
   let cx = 0, cy = 0;
   for (let i = 0; i < n; i++) { cx += px[i]; cy += py[i]; }
   cx /= n; cy /= n;
-  let radius = 0;
-  for (let i = 0; i < n; i++) { px[i] -= cx; py[i] -= cy; radius = Math.max(radius, Math.hypot(px[i], py[i])); }
+  let reach = 0;
+  for (let i = 0; i < n; i++) { px[i] -= cx; py[i] -= cy; reach = Math.max(reach, Math.hypot(px[i], py[i])); }
   // cut to a disc of the area `n` nodes need, so one long chain does not take the whole canvas
-  const room = spacing * 0.75 * Math.sqrt(n);
-  const shrink = radius > room ? room / radius : 1;
-  members.forEach((m, i) => { x[m] = px[i] * shrink; y[m] = py[i] * shrink; });
-  return Math.max(radius * shrink, spacing * 0.5);
+  const room = spacing * 0.75 * Math.sqrt(n), shrink = reach > room ? room / reach : 1;
+  for (let i = 0; i < n; i++) { px[i] *= shrink; py[i] *= shrink; }
+  const sizes = members.map((m) => size[m]);
+  separate(sizes, px, py);
+  let radius = spacing * 0.5;
+  members.forEach((m, i) => { x[m] = px[i]; y[m] = py[i]; radius = Math.max(radius, Math.hypot(px[i], py[i]) + sizes[i]); });
+  return radius;
 }
 
 // The nodes with no link: a sunflower disc, in the order they came (most used first).
@@ -133,36 +155,39 @@ function layoutUnlinked(members, spacing, x, y) {
 }
 
 // Discs packed largest first (the unlinked nodes' disc `last`): each goes to the first free spot on a spiral
-// stretched by `aspect`.
+// stretched by `aspect`. A spot too crowded for a disc stays too crowded for a disc as large (discs are only
+// added), so discs of one size resume the search where the last of them was placed.
 function packDiscs(radii, gap, aspect, last) {
   const order = radii.map((r, i) => i).filter((i) => i !== last).sort((a, b) => radii[b] - radii[a] || a - b);
   if (last >= 0) order.push(last);
-  const placed = [], centres = new Array(radii.length);
+  const placed = [], centres = new Array(radii.length), resume = new Map();
   const step = Math.max(2, Math.min(...radii, 1e9) * 0.5);
   for (const c of order) {
-    const r = radii[c];
-    let spot = [0, 0];
-    for (let t = 0; placed.length; t++) {
+    const r = radii[c], size = Math.ceil(r);
+    let spot = [0, 0], t = resume.get(size) || 0;
+    for (; placed.length; t++) {
       const a = t * 0.35, s = step * Math.sqrt(t) * 1.6;
-      const sx = Math.cos(a) * s * Math.sqrt(aspect), sy = Math.sin(a) * s / Math.sqrt(aspect);
+      const sx = Math.cos(a) * s * Math.sqrt(aspect), sy = (Math.sin(a) * s) / Math.sqrt(aspect);
       if (placed.every(([ox, oy, or]) => Math.hypot(sx - ox, sy - oy) >= r + or + gap)) { spot = [sx, sy]; break; }
     }
+    resume.set(size, t);
     placed.push([spot[0], spot[1], r]);
     centres[c] = spot;
   }
   return centres;
 }
 
-// Positions every node (node.x, node.y) and returns the clusters: [{members: [ids], x, y, r}].
-function layoutPiece(nodes, edges, width, height) {
+// Positions every node (node.x, node.y; `radius(node)` is how large it is drawn) and returns the clusters:
+// [{members: [ids], x, y, r, unlinked}].
+function layoutPiece(nodes, edges, width, height, radius) {
   const n = nodes.length;
   if (!n) return [];
   const links = weightedLinks(nodes, edges);
   const { clusters, unlinked } = clusterLabels(n, links);
   const spacing = Math.max(14, Math.min(60, Math.sqrt((width * height) / n) * 0.55));
-  const x = new Float64Array(n), y = new Float64Array(n);
+  const x = new Float64Array(n), y = new Float64Array(n), size = nodes.map(radius);
   const radii = clusters.map((members, c) =>
-    c === unlinked ? layoutUnlinked(members, spacing, x, y) : layoutCluster(members, links, spacing, x, y));
+    c === unlinked ? layoutUnlinked(members, spacing, x, y) : layoutCluster(members, links, spacing, x, y, size));
   const centres = packDiscs(radii, spacing * 1.2, Math.max(0.5, Math.min(2.5, width / Math.max(1, height))), unlinked);
   return clusters.map((members, c) => {
     const [cx, cy] = centres[c];
