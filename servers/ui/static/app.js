@@ -105,7 +105,7 @@ $("#detail").addEventListener("click", (event) => { const li = event.target.clos
 // A run's result as a person reads it: a done run is a success only once feedback says it was right.
 // `partial` and `failed` say so whatever the feedback; a done run judged wrong is shown wrong, not done.
 function result(run, verdict) {
-  if (run.status !== "done") return { text: run.status, tone: run.status === "partial" ? "partial" : "failed" };
+  if (run.status !== "done") return { text: run.status, tone: { partial: "partial", failed: "failed" }[run.status] || "open" };
   if (verdict === "bad") return { text: "done, judged wrong", tone: "wrong" };
   if (verdict === "good") return { text: "done, judged right", tone: "right" };
   return { text: "done, not judged", tone: "open" };

@@ -54,6 +54,7 @@ class GraphCanvas {
     this.spread = new Set(spread || []);
     this.byId = new Map(piece.nodes.map((n) => [n.id, n]));
     this.hovered = null;
+    this.tip.hidden = true;
     const box = this.canvas.getBoundingClientRect();
     this.layoutClusters = layoutPiece(piece.nodes, piece.edges, box.width || 800, box.height || 600, nodeRadius);
     this.fit();
