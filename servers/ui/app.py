@@ -8,7 +8,9 @@
     GET  /api/node/mem:N           a node: text, metadata, neighbours, history with causes
     GET  /api/runs, /api/runs/N    the runs; one run with its turns, evidence lines and episode
     GET  /api/procedures, /api/jobs, /api/digests
-    GET  /api/documents, /api/outline/ID, /api/read/ID?start=A&end=B
+    GET  /api/documents            every document, with the path it was read from
+    GET  /api/records?limit=N      what runs recorded (tool results, turns, notes), newest first
+    GET  /api/outline/ID, /api/read/ID?start=A&end=B
     POST /api/runs/N/feedback      {"outcome": "good"|"bad"|0.7, "note": "..."}: as `loci feedback`
 
 Every route reads through a `query_only` store, so a read cannot write; the
@@ -34,6 +36,7 @@ from memory.errors import LociError, NotFoundError, ToolError, UsageError
 from memory.graph.graph import Graph
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
+from servers.ui.documents_view import LISTED_RECORDS, DocumentsView
 from servers.ui.graph_view import DEFAULT_DRAWN, GraphView
 from servers.ui.guard import MAX_POST_BYTES, Guard
 from servers.ui.runs_view import RunsView
@@ -69,6 +72,7 @@ class Api:
         self.graph = GraphView(graph)
         self.runs = RunsView(graph)
         self.work = WorkView(graph)
+        self.documents = DocumentsView(graph)
         self.context = ContextTools(ContextStore(store, project=project))
 
     def routes(self) -> list[Route]:
@@ -87,7 +91,8 @@ class Api:
             "/api/procedures": lambda r: self.work.procedures(),
             "/api/jobs": lambda r: self.work.queue(),
             "/api/digests": lambda r: self.work.digest_jobs(),
-            "/api/documents": lambda r: self.context.context_list(["doc", "note", "obs", "turn"], limit=50),
+            "/api/documents": lambda r: self.documents.documents(),
+            "/api/records": lambda r: self.documents.records(_int(r, "limit", LISTED_RECORDS)),
             "/api/outline/{ref}": lambda r: self.context.context_outline(r.path_params["ref"]),
             "/api/read/{ref}": lambda r: self.context.context_read(
                 r.path_params["ref"], _int(r, "start", 1), _int(r, "end", 0) or None

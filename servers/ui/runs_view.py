@@ -6,7 +6,10 @@ observation's id and size, and the prompt's tokens per region with how many
 the model evaluated against how many it reused. The page adds what lives
 elsewhere: the run's episode (memory_episodes, with its outcome and the
 facts it was grounded in) and the cited lines themselves, read back from the
-context store.
+context store. Feedback is shown as a verdict and a note, apart: `verdict` is
+`good` or `bad` as the episode's status says (success or failure, by the
+evolution's `success_at`), None before any feedback, and `feedback` is the
+note the person wrote.
 
 Feedback is the one write the page makes, and it is the same write as
 `loci feedback`: `Evolution(graph).episodes.feedback(run, outcome, note)`.
@@ -26,9 +29,10 @@ from memory.graph.records import node_ref
 from memory.params import in_chunks
 from memory.runs import Runs, parse_run_id
 
-__all__ = ["MAX_CITED_TOKENS", "RunsView"]
+__all__ = ["MAX_CITED_TOKENS", "VERDICTS", "RunsView", "verdict"]
 
 MAX_CITED_TOKENS = 1_000
+VERDICTS = {"success": "good", "failure": "bad"}
 LISTED = 200
 
 
@@ -42,6 +46,12 @@ def _episode_rows(db: sqlite_utils.Database, run_ids: list[int]) -> dict[int, di
         for row in db.query(sql, chunk):
             found[row["run_id"]] = {**row, "node": node_ref(row["node"])}
     return found
+
+
+def verdict(episode: dict[str, Any]) -> str | None:
+    """What the feedback said of a run, as its episode's status has it (`success` at or above the evolution's
+    `success_at`): `good`, `bad`, or None while it is not judged."""
+    return VERDICTS.get(episode.get("status") or "") if episode.get("outcome") is not None else None
 
 
 class RunsView:
@@ -61,6 +71,7 @@ class RunsView:
                 "id": r.ref,
                 "task": r.task,
                 "status": r.status,
+                "reason": r.reason,
                 "model": r.model,
                 "source": r.source,
                 "started": r.started,
@@ -68,6 +79,7 @@ class RunsView:
                 "turns": len(r.turns),
                 "tokens": r.tokens,
                 "outcome": episodes.get(r.id, {}).get("outcome"),
+                "verdict": verdict(episodes.get(r.id, {})),
                 "feedback": episodes.get(r.id, {}).get("feedback"),
             }
             for r in records
@@ -79,6 +91,7 @@ class RunsView:
         episode = episodes.get(record.id)
         if episode is not None:
             episode["grounds"] = await self._grounds(episode["node"])
+            episode["verdict"] = verdict(episode)
         return {
             **record.to_dict(),
             "evidence": [await self._cited(item) for item in record.evidence],

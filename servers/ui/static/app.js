@@ -26,7 +26,7 @@ async function api(path, options = {}, started = null) {
 
 // ---- the memory graph ----------------------------------------------------
 
-const graph = new GraphCanvas($("#graph"), (id) => showNode(id));
+const graph = new GraphCanvas($("#graph"), $("#graph-tip"), (id) => showNode(id));
 
 let totals = null;
 
@@ -102,12 +102,29 @@ $("#detail").addEventListener("click", (event) => { const li = event.target.clos
 
 // ---- runs ------------------------------------------------------------------
 
+// A run's result as a person reads it: a done run is a success only once feedback says it was right.
+// `partial` and `failed` say so whatever the feedback; a done run judged wrong is shown wrong, not done.
+function result(run, verdict) {
+  if (run.status !== "done") return { text: run.status, tone: { partial: "partial", failed: "failed" }[run.status] || "open" };
+  if (verdict === "bad") return { text: "done, judged wrong", tone: "wrong" };
+  if (verdict === "good") return { text: "done, judged right", tone: "right" };
+  return { text: "done, not judged", tone: "open" };
+}
+
+function verdictCells(verdict, note) {
+  const said = verdict ? `<span class="verdict-${esc(verdict)}">${verdict === "good" ? "✓ good" : "✗ bad"}</span>` : "";
+  return `<td class="verdict">${said}</td><td class="feedback-note">${note ? `“${esc(note)}”` : ""}</td>`;
+}
+
 async function loadRuns() {
   const runs = await api("/api/runs");
-  $("#runs tbody").innerHTML = runs.map((r) =>
-    `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.task)}</td><td class="status-${esc(r.status)}">${esc(r.status)}</td>` +
-    `<td>${esc(r.model)}</td><td>${esc(when(r.started))}</td><td>${r.turns}</td>` +
-    `<td>${r.outcome === null || r.outcome === undefined ? "" : esc(r.outcome) + " " + esc(r.feedback || "")}</td></tr>`).join("");
+  $("#runs tbody").innerHTML = runs.map((r) => {
+    const shown = result(r, r.verdict);
+    return `<tr data-id="${esc(r.id)}"><td>${esc(r.id)}</td><td>${esc(r.task)}</td>` +
+      `<td class="result tone-${shown.tone}" title="${esc(r.reason || "")}">${esc(shown.text)}</td>` +
+      verdictCells(r.verdict, r.feedback) +
+      `<td>${esc(r.model)}</td><td>${esc(when(r.started))}</td><td>${r.turns}</td></tr>`;
+  }).join("");
 }
 
 function turnRow(t) {
@@ -124,11 +141,13 @@ async function showRun(id) {
   const evidence = run.evidence.map((c) =>
     `<li><b>${esc(c.id)}:${esc(c.start)}-${esc(c.end)}</b><pre>${esc(c.text ?? c.error)}</pre></li>`).join("");
   const ep = run.episode;
+  const shown = result(run, ep && ep.verdict);
   const grounds = ep ? ep.grounds.map((g) => `<li>${esc(g.kind)} → ${esc(g.id)} (${esc(g.node_kind)}) ${esc(g.text.slice(0, 100))}</li>`).join("") : "";
   $("#run").innerHTML = `
     <h2 id="run-title">${esc(run.id)}: ${esc(run.task)}</h2>
-    <p>status <b class="status-${esc(run.status)}">${esc(run.status)}</b>${run.reason ? " (" + esc(run.reason) + ")" : ""} · model ${esc(run.model)} · ${run.tokens} tokens</p>
+    <p>result <b id="run-result" class="tone-${shown.tone}">${esc(shown.text)}</b>${run.reason ? " (" + esc(run.reason) + ")" : ""} · model ${esc(run.model)} · ${run.tokens} tokens</p>
     <h3>Answer</h3><div class="text" id="answer">${esc(run.answer)}</div>
+    <table id="verdict"><tbody><tr><th>feedback</th>${ep ? verdictCells(ep.verdict, ep.feedback) : "<td>no episode to judge</td>"}</tr></tbody></table>
     <div class="feedback"><button type="button" id="good">Good</button><button type="button" id="bad">Bad</button>
       <input id="note" placeholder="a note with the feedback (optional)"><span id="feedback-result"></span></div>
     <h3>Turns</h3>
@@ -136,7 +155,7 @@ async function showRun(id) {
       <th>size</th><th>prompt tokens by region</th><th>evaluated / reused</th></tr></thead><tbody>${run.turns.map(turnRow).join("")}</tbody></table>
     <h3>Prompt tokens per turn, by region</h3><canvas id="plot"></canvas>
     <h3>Evidence</h3><ul id="evidence">${evidence || "<li>none cited</li>"}</ul>
-    <h3>Episode</h3><div id="episode">${ep ? `${esc(ep.node)} · status <b>${esc(ep.status)}</b> · outcome ${esc(ep.outcome ?? "unknown")}${ep.feedback ? " · " + esc(ep.feedback) : ""}<ul>${grounds}</ul>` : "no episode"}</div>`;
+    <h3>Episode</h3><div id="episode">${ep ? `${esc(ep.node)} · status <b>${esc(ep.status)}</b> · outcome ${esc(ep.outcome ?? "unknown")}<ul>${grounds}</ul>` : "no episode"}</div>`;
   document.body.dataset.plotRegions = plotRegions($("#plot"), run.turns).join(",");
   $("#good").onclick = () => feedback(run.id, "good");
   $("#bad").onclick = () => feedback(run.id, "bad");
@@ -179,16 +198,25 @@ async function loadWork() {
 let shownDocument = null;
 
 async function loadDocuments() {
-  const listed = await api("/api/documents");
-  $("#doc-note").textContent = `${listed.objects.length} of ${listed.total} objects (newest)`;
-  $("#documents").innerHTML = listed.objects.map((o) =>
-    `<li data-id="${esc(o.id)}">${esc(o.id)} ${esc(o.name)} <span class="note">${o.lines} lines, ${o.tokens} tokens</span></li>`).join("");
+  const [listed, recorded] = await Promise.all([api("/api/documents"), api("/api/records")]);
+  $("#doc-note").textContent = `${count(listed.total)} ${listed.total === 1 ? "document" : "documents"}`;
+  $("#documents").innerHTML = listed.documents.map((d) =>
+    `<li data-id="${esc(d.id)}" title="${esc(d.path || d.name)}"><b>${esc(d.shown)}</b> <span class="note">${esc(d.id)} · ` +
+    `${count(d.lines)} lines, ${count(d.tokens)} tokens</span><div class="path">${esc(d.path || "(no file)")}</div></li>`).join("") ||
+    "<li class=\"none\">no documents loaded</li>";
+  const kinds = { obs: "tool results", turn: "turns", note: "notes" };
+  $("#records-note").textContent = Object.entries(recorded.counts).map(([k, v]) => `${count(v)} ${kinds[k] || k}`).join(" · ") +
+    (recorded.total > recorded.records.length ? ` (the newest ${recorded.records.length})` : "");
+  $("#records").innerHTML = recorded.records.map((o) =>
+    `<li data-id="${esc(o.id)}" data-kind="${esc(o.kind)}">${esc(o.id)} ${esc(o.name)}` +
+    ` <span class="note">${o.run ? esc(o.run) + " · " : ""}${count(o.lines)} lines</span></li>`).join("");
 }
 
 async function showDocument(id) {
   shownDocument = id;
   const outline = await api(`/api/outline/${encodeURIComponent(id)}`);
-  $("#doc-title").textContent = id;
+  const listed = document.querySelector(`#documents li[data-id="${CSS.escape(id)}"]`);
+  $("#doc-title").textContent = listed ? `${id} · ${listed.title}` : id;
   $("#outline").innerHTML = outline.entries.map((e) =>
     `<li class="link" data-start="${e.start}" data-end="${e.end}">${esc(e.title)} <span class="note">${e.start}-${e.end}</span></li>`).join("");
   await readRange(1, null);
@@ -201,7 +229,9 @@ async function readRange(start, end) {
   $("#text").textContent = span.text;
 }
 
-$("#documents").addEventListener("click", (event) => { const li = event.target.closest("li"); if (li) showDocument(li.dataset.id); });
+for (const list of ["#documents", "#records"]) {
+  $(list).addEventListener("click", (event) => { const li = event.target.closest("li[data-id]"); if (li) showDocument(li.dataset.id); });
+}
 $("#outline").addEventListener("click", (event) => { const li = event.target.closest("li"); if (li) readRange(li.dataset.start, li.dataset.end); });
 $("#range").addEventListener("submit", (event) => { event.preventDefault(); if (shownDocument) readRange($("#start").value, $("#end").value); });
 

@@ -1,66 +1,51 @@
-// Loci's own small canvas drawing: a force-laid graph and a stacked bar plot. No library, no network.
+// Loci's own small canvas drawing: the memory graph and a stacked bar plot. No library, no network.
+//
+// The graph is laid out by layout.js (clusters packed apart), then scaled to fit inside the canvas.
+// Edges are drawn first, at least a pixel wide, then nodes with a white rim, then labels: only for the
+// nodes that matter most (a recall's hits, the selected node, the most used and most linked), each put
+// beside its node where its box stays inside the canvas and overlaps no label placed before it; a node
+// without room for its label gets none. Hovering a node shows its id and label in a tip (#graph-tip).
+// What was drawn is kept for the tests: `clusters`, `labels` (boxes in canvas pixels), `where(id)`.
 "use strict";
 
 const KIND_COLOURS = { semantic: "#3b7dd8", episodic: "#e8912d", procedural: "#2f9e69" };
-const EDGE_COLOURS = { ground: "#e8b36b", distill: "#6fcf9f", related: "#b6c0ca" };
+const EDGE_COLOURS = { ground: "#d9963f", distill: "#2f9e69", related: "#7b8794" };
 const REGION_COLOURS = ["#3b7dd8", "#e8912d", "#2f9e69", "#9b59b6", "#d64545", "#16a3b8", "#8d6e63", "#7b8794"];
+const MAX_LABELS = 24;
+const LABEL_CHARS = 44;
+const LABEL_FONT = "11px system-ui, sans-serif";
+const MARGIN = 12;
 
 function nodeRadius(node) {
   return 4 + 2.5 * Math.log2(1 + (node.uses || 0));
 }
 
-// A deterministic layout: nodes start on a spiral, then repel each other and are pulled along their edges.
-function layout(nodes, edges, width, height) {
-  const index = new Map(nodes.map((n, i) => [n.id, i]));
-  const n = nodes.length;
-  const x = new Float64Array(n), y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const a = i * 2.399963, r = 12 * Math.sqrt(i + 1);
-    x[i] = Math.cos(a) * r;
-    y[i] = Math.sin(a) * r;
-  }
-  const links = edges.map((e) => [index.get(e.src), index.get(e.dst), e.weight]).filter((l) => l[0] !== undefined && l[1] !== undefined);
-  const rounds = Math.max(20, Math.min(200, Math.floor(4e6 / Math.max(1, n * n))));
-  const k = Math.sqrt((width * height) / Math.max(1, n)) * 0.6;
-  let heat = k * 2;
-  const dx = new Float64Array(n), dy = new Float64Array(n);
-  for (let round = 0; round < rounds; round++) {
-    dx.fill(0); dy.fill(0);
-    for (let i = 0; i < n; i++) {
-      for (let j = i + 1; j < n; j++) {
-        let ex = x[i] - x[j], ey = y[i] - y[j];
-        const d2 = ex * ex + ey * ey + 0.01;
-        const f = (k * k) / d2;
-        dx[i] += ex * f; dy[i] += ey * f; dx[j] -= ex * f; dy[j] -= ey * f;
-      }
-    }
-    for (const [a, b, w] of links) {
-      const ex = x[a] - x[b], ey = y[a] - y[b];
-      const d = Math.sqrt(ex * ex + ey * ey) + 0.01;
-      const f = (d * d) / k * (0.5 + w) / d;
-      dx[a] -= ex * f; dy[a] -= ey * f; dx[b] += ex * f; dy[b] += ey * f;
-    }
-    for (let i = 0; i < n; i++) {
-      dx[i] -= x[i] * 0.01; dy[i] -= y[i] * 0.01;  // a little gravity keeps islands near the middle
-      const d = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) + 0.01;
-      const step = Math.min(d, heat);
-      x[i] += (dx[i] / d) * step; y[i] += (dy[i] / d) * step;
-    }
-    heat *= 0.96;
-  }
-  nodes.forEach((node, i) => { node.x = x[i]; node.y = y[i]; });
+function shortLabel(node) {
+  const text = node.label || "";
+  return text.length > LABEL_CHARS ? text.slice(0, LABEL_CHARS - 1) + "…" : text;
+}
+
+function overlaps(a, b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
 class GraphCanvas {
-  constructor(canvas, onPick) {
+  constructor(canvas, tip, onPick) {
     this.canvas = canvas;
+    this.tip = tip;
     this.onPick = onPick;
     this.piece = { nodes: [], edges: [] };
+    this.byId = new Map();
     this.hits = new Set();
     this.spread = new Set();
     this.selected = null;
+    this.hovered = null;
+    this.clusters = [];
+    this.labels = [];
     canvas.addEventListener("click", (event) => this.click(event));
-    window.addEventListener("resize", () => this.draw());
+    canvas.addEventListener("mousemove", (event) => this.hover(this.nodeAt(event)));
+    canvas.addEventListener("mouseleave", () => this.hover(null));
+    window.addEventListener("resize", () => { this.fit(); this.draw(); });
   }
 
   show(piece, hits, spread) {
@@ -68,24 +53,31 @@ class GraphCanvas {
     this.hits = new Set(hits || []);
     this.spread = new Set(spread || []);
     this.byId = new Map(piece.nodes.map((n) => [n.id, n]));
+    this.hovered = null;
+    this.tip.hidden = true;
     const box = this.canvas.getBoundingClientRect();
-    layout(piece.nodes, piece.edges, box.width || 800, box.height || 600);
+    this.layoutClusters = layoutPiece(piece.nodes, piece.edges, box.width || 800, box.height || 600, nodeRadius);
     this.fit();
     this.draw();
   }
 
+  // Scale and centre the laid-out piece so every node, with its radius, is inside the canvas.
   fit() {
-    const box = this.canvas.getBoundingClientRect();
-    const xs = this.piece.nodes.map((n) => n.x), ys = this.piece.nodes.map((n) => n.y);
-    const minX = Math.min(...xs, 0), maxX = Math.max(...xs, 1), minY = Math.min(...ys, 0), maxY = Math.max(...ys, 1);
-    // Room for the labels, which are drawn to the right of their nodes.
-    const left = 30, right = 230, pad = 30;
-    const scale = Math.min((box.width - left - right) / (maxX - minX || 1), (box.height - 2 * pad) / (maxY - minY || 1), 4);
+    const box = this.canvas.getBoundingClientRect(), nodes = this.piece.nodes;
+    if (!nodes.length) { this.view = { scale: 1, ox: box.width / 2, oy: box.height / 2 }; return; }
+    const reach = Math.max(...nodes.map(nodeRadius)) + MARGIN;
+    const xs = nodes.map((n) => n.x), ys = nodes.map((n) => n.y);
+    const minX = Math.min(...xs), maxX = Math.max(...xs), minY = Math.min(...ys), maxY = Math.max(...ys);
+    const scale = Math.min((box.width - 2 * reach) / (maxX - minX || 1), (box.height - 2 * reach) / (maxY - minY || 1), 2.5);
     this.view = {
       scale,
-      ox: left + (box.width - left - right) / 2 - ((minX + maxX) / 2) * scale,
+      ox: box.width / 2 - ((minX + maxX) / 2) * scale,
       oy: box.height / 2 - ((minY + maxY) / 2) * scale,
     };
+    this.clusters = (this.layoutClusters || []).map((c) => ({
+      members: c.members, unlinked: c.unlinked,
+      x: c.x * scale + this.view.ox, y: c.y * scale + this.view.oy, r: c.r * scale,
+    }));
   }
 
   screen(node) {
@@ -101,42 +93,134 @@ class GraphCanvas {
     g.setTransform(ratio, 0, 0, ratio, 0, 0);
     g.clearRect(0, 0, box.width, box.height);
     if (!this.view) return;
+    this.drawEdges(g);
+    this.labels = this.placeLabels(g, box);
+    this.drawLabels(g, true);
+    this.drawNodes(g);  // over the labels' backing, so a label never hides a node
+    this.drawLabels(g, false);
+  }
+
+  // Links inside a cluster drawn strong; links between clusters, which cross the canvas, lighter and thin.
+  drawEdges(g) {
+    const home = new Map();
+    this.clusters.forEach((c, i) => c.members.forEach((id) => home.set(id, i)));
     for (const e of this.piece.edges) {
       const a = this.byId.get(e.src), b = this.byId.get(e.dst);
       if (!a || !b) continue;
-      const [ax, ay] = this.screen(a), [bx, by] = this.screen(b);
-      g.strokeStyle = this.spread.has(e.id) ? "#d64545" : EDGE_COLOURS[e.kind] || "#b6c0ca";
-      g.lineWidth = (this.spread.has(e.id) ? 1.5 : 0.4) + 2.5 * e.weight;
+      const [ax, ay] = this.screen(a), [bx, by] = this.screen(b), spread = this.spread.has(e.id);
+      const across = home.get(e.src) !== home.get(e.dst);
+      g.globalAlpha = spread ? 0.9 : across ? 0.35 : 0.75;
+      g.strokeStyle = spread ? "#d64545" : EDGE_COLOURS[e.kind] || EDGE_COLOURS.related;
+      g.lineWidth = spread ? 2 + 2 * e.weight : across ? 1 : 1 + 2 * e.weight;
       g.beginPath(); g.moveTo(ax, ay); g.lineTo(bx, by); g.stroke();
     }
+    g.globalAlpha = 1;
+  }
+
+  drawNodes(g) {
+    g.lineWidth = 1;
     for (const node of this.piece.nodes) {
       const [sx, sy] = this.screen(node), r = nodeRadius(node);
       g.fillStyle = KIND_COLOURS[node.kind] || "#7b8794";
-      g.beginPath(); g.arc(sx, sy, r, 0, 2 * Math.PI); g.fill();
-      if (this.hits.has(node.id) || node.id === this.selected) {
-        g.strokeStyle = node.id === this.selected ? "#1f2933" : "#d64545";
-        g.lineWidth = 3;
-        g.beginPath(); g.arc(sx, sy, r + 3, 0, 2 * Math.PI); g.stroke();
-      }
+      g.strokeStyle = "#fff";
+      g.beginPath(); g.arc(sx, sy, r, 0, 2 * Math.PI); g.fill(); g.stroke();
     }
-    g.fillStyle = "#1f2933";
-    g.font = "11px system-ui, sans-serif";
-    const labelled = this.piece.nodes.length <= 60 ? this.piece.nodes : this.piece.nodes.filter((n) => this.hits.has(n.id) || n.id === this.selected);
-    for (const node of labelled) {
+    const rings = [...this.hits].map((id) => [id, "#d64545"]);
+    if (this.selected) rings.push([this.selected, "#1f2933"]);
+    if (this.hovered) rings.push([this.hovered, "#f0b429"]);
+    g.lineWidth = 3;
+    for (const [id, colour] of rings) {
+      const node = this.byId.get(id);
+      if (!node) continue;
       const [sx, sy] = this.screen(node);
-      g.fillText(`${node.id} ${node.label.slice(0, 32)}`, sx + nodeRadius(node) + 4, sy + 4);
+      g.strokeStyle = colour;
+      g.beginPath(); g.arc(sx, sy, nodeRadius(node) + 3, 0, 2 * Math.PI); g.stroke();
     }
   }
 
-  click(event) {
+  // Which nodes earn a label, most deserving first: the selected one, the hits, each cluster's most linked
+  // node (largest cluster first: it names the cluster, e.g. a conversation's session), then the most used.
+  labelOrder() {
+    const degree = new Map();
+    for (const e of this.piece.edges) for (const id of [e.src, e.dst]) degree.set(id, (degree.get(id) || 0) + 1);
+    const hubs = new Map();
+    this.clusters.forEach((c, i) => {
+      if (c.unlinked || c.members.length < 3) return;
+      const hub = c.members.reduce((a, b) => ((degree.get(b) || 0) > (degree.get(a) || 0) ? b : a));
+      hubs.set(hub, this.clusters.length - i);
+    });
+    const rank = (n) => (n.id === this.selected ? 1e12 : 0) + (this.hits.has(n.id) ? 1e9 : 0) + (hubs.get(n.id) || 0) * 1e6 +
+      Math.min(n.uses || 0, 999) * 1e3 + Math.min(degree.get(n.id) || 0, 999);
+    return [...this.piece.nodes].sort((a, b) => rank(b) - rank(a));
+  }
+
+  placeLabels(g, box) {
+    g.font = LABEL_FONT;
+    const placed = [], discs = this.piece.nodes.map((n) => { const [x, y] = this.screen(n); return { x, y, r: nodeRadius(n) }; });
+    for (const node of this.labelOrder()) {
+      if (placed.length >= MAX_LABELS) break;
+      const text = shortLabel(node);
+      if (!text) continue;
+      const [sx, sy] = this.screen(node), r = nodeRadius(node), w = g.measureText(text).width + 6, h = 15;
+      const spots = [[sx + r + 3, sy - h / 2], [sx - r - 3 - w, sy - h / 2], [sx - w / 2, sy - r - 3 - h], [sx - w / 2, sy + r + 3]];
+      let best = null, covered = Infinity;
+      for (const [x, y] of spots) {
+        const at = { id: node.id, text, x, y, w, h };
+        if (x < 0 || y < 0 || x + w > box.width || y + h > box.height || placed.some((p) => overlaps(p, at))) continue;
+        const hides = discs.filter((d) => d.x + d.r > x && d.x - d.r < x + w && d.y + d.r > y && d.y - d.r < y + h).length;
+        if (hides < covered) { best = at; covered = hides; }
+      }
+      if (best) placed.push(best);
+    }
+    return placed;
+  }
+
+  drawLabels(g, backing) {
+    g.font = LABEL_FONT;
+    g.textBaseline = "middle";
+    g.fillStyle = backing ? "rgba(255, 255, 255, 0.85)" : "#1f2933";
+    for (const label of this.labels) {
+      if (backing) g.fillRect(label.x, label.y, label.w, label.h);
+      else g.fillText(label.text, label.x + 3, label.y + label.h / 2);
+    }
+    g.textBaseline = "alphabetic";
+  }
+
+  nodeAt(event) {
     const box = this.canvas.getBoundingClientRect();
     const px = event.clientX - box.left, py = event.clientY - box.top;
     let best = null, bestD = Infinity;
     for (const node of this.piece.nodes) {
-      const [sx, sy] = this.screen(node);
-      const d = Math.hypot(sx - px, sy - py);
+      const [sx, sy] = this.screen(node), d = Math.hypot(sx - px, sy - py);
       if (d < bestD && d <= nodeRadius(node) + 6) { best = node; bestD = d; }
     }
+    return best;
+  }
+
+  // The tip beside the hovered node, kept inside the canvas.
+  hover(node) {
+    const id = node ? node.id : null;
+    if (id === this.hovered) return;
+    this.hovered = id;
+    this.canvas.style.cursor = node ? "pointer" : "";
+    if (!node) { this.tip.hidden = true; this.draw(); return; }
+    const head = document.createElement("b"), kind = document.createElement("span"), text = document.createElement("div");
+    head.textContent = node.id;
+    kind.textContent = ` ${node.kind}${node.uses ? `, used ${node.uses}×` : ""}`;
+    text.textContent = node.label;
+    this.tip.replaceChildren(head, kind, text);
+    this.tip.hidden = false;
+    const box = this.canvas.getBoundingClientRect(), [sx, sy] = this.screen(node), r = nodeRadius(node);
+    const w = this.tip.offsetWidth, h = this.tip.offsetHeight;
+    const x = sx + r + 8 + w <= box.width ? sx + r + 8 : Math.max(0, sx - r - 8 - w);
+    const y = Math.min(Math.max(0, sy - h / 2), box.height - h);
+    this.tip.style.left = `${this.canvas.offsetLeft + x}px`;
+    this.tip.style.top = `${this.canvas.offsetTop + y}px`;
+    this.draw();
+  }
+
+  click(event) {
+    const best = this.nodeAt(event);
     if (best) { this.selected = best.id; this.draw(); this.onPick(best.id); }
   }
 

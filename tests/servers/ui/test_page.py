@@ -41,7 +41,7 @@ def test_the_graph_draws_what_recall_returns_and_the_edges_it_spread_along(
     open_graph(page, served)
     page.wait_for_function("document.body.dataset.counted === 'top'")
     total = rows(served.db, "SELECT count(*) FROM memory_nodes WHERE deleted IS NULL")[0][0]
-    assert f"of {total} memories" in page.inner_text("#graph-note")
+    assert f"of {total:,} memories" in page.inner_text("#graph-note")
     page.fill("#q", "plot fee")
     page.press("#q", "Enter")
     page.wait_for_function("document.body.dataset.counted === 'recall'")
@@ -56,7 +56,7 @@ def test_the_graph_draws_what_recall_returns_and_the_edges_it_spread_along(
     fee = f"mem:{served.ids['facts'][0]}"
     assert any(e["dst"] == fee and e["kind"] == "ground" for e in page.evaluate("graph.piece.edges"))
     hidden = total - len(drawn)
-    assert f"{hidden} {'memory' if hidden == 1 else 'memories'} not drawn" in page.inner_text("#graph-note")
+    assert f"{hidden:,} {'memory' if hidden == 1 else 'memories'} not drawn" in page.inner_text("#graph-note")
     page.screenshot(path=str(shots / "graph.png"))
 
 
@@ -75,8 +75,9 @@ def test_clicking_a_node_shows_its_text_neighbours_and_history_with_causes(
     assert [(row[1], row[2]) for row in shown] == [(op, cause or "") for op, cause in events]
     assert ("add", "test home") in [(row[1], row[2]) for row in shown]
     neighbours = page.eval_on_selector_all("#neighbours li", "lis => lis.map(li => li.dataset.id)")
-    episodes = [f"mem:{n}" for (n,) in rows(served.db, "SELECT node FROM memory_episodes")]
-    assert set(episodes) <= set(neighbours)
+    fee_runs = served.ids["runs"][:4]  # the runs whose steps used the fee
+    episodes = [f"mem:{n}" for n, r in rows(served.db, "SELECT node, run_id FROM memory_episodes") if r in fee_runs]
+    assert len(episodes) == 4 and set(episodes) <= set(neighbours)
     page.click("#around")
     page.wait_for_function("document.body.dataset.graph === 'around'")
     assert f"the neighbourhood of {fee}" in page.inner_text("#graph-note")
@@ -136,7 +137,11 @@ def test_procedures_jobs_and_documents_views(page: Any, served: Served, shots: P
     [(procedure,)] = rows(served.db, "SELECT id FROM memory_nodes WHERE kind = 'procedural'")
     first = page.inner_text("#procedures tbody tr")
     assert first.startswith(f"mem:{procedure}") and "0.5 ±" in first
-    episodes = [f"mem:{n} (run {r}, 1)" for n, r in rows(served.db, "SELECT node, run_id FROM memory_episodes")[1:]]
+    judged = served.ids["runs"][1:4]
+    episodes = [
+        f"mem:{n} (run {r}, 1)" for n, r in rows(served.db, "SELECT node, run_id FROM memory_episodes") if r in judged
+    ]
+    assert len(episodes) == 3
     assert all(e in first for e in episodes)
     assert "done" in page.inner_text("#job-counts")
     page.screenshot(path=str(shots / "work.png"), full_page=True)

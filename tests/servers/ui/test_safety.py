@@ -51,7 +51,7 @@ def test_a_body_over_the_limit_gets_413(served: Served) -> None:
 @pytest.mark.parametrize(
     ("path", "status", "message"),
     [
-        ("/api/node/mem:404", 404, "no memory mem:404"),
+        ("/api/node/mem:99999", 404, "no memory mem:99999"),
         ("/api/node/banana", 404, "not a memory id"),
         ("/api/recall?q=", 400, "the recall query is empty"),
         ("/api/graph?limit=many", 400, "limit must be a whole number"),
