@@ -1,6 +1,6 @@
 """`loci memory import FILE`: conversations and memories people already have, into the memory graph.
 
-    loci memory import FILE [--format auto|jsonl|locomo|claude-code|chatgpt|loci-export|memory-jsonl]
+    loci memory import FILE [--format auto|jsonl|locomo|claude-code|codex|chatgpt|text|loci-export|memory-jsonl]
 
 The readers and the writer are memory/imports/; this module only parses and
 reports. Importing the same file again adds nothing, and a longer version of
