@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +30,13 @@ def test_the_served_names_are_the_tool_sets_given_to_the_server() -> None:
     assert DEFAULT_SPEC == "llama:default"
 
 
-async def _serve(tmp_path: Path, lines: list[dict], answers: int) -> list[dict]:
-    """`loci serve` given `lines` at once; the first `answers` lines it writes back, then its input is closed."""
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db")]
+async def _serve(tmp_path: Path, lines: list[dict], answers: int, *args: str, early: bool = True) -> list[dict]:
+    """`loci serve ARGS` given `lines` at once; the first `answers` lines it writes back, then its input is closed."""
+    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db"), *args]
+    env = {**os.environ, "LOCI_SERVE_EARLY": "1" if early else "0"}
     got = []
     with anyio.fail_after(300):
-        async with await anyio.open_process(command, stderr=subprocess.DEVNULL) as process:
+        async with await anyio.open_process(command, stderr=subprocess.DEVNULL, env=env) as process:
             assert process.stdin is not None and process.stdout is not None
             await process.stdin.send("".join(json.dumps(line) + "\n" for line in lines).encode())
             out = BufferedByteReceiveStream(process.stdout)
@@ -65,6 +67,19 @@ async def test_early_answers_and_the_servers_own_arrive_once_each(tmp_path: Path
     ]
     assert not answers[3]["result"].get("isError") and "mem:1" in json.dumps(answers[3]["result"])
     assert answers[4]["result"]["resourceTemplates"]
+
+
+async def test_the_early_answers_are_the_loaded_servers_for_any_flags_and_version(tmp_path: Path) -> None:
+    older = {**OPEN, "protocolVersion": "2025-03-26"}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": older},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    flags = ("--root", str(tmp_path), "--tools", "memory,run", "--project", "shop", "--model", "scripted:none")
+    early = await _serve(tmp_path, lines, 2, *flags)
+    loaded = await _serve(tmp_path, lines, 2, *flags, early=False)
+    assert early == loaded and early[0]["result"]["protocolVersion"] == "2025-03-26"
 
 
 async def test_a_client_that_leaves_after_its_answers_ends_the_server(tmp_path: Path) -> None:
