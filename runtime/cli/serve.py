@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory.errors import UsageError
-from runtime.cli.client_config import CLIENTS, client_config
+from runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
 from runtime.cli.flags import add_project, project_of
 from runtime.models.specs import DEFAULT_SPEC
 from servers.tool_sets import parse_tools
@@ -104,7 +104,9 @@ async def run(args: argparse.Namespace) -> int:
         if args.http:
             check_bind(args.host, token)
     if args.print_config:
-        print(json.dumps(client_config(args, tools, _home(args.db), token=token is not None), indent=2))
+        db = _home(args.db)
+        print(render_config(client_config(args, tools, db, token=token is not None), args.client))
+        print(config_note(args, db), file=sys.stderr)
         return 0
     if args.mcp_config and not Path(args.mcp_config).is_file():
         raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
