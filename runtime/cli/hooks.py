@@ -68,6 +68,7 @@ class HookClient:
     recall: tuple[str, ...]
     capture: tuple[str, ...]
     note: str = ""
+    hooks_only: bool = False  # the file holds nothing but hooks, so one left empty is removed
 
     def path(self, scope: str, folder: Path | None = None) -> Path:
         base = self.user_dir() if scope == "user" else (folder or Path.cwd()) / self.folder
@@ -90,6 +91,7 @@ CLIENTS = {
         ("Stop", "PreCompact"),
         "Codex runs new hooks once you trust them (/hooks), a project's only in a trusted project; a Codex"
         " before hooks were on by default also needs `[features] codex_hooks = true` in its config.toml",
+        hooks_only=True,
     ),
 }
 
@@ -182,6 +184,9 @@ async def handle_hooks(args: argparse.Namespace) -> int:
             print(client.note)
     else:
         print(f"removed {removed} Loci hooks from {path}" if removed else f"no Loci hooks in {path}")
+        if not settings and client.hooks_only and path.exists():
+            _remove(path)  # a hooks file left empty held only Loci's hooks: install made it
+            return 0
     _write(path, settings)
     return 0
 
@@ -219,6 +224,13 @@ def _remove_ours(settings: dict[str, Any]) -> int:
     if "hooks" in settings and not settings["hooks"]:
         del settings["hooks"]
     return removed
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot remove {path}: {exc.strerror}") from exc
 
 
 def _write(path: Path, settings: dict[str, Any]) -> None:

@@ -60,6 +60,17 @@ def test_install_keeps_their_hooks_and_uninstall_takes_out_exactly_what_it_added
     assert not (tmp_path / ".claude").exists()
 
 
+def test_a_hooks_file_made_by_install_is_gone_after_uninstall(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    args = ("--client", "codex", "--scope", "project", "--dir", str(project))
+    assert loci("hooks", "install", *args, home=tmp_path).returncode == 0
+    assert (project / ".codex" / "hooks.json").exists()
+    done = loci("hooks", "uninstall", *args, home=tmp_path)
+    assert done.returncode == 0 and "removed 4" in done.stdout
+    assert not (project / ".codex" / "hooks.json").exists()
+
+
 def test_a_captured_codex_session_is_recalled_in_the_next(tmp_path: Path) -> None:
     db = tmp_path / "home" / "loci.db"
     hooks = _install(tmp_path, db)
