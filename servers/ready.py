@@ -24,6 +24,8 @@ stateless protocol's `server/discover`, say) is simply answered by the real
 server once it has loaded. Answers may leave in another order than their
 requests came, which JSON-RPC allows.
 
+The client's lines are read by a daemon thread, so a server that fails (a
+home it cannot open) ends the process at once, not at the client's next line.
 While it serves, fd 0 reads from the null device and fd 1 writes to stderr,
 as the SDK's own stdio transport arranges, so a child process or a stray
 print cannot read the client's input or write into its replies; the wire is
@@ -33,10 +35,12 @@ and anyio.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,6 +48,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 
 __all__ = ["ANY_VERSION", "LISTING_PATH", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
@@ -207,7 +213,7 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
                     group.cancel_scope.cancel()
 
                 group.start_soon(real)
-                async for raw in anyio.wrap_file(stdin):
+                async for raw in _client_lines(stdin):
                     line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                     if not line.strip():
                         continue
@@ -226,6 +232,24 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
             raise
 
 
+async def _client_lines(stdin: BinaryIO) -> AsyncIterator[bytes]:
+    """The client's lines, read by a daemon thread: a server that fails or ends never waits on a blocked read."""
+    send, receive = anyio.create_memory_object_stream[bytes](math.inf)
+    token = anyio.lowlevel.current_token()
+
+    def pump() -> None:
+        # The loop ended (nobody reads on), or the wire was closed under the read: either way, stop.
+        with contextlib.suppress(anyio.RunFinishedError, RuntimeError, ValueError, OSError):
+            for raw in iter(stdin.readline, b""):
+                anyio.from_thread.run_sync(send.send_nowait, raw, token=token)
+            anyio.from_thread.run_sync(send.close, token=token)
+
+    threading.Thread(target=pump, name="loci stdin", daemon=True).start()
+    async with receive:
+        async for raw in receive:
+            yield raw
+
+
 @contextmanager
 def _claimed() -> Any:
     """Private duplicates of stdin and stdout for the wire; fd 0 reads the null device and fd 1 goes to stderr."""
@@ -238,8 +262,7 @@ def _claimed() -> Any:
     stdin, stdout = os.fdopen(wire_in, "rb"), os.fdopen(wire_out, "wb")
     try:
         yield stdin, stdout
-    finally:
+    finally:  # the reading thread may still be in a read of `stdin`, whose lock a close would wait on: left open
         os.dup2(stdin.fileno(), 0)
         os.dup2(stdout.fileno(), 1)
         stdout.close()
-        stdin.close()

@@ -91,13 +91,17 @@ async def test_a_client_that_leaves_after_its_answers_ends_the_server(tmp_path: 
     assert [answer["id"] for answer in await _serve(tmp_path, lines, 2)] == [1, 2]
 
 
-def test_a_server_that_cannot_open_its_home_says_so_in_one_line(tmp_path: Path) -> None:
+async def test_a_server_that_cannot_open_its_home_ends_with_one_line_while_the_client_waits(tmp_path: Path) -> None:
     (tmp_path / "loci.db").mkdir()
     command = [sys.executable, "-m", "runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db")]
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_stats", "arguments": {}}}
-    opening = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": OPEN}
-    given = "".join(
-        json.dumps(m) + "\n" for m in (opening, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call)
-    )
-    done = subprocess.run(command, input=given, capture_output=True, text=True, timeout=300)
-    assert done.returncode in (1, 2) and done.stderr.startswith("loci: ") and done.stderr.count("\n") == 1, done.stderr
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": OPEN},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    with anyio.fail_after(300):
+        async with await anyio.open_process(command) as process:
+            assert process.stdin is not None and process.stderr is not None
+            await process.stdin.send("".join(json.dumps(line) + "\n" for line in lines).encode())
+            code = await process.wait()  # the client's input stays open: the server must end on its own
+            said = (await process.stderr.receive()).decode()
+    assert code == 1 and said.startswith("loci: ") and said.count("\n") == 1 and "is a directory" in said
