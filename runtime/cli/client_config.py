@@ -6,8 +6,9 @@ the same with a `type`; VS Code `servers` with a `type`; Codex a TOML table
 `[mcp_servers.loci]` in its `config.toml`. The command is the absolute path
 of the `loci` executable when there is one (a client launches it without the
 user's shell, so without `PATH` edits), else the running Python with
-`-m runtime.cli.main`. The arguments are the serve flags given on this
-command line, minus the printing ones, with paths made absolute, and always
+`-P -m runtime.cli.main` (`-P`: the folder it starts in is not on its
+path). The arguments are the serve flags given on this command line, minus
+the printing ones, with paths made absolute, and always
 name the project (`--project`) and the folders whose files the server may
 load (`--root`: those given, else the folder the command runs in), so a
 pasted server can load files at once and serves the project it was printed
@@ -49,7 +50,7 @@ def launch_command() -> tuple[str, list[str]]:
     found = shutil.which("loci")
     if found:
         return str(Path(found).resolve()), []
-    return sys.executable, ["-m", "runtime.cli.main"]
+    return sys.executable, ["-P", "-m", "runtime.cli.main"]  # -P: a project's own `runtime/` cannot shadow Loci's
 
 
 def serve_roots(args: argparse.Namespace) -> list[str]:

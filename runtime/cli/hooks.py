@@ -162,7 +162,8 @@ def hook_commands(db: Path | None, project: str | None) -> dict[str, str]:
     if project:
         extra += f" --project {shlex.quote(project)}"
     python = shlex.quote(sys.executable)
-    return {verb: f"{python} {MARKER} {verb}{extra}" for verb in ("recall", "capture")}
+    # -P: the client runs the hook in the project's folder, whose own `memory/` must not shadow Loci's.
+    return {verb: f"{python} -P {MARKER} {verb}{extra}" for verb in ("recall", "capture")}
 
 
 async def handle_hooks(args: argparse.Namespace) -> int:

@@ -92,6 +92,19 @@ def test_a_captured_codex_session_is_recalled_in_the_next(tmp_path: Path) -> Non
     assert "port 8080" not in _run(recall, EVENTS["UserPromptSubmit"]).stdout
 
 
+def test_a_projects_own_memory_package_does_not_shadow_the_hooks(tmp_path: Path) -> None:
+    db = tmp_path / "home" / "loci.db"
+    capture = _install(tmp_path, db)["Stop"][1]["hooks"][0]["command"]
+    project = tmp_path / "uploader"
+    (project / "memory").mkdir()
+    (project / "memory" / "__init__.py").write_text("raise ImportError('the project's own memory package')\n")
+    rollout = tmp_path / "rollout.jsonl"
+    shutil.copy(ROLLOUT, rollout)
+    event = json.dumps({**EVENTS["Stop"], "transcript_path": str(rollout)})
+    done = subprocess.run(capture, shell=True, input=event, capture_output=True, text=True, timeout=120, cwd=project)
+    assert (done.returncode, done.stderr) == (0, "") and last_errors(db) == {}
+
+
 def test_a_codex_stop_without_a_rollout_exits_0_and_logs_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
     db = tmp_path / "home" / "loci.db"
