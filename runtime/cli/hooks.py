@@ -13,9 +13,10 @@ and `UserPromptSubmit`, capture at `Stop`, `PreCompact` and `SessionEnd`;
 Codex's `hooks.json` (`$CODEX_HOME/hooks.json`, `~/.codex` by default, or
 `DIR/.codex/hooks.json`), recall at the same two events and capture at
 `Stop` and `PreCompact` (Codex has no `SessionEnd`; its `Stop` ends every
-turn). DIR is the working directory by default. The command it writes is this Python running `-m memory.hooks`
+turn). DIR is the working directory by default. The command it writes is this Python running `-P -m memory.hooks`
 (memory/hooks/__main__.py), which imports only the memory layer and so starts
-fast, and needs no `loci` on the client's PATH. A hook is Loci's when its
+fast, and needs no `loci` on the client's PATH; `-P` keeps the project's folder,
+where the client runs it, off the path. A hook is Loci's when its
 command runs `-m memory.hooks`; uninstall removes exactly those and the groups
 and events they leave empty. Installing again replaces Loci's hooks in place.
 `--project P` is kept in the command for when memories are divided by project.
