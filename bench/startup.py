@@ -9,11 +9,21 @@ system, which a loaded machine inflates less). The same-run baseline is the
 interpreter alone, `python -c pass` (`python_s`): what no change to Loci can
 remove. The process is the `loci` script beside the interpreter when there
 is one, else `python -m runtime.cli.main`.
+
+`loci serve` is timed as an MCP client launches it, over stdio on the same
+home: from the process's start to the result of `initialize`
+(`serve_initialize_s`) and to the result of the first `tools/list` that
+follows `notifications/initialized` (`serve_tools_list_s`), medians of the
+same runs. Its ablation, in the same run, is the server without its early
+answers (`LOCI_SERVE_EARLY=0`, servers/ready.py): the time the SDK and the
+runtime take to load before the real server answers
+(`serve_initialize_loaded_s`, `serve_tools_list_loaded_s`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -21,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +53,56 @@ def _loci() -> list[str]:
     if script.exists() or shutil.which("loci"):
         return [str(script if script.exists() else shutil.which("loci"))]
     return [sys.executable, "-m", "runtime.cli.main"]
+
+
+def _serve_times(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from starting `command` (a stdio MCP server) to its `initialize` result, and to its first tool list."""
+    opening = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+    started = time.perf_counter()
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        watchdog = threading.Timer(120, process.kill)  # a server that never answers ends the run, not hangs it
+        watchdog.start()
+        try:
+            _send(process.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": opening})
+            _answer(process.stdout, 1)
+            opened = time.perf_counter() - started
+            _send(process.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            _send(process.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            tools = _answer(process.stdout, 2)["result"]["tools"]
+            listed = time.perf_counter() - started
+            if not tools:
+                raise RuntimeError(f"{' '.join(command)} listed no tools")
+            process.stdin.close()
+            process.wait(timeout=120)
+        finally:
+            watchdog.cancel()
+            if process.poll() is None:
+                process.kill()
+    return opened, listed
+
+
+def _send(stdin: Any, message: dict[str, Any]) -> None:
+    stdin.write(json.dumps(message).encode() + b"\n")
+    stdin.flush()
+
+
+def _answer(stdout: Any, ident: int) -> dict[str, Any]:
+    """The answer to request `ident` (notifications and other answers before it are passed over)."""
+    while line := stdout.readline():
+        message = json.loads(line)
+        if message.get("id") == ident and "method" not in message:
+            return message
+    raise RuntimeError(f"the server closed its output before answering request {ident}")
+
+
+def _served(command: list[str], runs: int, early: bool) -> tuple[float, float]:
+    """Median seconds to `initialize` and to the first tool list over `runs` launches, after one warm-up."""
+    env = {**os.environ, "LOCI_SERVE_EARLY": "1" if early else "0"}
+    times = [_serve_times(command, env) for _ in range(runs + 1)][1:]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
 
 
 def _timed(command: list[str], runs: int) -> tuple[float, float]:
@@ -73,6 +134,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         python_s, python_cpu = _timed([sys.executable, "-c", "pass"], runs)
         version_s, version_cpu = _timed([*loci, "--version"], runs)
         search_s, search_cpu = _timed([*loci, "memory", "search", "harbor owner", "--db", str(db)], runs)
+        serve = [*loci, "serve", "--db", str(db)]
+        opened, listed = _served(serve, runs, early=True)
+        opened_loaded, listed_loaded = _served(serve, runs, early=False)
     return {
         "runs": runs,
         "cpu_count": os.cpu_count(),
@@ -83,6 +147,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "python_cpu_s": round(python_cpu, 3),
         "version_cpu_s": round(version_cpu, 3),
         "memory_search_cpu_s": round(search_cpu, 3),
+        "serve_initialize_s": round(opened, 3),
+        "serve_tools_list_s": round(listed, 3),
+        "serve_initialize_loaded_s": round(opened_loaded, 3),
+        "serve_tools_list_loaded_s": round(listed_loaded, 3),
         "version_over_python": round(version_s / python_s, 2),
         "memory_search_over_python": round(search_s / python_s, 2),
     }

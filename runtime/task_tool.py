@@ -32,7 +32,7 @@ from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.run import Limits, RunConfig, TurnTrace
 from runtime.session import open_session
-from servers.app import LociState, register_tool_set
+from servers.app import LociState
 from servers.errors import readable_errors
 
 __all__ = ["MAX_TURNS", "TaskRunner", "run_task_set"]
@@ -52,9 +52,6 @@ def run_task_set(state: LociState) -> MCPServer:
     )
     state.stack.push_async_callback(runner.aclose)
     return runner.tool_set(state)
-
-
-register_tool_set("run", run_task_set)
 
 
 class TaskRunner:

@@ -1,20 +1,36 @@
-"""MCP wiring: MCPServer instances built from tools/, the merged `loci` server, and their transports."""
+"""MCP wiring: MCPServer instances built from tools/, the merged `loci` server, and their transports.
 
-from servers.app import build_app, register_tool_set
-from servers.context import build_context_server
-from servers.history import build_history_server
-from servers.memory import build_memory_server, memory_server_for
-from servers.memory_compat import build_compat_server
-from servers.transport import serve_http, serve_stdio
+The names are resolved when first used (memory/lazy.py): `loci serve` imports
+`servers.ready` to answer a client before the MCP SDK has loaded, and that
+must not import the SDK through this package.
+"""
+
+from __future__ import annotations
+
+from memory.lazy import lazy_members
 
 __all__ = [
+    "BUILT_IN",
     "build_app",
     "build_compat_server",
     "build_context_server",
     "build_history_server",
     "build_memory_server",
     "memory_server_for",
-    "register_tool_set",
     "serve_http",
     "serve_stdio",
 ]
+
+_HOMES: dict[str, str] = {
+    "BUILT_IN": "servers.app",
+    "build_app": "servers.app",
+    "build_compat_server": "servers.memory_compat",
+    "build_context_server": "servers.context",
+    "build_history_server": "servers.history",
+    "build_memory_server": "servers.memory",
+    "memory_server_for": "servers.memory",
+    "serve_http": "servers.transport",
+    "serve_stdio": "servers.transport",
+}
+
+__getattr__ = lazy_members(__name__, _HOMES)

@@ -11,8 +11,9 @@ list are served here too.
 The server's lifespan opens the SQLite home, builds the tool sets over it,
 and closes both when the last client is gone (once per stdio connection,
 once for the whole HTTP app). A tool set is a name and a factory
-`(LociState) -> MCPServer`, registered with one call to `register_tool_set`
-(as `runtime.task_tool` does for `run_task`); `--tools` picks among them.
+`(LociState) -> MCPServer`; `build_app` is given the ones it may serve
+(`tool_sets`, the built-in `BUILT_IN` unless told; `loci serve` adds the
+runtime's `run` and `digest`), and `tools` picks among them.
 """
 
 from __future__ import annotations
@@ -50,17 +51,18 @@ from mcp.types import (
 
 from memory.context.paths import Roots
 from memory.context.store import ContextStore
-from memory.errors import LociError, UsageError
+from memory.errors import LociError
 from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
 from servers.client_log import ClientLog
 from servers.context import build_context_server
 from servers.memory import memory_server_for
 from servers.resources import Resources
+from servers.tool_sets import parse_tools
 from tools.context import ContextTools
 from tools.loading import LoadingTools
 
-__all__ = ["TOOL_SETS", "LociState", "ToolSetFactory", "build_app", "parse_tools", "register_tool_set"]
+__all__ = ["BUILT_IN", "LociState", "ToolSetFactory", "build_app"]
 
 log = logging.getLogger("loci.server")
 
@@ -99,38 +101,26 @@ def _memory_set(state: LociState) -> MCPServer:
     return memory_server_for(state.store, project=state.project)
 
 
-# The tool sets `--tools` chooses from, by name. The runtime's own (`run`: run_task) register on import.
-TOOL_SETS: dict[str, ToolSetFactory] = {"context": _context_set, "memory": _memory_set}
-
-
-def register_tool_set(name: str, factory: ToolSetFactory) -> ToolSetFactory:
-    """Offer a tool set to `loci serve` under `name` (call at import); `factory(state)` builds its server."""
-    TOOL_SETS[name] = factory
-    return factory
-
-
-def parse_tools(spec: str | Sequence[str] | None, known: Sequence[str]) -> tuple[str, ...]:
-    """`context,memory` (or a list of names) as a tuple, in the order given; every name checked."""
-    names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec or []) if n.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise UsageError(f"unknown tool set {', '.join(unknown)}; choose from {', '.join(known)}")
-    return tuple(dict.fromkeys(names or known))
+# The tool sets of this package, by name; the runtime's own (`run`, `digest`) are given beside them by `loci serve`.
+BUILT_IN: Mapping[str, ToolSetFactory] = {"context": _context_set, "memory": _memory_set}
 
 
 def build_app(
     home: Store | str | Path,
     tools: Sequence[str] = ("context", "memory"),
     *,
+    tool_sets: Mapping[str, ToolSetFactory] = BUILT_IN,
     roots: Sequence[str | Path] = (),
     options: Mapping[str, Any] | None = None,
     name: str = "loci",
+    version: str = "",
     project: str = DEFAULT_PROJECT,
 ) -> Server[LociState]:
     """The merged server over one project of `home` (a path the lifespan opens and closes, or an open store it
-    borrows): its tools and resources see that project's memories, documents and runs only."""
+    borrows): its tools and resources see that project's memories, documents and runs only. `tools` names the
+    sets it serves, among `tool_sets`; `version` is the `serverInfo.version` a client is told."""
     check_project(project)
-    factories = dict(TOOL_SETS)
+    factories = dict(tool_sets)
     chosen = parse_tools(list(tools), list(factories))
     allowed = Roots(roots) if roots else Roots(None)
     client_log = ClientLog()
@@ -155,6 +145,7 @@ def build_app(
         warnings.simplefilter("ignore", MCPDeprecationWarning)  # the logging capability, deprecated in 2026-07-28
         return Server(
             name,
+            version=version,
             instructions=INSTRUCTIONS,
             lifespan=lifespan,
             on_list_tools=_list_tools,

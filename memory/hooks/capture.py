@@ -1,6 +1,7 @@
 """`hook capture`: the session's transcript into memory, incrementally, at stop, compaction and session end.
 
-Claude Code gives the hook the transcript's path (`transcript_path`); the
+Claude Code gives the hook the transcript's path (`transcript_path`), Codex
+the session's rollout (memory/hooks/codex.py says which and finds it); the
 capture imports it as `loci memory import` does (memory/imports/), so each
 run adds only the records written since the last one, and the session's
 episode (its `episodic` node, linked to its turns) is rewritten to hold the
@@ -13,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from memory.context.store import ContextStore
-from memory.errors import UsageError
 from memory.graph.graph import Graph
+from memory.hooks.codex import transcript_of
 from memory.imports.files import import_file
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
@@ -25,10 +26,8 @@ __all__ = ["hook_capture"]
 async def hook_capture(db: Path, payload: dict[str, Any], project: str = DEFAULT_PROJECT) -> str:
     """Import the transcript named in `payload` into `project` of the home at `db`; a one-line summary (for the
     log, not the client)."""
-    transcript = payload.get("transcript_path")
-    if not transcript:
-        raise UsageError("the hook input has no transcript_path")
+    transcript, fmt = transcript_of(payload)
     async with await Store.open(db) as store:
         graph, contexts = Graph(store, project=project), ContextStore(store, project=project)
-        report = await import_file(graph, Path(str(transcript)).expanduser(), "claude-code", contexts)
+        report = await import_file(graph, transcript, fmt, contexts)
     return f"{report.added} new turns from {transcript}"

@@ -4,8 +4,9 @@
 document is LoCoMo (a list of samples with a `conversation`), a ChatGPT
 export (a list of conversations with a `mapping`) or a Loci export (an
 object with `nodes` and `edges`); a JSONL file is the reference memory
-server's (`type` entity or relation), a Claude Code transcript (records
-with a `type` and a `message` or a `sessionId`) or messages (a `role` or a
+server's (`type` entity or relation), a Codex rollout (records with a
+`type` such as `session_meta` and a `payload`), a Claude Code transcript
+(records with a `type` and a `message` or a `sessionId`) or messages (a `role` or a
 `speaker`); a text file of `[date] Speaker: text` lines is a text
 transcript. `sniff_conversations` is the same without the errors: the
 conversations a text holds, or None, for callers that only want to know
@@ -26,6 +27,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.graph.graph import Graph
 from memory.imports.chatgpt import is_chatgpt, read_chatgpt
 from memory.imports.claude_code import is_claude_code, read_claude_code
+from memory.imports.codex import is_codex, read_codex
 from memory.imports.locomo import is_locomo, read_locomo
 from memory.imports.memory_files import import_export, import_reference, is_export, is_reference
 from memory.imports.messages import is_message, read_messages
@@ -48,6 +50,7 @@ CONVERSATION_FORMATS: dict[str, Callable[[str, str], list[Conversation]]] = {
     "jsonl": read_messages,
     "locomo": read_locomo,
     "claude-code": read_claude_code,
+    "codex": read_codex,
     "chatgpt": read_chatgpt,
     "text": read_text,
 }
@@ -90,6 +93,8 @@ def detect(text: str, source: str) -> str:
     if isinstance(record, dict):
         if is_reference(record):
             return "memory-jsonl"
+        if is_codex(record):
+            return "codex"
         if is_claude_code(record):
             return "claude-code"
         if is_message(record):

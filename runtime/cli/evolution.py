@@ -2,7 +2,8 @@
 
     loci memory refine                   run the queued background jobs once, then exit
     loci memory consolidate [--dry-run]  decay, prune, promote or retire procedures
-    loci memory history ID               how a node (mem:N) or an edge (edge:N) came to be
+    loci memory history ID               how a node (mem:N) or an edge (edge:N) came to be: a line an event
+                                         (`--json`: every event whole)
     loci memory procedures [TASK]        the live procedures, for a task or all
     loci feedback RUN_ID good|bad|0.7 [NOTE]
 
@@ -17,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 from memory.store import Store, default_db_path
+from runtime.cli.display import safe
 from runtime.cli.flags import add_project, project_of
 
 __all__ = ["register", "register_memory"]
@@ -109,10 +112,9 @@ def _print_history(result: dict[str, Any]) -> None:
     else:
         print(f"{result['id']}  {result['src']} -[{result['kind']} {result['weight']:.3f}]-> {result['dst']}")
     for event in result["events"]:
-        change = {k: v for k, v in (("before", event["before"]), ("after", event["after"])) if v}
-        print(
-            f"  #{event['id']:<6} {event['op']:<9} {json.dumps(change, ensure_ascii=False)[:90]}  <- {event['cause']}"
-        )
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(event["at"]))
+        cause = safe(event["cause"], lines=False)
+        print(f"  #{event['id']:<6} {at}  {event['op']:<9} {_changes(event)}  <- {cause}")
     for text in result.get("texts", []):
         why = f" because {text['reason']}" if text.get("reason") else ""
         if text["op"] == "update":
@@ -124,3 +126,17 @@ def _print_history(result: dict[str, Any]) -> None:
     for source in result.get("sources", []):
         run = f"run {source['run_id']}" if source["run_id"] is not None else "no run"
         print(f"  from {source['episode']} ({run}, outcome {source['outcome']}): {source['task'][:80]}")
+
+
+def _changes(event: dict[str, Any]) -> str:
+    """What an event changed, whole, as `key: before -> after` (or the one side it has), `;`-separated."""
+    before, after = event.get("before") or {}, event.get("after") or {}
+    parts = []
+    for key in dict.fromkeys([*before, *after]):
+        was, now = (_value(side[key]) if key in side else None for side in (before, after))
+        parts.append(f"{key}: {was} -> {now}" if was is not None and now is not None else f"{key}: {was or now}")
+    return "; ".join(parts) or "-"
+
+
+def _value(value: Any) -> str:
+    return safe(json.dumps(value, ensure_ascii=False), lines=False)

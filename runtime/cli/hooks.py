@@ -1,16 +1,22 @@
 """`loci hooks install|uninstall` and `loci hook recall|capture`: memory for coding agents, through their hooks.
 
-    loci hooks install --client claude-code [--scope user|project] [--dir DIR] [--project P] [--db PATH]
-    loci hooks uninstall --client claude-code [--scope user|project] [--dir DIR]
+    loci hooks install --client claude-code|codex [--scope user|project] [--dir DIR] [--project P] [--db PATH]
+    loci hooks uninstall --client claude-code|codex [--scope user|project] [--dir DIR]
     loci hook recall|capture [--db PATH]      (the event's JSON on stdin)
 
-Install merges Loci's hooks into the client's settings (`~/.claude/settings.json`
-for the user scope, `DIR/.claude/settings.json` for a project, DIR being the
-working directory by default), keeping everything else in the file: recall at
-`SessionStart` and `UserPromptSubmit`, capture at `Stop`, `PreCompact` and
-`SessionEnd`. The command it writes is this Python running `-m memory.hooks`
+Install merges Loci's hooks into the client's hook file, keeping everything
+else in it. Both clients read the same shape, `{"hooks": {event: [{"hooks":
+[{"type": "command", "command", "timeout"}]}]}}`, in their own file
+(`CLIENTS`): Claude Code's settings (`~/.claude/settings.json` for the user
+scope, `DIR/.claude/settings.json` for a project), recall at `SessionStart`
+and `UserPromptSubmit`, capture at `Stop`, `PreCompact` and `SessionEnd`;
+Codex's `hooks.json` (`$CODEX_HOME/hooks.json`, `~/.codex` by default, or
+`DIR/.codex/hooks.json`), recall at the same two events and capture at
+`Stop` and `PreCompact` (Codex has no `SessionEnd`; its `Stop` ends every
+turn). DIR is the working directory by default. The command it writes is this Python running `-P -m memory.hooks`
 (memory/hooks/__main__.py), which imports only the memory layer and so starts
-fast, and needs no `loci` on the client's PATH. A hook is Loci's when its
+fast, and needs no `loci` on the client's PATH; `-P` keeps the project's folder,
+where the client runs it, off the path. A hook is Loci's when its
 command runs `-m memory.hooks`; uninstall removes exactly those and the groups
 and events they leave empty. Installing again replaces Loci's hooks in place.
 `--project P` is kept in the command for when memories are divided by project.
@@ -25,21 +31,23 @@ import re
 import shlex
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
 
 from memory.errors import UsageError
+from memory.hooks.codex import codex_home
 from memory.hooks.log import last_errors, log_path
 from memory.hooks.run import safe_hook
 from memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
 from memory.store import default_db_path
 
 __all__ = [
+    "CLIENTS",
     "MARKER",
-    "RECALL_EVENTS",
-    "CAPTURE_EVENTS",
+    "HookClient",
     "hook_commands",
     "hook_report",
     "install_project",
@@ -48,9 +56,45 @@ __all__ = [
 ]
 
 MARKER = "-m memory.hooks"
-RECALL_EVENTS = ("SessionStart", "UserPromptSubmit")
-CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
 TIMEOUT_S = 30
+
+
+@dataclass(frozen=True)
+class HookClient:
+    """A coding agent Loci installs into: its hook file for a scope, the events of each hook, what to tell."""
+
+    user_dir: Callable[[], Path]
+    folder: str
+    file: str
+    recall: tuple[str, ...]
+    capture: tuple[str, ...]
+    note: str = ""
+    hooks_only: bool = False  # the file holds nothing but hooks, so one left empty is removed
+
+    def path(self, scope: str, folder: Path | None = None) -> Path:
+        base = self.user_dir() if scope == "user" else (folder or Path.cwd()) / self.folder
+        return base / self.file
+
+
+CLIENTS = {
+    "claude-code": HookClient(
+        lambda: Path.home() / ".claude",
+        ".claude",
+        "settings.json",
+        ("SessionStart", "UserPromptSubmit"),
+        ("Stop", "PreCompact", "SessionEnd"),
+    ),
+    "codex": HookClient(
+        codex_home,
+        ".codex",
+        "hooks.json",
+        ("SessionStart", "UserPromptSubmit"),
+        ("Stop", "PreCompact"),
+        "Codex runs new hooks once you trust them (/hooks), a project's only in a trusted project; a Codex"
+        " before hooks were on by default also needs `[features] codex_hooks = true` in its config.toml",
+        hooks_only=True,
+    ),
+}
 
 
 def register(sub: Any) -> None:
@@ -58,7 +102,7 @@ def register(sub: Any) -> None:
     verbs = hooks.add_subparsers(dest="hooks_command", metavar="SUBCOMMAND", required=True)
     for verb in ("install", "uninstall"):
         parser = verbs.add_parser(verb, help=f"{verb} the hooks in the client's settings")
-        parser.add_argument("--client", choices=["claude-code"], default="claude-code")
+        parser.add_argument("--client", choices=list(CLIENTS), default="claude-code")
         parser.add_argument("--scope", choices=["user", "project"], default="user")
         parser.add_argument("--dir", type=Path, default=None, help="the project's folder (default: here)")
         if verb == "install":
@@ -95,10 +139,9 @@ def hook_report(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:
     return errors
 
 
-def settings_path(scope: str, folder: Path | None = None) -> Path:
-    if scope == "user":
-        return Path.home() / ".claude" / "settings.json"
-    return (folder or Path.cwd()) / ".claude" / "settings.json"
+def settings_path(scope: str, folder: Path | None = None, client: str = "claude-code") -> Path:
+    """The file a client's hooks are installed in, for `scope` (and a project's `folder`)."""
+    return CLIENTS[client].path(scope, folder)
 
 
 def install_project(scope: str, folder: Path | None, project: str | None) -> str | None:
@@ -120,25 +163,32 @@ def hook_commands(db: Path | None, project: str | None) -> dict[str, str]:
     if project:
         extra += f" --project {shlex.quote(project)}"
     python = shlex.quote(sys.executable)
-    return {verb: f"{python} {MARKER} {verb}{extra}" for verb in ("recall", "capture")}
+    # -P: the client runs the hook in the project's folder, whose own `memory/` must not shadow Loci's.
+    return {verb: f"{python} -P {MARKER} {verb}{extra}" for verb in ("recall", "capture")}
 
 
 async def handle_hooks(args: argparse.Namespace) -> int:
-    path = settings_path(args.scope, args.dir)
+    client = CLIENTS[args.client]
+    path = client.path(args.scope, args.dir)
     settings = _read(path)
     removed = _remove_ours(settings)
     if args.hooks_command == "install":
         commands = hook_commands(args.db, install_project(args.scope, args.dir, args.project))
         events = settings.setdefault("hooks", {})
-        for event in RECALL_EVENTS + CAPTURE_EVENTS:
-            command = commands["recall" if event in RECALL_EVENTS else "capture"]
+        for event in client.recall + client.capture:
+            command = commands["recall" if event in client.recall else "capture"]
             events.setdefault(event, []).append(
                 {"hooks": [{"type": "command", "command": command, "timeout": TIMEOUT_S}]}
             )
-        recall, capture = ", ".join(RECALL_EVENTS), ", ".join(CAPTURE_EVENTS)
+        recall, capture = ", ".join(client.recall), ", ".join(client.capture)
         print(f"installed Loci's hooks in {path}: recall at {recall}; capture at {capture}")
+        if client.note:
+            print(client.note)
     else:
         print(f"removed {removed} Loci hooks from {path}" if removed else f"no Loci hooks in {path}")
+        if not settings and client.hooks_only and path.exists():
+            _remove(path)  # a hooks file left empty held only Loci's hooks: install made it
+            return 0
     _write(path, settings)
     return 0
 
@@ -176,6 +226,13 @@ def _remove_ours(settings: dict[str, Any]) -> int:
     if "hooks" in settings and not settings["hooks"]:
         del settings["hooks"]
     return removed
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot remove {path}: {exc.strerror}") from exc
 
 
 def _write(path: Path, settings: dict[str, Any]) -> None:

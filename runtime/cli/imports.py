@@ -1,10 +1,14 @@
 """`loci memory import FILE`: conversations and memories people already have, into the memory graph.
 
-    loci memory import FILE [--format auto|jsonl|locomo|claude-code|chatgpt|loci-export|memory-jsonl]
+    loci memory import FILE [--format auto|jsonl|locomo|claude-code|codex|chatgpt|text|loci-export|memory-jsonl]
+    loci memory import FOLDER              every .jsonl and .json file under it (Codex's ~/.codex/sessions)
 
 The readers and the writer are memory/imports/; this module only parses and
 reports. Importing the same file again adds nothing, and a longer version of
-it adds only its new turns, so the command is safe to run on a schedule.
+it adds only its new turns, so the command is safe to run on a schedule. A
+folder's files are read and their formats told before any is imported, so
+a file that is none of the formats stops the command with nothing written;
+then each is imported in name order.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from memory.context.store import ContextStore
+from memory.errors import UsageError
 from memory.graph.graph import Graph
-from memory.imports.files import FORMATS, ImportReport, import_file
+from memory.imports.files import FORMATS, ImportReport, detect, import_file
 from memory.projects import writable_project
 from memory.store import Store, default_db_path
 from runtime.cli.flags import project_of
@@ -29,21 +34,43 @@ __all__ = ["register_import"]
 def register_import(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add `import` to `loci memory`."""
     parser = sub.add_parser("import", parents=[common], help="import conversations or memories from a file")
-    parser.add_argument("file", type=Path)
+    parser.add_argument("file", type=Path, help="a file, or a folder of .jsonl and .json files")
     parser.add_argument("--format", choices=FORMATS, default="auto", help="the file's format (default: detected)")
     parser.set_defaults(handler=handle)
 
 
 async def handle(args: argparse.Namespace) -> int:
+    files = _folder(args.file, args.format) if args.file.is_dir() else [args.file]
+    reports = []
     async with await Store.open(args.db or default_db_path()) as store:
         project = writable_project(project_of(args))
         graph, contexts = Graph(store, project=project), ContextStore(store, project=project)
-        report = await import_file(graph, args.file, args.format, contexts)
+        for path in files:
+            reports.append(await import_file(graph, path, args.format, contexts))
     if args.json:
-        print(json.dumps(report_dict(report), indent=2, ensure_ascii=False))
+        shown: Any = [report_dict(r) for r in reports] if args.file.is_dir() else report_dict(reports[0])
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
     else:
-        _print(report)
+        for report in reports:
+            _print(report)
     return 0
+
+
+def _folder(folder: Path, fmt: str) -> list[Path]:
+    """Every `.jsonl` and `.json` file under `folder`, by name; each one's format is told first (or it is an error)."""
+    files = sorted(p for p in folder.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    if not files:
+        raise UsageError(f"{folder} holds no .jsonl or .json file to import")
+    for path in files if fmt == "auto" else []:
+        try:
+            detect(path.read_text(encoding="utf-8"), str(path))
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{path} is not UTF-8 text (byte {exc.start}); nothing was imported") from exc
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror}; nothing was imported") from exc
+        except UsageError as exc:
+            raise UsageError(f"{exc}; nothing was imported") from exc
+    return files
 
 
 def report_dict(report: ImportReport) -> dict[str, Any]:

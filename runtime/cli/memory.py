@@ -1,8 +1,8 @@
 """`loci memory`: the memory graph from the shell.
 
     loci memory add TEXT [--kind K] [--link ID ...] [--meta JSON]
-    loci memory update ID TEXT
-    loci memory forget ID
+    loci memory update ID TEXT [--reason R]
+    loci memory forget ID [--reason R]
     loci memory link A B [--kind K] [--weight W]
     loci memory search QUERY [-k N] [--kind K ...]
     loci memory show ID
@@ -15,8 +15,8 @@
 
 Every subcommand takes `--db PATH` (default: the Loci home), `--json` for
 machine-readable output, and `--project P` (default `$LOCI_PROJECT`, else
-`default`); the reading ones take `--all-projects` too, and a write under it
-is refused. The commands call the same tools the model calls
+`default`); the reading ones take `--all-projects` too (a search then names each
+hit's project), and a write under it is refused. The commands call the same tools the model calls
 (tools/memory.py), so the shell and the agent see one memory. Text is shown
 through `runtime.cli.display.safe`: a memory holding escape sequences cannot
 drive the terminal. The tools, the graph and the export are imported when a
@@ -34,6 +34,7 @@ from typing import Any
 from memory.errors import UsageError
 from memory.graph.export import FORMATS
 from memory.graph.records import EDGE_KINDS, NODE_KINDS
+from memory.projects import ALL
 from memory.store import Store, default_db_path
 from runtime.cli.display import one_line, safe
 from runtime.cli.evolution import register_memory
@@ -60,8 +61,10 @@ def register(subparsers: Any) -> None:
     update = sub.add_parser("update", parents=[common], help="replace a memory's text, keeping its links")
     update.add_argument("id")
     update.add_argument("text")
+    update.add_argument("--reason", default="", help="why the text changes (kept in its history)")
     forget = sub.add_parser("forget", parents=[common], help="forget a memory and its links (kept in history)")
     forget.add_argument("id")
+    forget.add_argument("--reason", default="", help="why it is forgotten (kept in its history)")
     link = sub.add_parser("link", parents=[common], help="link memory A to memory B (again: sets the weight)")
     link.add_argument("a")
     link.add_argument("b")
@@ -125,9 +128,9 @@ async def _dispatch(store: Store, args: argparse.Namespace) -> Any:
     if command == "add":
         return await tools.memory_remember(args.text, args.kind, args.link, _meta(args.meta))
     if command == "update":
-        return await tools.memory_update(args.id, args.text)
+        return await tools.memory_update(args.id, args.text, args.reason)
     if command == "forget":
-        return await tools.memory_forget(args.id)
+        return await tools.memory_forget(args.id, args.reason)
     if command == "link":
         return await tools.memory_link(args.a, args.b, args.kind, args.weight)
     if command == "show":
@@ -143,9 +146,13 @@ async def _search(store: Store, args: argparse.Namespace) -> list[dict[str, Any]
     from memory.graph.recall import Recall
     from tools.shown import check_query, node_dict
 
-    recall = Recall(Graph(store, project=project_of(args)))
+    project = project_of(args)
+    recall = Recall(Graph(store, project=project))
     found = await recall.recall(check_query(args.query), k=args.k, kinds=args.kind, record=False)
-    return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
+    rows = [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
+    if project is ALL:  # over every project, each hit names its own
+        rows = [{**row, "project": r.node.project} for row, r in zip(rows, found, strict=True)]
+    return rows
 
 
 def _meta(text: str | None) -> dict[str, Any] | None:
@@ -198,7 +205,8 @@ def _print(command: str, result: Any) -> None:
             print("nothing found")
         for row in result:
             extra = f"{row['score']:.3f}" if "score" in row else f"{row['hops']} hop{'s' * (row['hops'] > 1)}"
-            print(f"{row['id']:>10}  {row['kind']:<10}  {extra:>8}  {one_line(row['text'])}")
+            where = f"{safe(row['project'], lines=False)}  " if "project" in row else ""
+            print(f"{row['id']:>10}  {where}{row['kind']:<10}  {extra:>8}  {one_line(row['text'])}")
     elif command == "show":
         print(f"{result['id']}  {result['kind']}  uses {result['uses']}")
         print(safe(result["text"]))

@@ -1,6 +1,6 @@
 """`loci serve`: Loci's tools as an MCP server, over stdio or streamable HTTP.
 
-    loci serve                                  context, memory and run_task on stdio
+    loci serve                                  context, memory, run_task and digest on stdio
     loci serve --tools context,memory           a subset
     loci serve memory --compat                  a drop-in for @modelcontextprotocol/server-memory
     loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
@@ -9,42 +9,57 @@
 While it serves, a background worker runs the memory graph's refinement
 jobs (`runtime.background`), except in the compatibility mode.
 
-`run_task` runs the whole agent on a task (`runtime.task_tool`); the files
-it and the context tools may load must lie under a `--root`. With
-`--mcp-config FILE`, the agent behind `run_task` also uses the servers of
-that `mcpServers` file. The tool sets are those of `servers.app.TOOL_SETS`:
-the built-in ones, and those runtime modules register on import (`run`).
+`run_task` runs the whole agent on a task (`runtime.task_tool`), `digest` one
+long-document job (`runtime.digest.tool`); the files they and the context
+tools may load must lie under a `--root`. With `--mcp-config FILE`, the
+agent behind `run_task` also uses the servers of that `mcpServers` file.
+
+The tool sets are given to the server when it is built: `tool_sets()` is the
+one list of them (the built-in `context` and `memory`, and the runtime's
+`run` and `digest`), and `SERVED` their names, which a test holds equal.
+
+On stdio the process answers a client's `initialize` and `tools/list` at
+once, from the listing shipped beside the server (`servers/ready.py`), while
+a worker thread imports the MCP SDK and the runtime; the connection is then
+handed to the real server. So this module imports neither at the top, and
+`serverInfo.version` is Loci's version (`runtime.cli.main.VERSION`).
+`LOCI_SERVE_EARLY=0` serves without the early answers (the server answers
+once it has loaded): the ablation `loci bench startup` measures.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
+import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import MCPServer
-
-import runtime.digest.tool  # noqa: F401  (registers the `digest` tool set)
-import runtime.task_tool  # noqa: F401  (registers the `run` tool set: run_task)
-from memory.context.paths import Roots
 from memory.errors import UsageError
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.projects import ALL
-from memory.store import Store, default_db_path
-from runtime.background import background_worker
-from runtime.cli.client_config import CLIENTS, client_config
+from runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
 from runtime.cli.flags import add_project, project_of
 from runtime.models.specs import DEFAULT_SPEC
-from servers.app import TOOL_SETS, build_app, parse_tools
-from servers.transport import MAX_BODY_BYTES, check_bind, read_token, serve_http, serve_stdio
+from servers.tool_sets import parse_tools
 
-__all__ = ["SERVED", "register"]
+if TYPE_CHECKING:
+    from servers.app import ToolSetFactory
+    from servers.ready import Lines, Serve, Wire
 
-# The tool sets `--tools` chooses from: the built-in ones and those the runtime registers (`run`: run_task).
-SERVED = tuple(TOOL_SETS)
+__all__ = ["SERVED", "register", "tool_sets"]
+
+SERVED = ("context", "memory", "run", "digest")
+# What serving imports, loaded in the worker thread while the early answers go out (servers/ready.py).
+LOADED = ("mcp.server.stdio", "servers.app", "runtime.background", "runtime.task_tool", "runtime.digest.tool")
+
+
+def tool_sets() -> dict[str, ToolSetFactory]:
+    """Every tool set `loci serve` offers, by name, in `SERVED`'s order."""
+    from runtime.digest.tool import digest_set
+    from runtime.task_tool import run_task_set
+    from servers.app import BUILT_IN
+
+    return {**BUILT_IN, "run": run_task_set, "digest": digest_set}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tools", default=None, help=f"comma-separated tool sets to serve: {','.join(SERVED)}")
     parser.add_argument("--compat", action="store_true", help="with `memory`: the reference memory server's tool set")
     parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
-    parser.add_argument("--model", default=DEFAULT_SPEC, help="model spec for run_task")
+    parser.add_argument("--model", default=DEFAULT_SPEC, help="model spec for run_task and digest")
     add_project(parser)
     parser.add_argument(
         "--root", action="append", default=[], help="a directory whose files may be loaded (repeatable)"
@@ -64,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--token", default=None, help="bearer token for HTTP (prefer --token-file or $LOCI_TOKEN)")
     parser.add_argument("--token-file", default=None, help="a file whose first line is the bearer token")
-    parser.add_argument("--max-body", type=int, default=MAX_BODY_BYTES, help="largest HTTP request body, in bytes")
+    parser.add_argument("--max-body", type=int, default=None, help="largest HTTP request body, in bytes (4 MiB)")
     parser.add_argument("--access-log", action="store_true", help="log each HTTP request (never its headers)")
     parser.add_argument("--print-config", action="store_true", help="print the client config snippet and exit")
     parser.add_argument("--client", default="generic", choices=CLIENTS, help="the client --print-config is for")
@@ -81,42 +96,113 @@ async def run(args: argparse.Namespace) -> int:
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)
-    db = Path(args.db).expanduser() if args.db else default_db_path()
-    roots = Roots(args.root) if args.root else Roots(None)
-    token = read_token(args.token, args.token_file)
-    if args.http:
-        check_bind(args.host, token)
+    token = None
+    if args.http or args.token or args.token_file:
+        from servers.transport import check_bind, read_token
+
+        token = read_token(args.token, args.token_file)
+        if args.http:
+            check_bind(args.host, token)
     if args.print_config:
-        print(json.dumps(client_config(args, tools, db, token=token is not None), indent=2))
+        db = _home(args.db)
+        print(render_config(client_config(args, tools, db, token=token is not None), args.client))
+        print(config_note(args, db), file=sys.stderr)
         return 0
     if args.mcp_config and not Path(args.mcp_config).is_file():
         raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
     if args.compat:
-        return await _serve_compat(args, db, token)
+        return await _serve_compat(args, _home(args.db), token)
+    if args.http:
+        from servers.transport import serve_http
+
+        async def on_http(app: Any) -> None:
+            await serve_http(
+                app, host=args.host, port=args.port, token=token, **_http_options(args), access_log=args.access_log
+            )
+
+        await _serve_full(args, _home(args.db), tools, on_http)
+        return 0
+    if os.environ.get("LOCI_SERVE_EARLY") == "0":
+        from servers.transport import serve_stdio
+
+        await _serve_full(args, _home(args.db), tools, serve_stdio)
+        return 0
+    from runtime.cli.main import VERSION
+    from servers.ready import Listing, serve_ready
+
+    await serve_ready(Listing.load(), tools, VERSION, lambda: _loaded(args, tools))
+    return 0
+
+
+def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
+    """In a worker thread: import the SDK and the runtime, and say how to serve the handed-over connection."""
+    for name in LOADED:
+        importlib.import_module(name)
+    from mcp.server.stdio import stdio_server
+
+    db = _home(args.db)
+
+    async def serve(lines: Lines, wire: Wire) -> None:
+        async def on_stdio(app: Any) -> None:
+            async with stdio_server(stdin=lines, stdout=wire) as (read, write):  # type: ignore[arg-type]
+                await app.run(read, write, app.create_initialization_options())
+
+        await _serve_full(args, db, tools, on_stdio)
+
+    return serve
+
+
+async def _serve_full(args: argparse.Namespace, db: Path, tools: tuple[str, ...], serve: Any) -> None:
+    """Open the home, run the background worker of every project, and serve the merged server on it."""
+    from memory.context.paths import Roots
+    from memory.evolution.evolution import Evolution
+    from memory.graph.graph import Graph
+    from memory.projects import ALL
+    from memory.store import Store
+    from runtime.background import background_worker
+    from runtime.cli.main import VERSION
+    from servers.app import build_app
+
+    roots = Roots(args.root) if args.root else Roots(None)
     options = {"model": args.model, "mcp_config": args.mcp_config}
-    project = project_of(args)
     # The background worker refines the memory graph of every project while the server runs (a job knows its
-    # project), on its own connection to the home; the tools see `project` only.
+    # project), on its own connection to the home; the tools see `project_of(args)` only.
     async with await Store.open(db) as store:
         evolution = Evolution(Graph(store, project=ALL))
         async with background_worker(evolution.jobs, evolution.handlers()):
-            app = build_app(store, tools, roots=roots.roots or (), options=options, project=project)
-            await _serve(app, args, token)
-    return 0
+            app = build_app(
+                store,
+                tools,
+                tool_sets=tool_sets(),
+                roots=roots.roots or (),
+                options=options,
+                version=VERSION,
+                project=project_of(args),
+            )
+            await serve(app)
 
 
 async def _serve_compat(args: argparse.Namespace, db: Path, token: str | None) -> int:
+    from memory.store import Store
     from servers.memory_compat import build_compat_server
+    from servers.transport import serve_http, serve_stdio
 
     async with await Store.open(db) as store:
-        await _serve(build_compat_server(store, project_of(args)), args, token)
+        server = build_compat_server(store, project_of(args))
+        if args.http:
+            await serve_http(
+                server, host=args.host, port=args.port, token=token, **_http_options(args), access_log=args.access_log
+            )
+        else:  # stdio needs no token: only the client that launched the process talks to it
+            await serve_stdio(server)
     return 0
 
 
-async def _serve(server: Server[Any] | MCPServer, args: argparse.Namespace, token: str | None) -> None:
-    if args.http:
-        await serve_http(
-            server, host=args.host, port=args.port, token=token, max_body=args.max_body, access_log=args.access_log
-        )
-    else:  # stdio needs no token: only the client that launched the process talks to it
-        await serve_stdio(server)
+def _http_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {} if args.max_body is None else {"max_body": args.max_body}
+
+
+def _home(db: str | None) -> Path:
+    from memory.store import default_db_path
+
+    return Path(db).expanduser() if db else default_db_path()

@@ -26,7 +26,7 @@ from memory.store import Store
 from runtime.digest.run import digest
 from runtime.digest.settings import Progress
 from runtime.models.specs import DEFAULT_SPEC
-from servers.app import LociState, register_tool_set
+from servers.app import LociState
 
 __all__ = ["DigestTool", "digest_set"]
 
@@ -37,9 +37,6 @@ def digest_set(state: LociState) -> MCPServer:
     tool = DigestTool(state.options.get("model", DEFAULT_SPEC), state.store, state.roots, project=state.project)
     server.add_tool(tool.digest)
     return server
-
-
-register_tool_set("digest", digest_set)
 
 
 class DigestTool:

@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 
 from memory.store import Store
+from runtime.cli.serve import tool_sets
 from servers.app import build_app
 from servers.memory_compat import build_compat_server
 from tools.memory import MAX_QUERY_CHARS
@@ -75,19 +76,17 @@ def _script(tmp_path: Path, replies: list[dict]) -> str:
 
 
 async def test_run_task_refusals_reach_the_client_with_their_reason(tmp_path: Path) -> None:
-    import runtime.task_tool  # noqa: F401  (registers run_task)
-
     root, elsewhere = tmp_path / "root", tmp_path / "elsewhere"
     root.mkdir(), elsewhere.mkdir()
     (elsewhere / "secret.md").write_text("secret\n", encoding="utf-8")
     (root / "link.md").symlink_to(elsewhere / "secret.md")
     db, options = tmp_path / "loci.db", {"model": _script(tmp_path, [])}
-    async with Client(build_app(db, ["run"], roots=[root], options=options)) as client:
+    async with Client(build_app(db, ["run"], tool_sets=tool_sets(), roots=[root], options=options)) as client:
         outside = await client.call_tool("run_task", {"task": "read it", "files": [str(elsewhere / "secret.md")]})
         symlink = await client.call_tool("run_task", {"task": "read it", "files": ["link.md"]})
         missing = await client.call_tool("run_task", {"task": "read it", "files": ["nope.md"]})
         turns = await client.call_tool("run_task", {"task": "read it", "max_turns": -1})
-    async with Client(build_app(db, ["run"], options=options)) as client:
+    async with Client(build_app(db, ["run"], tool_sets=tool_sets(), options=options)) as client:
         no_root = await client.call_tool("run_task", {"task": "read it", "files": ["a.md"]})
     assert outside.is_error and "outside the allowed roots" in outside.content[0].text
     assert symlink.is_error and "symlink" in symlink.content[0].text

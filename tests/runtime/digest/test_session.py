@@ -17,12 +17,11 @@ import anyio
 import pytest
 from mcp import Client
 
-import runtime.digest.tool  # noqa: F401 - registers the `digest` tool set
-import runtime.task_tool  # noqa: F401 - registers the `run` tool set
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.runs import Runs
 from memory.store import Store
+from runtime.cli.serve import tool_sets
 from runtime.digest.run import digest
 from runtime.models.scripted import ScriptedModel
 from servers.app import build_app
@@ -91,7 +90,9 @@ async def test_the_mcp_digest_and_run_task_run_on_the_served_store(tmp_path: Pat
     # Each tool loads its own model from the script: the digest's direct call and the task's one turn.
     script.write_text(json.dumps([json.dumps(task_answer)]), encoding="utf-8")
     db = tmp_path / "loci.db"
-    app = build_app(db, ("run", "digest"), roots=[tmp_path], options={"model": f"scripted:{script}"})
+    app = build_app(
+        db, ("run", "digest"), tool_sets=tool_sets(), roots=[tmp_path], options={"model": f"scripted:{script}"}
+    )
     with anyio.fail_after(60):
         async with Client(app) as client:
             digested = await client.call_tool(

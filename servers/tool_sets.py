@@ -1,0 +1,23 @@
+"""Tool sets by name: `--tools context,memory` checked against the names a server offers.
+
+Kept apart from `servers/app.py` (which imports the MCP SDK), so `loci serve`
+checks its command line and answers a client's first questions
+(`servers/ready.py`) before the SDK has loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory.errors import UsageError
+
+__all__ = ["parse_tools"]
+
+
+def parse_tools(spec: str | Sequence[str] | None, known: Sequence[str]) -> tuple[str, ...]:
+    """`context,memory` (or a list of names) as a tuple, in the order given; every name checked."""
+    names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec or []) if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown tool set {', '.join(unknown)}; choose from {', '.join(known)}")
+    return tuple(dict.fromkeys(names or known))
