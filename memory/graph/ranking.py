@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from memory.context.fulltext import fts_literal
 from memory.graph.ops import adjacent_edges, fetch_nodes
+from memory.graph.pieces import NODE_OF_ROW
 from memory.graph.records import Node
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
@@ -29,6 +30,7 @@ __all__ = ["DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
 
 DOC_BUDGET = 5_000
 WIDEN = 2  # how many more matches a one-project search ranks before it joins
+PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,7 @@ def matches(
     newest: bool = False,
 ) -> list[tuple[int, float]]:
     """`(node id, BM25 score)` of the best matches in `project` (or of the newest, without ranking them all);
-    higher is better.
+    higher is better. A node indexed in pieces (memory/graph/pieces.py) counts once, by its best piece.
 
     FTS5 ranks its own matches fastest, with no join; so for one project the
     best `WIDEN` times as many are ranked alone and the project's kept. Only
@@ -222,10 +224,10 @@ def matches(
         found = [(node_id, score) for node_id, score in wide if node_id in mine]
         if len(found) >= limit or len(wide) < limit * WIDEN:
             return found[:limit]
-    sql = "SELECT f.rowid, -bm25(memory_fts) FROM memory_fts f"
+    sql = f"SELECT {NODE_OF_ROW}, -bm25(memory_fts) FROM memory_fts f"
     params: list[object] = [match]
     if kinds or project is not ALL:
-        sql += " JOIN memory_nodes n ON n.id = f.rowid WHERE memory_fts MATCH ?"
+        sql += f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW}) WHERE memory_fts MATCH ?"
         if kinds:
             sql += f" AND n.kind IN ({','.join('?' * len(kinds))})"
             params += kinds
@@ -235,8 +237,12 @@ def matches(
     else:
         sql += " WHERE memory_fts MATCH ?"
     sql += " ORDER BY f.rowid DESC LIMIT ?" if newest else " ORDER BY rank LIMIT ?"
-    params.append(limit)
-    return [(row[0], row[1]) for row in conn.execute(sql, params)]
+    params.append(limit * PIECES_WIDEN)
+    best: dict[int, float] = {}
+    for node_id, score in conn.execute(sql, params):
+        if node_id is not None and node_id not in best:
+            best[node_id] = score
+    return list(best.items())[:limit]
 
 
 def _of_project(conn: sqlite3.Connection, ids: list[int], project: str) -> set[int]:

@@ -54,7 +54,9 @@ NodeKind = Literal["semantic", "episodic", "procedural"]
 EdgeKind = Literal["ground", "distill", "related"]
 NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
 EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
-MAX_TEXT_CHARS = 16_000
+# A node's text is kept whole up to ten million characters (a long one is indexed in pieces,
+# memory/graph/pieces.py); past that it is refused, and an import skips that one item, saying why.
+MAX_TEXT_CHARS = 10_000_000
 MAX_META_CHARS = 16_000
 # A type or a label names a kind of thing ("person", "works_at"): a line, not a document.
 MAX_LABEL_CHARS = 200
@@ -140,7 +142,7 @@ def check_text(text: object, what: str = "text") -> str:
     if len(text) > MAX_TEXT_CHARS:
         raise UsageError(
             f"the {what} has {len(text):,} characters, over the limit of {MAX_TEXT_CHARS:,};"
-            " split it into smaller facts"
+            " split it into smaller parts"
         )
     return text
 
