@@ -23,7 +23,7 @@ them):
   is how a fact spread over several sessions is reached from one of them.
 
 Each session is also an `episodic` node ("Conversation session 3 on 8 May
-2023: ..." with every turn's text), `ground`-linked to its turns: a question
+2023: ..." with every turn's text, indexed in pieces when long), `ground`-linked to its turns: a question
 whose words are spread over a session's turns matches the session, which
 lifts its turns a little; callers that want turns only recall the
 `semantic` kind, and the sessions still lead to them.
@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from itertools import combinations
 
@@ -102,12 +102,14 @@ def entities_of(text: str) -> set[str]:
 
 @dataclass(frozen=True)
 class Written:
-    """What `write_conversation` stored: each turn's node id (None for an empty turn), the session nodes by
-    session, and the `(id, text)` of the nodes it created or changed (for an embedder)."""
+    """What `write_conversation` stored: each turn's node id (None for an empty or skipped turn), the session
+    nodes by session, the `(id, text)` of the nodes it created or changed (for an embedder), and the
+    `(ref, reason)` of each turn it could not store (over `MAX_TEXT_CHARS`): that turn only is left out."""
 
     ids: list[int | None]
     sessions: dict[str, int]
     fresh: list[tuple[int, str]]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
 async def remember_conversation(graph: Graph, turns: Sequence[Turn], cause: str | None = None) -> list[int | None]:
@@ -134,8 +136,17 @@ def write_conversation(
     version of a conversation adds its new turns and nothing else). With neither, every turn is new."""
     known = _live(conn, known or {}, project)
     sessions = _live_sessions(conn, sessions or {}, project)
-    new = [i for i, turn in enumerate(turns) if i not in known and (turn.text.strip() or turn.image)]
-    results = insert_nodes(conn, [_checked(turns[i]) for i in new], cause, project=project)
+    new, items, skipped = [], [], []
+    for i, turn in enumerate(turns):
+        if i in known or not (turn.text.strip() or turn.image):
+            continue
+        try:
+            items.append(_checked(turn))
+        except UsageError as exc:
+            skipped.append((turn.ref, str(exc)))
+            continue
+        new.append(i)
+    results = insert_nodes(conn, items, cause, project=project)
     ids: list[int | None] = [known.get(i) for i in range(len(turns))]
     for i, (node_id, _) in zip(new, results, strict=True):
         ids[i] = node_id
@@ -149,7 +160,7 @@ def write_conversation(
     edges += session_edges
     if edges:
         insert_edges(conn, edges, cause, project)
-    return Written(ids, {**sessions, **stored}, fresh + changed)
+    return Written(ids, {**sessions, **stored}, fresh + changed, skipped)
 
 
 def _live(conn: sqlite3.Connection, known: dict[int, int], project: str) -> dict[int, int]:
@@ -247,4 +258,6 @@ def _write_sessions(
 def _session_text(session: str, held: list[tuple[Turn, int]]) -> str:
     said = held[0][0].said
     head = f"Conversation session {session}" + (f" on {spoken_date(said)}" if said else "")
-    return (f"{head}: " + " ".join(turn_text(turn) for turn, _ in held))[:MAX_TEXT_CHARS]
+    text = f"{head}: " + " ".join(turn_text(turn) for turn, _ in held)
+    # Past the limit, the episode holds the head of its session; every turn is still a node of its own.
+    return text[:MAX_TEXT_CHARS]
