@@ -34,9 +34,10 @@ PIECE_CHARS = 4_000
 NODE_OF_ROW = "CASE WHEN f.rowid < 0 THEN (SELECT node FROM memory_pieces p WHERE p.id = -f.rowid) ELSE f.rowid END"
 
 
-def spans(text: str, size: int = PIECE_CHARS) -> list[tuple[int, int]]:
+def spans(text: str, size: int | None = None) -> list[tuple[int, int]]:
     """`(start, end)` of the pieces of `text`: about `size` characters each, ended at the last line break (or
     else space) of their second half, so a piece rarely cuts a word; together they cover the text exactly."""
+    size = size or PIECE_CHARS
     out: list[tuple[int, int]] = []
     start = 0
     while start < len(text):

@@ -29,6 +29,7 @@ __all__ = [
     "EdgeKind",
     "MAX_LABEL_CHARS",
     "MAX_META_CHARS",
+    "MAX_NOTE_CHARS",
     "MAX_TEXT_CHARS",
     "NODE_COLUMNS",
     "NODE_KINDS",
@@ -58,6 +59,8 @@ EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 # memory/graph/pieces.py); past that it is refused, and an import skips that one item, saying why.
 MAX_TEXT_CHARS = 10_000_000
 MAX_META_CHARS = 16_000
+# A note on feedback is a remark, not a document.
+MAX_NOTE_CHARS = 16_000
 # A type or a label names a kind of thing ("person", "works_at"): a line, not a document.
 MAX_LABEL_CHARS = 200
 MAX_SQLITE_INT = 2**63 - 1

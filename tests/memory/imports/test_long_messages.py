@@ -37,7 +37,9 @@ def test_a_100k_message_is_stored_whole_and_found_and_a_20mb_one_is_skipped_with
     again = loci("memory", "import", str(path), "--db", db, home=tmp_path)
     assert again.returncode == 0 and "skipped turn 'm3'" in again.stderr and "0 new turns" in again.stdout
 
-    found = loci("memory", "search", "quokka cluster", "--db", db, "--json", "-k", "1", home=tmp_path)
+    found = loci(
+        "memory", "search", "quokka cluster", "--kind", "semantic", "--db", db, "--json", "-k", "1", home=tmp_path
+    )
     assert found.returncode == 0, found.stderr
     [hit] = json.loads(found.stdout)
     shown = json.loads(loci("memory", "show", hit["id"], "--db", db, "--json", home=tmp_path).stdout)
