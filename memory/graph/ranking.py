@@ -2,8 +2,10 @@
 database library in them.
 
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
-the query's selective terms, spreads activation along their edges and scores
-what it reached; it reads a bounded number of rows and writes nothing. It
+the query's selective terms, spreads activation along their edges, scores
+what it reached and puts a later restatement of a changed value before the
+older one (memory/graph/newer.py); it reads a bounded number of rows and
+writes nothing. It
 stays inside one project: candidates and scored nodes are the project's own,
 and edges never cross projects (memory/graph/ops.py refuses such a link), so
 spreading cannot leave it. `Recall` runs it on a reader of the `Store`; the
@@ -19,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from memory.context.fulltext import fts_literal
+from memory.graph.newer import newer_first
 from memory.graph.ops import adjacent_edges, fetch_nodes
 from memory.graph.pieces import NODE_OF_ROW
 from memory.graph.records import Node
@@ -138,6 +141,7 @@ class Ranking:
             parts = {name: round(value, 4) for name, value in parts.items()}
             scored.append((round(sum(parts.values()), 4), node_id, parts))
         scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
+        scored = newer_first(scored, terms, lambda ids: fetch_nodes(conn, ids, self.project), ASSISTANT_SPEAKERS)
         nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]], self.project)
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
 
