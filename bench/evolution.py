@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale-nodes", type=int, default=100_000, help="graph size for the timing measures (0: skip)")
     parser.add_argument("--scale-jobs", type=int, default=60, help="refinement jobs timed on the large graph")
     parser.add_argument(
-        "--data", type=Path, default=None, help="a LoCoMo-format JSON file: measure learning on its conversations"
+        "--data", type=Path, default=None, help="LoCoMo JSON or BEAM chats: measure learning on their conversations"
     )
     parser.add_argument("--shown", type=int, default=10, help="with --data: turns a training recall shows")
 

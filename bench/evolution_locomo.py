@@ -1,8 +1,8 @@
 """`loci bench evolution --data FILE`: does recall improve with use on real conversations?
 
-For each LoCoMo-format conversation (bench/recall.py reads the format), its
-questions (category 5 and those without evidence left out, as `bench recall`
-does) are split with `--seed` into a training half and a test half. Two arms
+For each conversation of `--data` (LoCoMo JSON or BEAM chats, read by
+bench/recall_data.py as `bench recall` reads them), its questions (those
+without evidence left out) are split with `--seed` into a training half and a test half. Two arms
 each import the same conversation into a fresh home, with the structure
 `bench recall` builds (memory/graph/conversation.py):
 
@@ -26,7 +26,8 @@ Keys (flat): `static_recall_at_K` and `evolving_recall_at_K` for K in
 evidence of a training question (`unseen_questions` says how many), so a
 gain that only re-finds turns the training half named shows as such;
 `test_questions`, `train_questions`, `refinement` (the changes refinement
-made, summed) and `consolidation`.
+made, summed), `consolidation`, and `failed` (the samples that could not be
+read or measured, with the reason; the others are measured).
 """
 
 from __future__ import annotations
@@ -37,12 +38,11 @@ import random
 import statistics
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.recall import load_samples, turns_of
-from memory.errors import UsageError
+from bench.recall_data import Failed, Question, Sample, load_data
+from memory.errors import LociError, UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
@@ -55,16 +55,9 @@ from memory.runs import RunRecord, Runs
 from memory.store import Store
 from runtime.cli.doctor import cpu_name
 
-__all__ = ["KS", "GoldEvaluator", "Question", "run_locomo", "split_questions"]
+__all__ = ["KS", "GoldEvaluator", "run_locomo", "split_questions"]
 
 KS = (1, 5, 10, 20)
-
-
-@dataclass(frozen=True)
-class Question:
-    text: str
-    category: str
-    evidence: frozenset[str]
 
 
 class GoldEvaluator:
@@ -91,17 +84,6 @@ class GoldEvaluator:
         return 1.0 if self.useful(record) else 0.0
 
 
-def questions_of(sample: dict[str, Any], known: set[str]) -> list[Question]:
-    found = []
-    for qa in sample.get("qa", []):
-        category = str(qa.get("category", ""))
-        evidence = frozenset(str(e) for e in qa.get("evidence") or []) & known
-        text = str(qa.get("question", ""))
-        if category != "5" and evidence and text.strip():
-            found.append(Question(text, category, evidence))
-    return found
-
-
 def split_questions(questions: list[Question], seed: int) -> tuple[list[Question], list[Question]]:
     """A seeded half of the questions to train on, the rest to test on."""
     order = list(range(len(questions)))
@@ -119,20 +101,32 @@ async def run_locomo(
 ) -> dict[str, Any]:
     if args.shown < 1:
         raise UsageError(f"--shown is how many turns a training recall shows: 1 or more, not {args.shown}")
-    samples = load_samples(args.data)
+    samples, failed = load_data(args.data)
     rows: dict[str, list[tuple[Question, bool, list[float]]]] = {"static": [], "evolving": []}
     train_count, changes, consolidation = 0, {}, {}
     with tempfile.TemporaryDirectory(prefix="loci-evolution-data-") as tmp:
         for index, sample in enumerate(samples):
-            known = {turn.ref for turn in turns_of(sample)}
-            train, test = split_questions(questions_of(sample, known), args.seed * 1_000_003 + index)
-            train_count += len(train)
+            train, test = split_questions(sample.questions, args.seed * 1_000_003 + index)
             trained = set().union(*(q.evidence for q in train)) if train else set()
-            for arm in ("static", "evolving"):
-                path = Path(tmp) / f"{arm}{index}.db"
-                found = await _arm(
-                    path, sample, train if arm == "evolving" else [], test, args, params, weights, record
-                )
+            try:
+                arms = {
+                    arm: await _arm(
+                        Path(tmp) / f"{arm}{index}.db",
+                        sample,
+                        train if arm == "evolving" else [],
+                        test,
+                        args,
+                        params,
+                        weights,
+                        record,
+                    )
+                    for arm in ("static", "evolving")
+                }
+            except LociError as exc:
+                failed.append(Failed(sample.name, str(exc)))
+                continue
+            train_count += len(train)
+            for arm, found in arms.items():
                 for question, shares in zip(test, found["shares"], strict=True):
                     rows[arm].append((question, not (question.evidence & trained), shares))
                 for name, count in found["changes"].items():
@@ -140,12 +134,14 @@ async def run_locomo(
                 for name, count in found["consolidation"].items():
                     if isinstance(count, int):
                         consolidation[name] = consolidation.get(name, 0) + count
-    return _report(rows, train_count, changes, consolidation, args)
+    report = _report(rows, train_count, changes, consolidation, args)
+    report["failed"] = [{"sample": f.name, "reason": f.reason} for f in failed]
+    return report
 
 
 async def _arm(
     path: Path,
-    sample: dict[str, Any],
+    sample: Sample,
     train: list[Question],
     test: list[Question],
     args: argparse.Namespace,
@@ -155,7 +151,7 @@ async def _arm(
 ) -> dict[str, Any]:
     async with await Store.open(path) as store:
         graph = Graph(store)
-        turns = turns_of(sample)
+        turns = sample.conversation.turns
         ids = await remember_conversation(graph, turns, cause="bench:evolution")
         dia_of: dict[int, set[str]] = {}
         node_of: dict[str, int] = {}

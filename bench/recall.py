@@ -1,38 +1,40 @@
-"""`loci bench recall`: evidence recall@k on conversational memory (the LoCoMo format).
+"""`loci bench recall`: evidence recall@k on conversational memory (LoCoMo JSON or BEAM chats).
 
-The file is a list of samples. A sample's `conversation` has `speaker_a`,
-`speaker_b`, and for each session N `session_N_date_time` and `session_N`, a
-list of turns `{speaker, dia_id, text}`; its `qa` is a list of
-`{question, answer, evidence: [dia_id, ...], category}`. Category 5
-(adversarial) questions are excluded, as is usual.
+`--data` is a LoCoMo-format JSON file or a BEAM folder (a chat with its
+probing questions, or a `chats/100K`-style folder of them); bench/recall_data.py
+reads both into conversations and questions with their evidence refs and
+category. A sample that cannot be read or measured is listed in `failed`
+with its reason, and the others are measured; a message too long to store is
+skipped alone (`skipped_turns`, memory/imports/writer.py).
 
 Each sample gets its own graph, imported as `loci memory import` imports the
-file (memory/imports/locomo.py, memory/imports/writer.py): every turn
-is a node ("Speaker: text", the shared image's caption, relative dates
-resolved against the session date), linked to the next turn of its session
-and to the few other turns naming the same entity. For each question Loci
-recalls the top k; a question's evidence recall@k is the share of its
-evidence turns (dia_ids) among the k nodes returned, averaged over the
-questions. In the same run and on the same index: plain BM25
-(`baseline_bm25`) and Loci without the graph (`ablation_no_graph`: the same
-ranking with no spreading along edges). Recall runs with `record=False`, so
-one question's activation does not steer the next.
+file (memory/imports/writer.py): every turn is a node ("Speaker: text", the
+shared image's caption, relative dates resolved against the session date),
+linked to the next turn of its session and to the few other turns naming the
+same entity. For each question Loci recalls the top k; a question's evidence
+recall@k is the share of its evidence turns among the k nodes returned,
+averaged over the questions. In the same run and on the same index: plain
+BM25 (`baseline_bm25`) and Loci without the graph (`ablation_no_graph`: the
+same ranking with no spreading along edges). Recall runs with
+`record=False`, so one question's activation does not steer the next.
 
 Keys: `recall_at_K` for each cut-off K (flat keys, at the top level for Loci
 and inside `baseline_bm25` and `ablation_no_graph`), `by_category` (the same
-keys per LoCoMo category), `questions`, `query_ms_p50` (Loci's median recall
-time; `baseline_query_ms_p50` for BM25). `--embed SPEC` adds recall by
-meaning (vectors fused with BM25, memory/graph/recall.py) to Loci and the ablation;
-the default, `none`, measures lexical plus graph, offline.
+keys per category), `questions`, `newest_at_1` (for the questions about a
+changed fact, BEAM's knowledge updates and contradictions: the share whose
+first result is the newest statement, per system and category),
+`query_ms_p50` (Loci's median recall time; `baseline_query_ms_p50` for
+BM25). `--embed SPEC` adds recall by meaning (vectors fused with BM25,
+memory/graph/recall.py) to Loci and the ablation; the default, `none`,
+measures lexical plus graph, offline.
 
 The bundled `bench/data/locomo_synthetic.json` is a small file written for
-the tests. The real LoCoMo data is kept aside to measure the project.
+the tests. The real data is kept aside to measure the project.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 import time
@@ -40,26 +42,27 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from memory.errors import UsageError
+from bench.recall_data import Failed, Question, load_data
+from memory.errors import LociError, UsageError
 from memory.graph.graph import Graph
 from memory.graph.ranking import Recalled
 from memory.graph.recall import Recall
 from memory.imports.ledger import SESSION, imported
-from memory.imports.locomo import read_locomo, turns_of
-from memory.imports.records import Conversation
 from memory.imports.writer import import_conversation
 from memory.projects import writable_project
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
-__all__ = ["DEFAULT_DATA", "add_arguments", "ask_sample", "load_samples", "run", "summary", "turns_of"]
+__all__ = ["DEFAULT_DATA", "add_arguments", "ask_sample", "run", "summary"]
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a LoCoMo-format JSON file")
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA, help="a LoCoMo JSON file or a BEAM chat folder (or a folder of them)"
+    )
     parser.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
     parser.add_argument(
         "--embed", default="none", help="embedder for recall by meaning: none, llama:PATH.gguf or openai:MODEL[@URL]"
@@ -76,45 +79,44 @@ def _ks(text: str) -> list[int]:
     return ks
 
 
-def _load(path: Path) -> tuple[list[dict[str, Any]], list[Conversation]]:
-    """The samples of a LoCoMo file and their conversations, read as `loci memory import` reads them."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise UsageError(f"no benchmark file at {path}") from exc
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path} is not a readable JSON file: {exc}") from exc
-    conversations = read_locomo(text, str(path))
-    data = json.loads(text)
-    return (data if isinstance(data, list) else [data]), conversations
-
-
-def load_samples(path: Path) -> list[dict[str, Any]]:
-    """The samples of a LoCoMo file, checked as `loci memory import` checks them."""
-    return _load(path)[0]
+Scores = dict[str, list[tuple[str, list[float]]]]
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     ks = _ks(args.k)
-    samples, conversations = _load(args.data)
+    samples, failed = load_data(args.data)
     embedder = embedder_from_spec(args.embed)
-    scores: dict[str, list[tuple[str, list[float]]]] = {name: [] for name in SYSTEMS}
+    scores: Scores = {name: [] for name in SYSTEMS}
+    newest: Scores = {name: [] for name in SYSTEMS}
     times: dict[str, list[float]] = {name: [] for name in SYSTEMS}
-    ingest_s, turns = 0.0, 0
+    ingest_s, turns, skipped, measured = 0.0, 0, [], 0
     with tempfile.TemporaryDirectory(prefix="loci-recall-") as tmp:
-        for index, (sample, conversation) in enumerate(zip(samples, conversations, strict=True)):
-            async with await Store.open(Path(tmp) / f"sample{index}.db") as store:
-                graph = Graph(store, embedder=embedder)
-                started = time.perf_counter()
-                await import_conversation(graph, conversation, cause="bench:recall")
-                ingest_s += time.perf_counter() - started
-                turns += len(conversation.turns)
-                await ask_sample(graph, sample, conversation.key, ks, scores, times)
-    result: dict[str, Any] = {"data": str(args.data), "embedder": args.embed, "samples": len(samples), "turns": turns}
-    result["k"] = ks
+        for index, sample in enumerate(samples):
+            mine: Scores = {name: [] for name in SYSTEMS}
+            mine_newest: Scores = {name: [] for name in SYSTEMS}
+            try:
+                async with await Store.open(Path(tmp) / f"sample{index}.db") as store:
+                    graph = Graph(store, embedder=embedder)
+                    started = time.perf_counter()
+                    done = await import_conversation(graph, sample.conversation, cause="bench:recall")
+                    ingest_s += time.perf_counter() - started
+                    await ask_sample(graph, sample.questions, done.key, ks, mine, times, mine_newest)
+            except LociError as exc:
+                failed.append(Failed(sample.name, str(exc)))
+                continue
+            measured += 1
+            turns += len(sample.conversation.turns)
+            skipped += [{"sample": sample.name, "turn": ref, "reason": why} for ref, why in done.skipped]
+            for name in SYSTEMS:
+                scores[name] += mine[name]
+                newest[name] += mine_newest[name]
+    result: dict[str, Any] = {"data": str(args.data), "embedder": args.embed, "samples": measured}
+    result.update(turns=turns, k=ks, failed=[{"sample": f.name, "reason": f.reason} for f in failed])
+    result["skipped_turns"] = skipped
     result.update(summary(scores["loci"], ks))
     result["baseline_bm25"] = summary(scores["bm25"], ks)
     result["ablation_no_graph"] = summary(scores["no_graph"], ks)
+    result["newest_at_1"] = {name: summary(newest[name], [1]) for name in SYSTEMS}
     result["ingest_s"] = round(ingest_s, 4)
     result["query_ms_p50"] = _median(times["loci"])
     result["baseline_query_ms_p50"] = _median(times["bm25"])
@@ -128,14 +130,16 @@ def _median(values: list[float]) -> float:
 
 async def ask_sample(
     graph: Graph,
-    sample: dict[str, Any],
+    questions: list[Question],
     key: str,
     ks: list[int],
-    scores: dict[str, list[tuple[str, list[float]]]],
+    scores: Scores,
     times: dict[str, list[float]],
+    newest: Scores | None = None,
 ) -> None:
-    """Ask a sample's questions of a graph its conversation was imported into (under `key`), adding the scores."""
-    await _ask(Recall(graph), sample, await _dia_of(graph, key), ks, scores, times)
+    """Ask a sample's questions of a graph its conversation was imported into (under `key`), adding the scores
+    (and, for the questions that have one, whether the newest statement came first)."""
+    await _ask(Recall(graph), questions, await _dia_of(graph, key), ks, scores, times, newest)
 
 
 async def _dia_of(graph: Graph, key: str) -> dict[int, set[str]]:
@@ -152,11 +156,12 @@ async def _dia_of(graph: Graph, key: str) -> dict[int, set[str]]:
 
 async def _ask(
     recall: Recall,
-    sample: dict[str, Any],
+    questions: list[Question],
     dia_of: dict[int, set[str]],
     ks: list[int],
-    scores: dict[str, list[tuple[str, list[float]]]],
+    scores: Scores,
     times: dict[str, list[float]],
+    newest: Scores | None,
 ) -> None:
     known = set().union(*dia_of.values()) if dia_of else set()
     systems = {
@@ -164,20 +169,21 @@ async def _ask(
         "no_graph": lambda q: _ids(recall.recall(q, k=ks[-1], kinds=["semantic"], record=False, hops=0)),
         "bm25": lambda q: recall.bm25(q, k=ks[-1], kinds=["semantic"]),
     }
-    for qa in sample.get("qa", []):
-        category = str(qa.get("category", ""))
-        evidence = {str(e) for e in qa.get("evidence") or []} & known
-        question = str(qa.get("question", ""))
-        if category == "5" or not evidence or not question.strip():
+    for question in questions:
+        evidence = set(question.evidence) & known
+        if not evidence:
             continue
         for name, ask in systems.items():
             started = time.perf_counter()
             try:
-                found = await ask(question)
+                found = await ask(question.text)
             except UsageError:
                 found = []
             times[name].append((time.perf_counter() - started) * 1000)
-            scores[name].append((category, [_share(found[:k], dia_of, evidence) for k in ks]))
+            scores[name].append((question.category, [_share(found[:k], dia_of, evidence) for k in ks]))
+            wanted = set(question.newest) & known
+            if newest is not None and wanted:
+                newest[name].append((question.category, [_share(found[:1], dia_of, wanted)]))
 
 
 async def _ids(recalled: Awaitable[list[Recalled]]) -> list[int]:

@@ -41,7 +41,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
 from memory.graph.graph import Graph
 from memory.graph.ops import NewNode, fetch_nodes, insert_nodes, live_node, log_event, upsert_edge
-from memory.graph.records import MAX_TEXT_CHARS, node_ref, parse_node_id
+from memory.graph.records import MAX_NOTE_CHARS, node_ref, parse_node_id
 from memory.jobs.queue import Jobs
 from memory.projects import ALL, writable_project
 
@@ -191,8 +191,8 @@ class Episodes:
         """Record the outcome of a run or an episode (`run:12`, `mem:40`; a bare number is a `bare` id)."""
         value = parse_outcome(outcome)
         note = (note or "").strip()
-        if len(note) > MAX_TEXT_CHARS:
-            raise UsageError(f"the note has {len(note):,} characters, over the limit of {MAX_TEXT_CHARS:,}")
+        if len(note) > MAX_NOTE_CHARS:
+            raise UsageError(f"the note has {len(note):,} characters, over the limit of {MAX_NOTE_CHARS:,}")
         return await self.graph.store.write(lambda db: self._feedback(db.conn, target, value, note, bare))
 
     def _feedback(self, conn: sqlite3.Connection, target: object, value: float, note: str, bare: str) -> dict:

@@ -11,7 +11,7 @@ and gives each one's date in words against the day it was said: a day as
 ("May", "2023") meet them.
 
 `parse_when` reads the date formats that transcripts and logs write
-("1:56 pm on 8 May, 2023", "8 May 2023", "2023-05-08", ISO timestamps).
+("1:56 pm on 8 May, 2023", "8 May 2023", "2023-05-08", ISO timestamps, BEAM's "March-15-2024").
 Only stated expressions are resolved; vague ones ("recently", "the other
 day") are left as they are.
 """
@@ -32,6 +32,7 @@ _FORMATS = (
     "%Y-%m-%d",
     "%Y-%m-%d %H:%M",
     "%Y-%m-%dT%H:%M:%S",
+    "%B-%d-%Y",
 )
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2, "few": 3}  # fmt: skip

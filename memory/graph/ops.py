@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.errors import NotFoundError, UsageError
+from memory.graph.pieces import index_texts, unindex_text
 from memory.graph.records import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
@@ -118,7 +119,7 @@ def insert_nodes(
         fts_rows.append((node_id, item.text))
         events.append((now, "add", node_id, _json({"kind": item.kind, "name": item.name}), cause))
         results.append((node_id, True))
-    conn.executemany("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", fts_rows)
+    index_texts(conn, fts_rows)
     conn.executemany("INSERT INTO memory_events (at, op, node, after, cause) VALUES (?, ?, ?, ?, ?)", events)
     return results
 
@@ -179,9 +180,9 @@ def update_node(
         if twin:
             raise UsageError(f"{node_ref(twin[0])} already says this; link to it or forget {node.ref}")
     now = time.time()
-    conn.execute("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)", [node_id, node.text])
+    unindex_text(conn, node_id, node.text)
     conn.execute("UPDATE memory_nodes SET text = ?, hash = ?, updated = ? WHERE id = ?", [text, digest, now, node_id])
-    conn.execute("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", [node_id, text])
+    index_texts(conn, [(node_id, text)])
     conn.execute("DELETE FROM memory_vectors WHERE node = ?", [node_id])
     after = {"text": text, "reason": reason} if reason else {"text": text}
     log_event(conn, "update", node=node_id, before={"text": node.text}, after=after, cause=cause)
@@ -198,7 +199,7 @@ def forget_node(
     """Soft-delete a node and retire its edges; both stay in the file and in the events."""
     node = live_node(conn, node_id, project)
     now = time.time()
-    conn.execute("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)", [node_id, node.text])
+    unindex_text(conn, node_id, node.text)
     conn.execute("UPDATE memory_nodes SET deleted = ? WHERE id = ?", [now, node_id])
     edges = conn.execute(
         "SELECT id FROM memory_edges WHERE deleted IS NULL AND src = ?"

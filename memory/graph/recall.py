@@ -14,13 +14,18 @@ A recall runs in four small steps, each a bounded, indexed query:
    their edges, one hop and then a second from the best nodes reached,
    multiplied by the edge weight and a decay per hop, so a fact linked to
    several matches rises and a linked fact with no matching word is found
-   (the turn that answers a matched question, the turn that says the date);
+   (the turn that answers a matched question, the turn that says the date;
+   how strongly turns are linked is memory/graph/conversation.py's);
 3. ranking: direct match + graph + recency + frequency of use (weighted 0
    by default, see `Weights`), each part
-   weighted and returned, so a person can see why a node came first. The
-   graph part fills in what the direct match leaves: it is scaled by
-   `1 - match`, so a node's context lifts its neighbours above weak matches
-   without pushing the best matches themselves down;
+   weighted and returned, so a person can see why a node came first. A
+   match in an assistant's turn counts less than one in the person's own
+   (`Weights.elaboration`). The graph part fills in what the direct match
+   leaves: it is scaled by `1 - match`, and it never lifts a node past a
+   share of the best direct match (`Weights.context`), so a node's context
+   lifts its neighbours above weak matches without pushing the best matches
+   themselves down. A later turn that restates a match with a new value
+   moves just above it (memory/graph/newer.py);
 4. recording: the returned nodes and the edges between them count one use
    (`uses`, `last_used`), which the frequency and recency parts then read;
    on a home opened read-only nothing is recorded, and recall still answers.

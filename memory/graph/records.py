@@ -29,6 +29,7 @@ __all__ = [
     "EdgeKind",
     "MAX_LABEL_CHARS",
     "MAX_META_CHARS",
+    "MAX_NOTE_CHARS",
     "MAX_TEXT_CHARS",
     "NODE_COLUMNS",
     "NODE_KINDS",
@@ -54,8 +55,12 @@ NodeKind = Literal["semantic", "episodic", "procedural"]
 EdgeKind = Literal["ground", "distill", "related"]
 NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
 EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
-MAX_TEXT_CHARS = 16_000
+# A node's text is kept whole up to ten million characters (a long one is indexed in pieces,
+# memory/graph/pieces.py); past that it is refused, and an import skips that one item, saying why.
+MAX_TEXT_CHARS = 10_000_000
 MAX_META_CHARS = 16_000
+# A note on feedback is a remark, not a document.
+MAX_NOTE_CHARS = 16_000
 # A type or a label names a kind of thing ("person", "works_at"): a line, not a document.
 MAX_LABEL_CHARS = 200
 MAX_SQLITE_INT = 2**63 - 1
@@ -140,7 +145,7 @@ def check_text(text: object, what: str = "text") -> str:
     if len(text) > MAX_TEXT_CHARS:
         raise UsageError(
             f"the {what} has {len(text):,} characters, over the limit of {MAX_TEXT_CHARS:,};"
-            " split it into smaller facts"
+            " split it into smaller parts"
         )
     return text
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from memory.errors import NotFoundError, UsageError
 from memory.graph.ops import live_node, log_event
+from memory.graph.pieces import index_texts
 from memory.graph.records import NODE_COLUMNS, Node, node_from_row, node_ref
 from memory.projects import ALL
 
@@ -61,7 +62,7 @@ def restore_node(
     if twin is not None:
         raise UsageError(f"{node_ref(twin)} now holds what {node.ref} said; update or forget it first")
     conn.execute("UPDATE memory_nodes SET deleted = NULL WHERE id = ?", [node_id])
-    conn.execute("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", [node_id, node.text])
+    index_texts(conn, [(node_id, node.text)])
     if node.name is not None:
         conn.execute(
             "INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, ?, ?, '')",

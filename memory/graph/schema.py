@@ -10,8 +10,10 @@ per (src, dst, kind, label).
 Nothing is ever deleted: forgetting sets `deleted`, and every change is
 appended to `memory_events` with its before and after values and its cause.
 `memory_fts` (BM25) indexes the live nodes only, so recall never sees a
-forgotten node. `memory_names` is a trigram index of entity names, entity
-types and observations, for the substring search the reference server does.
+forgotten node; a long node is indexed in pieces, each a row of
+`memory_pieces` (its node and character span; memory/graph/pieces.py).
+`memory_names` is a trigram index of entity names, entity types and
+observations, for the substring search the reference server does.
 """
 
 from __future__ import annotations
@@ -87,3 +89,16 @@ def add_projects(db: sqlite_utils.Database) -> None:
     )
     # Listings of one project (export, the UI's top nodes, procedures) read it in id order.
     db.execute("CREATE INDEX memory_nodes_project ON memory_nodes(project, kind, id) WHERE deleted IS NULL")
+
+
+@MIGRATIONS()
+def add_pieces(db: sqlite_utils.Database) -> None:
+    """A node longer than `LONG_CHARS` is indexed in pieces: each piece's node and character span.
+
+    Its rows in `memory_fts` are keyed by minus the piece's id, so they never meet a node's id.
+    Every node stored before is short enough to stay indexed whole."""
+    db.execute(
+        "CREATE TABLE memory_pieces ("
+        " id INTEGER PRIMARY KEY, node INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX memory_pieces_node ON memory_pieces(node)")

@@ -90,4 +90,6 @@ def _print(report: ImportReport) -> None:
     for c in report.conversations:
         tools = f", tool calls in {c.tools}" if c.tools else ""
         print(f"{c.key}  {c.added} new turns, {c.already} already imported{tools}  {c.title}")
+        for ref, reason in c.skipped:
+            print(f"{c.key}  skipped turn {ref!r}: {reason}", file=sys.stderr)
     print(f"{report.path} ({report.format}): {len(report.conversations)} conversations", file=sys.stderr)

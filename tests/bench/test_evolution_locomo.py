@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench import load
-from bench.evolution_locomo import KS, GoldEvaluator, questions_of, split_questions
-from bench.recall import load_samples, turns_of
+from bench.evolution_locomo import KS, GoldEvaluator, split_questions
+from bench.recall_data import load_data
 from memory.errors import UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
@@ -39,9 +39,7 @@ async def test_bench_evolution_on_conversations_reports_both_arms_as_flat_keys()
         result["evolving_recall_at_10"] - result["static_recall_at_10"], abs=1e-3
     )
     assert 0 <= result["unseen_questions"] <= result["test_questions"]
-    assert result["train_questions"] + result["test_questions"] == sum(
-        len(questions_of(s, {t.ref for t in turns_of(s)})) for s in load_samples(DATA)
-    )
+    assert result["train_questions"] + result["test_questions"] == sum(len(s.questions) for s in load_data(DATA)[0])
     assert result["by_category"] and "gain_at_10_unseen" in result
     assert result["refinement"].get("successes", 0) > 0  # the training half was judged and counted
     json.dumps(result)
@@ -55,9 +53,9 @@ async def test_a_missing_file_or_a_bad_shown_count_is_one_clear_error(tmp_path: 
 
 
 def test_the_split_is_seeded_and_the_evaluator_never_sees_the_test_half() -> None:
-    sample = load_samples(DATA)[0]
-    turns = turns_of(sample)
-    questions = questions_of(sample, {t.ref for t in turns})
+    sample = load_data(DATA)[0][0]
+    turns = sample.conversation.turns
+    questions = sample.questions
     train, test = split_questions(questions, 7)
     assert (train, test) == split_questions(questions, 7) and train and test
     assert not {q.text for q in train} & {q.text for q in test}
@@ -77,13 +75,13 @@ def _record(task: str, shown: list[int]):
 
 
 async def test_feedback_on_a_training_question_changes_its_weights_once(tmp_path: Path) -> None:
-    sample = load_samples(DATA)[0]
-    turns = turns_of(sample)
+    sample = load_data(DATA)[0][0]
+    turns = sample.conversation.turns
     async with await Store.open(tmp_path / "conv.db") as store:
         graph = Graph(store)
         ids = await remember_conversation(graph, turns)
         node_of = {t.ref: i for t, i in zip(turns, ids, strict=True) if i is not None}
-        questions = questions_of(sample, set(node_of))
+        questions = [q for q in sample.questions if q.evidence <= set(node_of)]
         evaluator = GoldEvaluator(questions, node_of)
         evolution = Evolution(graph)
         runs = Runs(store)

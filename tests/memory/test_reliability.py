@@ -21,6 +21,7 @@ import pytest
 from memory.errors import NotFoundError, UsageError
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
+from memory.graph.records import MAX_TEXT_CHARS
 from memory.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -133,7 +134,7 @@ async def test_hostile_input_gives_clear_errors_or_literal_search(store: Store) 
         with pytest.raises(UsageError):
             await graph.remember(bad)
     with pytest.raises(UsageError, match="over the limit"):
-        await graph.remember("x" * 1_000_000)
+        await graph.remember("x" * (MAX_TEXT_CHARS + 1))
     with pytest.raises(NotFoundError):
         await graph.update(123456, "text")
     with pytest.raises(NotFoundError):

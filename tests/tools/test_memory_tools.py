@@ -6,6 +6,7 @@ import pytest
 
 from memory.errors import NotFoundError, UsageError
 from memory.graph.graph import Graph
+from memory.graph.records import MAX_TEXT_CHARS
 from memory.store import Store
 from tools.memory import MemoryTools
 
@@ -57,5 +58,5 @@ async def test_bad_input_gives_clear_errors(tools: MemoryTools) -> None:
     with pytest.raises(NotFoundError, match="not a memory id"):
         await tools.memory_forget("doc:1")
     with pytest.raises(UsageError, match="over the limit"):
-        await tools.memory_remember("word " * 5_000)
+        await tools.memory_remember("w" * (MAX_TEXT_CHARS + 1))
     assert await tools.memory_recall('NEAR( "x') == []

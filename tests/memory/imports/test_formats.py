@@ -180,14 +180,15 @@ async def test_bad_input_names_the_line_and_writes_nothing(
     assert await _counts(store) == (0, 0, 0)
 
 
-async def test_a_failing_conversation_leaves_nothing_half_written(store: Store, tmp_path: Path) -> None:
+async def test_a_turn_past_the_old_16000_limit_is_stored_whole_with_the_others(store: Store, tmp_path: Path) -> None:
     data = json.loads((FIXTURES / "locomo.json").read_text())
-    data[0]["conversation"]["session_2"][1]["text"] = "x" * 20_000
+    data[0]["conversation"]["session_2"][1]["text"] = "word " * 4_000 + "the end"
     path = tmp_path / "long.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(UsageError, match="turn 'D2:2'"):
-        await import_file(Graph(store), path)
-    assert await _counts(store) == (0, 0, 0)
+    report = await import_file(Graph(store), path)
+    [conversation] = report.conversations
+    assert conversation.skipped == [] and None not in conversation.nodes
+    assert any(text.endswith("word " * 4_000 + "the end") for text in await _texts(store))
 
 
 async def test_text_lines_keep_continuations_and_start_a_session_per_day(store: Store) -> None:

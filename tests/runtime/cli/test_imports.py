@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from bench.recall import ask_sample, run, summary
+from bench.recall_data import load_data
 from memory.graph.graph import Graph
 from memory.store import Store
 from tests.runtime.cli_helpers import loci
@@ -42,9 +43,9 @@ async def test_imported_locomo_scores_as_the_bench_does(tmp_path: Path) -> None:
     bench = await run(argparse.Namespace(data=data, k="1,5,10", embed="none"))
     scores: dict[str, list[tuple[str, list[float]]]] = {"loci": [], "bm25": [], "no_graph": []}
     times: dict[str, list[float]] = {name: [] for name in scores}
-    sample = json.loads(data.read_text())[0]
+    [sample], _ = load_data(data)
     async with await Store.open(db) as store:
-        await ask_sample(Graph(store), sample, "locomo:fixture-1", ks, scores, times)
+        await ask_sample(Graph(store), sample.questions, "locomo:fixture-1", ks, scores, times)
     mine = summary(scores["loci"], ks)
     assert mine["questions"] == bench["questions"] == 3
     assert {k: mine[k] for k in mine if k.startswith("recall_at")} == {

@@ -1,0 +1,35 @@
+"""Newer before older: a later restatement with a new value ranks first, and the older stays as history."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from memory.graph.conversation import Turn, remember_conversation
+from memory.graph.graph import Graph
+from memory.graph.recall import Recall
+from memory.store import Store
+
+
+async def test_a_later_value_ranks_before_the_earlier_one_which_stays_findable(store: Store) -> None:
+    graph = Graph(store)
+    turns = [
+        Turn("user", "The dashboard API answers in about 400ms on average.", "1", "1", date(2024, 3, 15)),
+        Turn("assistant", "That is a reasonable start for a dashboard API; caching could help.", "2", "1"),
+        Turn("user", "I also moved the budget tracker to Flask 2.3 this week.", "3", "1", date(2024, 3, 15)),
+        Turn("user", "The dashboard API now answers in about 250ms on average.", "4", "2", date(2024, 4, 5)),
+    ]
+    older, _, _, newer = await remember_conversation(graph, turns)
+    found = await Recall(graph).recall("How fast does the dashboard API answer on average?", k=3, kinds=["semantic"])
+    assert [r.node.id for r in found[:2]] == [newer, older]
+    assert found[0].parts["newer"] > 0 and "newer" not in found[1].parts
+
+
+async def test_a_later_turn_without_a_new_value_does_not_jump_ahead(store: Store) -> None:
+    graph = Graph(store)
+    turns = [
+        Turn("user", "The dashboard API answers in 400ms on average, measured twice.", "1", "1", date(2024, 3, 15)),
+        Turn("user", "The dashboard API answers on average fast enough.", "2", "2", date(2024, 4, 5)),
+    ]
+    first, _ = await remember_conversation(graph, turns)
+    found = await Recall(graph).recall("dashboard API answers 400ms on average", k=2, kinds=["semantic"])
+    assert found[0].node.id == first and "newer" not in found[0].parts
