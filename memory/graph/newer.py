@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from memory.graph.records import Node
 
-__all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "newer_first"]
+__all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "newer_first"]
 
 ALIKE = 0.15
 CLOSE = 0.75
@@ -47,7 +47,7 @@ _MIN_SHARED = 2
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
-Scored = tuple[float, int, dict[str, float]]
+Scored = tuple[float, int, dict[str, float]]  # (score, node id, the parts that sum to it)
 
 
 def newer_first(

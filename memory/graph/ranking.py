@@ -3,12 +3,12 @@ database library in them.
 
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
 the query's selective terms, spreads activation along their edges, scores
-what it reached and puts a later restatement of a changed value before the
-older one (memory/graph/newer.py); it reads a bounded number of rows and
-writes nothing. It
-stays inside one project: candidates and scored nodes are the project's own,
-and edges never cross projects (memory/graph/ops.py refuses such a link), so
-spreading cannot leave it. `Recall` runs it on a reader of the `Store`; the
+what it reached, keeps the best direct match first and puts a later
+restatement of a changed value before the older one (memory/graph/newer.py);
+it reads a bounded number of rows and writes nothing. It stays inside one
+project: candidates and scored nodes are the project's own, and edges never
+cross projects (memory/graph/ops.py refuses such a link), so spreading cannot
+leave it. `Recall` runs it on a reader of the `Store`; the
 hook process (memory/hooks/recall.py) runs it on a read-only connection of
 its own, so it starts without sqlite-utils or anyio.
 """
@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from memory.context.fulltext import fts_literal
-from memory.graph.newer import newer_first
+from memory.graph.newer import Scored, newer_first
 from memory.graph.ops import adjacent_edges, fetch_nodes
 from memory.graph.pieces import NODE_OF_ROW
 from memory.graph.records import Node
@@ -124,7 +124,7 @@ class Ranking:
         now = time.time()
         wanted = [i for i, row in rows.items() if i in base and (not kinds or row[1] in kinds)]
         ceiling = w.context * max((base[i] for i in wanted), default=0.0)
-        scored: list[tuple[float, int, dict[str, float]]] = []
+        scored: list[Scored] = []
         for node_id, kind, uses, last_used, updated, speaker in rows.values():
             if kinds and kind not in kinds:
                 continue
@@ -141,6 +141,7 @@ class Ranking:
             parts = {name: round(value, 4) for name, value in parts.items()}
             scored.append((round(sum(parts.values()), 4), node_id, parts))
         scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
+        scored = _best_match_first(scored, base)
         scored = newer_first(scored, terms, lambda ids: fetch_nodes(conn, ids, self.project), ASSISTANT_SPEAKERS)
         nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]], self.project)
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
@@ -282,6 +283,23 @@ def _of_project(conn: sqlite3.Connection, ids: list[int], project: str) -> set[i
         sql = f"SELECT id, project FROM memory_nodes WHERE id IN ({marks})"
         found.update(node_id for node_id, theirs in conn.execute(sql, chunk) if theirs == project)
     return found
+
+
+def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scored]:
+    """`scored` (best first) with the best direct match first: the graph orders what follows it, never what
+    leads.
+
+    Without a graph part, the first result is the node the query's own words (and meaning) match best;
+    the graph then decides among the rest. A near tie at the top is where context misleads most: a session
+    of many linked turns lifts one of two equal matches over the other by the company it keeps (on BEAM dev
+    the graph lost recall@1 to its no-graph ablation in three kinds of question, a question each). When the
+    graph put another node first, the best match gets a `lead` part that lifts it just above, so the parts
+    still sum to the score and the scores still fall down the list."""
+    direct = [item for item in scored if item[1] in base]
+    if not direct or scored[0] is (best := max(direct, key=lambda item: (item[0] - item[2]["graph"], -item[1]))):
+        return scored
+    lead = round(scored[0][0] - best[0] + 0.0001, 4)
+    return [(round(best[0] + lead, 4), best[1], {**best[2], "lead": lead}), *(i for i in scored if i is not best)]
 
 
 def _voice(speaker: object, w: Weights) -> float:

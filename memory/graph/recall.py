@@ -24,8 +24,10 @@ A recall runs in four small steps, each a bounded, indexed query:
    leaves: it is scaled by `1 - match`, and it never lifts a node past a
    share of the best direct match (`Weights.context`), so a node's context
    lifts its neighbours above weak matches without pushing the best matches
-   themselves down. A later turn that restates a match with a new value
-   moves just above it (memory/graph/newer.py);
+   themselves down, and the best direct match stays first: the graph
+   orders what follows it (a `lead` part lifts it back above a node the
+   graph had put first). A later turn that restates a match with a new
+   value moves just above it (memory/graph/newer.py);
 4. recording: the returned nodes and the edges between them count one use
    (`uses`, `last_used`), which the frequency and recency parts then read;
    on a home opened read-only nothing is recorded, and recall still answers.

@@ -45,6 +45,20 @@ async def test_spreading_activation_finds_a_linked_fact_with_no_matching_word(gr
     assert found[1].via is not None
 
 
+async def test_the_best_direct_match_stays_first_when_the_graph_lifts_a_near_tie(graph: Graph, recall: Recall) -> None:
+    added = [
+        NewNode("The staging server port is 7070."),
+        NewNode("The staging server port came up in the review."),
+        NewNode("Session: the staging server port, the staging server, its port.", kind="episodic"),
+    ]
+    best, tied, session = [node_id for node_id, _ in await graph.add_many(added)]
+    await graph.link(tied, session, "related", 1.0)
+    found = await recall.recall("staging server port", k=2, kinds=["semantic"])
+    assert [r.node.id for r in found] == [best, tied]
+    assert found[1].parts["graph"] > 0 and found[0].parts["lead"] > 0
+    assert found[0].score > found[1].score and found[0].score == round(sum(found[0].parts.values()), 4)
+
+
 async def test_two_hops_reach_further_with_decay(graph: Graph, recall: Recall) -> None:
     ids = [n for n, _ in await graph.add_many([NewNode("zebra stripes"), NewNode("middle node"), NewNode("far node")])]
     await graph.link_many([(ids[0], ids[1], "related", 1.0), (ids[1], ids[2], "related", 1.0)])
