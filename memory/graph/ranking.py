@@ -141,7 +141,8 @@ class Ranking:
             parts = {name: round(value, 4) for name, value in parts.items()}
             scored.append((round(sum(parts.values()), 4), node_id, parts))
         scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
-        scored = _best_match_first(scored, base)
+        if scored and not _has_helped(conn, scored[0][1]):
+            scored = _best_match_first(scored, base)
         scored = newer_first(scored, terms, lambda ids: fetch_nodes(conn, ids, self.project), ASSISTANT_SPEAKERS)
         nodes = fetch_nodes(conn, [node_id for _, node_id, _ in scored[:k]], self.project)
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
@@ -294,12 +295,20 @@ def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scor
     of many linked turns lifts one of two equal matches over the other by the company it keeps (on BEAM dev
     the graph lost recall@1 to its no-graph ablation in three kinds of question, a question each). When the
     graph put another node first, the best match gets a `lead` part that lifts it just above, so the parts
-    still sum to the score and the scores still fall down the list."""
+    still sum to the score and the scores still fall down the list. The caller leaves first place to a node
+    that has helped a run succeed (`_has_helped`): that lift is experience, not the transcript's structure
+    (without it, `bench evolution --data` on LoCoMo dev lost a question at @1 to the static graph)."""
     direct = [item for item in scored if item[1] in base]
     if not direct or scored[0] is (best := max(direct, key=lambda item: (item[0] - item[2]["graph"], -item[1]))):
         return scored
     lead = round(scored[0][0] - best[0] + 0.0001, 4)
     return [(round(best[0] + lead, 4), best[1], {**best[2], "lead": lead}), *(i for i in scored if i is not best)]
+
+
+def _has_helped(conn: sqlite3.Connection, node_id: int) -> bool:
+    """Whether a node has helped a run succeed (refinement counts it, memory/evolution/refine.py)."""
+    row = conn.execute("SELECT successes FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
+    return bool(row and row[0])
 
 
 def _voice(speaker: object, w: Weights) -> float:

@@ -226,3 +226,19 @@ async def test_consolidation_decays_unused_edges_by_whole_periods_and_prunes_the
 def test_the_signature_is_the_tools_and_argument_shapes_of_the_steps_that_worked() -> None:
     steps = [Step("a", {"q": "x", "k": 3}), Step("b", {}, ok=False), Step("c", {"ids": [1]})]
     assert step_signature(steps) == "a(k:int,q:str) > c(ids:list)"
+
+
+async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_would_not_lift(evo: Evolution) -> None:
+    worded, helped = await facts(evo, "the kestrel route on the map", "the kestrel route to the meadow")
+    recall = Recall(evo.graph)
+
+    async def first() -> int:
+        found = await recall.recall("route the kestrel", k=2, kinds=["semantic"], record=False)
+        return found[0].node.id
+
+    assert await first() == worded
+    await evo.episodes.write(
+        Episode("route the kestrel", [Step("memory_recall", {"query": "kestrel"}, used=(helped,))], outcome=1.0)
+    )
+    await drain(evo)
+    assert await first() == helped
