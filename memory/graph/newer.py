@@ -10,8 +10,11 @@ Two matches are a restatement for a query when the later holds every query
 term the earlier holds (at least two), the two share at least `ALIKE` of
 their words, the later states a number the earlier did not (the day a turn
 was said aside), its score is at least `CLOSE` of the earlier one's, and it
-ranks no more than `REACH` places below it. Both must be the person's own
-words: an assistant repeats and elaborates values, it does not change them.
+ranks no more than `REACH` places below it. Both must be said by the same
+speaker, and not by an assistant: an assistant repeats and elaborates values,
+it does not change them, and another person's reply is not a restatement
+(on LoCoMo dev a friend's answer with a number of her own moved above the
+turn a question asked for).
 A person who updates a value says it in a new message about the same thing,
 in new words around it: on BEAM dev the updated message shares 14-42% of its
 words with the one it updates (median 21%), so requiring half (as this rule first did)
@@ -19,9 +22,9 @@ found almost none of them (newest first at 1: 0.40, BM25 0.30). What keeps
 the looser word test from moving unrelated turns is the query: the later must
 hold all of the query terms the earlier does, and sit right below it, where a
 lexical ranking puts two statements of one fact. With `ALIKE` 0.15, `CLOSE`
-0.75 and `REACH` 2: BEAM dev newest first 0.60 (recall@1 0.200 -> 0.207, @5
-0.476 -> 0.465, @10 0.547 -> 0.543); LoCoMo dev @1 0.367 -> 0.371, @5 and
-@10 unchanged. Reaching further moved a later turn from below the first
+0.75, `REACH` 2 and one speaker: BEAM dev newest first 0.60 (recall@1 0.200
+-> 0.207, @5 0.476 -> 0.465, @10 0.547 -> 0.543); LoCoMo dev @1 0.367 ->
+0.375, @5 and @10 unchanged. Reaching further moved a later turn from below the first
 five into them (@5 0.454 with no limit). "Later" is the day the node was said
 (`meta.date`, which conversations record) and then the order nodes were
 stored in (their id).
@@ -64,7 +67,7 @@ def newer_first(
         return scored
     found = nodes([node_id for _, node_id, _ in head])
     held = {node_id: _held(found[node_id].text, terms) for _, node_id, _ in head if node_id in found}
-    own = {node_id for node_id in held if str(found[node_id].meta.get("speaker") or "").casefold() not in voices}
+    own = {node_id for node_id in held if _speaker(found[node_id]) not in voices}
     values = {node_id: _values(found[node_id]) for node_id in held}
     words = {node_id: frozenset(_WORD.findall(found[node_id].text.casefold())) for node_id in held}
     order = [item for item in head if item[1] in held]
@@ -76,6 +79,7 @@ def newer_first(
             for item in order[:REACH]
             if first[1] in own
             and item[1] in own
+            and _speaker(found[item[1]]) == _speaker(found[first[1]])
             and item[0] >= CLOSE * first[0]
             and _restates(held[first[1]], held[item[1]])
             and _changed(values[first[1]], values[item[1]])
@@ -119,6 +123,10 @@ def _alike(older: frozenset[str], newer: frozenset[str]) -> bool:
 def _changed(older: frozenset[str], newer: frozenset[str]) -> bool:
     """Whether the later text states a value the earlier did not (a new number, version or count)."""
     return bool(older) and bool(newer - older)
+
+
+def _speaker(node: Node) -> str:
+    return str(node.meta.get("speaker") or "").casefold()
 
 
 def _when(node: Node) -> tuple[str, int]:

@@ -70,3 +70,20 @@ async def test_a_later_value_that_lacks_a_term_the_earlier_holds_stays_below(sto
     older, _ = await remember_conversation(graph, turns)
     found = await Recall(graph).recall("dashboard API response time on staging", k=2, kinds=["semantic"])
     assert found[0].node.id == older and "newer" not in found[0].parts
+
+
+async def test_a_reply_by_someone_else_does_not_restate_the_speakers_value(store: Store) -> None:
+    graph = Graph(store)
+    turns = [
+        Turn("Caroline", "Last weekend I went biking with friends, 30 miles!", "1", "1", date(2023, 9, 13)),
+        Turn(
+            "Melanie",
+            "Biking with friends sounds so fun, Caroline! We did 12 miles of camping trails with the kids.",
+            "2",
+            "1",
+            date(2023, 9, 13),
+        ),
+    ]
+    said, _ = await remember_conversation(graph, turns)
+    found = await Recall(graph).recall("When did Caroline go biking with friends?", k=2, kinds=["semantic"])
+    assert found[0].node.id == said and "newer" not in found[1].parts
