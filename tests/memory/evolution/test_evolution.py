@@ -242,3 +242,17 @@ async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_w
     )
     await drain(evo)
     assert await first() == helped
+
+
+async def test_an_overloaded_fact_is_split_but_a_message_someone_said_stays_whole(store: Store) -> None:
+    evo = Evolution(Graph(store), EvolutionParams(split_chars=80))
+    long = "The harbor gate opens at six. " * 3 + "The meadow path closes at nine. " * 3
+    fact, _ = await evo.graph.remember(long)
+    said, _ = await evo.graph.remember(long.replace("harbor", "river"), meta={"speaker": "assistant", "ref": "7"})
+    await evo.episodes.write(
+        Episode("open the gates", [Step("memory_recall", {"query": "gate"}, used=(fact.id, said.id))], outcome=1.0)
+    )
+    await drain(evo)
+    with pytest.raises(NotFoundError, match="forgotten"):
+        await evo.graph.get(fact.id)
+    assert (await evo.graph.get(said.id)).text == long.replace("harbor", "river")
