@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory.context.fulltext import fts_literal
 from memory.graph.newer import Scored, newer_first
@@ -52,7 +52,10 @@ class Weights:
     person's own (`ASSISTANT_SPEAKERS`): the assistant restates and elaborates what
     it was told, in long turns that match many queries a little, while the facts
     to recall are mostly the person's (on BEAM dev, 76% of evidence turns; its
-    no-graph recall@10 0.472 -> 0.527). A matched reply still passes its whole
+    no-graph recall@10 0.472 -> 0.527). A question that asks what the assistant
+    said (`rank(..., replies=True)`, memory/graph/terms.py `asks_for_replies`)
+    counts its turns in full (BEAM dev @1 0.209 -> 0.212, @5 0.469 -> 0.474;
+    LoCoMo dev has no such question). A matched reply still passes its whole
     activation to the turn it answered. `context` caps the graph part: a node reached
     along edges scores at most that share of the best direct match of the wanted
     kinds, so context fills in below the matches instead of displacing the best
@@ -109,8 +112,11 @@ class Ranking:
         kinds: list[str],
         k: int,
         hops: int,
+        replies: bool = False,
     ) -> list[Recalled]:
-        w = self.weights
+        """The top k for a query's terms (and nearest vectors); with `replies`, the question asks what the
+        assistant said, and its turns count as the person's do."""
+        w = replace(self.weights, elaboration=1.0) if replies else self.weights
         n = max(self.candidates, 2 * k)
         found = self._lexical_candidates(conn, terms, kinds, n)
         lexical, vectors = self._direct(found, nearest)

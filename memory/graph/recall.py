@@ -20,7 +20,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    by default, see `Weights`), each part
    weighted and returned, so a person can see why a node came first. A
    match in an assistant's turn counts less than one in the person's own
-   (`Weights.elaboration`). The graph part fills in what the direct match
+   (`Weights.elaboration`), unless the question asks what the assistant
+   said (memory/graph/terms.py `asks_for_replies`). The graph part fills in what the direct match
    leaves: it is scaled by `1 - match`, and it never lifts a node past a
    share of the best direct match (`Weights.context`), so a node's context
    lifts its neighbours above weak matches without pushing the best matches
@@ -49,7 +50,7 @@ from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights, matches
 from memory.graph.records import check_kinds
-from memory.graph.terms import query_terms
+from memory.graph.terms import asks_for_replies, query_terms
 from memory.graph.vectors import VectorSearch
 
 __all__ = ["Recall"]
@@ -90,7 +91,7 @@ class Recall:
         nearest = await anyio.to_thread.run_sync(self._vectors.search, vector, n, project) if vector else []
 
         def read(db: sqlite_utils.Database) -> list[Recalled]:
-            return self.ranking.rank(db.conn, terms, nearest, wanted, k, hops)
+            return self.ranking.rank(db.conn, terms, nearest, wanted, k, hops, replies=asks_for_replies(query))
 
         found = await self.graph.store.read(read)
         if record and found and not self.graph.store.read_only:

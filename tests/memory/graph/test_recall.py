@@ -6,10 +6,11 @@ import pytest
 
 from memory.context.fulltext import fts_literal
 from memory.errors import UsageError
+from memory.graph.conversation import Turn, remember_conversation
 from memory.graph.graph import Graph, NewNode
 from memory.graph.ranking import Weights
 from memory.graph.recall import Recall
-from memory.graph.terms import query_terms, selective_terms, term_stems
+from memory.graph.terms import asks_for_replies, query_terms, selective_terms, term_stems
 from memory.store import Store
 
 
@@ -158,3 +159,30 @@ async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: 
     found = await crowded.recall("common word", k=8, record=False, hops=0)
     assert len(found) == 8 and {r.node.id for r in found} <= {rare.id, *ids[-16:]}
     assert (await crowded.recall("zeppelin common", k=1, record=False))[0].node.id == rare.id
+
+
+@pytest.mark.parametrize(
+    ("question", "replies"),
+    [
+        ("How did you recommend handling the rate limit?", True),
+        ("Summarise what we've discussed about the schema.", True),
+        ("What did I mention about the rate limit?", False),
+        ("Can you list the order in which I brought up the features?", False),
+        ("What steps would you suggest I take?", False),
+    ],
+)
+def test_a_question_says_whether_it_asks_for_the_assistants_words(question: str, replies: bool) -> None:
+    assert asks_for_replies(question) is replies
+
+
+async def test_a_question_about_the_assistants_advice_finds_its_turn_before_the_persons(graph: Graph) -> None:
+    turns = [
+        Turn("user", "My retries keep hitting the rate limit of the weather service.", "1", "1"),
+        Turn("assistant", "For handling the rate limit of the weather service, back off between retries.", "2", "1"),
+    ]
+    asked, advised = await remember_conversation(graph, turns)
+    recall = Recall(graph)
+    mine = await recall.recall("What did I say about the rate limit retries?", k=2, kinds=["semantic"])
+    assert mine[0].node.id == asked
+    yours = await recall.recall("How did you recommend handling the rate limit retries?", k=2, kinds=["semantic"])
+    assert yours[0].node.id == advised
