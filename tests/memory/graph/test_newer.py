@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from memory.graph.conversation import Turn, remember_conversation
-from memory.graph.graph import Graph
+from memory.graph.graph import Graph, NewNode
 from memory.graph.recall import Recall
 from memory.store import Store
 
@@ -87,3 +87,23 @@ async def test_a_reply_by_someone_else_does_not_restate_the_speakers_value(store
     said, _ = await remember_conversation(graph, turns)
     found = await Recall(graph).recall("When did Caroline go biking with friends?", k=2, kinds=["semantic"])
     assert found[0].node.id == said and "newer" not in found[1].parts
+
+
+async def test_context_that_lifts_the_older_statement_does_not_hide_the_newer(store: Store) -> None:
+    graph = Graph(store)
+    added = [
+        NewNode(
+            "On average the dashboard response time is 800ms for me today.",
+            meta={"speaker": "user", "date": "2024-04-05"},
+        ),
+        NewNode(
+            "The dashboard response time is now 250ms on average after caching the queries.",
+            meta={"speaker": "user", "date": "2024-04-25"},
+        ),
+        NewNode("dashboard response time average", kind="episodic"),
+    ]
+    older, newer, episode = [node_id for node_id, _ in await graph.add_many(added)]
+    await graph.link(episode, older, "ground", 1.0)
+    found = await Recall(graph).recall("What is the dashboard response time on average?", k=2, kinds=["semantic"])
+    assert [r.node.id for r in found] == [newer, older]
+    assert found[1].parts["graph"] > 0 and found[0].parts["graph"] == 0
