@@ -31,11 +31,11 @@ from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory.errors import UsageError
+from servers.stdio import serve_stdio
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -132,14 +132,6 @@ def http_app(
         host=host, transport_security=security_for(host), max_request_body_size=max_body
     )
     return BearerAuth(app, token) if token else app
-
-
-async def serve_stdio(server: Server[Any] | MCPServer) -> None:
-    if isinstance(server, MCPServer):
-        await server.run_stdio_async()
-        return
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
 
 
 async def serve_http(
