@@ -52,7 +52,7 @@ import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.errors import StoreError
+from memory.errors import StoreError, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from memory.regular import describe_mode
 
@@ -91,7 +91,7 @@ def default_db_path() -> Path:
 
 def check_home_path(path: Path) -> Path:
     """`path` when it may be a home: a regular file or nothing yet. A folder that does not exist is created, and
-    the log says so (`loci: created the folder ...`); a directory, a FIFO, a device or a socket is refused."""
+    the log says so (`created the folder ...`); a directory, a FIFO, a device or a socket is a `UsageError`."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -101,7 +101,7 @@ def check_home_path(path: Path) -> Path:
     if mode is not None and describe_mode(mode):
         what = describe_mode(mode)
         hint = f" such as {path / 'loci.db'}" if what == "a directory" else ""
-        raise StoreError(f"{path} is {what}, not a regular file; --db takes a SQLite file path{hint}")
+        raise UsageError(f"{path} is {what}, not a regular file; --db takes a SQLite file path{hint}")
     if not path.parent.exists():
         try:
             path.parent.mkdir(parents=True)
@@ -109,7 +109,7 @@ def check_home_path(path: Path) -> Path:
             pass
         except OSError as exc:
             raise StoreError(f"cannot create the folder {path.parent} for the Loci home: {exc.strerror}") from exc
-        log.warning("loci: created the folder %s for the home %s", path.parent, path.name)
+        log.warning("created the folder %s for the home %s", path.parent, path.name)
     return path
 
 

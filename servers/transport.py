@@ -35,6 +35,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory.errors import UsageError
+from memory.regular import read_regular
 from servers.stdio import serve_stdio
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MIN_TOKEN_CHARS = 16
+MAX_TOKEN_FILE_BYTES = 64 * 1024
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -66,7 +68,7 @@ def read_token(token: str | None = None, token_file: str | Path | None = None) -
     """The bearer token: from `token_file` if given (first line), else `token`, else `$LOCI_TOKEN`."""
     if token_file is not None:
         try:
-            text = Path(token_file).read_text(encoding="utf-8").strip()
+            text = read_regular(token_file, MAX_TOKEN_FILE_BYTES).decode("utf-8", "replace").strip()
         except OSError as exc:
             raise UsageError(f"cannot read the token file {token_file}: {exc.strerror}") from exc
         if not text:
