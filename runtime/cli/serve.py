@@ -36,10 +36,18 @@ from memory.projects import ALL
 from memory.store import Store, default_db_path
 from runtime.background import background_worker
 from runtime.cli.client_config import CLIENTS, client_config
-from runtime.cli.flags import add_project, project_of
+from runtime.cli.flags import add_project, at_least, project_of
 from runtime.models.specs import DEFAULT_SPEC
 from servers.app import TOOL_SETS, build_app, parse_tools
-from servers.transport import MAX_BODY_BYTES, check_bind, read_token, serve_http, serve_stdio
+from servers.transport import (
+    MAX_BODY_BYTES,
+    MAX_SESSIONS,
+    SESSION_IDLE_S,
+    check_bind,
+    read_token,
+    serve_http,
+    serve_stdio,
+)
 
 __all__ = ["SERVED", "register"]
 
@@ -66,6 +74,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--token-file", default=None, help="a file whose first line is the bearer token")
     parser.add_argument("--max-body", type=int, default=MAX_BODY_BYTES, help="largest HTTP request body, in bytes")
     parser.add_argument("--access-log", action="store_true", help="log each HTTP request (never its headers)")
+    parser.add_argument(
+        "--max-sessions", type=int, default=MAX_SESSIONS, help=f"HTTP sessions open at once (default {MAX_SESSIONS})"
+    )
+    parser.add_argument(
+        "--session-idle", type=float, default=SESSION_IDLE_S, help="seconds before an idle HTTP session is closed"
+    )
     parser.add_argument("--print-config", action="store_true", help="print the client config snippet and exit")
     parser.add_argument("--client", default="generic", choices=CLIENTS, help="the client --print-config is for")
     parser.set_defaults(handler=run)
@@ -81,6 +95,7 @@ async def run(args: argparse.Namespace) -> int:
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)
+    at_least(1, max_sessions=args.max_sessions, session_idle=args.session_idle)
     db = Path(args.db).expanduser() if args.db else default_db_path()
     roots = Roots(args.root) if args.root else Roots(None)
     token = read_token(args.token, args.token_file)
@@ -116,7 +131,14 @@ async def _serve_compat(args: argparse.Namespace, db: Path, token: str | None) -
 async def _serve(server: Server[Any] | MCPServer, args: argparse.Namespace, token: str | None) -> None:
     if args.http:
         await serve_http(
-            server, host=args.host, port=args.port, token=token, max_body=args.max_body, access_log=args.access_log
+            server,
+            host=args.host,
+            port=args.port,
+            token=token,
+            max_body=args.max_body,
+            access_log=args.access_log,
+            max_sessions=args.max_sessions,
+            session_idle=args.session_idle,
         )
     else:  # stdio needs no token: only the client that launched the process talks to it
         await serve_stdio(server)
