@@ -48,7 +48,7 @@ from memory.store import Store
 from runtime.cli.doctor import cpu_name
 from servers.app import build_app
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "http_server", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +75,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         async with Client(stdio) as client:
             result.update(_stats("stdio", await _time(client, queries)))
-        with _http_server(db) as (url, token):
+        with http_server(db) as (url, token):
             async with _http_client(url, token) as client:
                 result.update(_stats("http", await _time(client, queries)))
             result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
@@ -198,13 +198,14 @@ def _http_client(url: str, token: str) -> Client:
     return Client(streamable_http_client(url, http_client=http))
 
 
-class _http_server:
-    """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`.
+class http_server:
+    """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`;
+    `extra` are more flags for it. Only its first stderr line is read; it logs at warning, so the pipe does not fill
+    during a run."""
 
-    Only its first stderr line is read; it logs at warning, so the pipe does not fill during a run."""
-
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, *extra: str) -> None:
         self.db = db
+        self.extra = extra
         self.token = secrets.token_urlsafe(24)
 
     def __enter__(self) -> tuple[str, str]:
@@ -220,6 +221,7 @@ class _http_server:
             "0",
             "--db",
             str(self.db),
+            *self.extra,
         ]
         self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
         assert self.process.stderr is not None
