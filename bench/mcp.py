@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -200,13 +201,14 @@ def _http_client(url: str, token: str) -> Client:
 
 class http_server:
     """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`;
-    `extra` are more flags for it. Only its first stderr line is read; it logs at warning, so the pipe does not fill
-    during a run."""
+    `extra` are more flags for it. Its first stderr line says where it serves; a thread reads and drops the rest (a
+    capped server logs a warning for every session it refuses)."""
 
     def __init__(self, db: Path, *extra: str) -> None:
         self.db = db
         self.extra = extra
         self.token = secrets.token_urlsafe(24)
+        self.drain: threading.Thread | None = None
 
     def __enter__(self) -> tuple[str, str]:
         env = {**os.environ, "LOCI_TOKEN": self.token}
@@ -231,6 +233,9 @@ class http_server:
             if not line:
                 break
             if match := re.search(r"serving MCP on (\S+)", line):
+                # Whatever it logs from here on is read and dropped, so a full pipe never stops it.
+                self.drain = threading.Thread(target=self.process.stderr.read, daemon=True)
+                self.drain.start()
                 return match.group(1), self.token
         self.__exit__()
         raise UsageError("loci serve --http did not come up for the benchmark")
@@ -242,5 +247,7 @@ class http_server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.drain is not None:
+            self.drain.join(timeout=15)  # the process is gone: its pipe is at its end
         if self.process.stderr is not None:
             self.process.stderr.close()
