@@ -21,7 +21,6 @@ the command line prints. `Guard` (servers/ui/guard.py) wraps it all.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from memory.context.store import ContextStore
 from memory.errors import LociError, NotFoundError, ToolError, UsageError
 from memory.graph.graph import Graph
+from memory.json_input import loads
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from servers.ui.documents_view import LISTED_RECORDS, DocumentsView
@@ -104,7 +104,7 @@ class Api:
 
     async def feedback(self, request: Request) -> dict[str, Any]:
         try:
-            body = json.loads(await request.body() or b"{}")
+            body = loads(await request.body() or b"{}")
         except ValueError:
             raise UsageError('the feedback is a JSON object: {"outcome": "good", "note": "..."}') from None
         if not isinstance(body, dict) or "outcome" not in body:

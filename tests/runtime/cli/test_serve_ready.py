@@ -104,4 +104,4 @@ async def test_a_server_that_cannot_open_its_home_ends_with_one_line_while_the_c
             await process.stdin.send("".join(json.dumps(line) + "\n" for line in lines).encode())
             code = await process.wait()  # the client's input stays open: the server must end on its own
             said = (await process.stderr.receive()).decode()
-    assert code == 1 and said.startswith("loci: ") and said.count("\n") == 1 and "is a directory" in said
+    assert code == 2 and said.startswith("loci: ") and said.count("\n") == 1 and "directory" in said

@@ -26,7 +26,7 @@ def test_a_wrong_token_gets_401_and_no_feedback_is_written(served: Served) -> No
     wrong = post(served, f"/api/runs/{run}/feedback", {"outcome": "bad"}, authorization="Bearer not-the-token")
     assert (missing.status_code, wrong.status_code) == (401, 401)
     assert wrong.json() == {"error": "missing or wrong session token"}
-    assert get(served, f"/api/runs/{run}").json()["episode"]["outcome"] is None
+    assert get(served, f"/api/runs/{run}").json()["episode"] == before
 
 
 def test_a_bad_origin_gets_403_and_a_bad_host_421(served: Served) -> None:
@@ -107,3 +107,17 @@ def test_with_a_token_file_every_read_needs_the_token(tmp_path: Path) -> None:
     finally:
         logged = stop(process)
     assert "s3cret-token" not in logged and "authorization" not in logged.lower()  # no access log, no headers
+
+
+def test_feedback_nested_past_the_json_depth_is_refused_with_one_line(served: Served) -> None:
+    run = served.ids["runs"][2]
+    before = get(served, f"/api/runs/{run}").json()["episode"]
+    deep = "[" * 30_000 + "]" * 30_000  # under the 64 KiB body limit, past any JSON depth
+    refused = httpx.post(
+        f"{served.url}api/runs/{run}/feedback",
+        content=deep,
+        headers={"authorization": f"Bearer {served.token}", "content-type": "application/json"},
+        timeout=30,
+    )
+    assert refused.status_code == 400 and "JSON object" in refused.json()["error"]
+    assert get(served, f"/api/runs/{run}").json()["episode"] == before
