@@ -39,6 +39,7 @@ from memory.projects import ALL
 __all__ = [
     "NewNode",
     "adjacent_edges",
+    "adjacent_weights",
     "fetch_nodes",
     "forget_node",
     "insert_edges",
@@ -156,6 +157,19 @@ def adjacent_edges(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Edge]:
             f" UNION ALL SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND dst IN ({marks})"
         )
         found.extend(edge_from_row(row) for row in conn.execute(sql, chunk + chunk))
+    return found
+
+
+def adjacent_weights(conn: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int, int, float]]:
+    """`(edge id, src, dst, weight)` of the live edges touching any of `ids`, in `adjacent_edges`'s order: what
+    spreading activation reads, without building an `Edge` of thirteen columns for each of a hundred rows."""
+    found: list[tuple[int, int, int, float]] = []
+    for chunk, marks in in_chunks(ids):
+        sql = (
+            f"SELECT id, src, dst, weight FROM memory_edges WHERE deleted IS NULL AND src IN ({marks})"
+            f" UNION ALL SELECT id, src, dst, weight FROM memory_edges WHERE deleted IS NULL AND dst IN ({marks})"
+        )
+        found.extend(conn.execute(sql, chunk + chunk))
     return found
 
 

@@ -25,6 +25,8 @@ __all__ = ["MAX_TERMS", "STOP_WORDS", "query_terms", "selective_terms", "term_st
 
 MAX_TERMS = 32
 STEM_TOKENIZER = "porter unicode61"
+STEMS_KEPT = 10_000
+_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under STEM_TOKENIZER, for this process
 
 
 def query_terms(query: str) -> list[str]:
@@ -36,16 +38,26 @@ def query_terms(query: str) -> list[str]:
 def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
     """Each term's tokens as the memory index holds them (porter stems; `x-ray` is two tokens).
 
-    The terms go into a temporary FTS5 table private to this connection, and
-    its vocabulary gives them back as FTS5 tokenized them."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem_vocab USING fts5vocab(temp, loci_stem, instance)")
-    conn.execute("DELETE FROM temp.loci_stem")
-    conn.executemany("INSERT INTO temp.loci_stem (rowid, word) VALUES (?, ?)", list(enumerate(terms)))
-    stems: dict[str, list[str]] = {term: [] for term in terms}
-    for doc, term in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
-        stems[terms[doc]].append(term)
-    return stems
+    The terms new to this process go into a temporary FTS5 table private to
+    this connection, and its vocabulary gives them back as FTS5 tokenized
+    them. A word's tokens depend on the word and the tokenizer alone, so they
+    are kept (`_STEMS`, up to `STEMS_KEPT` words): a recall of words seen
+    before runs no statement for them."""
+    new = [term for term in dict.fromkeys(terms) if term not in _STEMS]
+    if new:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem_vocab USING fts5vocab(temp, loci_stem, instance)"
+        )
+        conn.execute("DELETE FROM temp.loci_stem")
+        conn.executemany("INSERT INTO temp.loci_stem (rowid, word) VALUES (?, ?)", list(enumerate(new)))
+        found: dict[str, list[str]] = {term: [] for term in new}
+        for doc, token in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
+            found[new[doc]].append(token)
+        if len(_STEMS) + len(found) > STEMS_KEPT:
+            _STEMS.clear()
+        _STEMS.update((term, tuple(tokens)) for term, tokens in found.items())
+    return {term: list(_STEMS[term]) for term in terms}
 
 
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:
