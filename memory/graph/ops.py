@@ -140,7 +140,8 @@ def insert_nodes(
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", used)
+    if used:
+        conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", used)
     index_texts(conn, fts_rows)
     conn.executemany("INSERT INTO memory_events (at, op, node, after, cause) VALUES (?, ?, ?, ?, ?)", events)
     return results
