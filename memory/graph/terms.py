@@ -43,7 +43,9 @@ def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str
     them. A word's tokens depend on the word and the tokenizer alone, so they
     are kept (`_STEMS`, up to `STEMS_KEPT` words): a recall of words seen
     before runs no statement for them."""
-    new = [term for term in dict.fromkeys(terms) if term not in _STEMS]
+    # Read from the kept ones once, so another thread clearing them meanwhile changes nothing here.
+    stems = {term: _STEMS.get(term) for term in dict.fromkeys(terms)}
+    new = [term for term, tokens in stems.items() if tokens is None]
     if new:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
         conn.execute(
@@ -54,10 +56,12 @@ def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str
         found: dict[str, list[str]] = {term: [] for term in new}
         for doc, token in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
             found[new[doc]].append(token)
-        if len(_STEMS) + len(found) > STEMS_KEPT:
+        fresh = {term: tuple(tokens) for term, tokens in found.items()}
+        stems.update(fresh)
+        if len(_STEMS) + len(fresh) > STEMS_KEPT:
             _STEMS.clear()
-        _STEMS.update((term, tuple(tokens)) for term, tokens in found.items())
-    return {term: list(_STEMS[term]) for term in terms}
+        _STEMS.update(fresh)
+    return {term: list(stems[term] or ()) for term in terms}
 
 
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:
