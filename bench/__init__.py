@@ -25,6 +25,7 @@ BENCHES: dict[str, str] = {
     "llama-modes": "bench.llama_modes",
     "evolution": "bench.evolution",
     "mcp": "bench.mcp",
+    "sessions": "bench.sessions",
     "digest": "bench.digest",
     "qa": "bench.qa",
     "hooks": "bench.hooks",

@@ -190,9 +190,9 @@ async def _train(
         ids = [r.node.id for r in found]
         turn = {"tool": "memory_recall", "arguments": {"query": question.text}, "shown": ids}
         await runs.finish(run_id, status="done", turns=[turn])
-        record = await runs.get(run_id)
-        step = Step("memory_recall", {"query": question.text}, recalled=tuple(ids), used=evaluator.useful(record))
-        episode = Episode(question.text, [step], outcome=evaluator(record), run_id=run_id)
+        run = await runs.get(run_id)
+        step = Step("memory_recall", {"query": question.text}, recalled=tuple(ids), used=evaluator.useful(run))
+        episode = Episode(question.text, [step], outcome=evaluator(run), run_id=run_id)
         await evolution.episodes.write(episode, cause=f"run:{run_id}")
     await worker.drain()
     done = await evolution.graph.store.read(

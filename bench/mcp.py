@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -48,7 +49,7 @@ from memory.store import Store
 from runtime.cli.doctor import cpu_name
 from servers.app import build_app
 
-__all__ = ["GOALS", "add_arguments", "run"]
+__all__ = ["GOALS", "add_arguments", "http_server", "run"]
 
 # What a call should cost on a 2-core machine; `met` says which this run reached.
 GOALS = {
@@ -85,7 +86,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         async with Client(stdio) as client:
             result.update(_stats("stdio", await _time(client, queries)))
-        with _http_server(db) as (url, token):
+        with http_server(db) as (url, token):
             async with _http_client(url, token) as client:
                 result.update(_stats("http", await _time(client, queries)))
             result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
@@ -213,14 +214,16 @@ def _http_client(url: str, token: str) -> Client:
     return Client(streamable_http_client(url, http_client=http))
 
 
-class _http_server:
-    """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`.
+class http_server:
+    """`loci serve --http --tools memory` on a free loopback port (it names the port), for the length of a `with`;
+    `extra` are more flags for it. Its first stderr line says where it serves; a thread reads and drops the rest (a
+    capped server logs a warning for every session it refuses)."""
 
-    Only its first stderr line is read; it logs at warning, so the pipe does not fill during a run."""
-
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, *extra: str) -> None:
         self.db = db
+        self.extra = extra
         self.token = secrets.token_urlsafe(24)
+        self.drain: threading.Thread | None = None
 
     def __enter__(self) -> tuple[str, str]:
         env = {**os.environ, "LOCI_TOKEN": self.token}
@@ -235,6 +238,7 @@ class _http_server:
             "0",
             "--db",
             str(self.db),
+            *self.extra,
         ]
         self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
         assert self.process.stderr is not None
@@ -244,6 +248,9 @@ class _http_server:
             if not line:
                 break
             if match := re.search(r"serving MCP on (\S+)", line):
+                # Whatever it logs from here on is read and dropped, so a full pipe never stops it.
+                self.drain = threading.Thread(target=self.process.stderr.read, daemon=True)
+                self.drain.start()
                 return match.group(1), self.token
         self.__exit__()
         raise UsageError("loci serve --http did not come up for the benchmark")
@@ -255,5 +262,7 @@ class _http_server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.drain is not None:
+            self.drain.join(timeout=15)  # the process is gone: its pipe is at its end
         if self.process.stderr is not None:
             self.process.stderr.close()

@@ -4,7 +4,8 @@ sqlite3 reports a broken home with codes, not words a person can act on:
 "attempt to write a readonly database", "database disk image is
 malformed", "Could not decode to UTF-8 column 'meta'". `translate` turns the
 codes that mean the file itself is the problem (read-only, damaged, not a
-database, unopenable, disk full, I/O error) into one `StoreError` line that
+database, unopenable, disk full, I/O error, locked by another process past
+the busy timeout) into one `StoreError` line that
 names the file, the cause and what to do; any other sqlite3 error (a bug in
 a query) propagates unchanged. `memory.store` calls it where every read and
 write enters SQLite.
@@ -37,6 +38,7 @@ __all__ = [
     "damage_mark",
     "fts_tables",
     "integrity",
+    "is_busy",
     "is_damage",
     "mark_damage",
     "marked_damage",
@@ -45,7 +47,7 @@ __all__ = [
 ]
 
 # Primary result codes (the low byte of sqlite3's extended code).
-READ_ONLY, IO_ERROR, CORRUPT, CANT_OPEN, FULL, NOT_A_DB = 8, 10, 11, 14, 13, 26
+BUSY, LOCKED, READ_ONLY, IO_ERROR, CORRUPT, CANT_OPEN, FULL, NOT_A_DB = 5, 6, 8, 10, 11, 14, 13, 26
 DAMAGED = frozenset({CORRUPT, NOT_A_DB})
 CHECK_ROWS = 20
 
@@ -53,6 +55,11 @@ CHECK_ROWS = 20
 def _code(exc: sqlite3.Error) -> int | None:
     code = getattr(exc, "sqlite_errorcode", None)
     return None if code is None else code & 0xFF
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether `exc` says another connection held the lock past the busy timeout ("database is locked")."""
+    return isinstance(exc, sqlite3.OperationalError) and _code(exc) in (BUSY, LOCKED)
 
 
 def is_damage(exc: BaseException) -> bool:
@@ -76,6 +83,11 @@ def translate(exc: sqlite3.Error, path: Path, doing: str) -> StoreError | None:
     code = _code(exc)
     if is_damage(exc):
         return StoreError(f"the Loci home {path} is damaged ({exc}); {recovery(path)}")
+    if is_busy(exc):
+        return StoreError(
+            f"cannot {doing} the Loci home {path}: it is locked by another process ({exc}); "
+            "try again once that process is done"
+        )
     if code == READ_ONLY:
         return StoreError(
             f"cannot {doing} the Loci home {path}: it is read-only to this process ({exc}); "

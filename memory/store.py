@@ -38,6 +38,7 @@ is whole.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sqlite3
 import threading
@@ -51,14 +52,16 @@ import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.errors import StoreError
-from memory.health import integrity, is_damage, mark_damage, marked_damage, translate
+from memory.errors import StoreError, UsageError
+from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
+from memory.regular import describe_mode
 
-__all__ = ["MIGRATION_SETS", "Store", "default_db_path", "migration_sets", "use_store"]
+__all__ = ["MIGRATION_SETS", "Store", "check_home_path", "default_db_path", "migration_sets", "use_store"]
 
 T = TypeVar("T")
+log = logging.getLogger("loci.store")
 
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_S = 30.0
 READERS = 4
 
 # Every migration set, in the order a new home applies them: the module that
@@ -86,6 +89,30 @@ def default_db_path() -> Path:
     return home / "loci.db"
 
 
+def check_home_path(path: Path) -> Path:
+    """`path` when it may be a home: a regular file or nothing yet. A folder that does not exist is created, and
+    the log says so (`created the folder ...`); a directory, a FIFO, a device or a socket is a `UsageError`."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise StoreError(f"cannot open the Loci home {path}: {exc.strerror}") from exc
+    if mode is not None and describe_mode(mode):
+        what = describe_mode(mode)
+        hint = f" such as {path / 'loci.db'}" if what == "a directory" else ""
+        raise UsageError(f"{path} is {what}, not a regular file; --db takes a SQLite file path{hint}")
+    if not path.parent.exists():
+        try:
+            path.parent.mkdir(parents=True)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder {path.parent} for the Loci home: {exc.strerror}") from exc
+        log.warning("created the folder %s for the home %s", path.parent, path.name)
+    return path
+
+
 def use_store(db: str | os.PathLike[str] | Store) -> AbstractAsyncContextManager[Store]:
     """The home for a block: a `Store` given is the caller's, used and left open, so a caller that holds
     one never opens a second writer on its file; a path is opened here and closed when the block ends."""
@@ -109,9 +136,11 @@ class Store:
         read_mode: str | None = None,
         *,
         query_only: bool = False,
+        busy_timeout: float = BUSY_TIMEOUT_S,
     ) -> None:
         self.path = path
         self.query_only = query_only
+        self.busy_timeout = busy_timeout
         # Why this process cannot write the file, when it cannot; `read_mode` is then how it was opened.
         self.read_only = read_only
         self._read_mode = read_mode
@@ -124,23 +153,25 @@ class Store:
         self._closed = False
 
     @classmethod
-    def open_sync(cls, path: str | os.PathLike[str], *, query_only: bool = False) -> Store:
+    def open_sync(
+        cls, path: str | os.PathLike[str], *, query_only: bool = False, busy_timeout: float = BUSY_TIMEOUT_S
+    ) -> Store:
         """Open (creating if needed) and migrate the home at `path`; read-only when it cannot be written.
 
-        With `query_only`, reads cannot write."""
-        path = Path(path).expanduser()
+        With `query_only`, reads cannot write. `busy_timeout` is how long a statement waits for another
+        process's lock before the home is "locked by another process" (a hook waits less than a command)."""
+        path = check_home_path(Path(path).expanduser())
         sets = migration_sets()
-        if path.is_dir():
-            raise StoreError(f"{path} is a directory; --db takes a file path such as {path / 'loci.db'}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = _connect(path)
+            conn = _connect(path, None, busy_timeout)
             conn.execute("PRAGMA journal_mode=WAL")
             read_only, mode = _unwritable(path), None
         except (OSError, sqlite3.Error) as exc:
+            if isinstance(exc, sqlite3.Error) and is_busy(exc):  # locked, not read-only: say so, and wait no more
+                raise translate(exc, path, "open") or StoreError(str(exc)) from exc
             read_only = exc.strerror if isinstance(exc, OSError) else str(exc)
-            conn, mode = _open_read_only(path, read_only)
-        store = cls(path, conn, read_only, mode, query_only=query_only)
+            conn, mode = _open_read_only(path, read_only, busy_timeout)
+        store = cls(path, conn, read_only, mode, query_only=query_only, busy_timeout=busy_timeout)
         try:
             # Look before locking: with nothing pending, opening takes no write
             # lock, so a reader never waits behind another process's writer.
@@ -165,8 +196,12 @@ class Store:
         return store
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str], *, query_only: bool = False) -> Store:
-        return await anyio.to_thread.run_sync(lambda: cls.open_sync(path, query_only=query_only))
+    async def open(
+        cls, path: str | os.PathLike[str], *, query_only: bool = False, busy_timeout: float = BUSY_TIMEOUT_S
+    ) -> Store:
+        return await anyio.to_thread.run_sync(
+            lambda: cls.open_sync(path, query_only=query_only, busy_timeout=busy_timeout)
+        )
 
     async def __aenter__(self) -> Store:
         return self
@@ -249,7 +284,7 @@ class Store:
             if self._readers:
                 return self._readers.pop()
         try:
-            conn = _connect(self.path, self._read_mode)
+            conn = _connect(self.path, self._read_mode, self.busy_timeout)
         except sqlite3.Error as exc:
             raise translate(exc, self.path, "read") or StoreError(f"cannot read {self.path}: {exc}") from exc
         if self.query_only:
@@ -303,7 +338,7 @@ def _reads_only(action: int, arg1: str | None, arg2: str | None, database: str |
     return sqlite3.SQLITE_OK
 
 
-def _connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
+def _connect(path: Path, mode: str | None = None, busy_timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
     """A connection to `path`: read-write, or with `mode` "ro" (read-only) or "immutable" (no side files)."""
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE in write_sync).
     if mode is None:
@@ -311,10 +346,8 @@ def _connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
     else:
         flag = "mode=ro" if mode == "ro" else "immutable=1"
         target, uri = f"{path.absolute().as_uri()}?{flag}", True
-    conn = sqlite3.connect(
-        target, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, uri=uri
-    )
-    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=busy_timeout, uri=uri)
+    conn.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
     if mode is None:
         conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
@@ -337,7 +370,7 @@ def _unwritable(path: Path) -> str | None:
     return "writing it is denied (its permissions or lsattr's immutable flag)"
 
 
-def _open_read_only(path: Path, cause: str) -> tuple[sqlite3.Connection, str]:
+def _open_read_only(path: Path, cause: str, busy_timeout: float) -> tuple[sqlite3.Connection, str]:
     """The home opened for reading, after a read-write open failed with `cause`.
 
     Read-only first; a WAL file whose directory cannot hold the `-shm` file
@@ -349,7 +382,7 @@ def _open_read_only(path: Path, cause: str) -> tuple[sqlite3.Connection, str]:
     last = cause
     for mode in ("ro", "immutable"):
         try:
-            conn = _connect(path, mode)
+            conn = _connect(path, mode, busy_timeout)
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn, mode
         except sqlite3.Error as exc:

@@ -3,7 +3,8 @@
 Before a run, `Experience.before` recalls from the graph the top live
 procedures (active first) and the top facts for the task, and adds them
 under the task, cut to `loop_share` of the task region's budget, each with
-its `mem:N` id. The run's record keeps the task as given; only the prompt
+its `mem:N` id, inside the block of memory/graph/quoted.py that says they
+are stored notes, quoted as data, not instructions. The run's record keeps the task as given; only the prompt
 carries the recalled lines.
 
 After a run that ends with an answer (done or partial; a failed or
@@ -31,6 +32,7 @@ from memory.context.store import ContextStore
 from memory.errors import LociError, UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution, Language
+from memory.graph.quoted import quote_notes
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
 from memory.runs import RunRecord, Runs
@@ -119,14 +121,15 @@ class Experience:
         lines: list[tuple[int, str]] = []
         try:
             for proc in await self.evolution.procedures(task, params.loop_procedures, record=True):
-                lines.append((int(proc["id"][4:]), f"- {proc['id']} (procedure, {proc['status']}): {proc['text']}"))
+                said = " ".join(str(proc["text"]).split())
+                lines.append((int(proc["id"][4:]), f"- {proc['id']} (procedure, {proc['status']}): {said}"))
             facts = await Recall(self.evolution.graph).recall(task, k=params.loop_facts, kinds=["semantic"])
         except UsageError:  # a task with no words to recall by
             return Brief(task)
         lines += [(r.node.id, f"- {r.node.ref}: {' '.join(r.node.text.split())}") for r in facts]
-        head = "From memory (name the id, such as mem:12, in your state when you use one):"
+        head = "Name the id, such as mem:12, in your state when you use one."
         while lines:
-            text = "\n".join([head, *(line for _, line in lines)])
+            text = quote_notes("\n".join(line for _, line in lines), head)
             if self.count_tokens(text) <= self.budget:
                 return Brief(f"{task}\n\n{text}", text, tuple(i for i, _ in lines))
             lines.pop()

@@ -43,6 +43,7 @@ from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.imports.transcript import conversation_document
 from memory.projects import DEFAULT_PROJECT
+from memory.regular import describe_mode
 from memory.runs import Runs
 from memory.store import Store, use_store
 from runtime.agent import Agent, OnTurn
@@ -164,6 +165,8 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
             raise NotFoundError(f"--file {name}: no such file")
         if path.is_dir():
             raise UsageError(f"--file {name} is a directory; pass its files")
+        if what := describe_mode(path.stat().st_mode):
+            raise UsageError(f"--file {name} is {what}, not a regular file")
         paths.append(path)
     return paths
 

@@ -1,7 +1,9 @@
 """The `memory` MCP server: the memory verbs of `tools/memory.py`.
 
 Loci's errors are the model's to read (`servers.errors.readable_errors`):
-an empty text or an unknown id comes back as an `is_error` result.
+an empty text or an unknown id comes back as an `is_error` result. A tool
+that returns stored text shows it to the model quoted as data, never as
+instructions (`servers.quoting`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from memory.graph.graph import Graph
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from servers.errors import readable_errors
+from servers.quoting import QUOTED_TOOLS, quoted
 from tools.evolution import EvolutionTools
 from tools.memory import MemoryTools
 
@@ -28,7 +31,7 @@ INSTRUCTIONS = (
 def build_memory_server(tools: MemoryTools, evolution: EvolutionTools | None = None) -> MCPServer:
     server = MCPServer(name="memory", instructions=INSTRUCTIONS)
     for fn in [*tools.all(), *(evolution.all() if evolution else [])]:
-        server.add_tool(readable_errors(fn), name=fn.__name__)
+        server.add_tool(readable_errors(quoted(fn) if fn.__name__ in QUOTED_TOOLS else fn), name=fn.__name__)
     return server
 
 

@@ -20,6 +20,7 @@ from memory.graph.entities import EntityGraph
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store, default_db_path
 from servers.errors import readable_errors
+from servers.quoting import QUOTED_TOOLS, quoted
 from tools.memory_compat import CompatTools
 
 __all__ = ["build_compat_server", "main"]
@@ -41,7 +42,8 @@ def build_compat_server(source: CompatTools | Store, project: str = DEFAULT_PROJ
             openWorldHint=False,
         )
         title = name.replace("_", " ").title()
-        server.add_tool(readable_errors(fn), name=name, title=title, annotations=hints)
+        tool = quoted(fn) if name in QUOTED_TOOLS else fn  # stored text reaches the model quoted as data
+        server.add_tool(readable_errors(tool), name=name, title=title, annotations=hints)
     return server
 
 

@@ -2,16 +2,24 @@
 
 HTTP binds 127.0.0.1 unless told otherwise, and a bind to any other address
 refuses to start without a token: anyone who can reach the port could
-otherwise run tasks and read what lies under the roots. With a token, every
+otherwise run tasks and read what lies under the roots. The token rules are
+servers/bearer.py's, which the page (`loci ui`) runs too: with a token, every
 request must carry `Authorization: Bearer TOKEN` (the scheme in any case,
 RFC 7235), compared in constant time; anything else gets 401 before it
 reaches MCP. Off loopback the token must have at least `MIN_TOKEN_CHARS`
-characters (`check_bind`). On loopback the SDK validates Host and Origin
-against DNS rebinding (loopback names only); off loopback they are not
-checked (the names a client may use for this machine are not known here),
-and the bearer token is the guard. Request bodies over `MAX_BODY_BYTES` get
-413. The access log is off unless asked for, and it
-never shows a token: tokens travel only in a header, which it does not print.
+characters (`check_bind`). On loopback the SDK validates the Host header's
+name against DNS rebinding (loopback names only), and `SameOrigin` refuses
+(403) a browser's Origin that is not this server's scheme, host and port;
+off loopback they are not checked (the names a client may use for this
+machine are not known here), and the bearer token is the guard. Request
+bodies over `MAX_BODY_BYTES` get 413. Sessions are capped: at most
+`MAX_SESSIONS` open at once (`--max-sessions`; one more gets 503) and a
+session with no request in flight for `SESSION_IDLE_S` (`--session-idle`)
+is closed, so clients that initialize and never close cannot grow the
+server without bound. The access log is off unless asked for, and it never
+shows a token: tokens travel only in a header, which it does not print.
+
+Stdio is servers/stdio.py's (re-exported here as `serve_stdio`).
 
 The socket listens before the server says on stderr where it serves
 (`loci: serving MCP on http://HOST:PORT/mcp`), so a client that waits for
@@ -21,8 +29,6 @@ that line connects at once; port 0 picks a free port, and the line names it.
 from __future__ import annotations
 
 import copy
-import hmac
-import ipaddress
 import os
 import socket
 import sys
@@ -31,16 +37,21 @@ from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory.errors import UsageError
+from memory.errors import NotFoundError, UsageError
+from memory.regular import read_regular
+from servers.bearer import MIN_TOKEN_CHARS, bearer_ok, check_bind, is_loopback, same_origin
+from servers.stdio import serve_stdio
 
 __all__ = [
     "MAX_BODY_BYTES",
+    "MAX_SESSIONS",
     "MIN_TOKEN_CHARS",
+    "SESSION_IDLE_S",
     "BearerAuth",
+    "SameOrigin",
     "check_bind",
     "is_loopback",
     "read_token",
@@ -49,26 +60,20 @@ __all__ = [
 ]
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
-MIN_TOKEN_CHARS = 16
-LOOPBACK_NAMES = ("localhost",)
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+MAX_TOKEN_FILE_BYTES = 64 * 1024
+MAX_SESSIONS = 64
+SESSION_IDLE_S = 600.0
 
 
 def read_token(token: str | None = None, token_file: str | Path | None = None) -> str | None:
     """The bearer token: from `token_file` if given (first line), else `token`, else `$LOCI_TOKEN`."""
     if token_file is not None:
         try:
-            text = Path(token_file).read_text(encoding="utf-8").strip()
+            text = read_regular(token_file, MAX_TOKEN_FILE_BYTES).decode("utf-8", "replace").strip()
         except OSError as exc:
             raise UsageError(f"cannot read the token file {token_file}: {exc.strerror}") from exc
+        except NotFoundError as exc:
+            raise NotFoundError(f"cannot read the token file {token_file}: no such file") from exc
         if not text:
             raise UsageError(f"the token file {token_file} is empty")
         return text.splitlines()[0].strip()
@@ -76,14 +81,14 @@ def read_token(token: str | None = None, token_file: str | Path | None = None) -
 
 
 class BearerAuth:
-    """ASGI middleware: refuse HTTP requests without the right bearer token."""
+    """ASGI middleware: refuse HTTP requests without the right bearer token (servers/bearer.py)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self.authorized(scope):
+        if scope["type"] == "http" and not bearer_ok(dict(scope.get("headers") or []), self.expected):
             body = b'{"error": "missing or wrong bearer token"}'
             headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
             await send({"type": "http.response.start", "status": 401, "headers": headers})
@@ -91,25 +96,22 @@ class BearerAuth:
             return
         await self.app(scope, receive, send)
 
-    def authorized(self, scope: Scope) -> bool:
-        given = dict(scope.get("headers") or []).get(b"authorization", b"")
-        scheme, _, credentials = given.strip().partition(b" ")
-        # Compare even when the scheme is wrong, so the time taken says nothing about the token.
-        same = hmac.compare_digest(credentials.strip(), self.expected)
-        return scheme.lower() == b"bearer" and same
 
+class SameOrigin:
+    """ASGI middleware on loopback: a browser's Origin must be this server's scheme, host and port, else 403."""
 
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse to serve a non-loopback `host` without a token, or with one short enough to guess."""
-    if is_loopback(host):
-        return
-    if token is None:
-        raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")
-    if len(token) < MIN_TOKEN_CHARS:
-        raise UsageError(
-            f"refusing to serve {host} with a {len(token)}-character token: use at least {MIN_TOKEN_CHARS} "
-            "(python -c 'import secrets; print(secrets.token_urlsafe(32))')"
-        )
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not same_origin(dict(scope.get("headers") or [])):
+            body = b'{"error": "requests from another origin are refused"}'
+            await send(
+                {"type": "http.response.start", "status": 403, "headers": [(b"content-type", b"application/json")]}
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
 
 
 def security_for(host: str) -> TransportSecuritySettings | None:
@@ -124,22 +126,28 @@ def security_for(host: str) -> TransportSecuritySettings | None:
 
 
 def http_app(
-    server: Server[Any] | MCPServer, *, host: str, token: str | None, max_body: int = MAX_BODY_BYTES
+    server: Server[Any] | MCPServer,
+    *,
+    host: str,
+    token: str | None,
+    max_body: int = MAX_BODY_BYTES,
+    max_sessions: int | None = MAX_SESSIONS,
+    session_idle: float | None = SESSION_IDLE_S,
 ) -> ASGIApp:
-    """The ASGI app `serve_http` runs: MCP at /mcp, behind the token check when there is a token."""
+    """The ASGI app `serve_http` runs: MCP at /mcp, behind the token check when there is a token, and the origin
+    check on loopback. At most `max_sessions` sessions are open at once (a new one past that gets 503), and a
+    session with no request in flight for `session_idle` seconds is closed (None: no cap, no expiry)."""
     check_bind(host, token)
     app: ASGIApp = server.streamable_http_app(
-        host=host, transport_security=security_for(host), max_request_body_size=max_body
+        host=host,
+        transport_security=security_for(host),
+        max_request_body_size=max_body,
+        max_sessions=max_sessions,
+        session_idle_timeout=session_idle,
     )
+    if is_loopback(host):
+        app = SameOrigin(app)
     return BearerAuth(app, token) if token else app
-
-
-async def serve_stdio(server: Server[Any] | MCPServer) -> None:
-    if isinstance(server, MCPServer):
-        await server.run_stdio_async()
-        return
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
 
 
 async def serve_http(
@@ -150,10 +158,14 @@ async def serve_http(
     token: str | None = None,
     max_body: int = MAX_BODY_BYTES,
     access_log: bool = False,
+    max_sessions: int | None = MAX_SESSIONS,
+    session_idle: float | None = SESSION_IDLE_S,
 ) -> None:
     import uvicorn
 
-    app = http_app(server, host=host, token=token, max_body=max_body)
+    app = http_app(
+        server, host=host, token=token, max_body=max_body, max_sessions=max_sessions, session_idle=session_idle
+    )
     # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)

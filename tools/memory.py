@@ -14,9 +14,11 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.graph.records import EdgeKind, NodeKind, node_ref, parse_node_id
+from memory.json_input import TooDeep, check_depth
 from tools.shown import MAX_QUERY_CHARS, check_query, edge_dict, node_dict
 
 __all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]
@@ -40,6 +42,11 @@ class MemoryTools:
 
         links: ids of memories this one relates to (for example the facts an episode used).
         Remembering the same text again returns the existing id and counts a use."""
+        if metadata is not None:
+            try:
+                check_depth(metadata)
+            except TooDeep as exc:
+                raise UsageError(f"metadata: {exc}") from None
         targets = [parse_node_id(ref) for ref in links or []]
         node, created = await self.graph.remember(text, kind, metadata, targets, cause="tool:memory_remember")
         return {"id": node.ref, "created": created, "uses": node.uses, "linked": [node_ref(t) for t in targets]}

@@ -8,6 +8,10 @@ out of every root is refused, whatever the path looks like. Without roots
 a directory walk still treats the directory as its root: a symlink inside a
 project that points at `/etc` is skipped, not followed.
 
+Only regular files and directories pass: a FIFO, a device or a socket is
+refused before anything opens it (a FIFO blocks its reader until someone
+writes into it, `/dev/zero` never ends), and a directory walk skips them.
+
 Relative paths are taken against the first root when there are roots (the
 server's working directory means nothing to a client), else against the
 current directory.
@@ -20,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from memory.errors import NotFoundError, UsageError
+from memory.regular import describe_mode
 
 __all__ = ["SKIP_DIRS", "Roots", "inside", "walk"]
 
@@ -59,6 +64,9 @@ class Roots:
             raise UsageError(f"cannot resolve {path}: {exc} (a broken or looping symlink?)") from exc
         if self.roots is not None and not any(inside(real, root) for root in self.roots):
             raise UsageError(self._refusal(path, given, real))
+        what = describe_mode(real.stat().st_mode)
+        if what and what != "a directory":  # a FIFO would block its reader, a device never end
+            raise UsageError(f"refused to read {path}: it is {what}, not a regular file")
         return real
 
     def _refusal(self, path: str | os.PathLike[str], given: Path, real: Path) -> str:

@@ -56,6 +56,7 @@ from memory.context.schema import MIGRATIONS
 from memory.context.spans import iter_lines, read_span
 from memory.errors import NotFoundError, UsageError
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
+from memory.regular import open_regular
 from memory.store import Store
 
 __all__ = [
@@ -196,7 +197,7 @@ class ContextStore:
         if (same := await self._unchanged(kind, str(real), fingerprint)) is not None:
             return same
         try:
-            source = await anyio.to_thread.run_sync(open, real, "rb")
+            source = await anyio.to_thread.run_sync(open_regular, real)
         except OSError as exc:
             raise UsageError(f"cannot read {real}: {exc.strerror}") from exc
         try:

@@ -232,22 +232,26 @@ class Episodes:
 
 def resolve_episode(conn: sqlite3.Connection, target: object, bare: str = "run", project: str | None = ALL) -> int:
     """The episode node of `project` meant by `run:12`, `mem:40` or a bare number; `NotFoundError` when there
-    is none (an episode of another project is not found)."""
-    node_id = _episode(conn, target, bare)
+    is none. A run or a node of another project reads exactly as one that does not exist."""
+    node_id = _episode(conn, target, bare, project)
     if project is not ALL:
         live_node(conn, node_id, project)
     return node_id
 
 
-def _episode(conn: sqlite3.Connection, target: object, bare: str) -> int:
+def _episode(conn: sqlite3.Connection, target: object, bare: str, project: str | None) -> int:
     text = str(target).strip()
+    mine, scope = ("", []) if project is ALL else (" AND n.project = ?", [project])
     if text.startswith("run:") or (bare == "run" and text.isdigit()):
         number = text.removeprefix("run:")
         if not number.isdigit():
             raise NotFoundError(f"{target!r} is not a run id; run ids look like run:12 or 12")
-        row = conn.execute("SELECT node FROM memory_episodes WHERE run_id = ?", [int(number)]).fetchone()
+        row = conn.execute(
+            f"SELECT e.node FROM memory_episodes e JOIN memory_nodes n ON n.id = e.node WHERE e.run_id = ?{mine}",
+            [int(number), *scope],
+        ).fetchone()
         if row is None:
-            has_run = _table_has(conn, "runs", int(number))
+            has_run = _has_run(conn, int(number), project)
             why = (
                 "it left no episode (was it run with --no-episode, or is it still running?)"
                 if has_run
@@ -256,9 +260,12 @@ def _episode(conn: sqlite3.Connection, target: object, bare: str) -> int:
             raise NotFoundError(f"run {number}: {why}")
         return row[0]
     node_id = parse_node_id(text)
-    row = conn.execute("SELECT node FROM memory_episodes WHERE node = ?", [node_id]).fetchone()
+    row = conn.execute(
+        f"SELECT e.node FROM memory_episodes e JOIN memory_nodes n ON n.id = e.node WHERE e.node = ?{mine}",
+        [node_id, *scope],
+    ).fetchone()
     if row is None:
-        exists = conn.execute("SELECT kind FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
+        exists = conn.execute(f"SELECT n.kind FROM memory_nodes n WHERE n.id = ?{mine}", [node_id, *scope]).fetchone()
         raise NotFoundError(
             f"{node_ref(node_id)} is a {exists[0]} memory, not an episode"
             if exists
@@ -267,10 +274,12 @@ def _episode(conn: sqlite3.Connection, target: object, bare: str) -> int:
     return node_id
 
 
-def _table_has(conn: sqlite3.Connection, table: str, row_id: int) -> bool:
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).fetchone():
+def _has_run(conn: sqlite3.Connection, run_id: int, project: str | None) -> bool:
+    """Whether `project` (any, for `ALL`) has the run `run_id`, in a home that has a runs table."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone():
         return False
-    return conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", [row_id]).fetchone() is not None
+    mine, scope = ("", []) if project is ALL else (" AND project = ?", [project])
+    return conn.execute(f"SELECT 1 FROM runs WHERE id = ?{mine}", [run_id, *scope]).fetchone() is not None
 
 
 def _linked(conn: sqlite3.Connection, a: int, b: int) -> int | None:

@@ -14,7 +14,12 @@ Split (the deterministic rule): a fact longer than `split_chars` is cut at
 paragraph, then sentence bounds into parts under the limit; each part is a
 new fact with `split_from` in its metadata, linked to every neighbour of the
 original that shares a word with it (all neighbours when none does), and the
-original is forgotten.
+original is forgotten. A message someone said (a node with a `speaker`, as a
+conversation's turns are, memory/graph/conversation.py) is never split: it is
+a record kept whole, read back and exported whole, and a long one is
+already found by its pieces (memory/graph/pieces.py). Splitting one forgot
+the turn itself, so its id no longer led to what was said (on BEAM dev,
+`bench evolution --data` split two long assistant turns).
 """
 
 from __future__ import annotations
@@ -124,8 +129,10 @@ def split_text(text: str, limit: int) -> list[str]:
 
 
 def split_node(conn: sqlite3.Connection, node_id: int, params: EvolutionParams, cause: str) -> list[int]:
-    """Split an overloaded fact into parts; returns the new ids (none when it cannot be cut)."""
+    """Split an overloaded fact into parts; returns the new ids (none when it cannot be cut, or is a message)."""
     node = live_node(conn, node_id)
+    if node.meta.get("speaker"):
+        return []
     parts = split_text(node.text, params.split_chars)
     if len(parts) < 2:
         return []

@@ -3,12 +3,12 @@ database library in them.
 
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
 the query's selective terms, spreads activation along their edges, scores
-what it reached and puts a later restatement of a changed value before the
-older one (memory/graph/newer.py); it reads a bounded number of rows and
-writes nothing. It
-stays inside one project: candidates and scored nodes are the project's own,
-and edges never cross projects (memory/graph/ops.py refuses such a link), so
-spreading cannot leave it. `Recall` runs it on a reader of the `Store`; the
+what it reached, keeps the best direct match first and puts a later
+restatement of a changed value before the older one (memory/graph/newer.py);
+it reads a bounded number of rows and writes nothing. It stays inside one
+project: candidates and scored nodes are the project's own, and edges never
+cross projects (memory/graph/ops.py refuses such a link), so spreading cannot
+leave it. `Recall` runs it on a reader of the `Store`; the
 hook process (memory/hooks/recall.py) runs it on a read-only connection of
 its own, so it starts without sqlite-utils or anyio.
 """
@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory.context.fulltext import fts_literal
-from memory.graph.newer import newer_first
+from memory.graph.newer import Scored, newer_first
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.pieces import NODE_OF_ROW
 from memory.graph.records import Node
@@ -52,7 +52,10 @@ class Weights:
     person's own (`ASSISTANT_SPEAKERS`): the assistant restates and elaborates what
     it was told, in long turns that match many queries a little, while the facts
     to recall are mostly the person's (on BEAM dev, 76% of evidence turns; its
-    no-graph recall@10 0.472 -> 0.527). A matched reply still passes its whole
+    no-graph recall@10 0.472 -> 0.527). A question that asks what the assistant
+    said (`rank(..., replies=True)`, memory/graph/terms.py `asks_for_replies`)
+    counts its turns in full (BEAM dev @1 0.209 -> 0.212, @5 0.469 -> 0.474;
+    LoCoMo dev has no such question). A matched reply still passes its whole
     activation to the turn it answered. `context` caps the graph part: a node reached
     along edges scores at most that share of the best direct match of the wanted
     kinds, so context fills in below the matches instead of displacing the best
@@ -109,8 +112,11 @@ class Ranking:
         kinds: list[str],
         k: int,
         hops: int,
+        replies: bool = False,
     ) -> list[Recalled]:
-        w = self.weights
+        """The top k for a query's terms (and nearest vectors); with `replies`, the question asks what the
+        assistant said, and its turns count as the person's do."""
+        w = replace(self.weights, elaboration=1.0) if replies else self.weights
         n = max(self.candidates, 2 * k)
         found = self._lexical_candidates(conn, terms, kinds, n)
         lexical, vectors = self._direct(found, nearest)
@@ -124,7 +130,7 @@ class Ranking:
         now = time.time()
         wanted = [i for i, row in rows.items() if i in base and (not kinds or row[1] in kinds)]
         ceiling = w.context * max((base[i] for i in wanted), default=0.0)
-        scored: list[tuple[float, int, dict[str, float]]] = []
+        scored: list[Scored] = []
         for node_id, kind, uses, last_used, updated, speaker in rows.values():
             if kinds and kind not in kinds:
                 continue
@@ -141,6 +147,8 @@ class Ranking:
             parts = {name: round(value, 4) for name, value in parts.items()}
             scored.append((round(sum(parts.values()), 4), node_id, parts))
         scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
+        if scored and not _has_helped(conn, scored[0][1]):
+            scored = _best_match_first(scored, base)
         read: dict[int, Node] = {}  # the nodes newer_first read, which are most of the top k: read once
         asked: set[int] = set()
 
@@ -294,6 +302,31 @@ def _of_project(conn: sqlite3.Connection, ids: list[int], project: str) -> set[i
         sql = f"SELECT id, project FROM memory_nodes WHERE id IN ({marks})"
         found.update(node_id for node_id, theirs in conn.execute(sql, chunk) if theirs == project)
     return found
+
+
+def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scored]:
+    """`scored` (best first) with the best direct match first: the graph orders what follows it, never what
+    leads.
+
+    Without a graph part, the first result is the node the query's own words (and meaning) match best;
+    the graph then decides among the rest. A near tie at the top is where context misleads most: a session
+    of many linked turns lifts one of two equal matches over the other by the company it keeps (on BEAM dev
+    the graph lost recall@1 to its no-graph ablation in three kinds of question, a question each). When the
+    graph put another node first, the best match gets a `lead` part that lifts it just above, so the parts
+    still sum to the score and the scores still fall down the list. The caller leaves first place to a node
+    that has helped a run succeed (`_has_helped`): that lift is experience, not the transcript's structure
+    (without it, `bench evolution --data` on LoCoMo dev lost a question at @1 to the static graph)."""
+    direct = [item for item in scored if item[1] in base]
+    if not direct or scored[0] is (best := max(direct, key=lambda item: (item[0] - item[2]["graph"], -item[1]))):
+        return scored
+    lead = round(scored[0][0] - best[0] + 0.0001, 4)
+    return [(round(best[0] + lead, 4), best[1], {**best[2], "lead": lead}), *(i for i in scored if i is not best)]
+
+
+def _has_helped(conn: sqlite3.Connection, node_id: int) -> bool:
+    """Whether a node has helped a run succeed (refinement counts it, memory/evolution/refine.py)."""
+    row = conn.execute("SELECT successes FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
+    return bool(row and row[0])
 
 
 def _voice(speaker: object, w: Weights) -> float:

@@ -20,12 +20,15 @@ A recall runs in four small steps, each a bounded, indexed query:
    by default, see `Weights`), each part
    weighted and returned, so a person can see why a node came first. A
    match in an assistant's turn counts less than one in the person's own
-   (`Weights.elaboration`). The graph part fills in what the direct match
+   (`Weights.elaboration`), unless the question asks what the assistant
+   said (memory/graph/terms.py `asks_for_replies`). The graph part fills in what the direct match
    leaves: it is scaled by `1 - match`, and it never lifts a node past a
    share of the best direct match (`Weights.context`), so a node's context
    lifts its neighbours above weak matches without pushing the best matches
-   themselves down. A later turn that restates a match with a new value
-   moves just above it (memory/graph/newer.py);
+   themselves down, and the best direct match stays first: the graph
+   orders what follows it (a `lead` part lifts it back above a node the
+   graph had put first, unless that node has helped a run succeed). A later turn that restates a match with a new
+   value moves just above it (memory/graph/newer.py);
 4. recording: the returned nodes and the edges between them count one use
    (`uses`, `last_used`), which the frequency and recency parts then read;
    on a home opened read-only nothing is recorded, and recall still answers.
@@ -47,7 +50,7 @@ from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights, matches
 from memory.graph.records import check_kinds
-from memory.graph.terms import query_terms
+from memory.graph.terms import asks_for_replies, query_terms
 from memory.graph.vectors import VectorSearch
 
 __all__ = ["Recall"]
@@ -88,7 +91,7 @@ class Recall:
         nearest = await anyio.to_thread.run_sync(self._vectors.search, vector, n, project) if vector else []
 
         def read(db: sqlite_utils.Database) -> list[Recalled]:
-            return self.ranking.rank(db.conn, terms, nearest, wanted, k, hops)
+            return self.ranking.rank(db.conn, terms, nearest, wanted, k, hops, replies=asks_for_replies(query))
 
         found = await self.graph.store.read(read)
         if record and found and not self.graph.store.read_only:

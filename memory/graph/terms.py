@@ -13,20 +13,41 @@ with the same tokenizer, so the stems always agree with the index. Terms so
 common that scoring them would cost more than they tell are left out
 (`selective_terms`), which keeps a recall's cost bounded by a budget of
 documents, not by the size of the graph.
+
+A question also says whose words it asks for. Most ask for what the person
+said ("what did I mention"), which recall weighs above an assistant's
+elaborations (`Weights.elaboration`); one that asks what the assistant said
+("how did you recommend...", "what we discussed") is told by
+`asks_for_replies`, and then both sides count alike. A request to the
+assistant ("can you list...", "would you suggest...") is not such a question.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from memory.context.fulltext import STOP_WORDS, query_words
 
-__all__ = ["MAX_TERMS", "STOP_WORDS", "query_terms", "selective_terms", "term_stems"]
+__all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "selective_terms", "term_stems"]
 
 MAX_TERMS = 32
 STEM_TOKENIZER = "porter unicode61"
 STEMS_KEPT = 10_000
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under STEM_TOKENIZER, for this process
+
+
+_REPLIES = re.compile(
+    r"\b(?:did|have|had) you\b"
+    r"|\byou (?:recommended|suggested|said|mentioned|proposed|advised|explained|told|described|showed|gave)\b"
+    r"|\bwe(?:'ve| have)? (?:discussed|covered|talked)\b|\bour (?:discussions|chats)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_replies(query: str) -> bool:
+    """Whether a question asks for what the assistant said (or what both sides did), not only the person."""
+    return bool(_REPLIES.search(query))
 
 
 def query_terms(query: str) -> list[str]:

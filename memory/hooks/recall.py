@@ -7,8 +7,11 @@ with the event's JSON on stdin (`session_id`, `transcript_path`, `cwd`,
 is added to the context. The query is the prompt and the name of the working
 directory (at session start, the name alone); the recall reads the hook's
 project only, the session's own turns are left out (the model has them
-already), and the text is bounded by `MAX_CHARS` (about 300 tokens).
-Nothing relevant prints nothing.
+already), and the text, its frame included, is bounded by `MAX_CHARS`
+(about 300 tokens).
+The lines go out as quoted data, in the block of memory/graph/quoted.py
+that says they are stored notes and not instructions: a memory may hold what
+a tool once returned into a session. Nothing relevant prints nothing.
 
 The hook runs before every prompt, so its process start is on the client's
 critical path: it ranks with `Ranking` (memory/graph/ranking.py) on a
@@ -25,14 +28,17 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from memory.graph.quoted import quote_notes
 from memory.graph.ranking import Ranking, Recalled
 from memory.graph.records import node_ref
 from memory.graph.terms import query_terms
 from memory.projects import DEFAULT_PROJECT
+from memory.regular import check_regular
 
 __all__ = ["MAX_CHARS", "hook_recall", "session_label"]
 
 MAX_CHARS = 1_200
+HEADING = "They may be relevant to this prompt (mem:N ids)."
 MAX_ITEM_CHARS = 300
 K = 8
 BUSY_TIMEOUT_S = 5.0
@@ -50,8 +56,9 @@ def hook_recall(db: Path, payload: dict[str, Any], project: str = DEFAULT_PROJEC
     terms = query_terms(f"{payload.get('prompt') or ''} {folder}")
     if not terms or not db.exists():
         return ""
+    check_regular(db)  # sqlite3 would block opening a FIFO
     own = session_label(str(payload.get("session_id") or "")) or None
-    lines, used = [], 0
+    lines, used = [], len(quote_notes("", HEADING))
     for item in _recall(db, terms, project):
         if own and item.node.meta.get("session") == own:
             continue
@@ -64,7 +71,7 @@ def hook_recall(db: Path, payload: dict[str, Any], project: str = DEFAULT_PROJEC
         used += len(line) + 1
     if not lines:
         return ""
-    context = "Memories from Loci that may be relevant (mem:N ids):\n" + "\n".join(lines)
+    context = quote_notes("\n".join(lines), HEADING)
     return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
 
 

@@ -2,9 +2,10 @@
 
 This is the command `loci hooks install` writes into the client's settings:
 it imports only the memory layer (no model, no MCP, no CLI), so the process
-starts fast, and it never fails the client: whatever goes wrong (bad JSON on
-stdin, a locked home, a missing transcript) it writes one line to the hooks
-log beside the home (memory/hooks/log.py) and exits 0. `loci hook recall`
+starts fast, and it never fails the client: whatever goes wrong (bad or too
+deeply nested JSON on stdin, a locked home, a missing transcript, a client
+that closed the pipe before reading the output) it writes one line to the
+hooks log beside the home (memory/hooks/log.py) and exits 0. `loci hook recall`
 and `loci hook capture` run the same code from the full CLI.
 
 Each hook imports its own module when it runs: recall, which runs before
@@ -15,13 +16,14 @@ sqlite-utils, anyio, the importers).
 from __future__ import annotations
 
 import contextlib
-import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memory.hooks.log import log_failure
+from memory.json_input import loads
 from memory.projects import DEFAULT_PROJECT, check_project
 
 __all__ = ["HOOKS", "main", "run_hook", "safe_hook"]
@@ -31,7 +33,7 @@ HOOKS = ("recall", "capture")
 
 def run_hook(hook: str, db: Path, stdin: str, project: str = DEFAULT_PROJECT) -> str:
     """Run one hook on the event JSON `stdin`; its stdout ("" for capture). Raises what went wrong."""
-    payload: Any = json.loads(stdin) if stdin.strip() else {}
+    payload: Any = loads(stdin) if stdin.strip() else {}
     if not isinstance(payload, dict):
         raise ValueError("the hook input is not a JSON object")
     check_project(project)
@@ -53,13 +55,25 @@ def safe_hook(hook: str, db: Path, stdin: str, project: str = DEFAULT_PROJECT) -
         out = run_hook(hook, db, stdin, project)
     except Exception as exc:  # noqa: BLE001 - a hook never fails its client
         event = ""
-        with contextlib.suppress(ValueError, AttributeError):
-            event = str(json.loads(stdin).get("hook_event_name") or "")
+        with contextlib.suppress(Exception):  # the event's name is only for the log line: any input may be here
+            event = str(loads(stdin).get("hook_event_name") or "")
         log_failure(db, hook, event, exc)
         return 0
     if out:
-        print(out)
+        _print(out)
     return 0
+
+
+def _print(out: str) -> None:
+    """Print the hook's output; a client that closed its end of the pipe gets nothing, and the hook still exits 0."""
+    try:
+        print(out, flush=True)
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and fail there: point it at /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

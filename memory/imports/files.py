@@ -17,13 +17,12 @@ order (memory/imports/writer.py); memory files in one (memory/imports/memory_fil
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory.context.store import ContextStore
-from memory.errors import NotFoundError, UsageError
+from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.imports.chatgpt import is_chatgpt, read_chatgpt
 from memory.imports.claude_code import is_claude_code, read_claude_code
@@ -34,6 +33,8 @@ from memory.imports.messages import is_message, read_messages
 from memory.imports.records import Conversation
 from memory.imports.text import is_text_transcript, read_text
 from memory.imports.writer import Imported, import_conversation
+from memory.json_input import TooDeep, loads
+from memory.regular import read_regular
 
 __all__ = [
     "CONVERSATION_FORMATS",
@@ -56,6 +57,7 @@ CONVERSATION_FORMATS: dict[str, Callable[[str, str], list[Conversation]]] = {
 }
 FORMATS = ("auto", *CONVERSATION_FORMATS, "loci-export", "memory-jsonl")
 MEMORY_FORMATS = ("loci-export", "memory-jsonl")
+MAX_FILE_BYTES = 1 << 30
 
 
 @dataclass
@@ -78,7 +80,9 @@ def detect(text: str, source: str) -> str:
     head = text.lstrip()[:1]
     if head in ("[", "{"):
         try:
-            data = json.loads(text)
+            data = loads(text)
+        except TooDeep as exc:
+            raise UsageError(f"{source}: refused: {exc}") from None
         except ValueError:
             data = None
         if data is not None:
@@ -87,7 +91,7 @@ def detect(text: str, source: str) -> str:
                     return name
     first = next((line for line in text.splitlines() if line.strip()), "")
     try:
-        record = json.loads(first)
+        record = loads(first)
     except ValueError:
         record = None
     if isinstance(record, dict):
@@ -144,13 +148,12 @@ async def import_file(
 
 
 def _read(path: Path) -> tuple[str, str]:
+    """The text of a regular file of at most `MAX_FILE_BYTES` (memory/regular.py: no FIFO, device or socket)."""
     source = str(path)
+    if Path(path).is_dir():
+        raise UsageError(f"{source} is a directory; import one file at a time")
     try:
-        return Path(path).read_text(encoding="utf-8"), source
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"no file at {source}") from exc
-    except IsADirectoryError as exc:
-        raise UsageError(f"{source} is a directory; import one file at a time") from exc
+        return read_regular(path, MAX_FILE_BYTES).decode("utf-8"), source
     except UnicodeDecodeError as exc:
         raise UsageError(f"{source} is not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:

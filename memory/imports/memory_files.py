@@ -12,7 +12,8 @@
   compatible server stores them (memory/graph/entities_ops.py), so
   `loci serve memory --compat` serves them at once.
 
-Each file is one transaction; a bad node, edge or line names itself.
+Each file is one transaction; a bad node, edge or line names itself, and a field of the wrong type
+(memory/imports/shapes.py) refuses its line rather than be stored as something else.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from memory.graph.entities_ops import CAUSE, OBSERVATION, add_observation, ensur
 from memory.graph.graph import Graph
 from memory.graph.ops import NewNode, insert_nodes, upsert_edge
 from memory.graph.records import content_hash, parse_node_id
+from memory.imports import shapes
 from memory.imports.records import bad, json_lines, load_json
+from memory.imports.shapes import BadField, Place
 from memory.projects import writable_project
 
 __all__ = ["MemoryCounts", "import_export", "import_reference", "is_export", "is_reference"]
@@ -58,18 +61,28 @@ async def import_export(graph: Graph, text: str, source: str) -> MemoryCounts:
     def write(db: sqlite_utils.Database) -> MemoryCounts:
         conn, ids, nodes, edges = db.conn, {}, 0, 0
         for index, node in enumerate(data["nodes"], start=1):
+            if not isinstance(node, dict):
+                bad(source, f"node {index}", "a node must be an object")
             try:
-                ids[str(node["id"])], created = _node(conn, node, project)
+                ids[str(node["id"])], created = _node(conn, node, project, Place(source, f"node {index}"))
+            except BadField:
+                raise
             except (KeyError, TypeError, UsageError) as exc:
                 bad(source, f"node {index}", f"not a node of a Loci export ({_why(exc)})")
             nodes += created
         for index, edge in enumerate(data["edges"], start=1):
+            if not isinstance(edge, dict):
+                bad(source, f"edge {index}", "an edge must be an object")
+            place = Place(source, f"edge {index}")
+            kind, label = shapes.text(edge, "kind", place), shapes.optional_text(edge, "label", place) or ""
+            weight = shapes.number(edge, "weight", place, 0.5)
             try:
                 src, dst = ids[str(edge["src"])], ids[str(edge["dst"])]
-                label, weight = str(edge.get("label") or ""), float(edge.get("weight", 0.5))
                 _, created = upsert_edge(
-                    conn, src, dst, edge["kind"], label=label, weight=weight, cause="import", project=project
+                    conn, src, dst, kind, label=label, weight=weight, cause="import", project=project
                 )
+            except BadField:
+                raise
             except (KeyError, TypeError, ValueError, UsageError) as exc:
                 bad(source, f"edge {index}", f"not an edge between the file's nodes ({_why(exc)})")
             if label == OBSERVATION:
@@ -80,28 +93,28 @@ async def import_export(graph: Graph, text: str, source: str) -> MemoryCounts:
     return await graph.store.write(write)
 
 
-def _node(conn: sqlite3.Connection, node: dict[str, Any], project: str) -> tuple[int, bool]:
-    meta = node.get("meta") or {}
-    if node.get("name"):
+def _node(conn: sqlite3.Connection, node: dict[str, Any], project: str, place: Place) -> tuple[int, bool]:
+    meta = shapes.mapping(node, "meta", place)
+    if name := shapes.optional_text(node, "name", place):
         entity_type = None if meta.get("placeholder") else str(meta.get("entityType") or "")
-        return ensure_entity(conn, str(node["name"]), entity_type, project)
-    kind, text = str(node["kind"]), str(node["text"])
+        return ensure_entity(conn, name, entity_type, project)
+    kind, body = shapes.text(node, "kind", place), shapes.text(node, "text", place)
     parse_node_id(node["id"])
     found = conn.execute(
         "SELECT id FROM memory_nodes WHERE project = ? AND hash = ? AND deleted IS NULL AND name IS NULL",
-        [project, content_hash(kind, text)],
+        [project, content_hash(kind, body)],
     ).fetchone()
     if found:
         return found[0], False
-    [(node_id, created)] = insert_nodes(conn, [NewNode(text, kind, meta).checked()], "import", project=project)
+    [(node_id, created)] = insert_nodes(conn, [NewNode(body, kind, meta).checked()], "import", project=project)
     return node_id, created
 
 
 def _index_observation(conn: sqlite3.Connection, fact: int) -> None:
     """An observation is findable by the compatible server's substring search (memory_names)."""
     if conn.execute("SELECT 1 FROM memory_names WHERE rowid = ?", [fact]).fetchone() is None:
-        text = conn.execute("SELECT text FROM memory_nodes WHERE id = ?", [fact]).fetchone()[0]
-        conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", [fact, text])
+        said = conn.execute("SELECT text FROM memory_nodes WHERE id = ?", [fact]).fetchone()[0]
+        conn.execute("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", [fact, said])
 
 
 async def import_reference(graph: Graph, text: str, source: str) -> MemoryCounts:
@@ -113,20 +126,27 @@ async def import_reference(graph: Graph, text: str, source: str) -> MemoryCounts
         conn, nodes, edges = db.conn, 0, 0
         for line, record in lines:
             try:
+                place = Place(source, f"line {line}")
                 if record.get("type") == "entity":
-                    node_id, created = ensure_entity(conn, str(record["name"]), str(record["entityType"]), project)
+                    name, entity_type = (
+                        shapes.text(record, "name", place),
+                        shapes.text(record, "entityType", place, empty=True),
+                    )
+                    observations = shapes.texts(record, "observations", place)
+                    node_id, created = ensure_entity(conn, name, entity_type, project)
                     nodes += created
-                    observations = record.get("observations") or []
-                    edges += sum(add_observation(conn, node_id, str(o), project) for o in observations)
+                    edges += sum(add_observation(conn, node_id, o, project) for o in observations)
                 elif record.get("type") == "relation":
-                    src = ensure_entity(conn, str(record["from"]), None, project)[0]
-                    dst = ensure_entity(conn, str(record["to"]), None, project)[0]
-                    label = str(record["relationType"])
+                    src = ensure_entity(conn, shapes.text(record, "from", place), None, project)[0]
+                    dst = ensure_entity(conn, shapes.text(record, "to", place), None, project)[0]
+                    label = shapes.text(record, "relationType", place)
                     edges += upsert_edge(
                         conn, src, dst, "related", label=label, cause=CAUSE, allow_self=True, project=project
                     )[1]
                 else:
                     raise UsageError(f"unknown type {record.get('type')!r}; use entity or relation")
+            except BadField:
+                raise
             except (KeyError, UsageError) as exc:
                 bad(source, f"line {line}", f"not an entity or relation of memory.jsonl ({_why(exc)})")
         return MemoryCounts(nodes, edges)

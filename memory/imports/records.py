@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from memory.errors import UsageError
 from memory.graph.conversation import Turn
 from memory.graph.dates import parse_when
+from memory.json_input import loads
 
 __all__ = ["Conversation", "ToolRecord", "bad", "json_lines", "load_json", "when_of"]
 
@@ -56,7 +57,7 @@ def json_lines(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except ValueError as exc:
             bad(source, f"line {number}", f"not JSON ({exc})")
         if not isinstance(record, dict):
@@ -65,11 +66,13 @@ def json_lines(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def load_json(text: str, source: str) -> Any:
-    """The JSON document in `text`; a syntax error names its line."""
+    """The JSON document in `text`; a syntax error names its line, a document nested too deep says so."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         bad(source, f"line {exc.lineno}", f"not JSON ({exc.msg})")
+    except ValueError as exc:
+        raise UsageError(f"{source}: refused: {exc}") from None
 
 
 def when_of(value: object) -> date | None:

@@ -41,6 +41,7 @@ from memory.errors import UsageError
 from memory.hooks.codex import codex_home
 from memory.hooks.log import last_errors, log_path
 from memory.hooks.run import safe_hook
+from memory.json_input import loads
 from memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
 from memory.store import default_db_path
 
@@ -201,7 +202,7 @@ def _read(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
     try:
-        settings = json.loads(text) if text.strip() else {}
+        settings = loads(text) if text.strip() else {}
     except ValueError as exc:
         raise UsageError(f"{path} is not valid JSON ({exc}); fix it before installing hooks") from exc
     if not isinstance(settings, dict) or not isinstance(settings.get("hooks", {}), dict):

@@ -34,6 +34,7 @@ from typing import Any
 from memory.errors import UsageError
 from memory.graph.export import FORMATS
 from memory.graph.records import EDGE_KINDS, NODE_KINDS
+from memory.json_input import loads
 from memory.projects import ALL
 from memory.store import Store, default_db_path
 from runtime.cli.display import one_line, safe
@@ -159,7 +160,7 @@ def _meta(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        meta = json.loads(text)
+        meta = loads(text)
     except ValueError as exc:
         raise UsageError(f"--meta must be a JSON object: {exc}") from exc
     if not isinstance(meta, dict):

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory.errors import UsageError
 from runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
-from runtime.cli.flags import add_project, project_of
+from runtime.cli.flags import add_project, at_least, project_of
 from runtime.models.specs import DEFAULT_SPEC
 from servers.tool_sets import parse_tools
 
@@ -50,7 +50,14 @@ __all__ = ["SERVED", "register", "tool_sets"]
 
 SERVED = ("context", "memory", "run", "digest")
 # What serving imports, loaded in the worker thread while the early answers go out (servers/ready.py).
-LOADED = ("mcp.server.stdio", "servers.app", "runtime.background", "runtime.task_tool", "runtime.digest.tool")
+LOADED = (
+    "mcp.server.stdio",
+    "servers.stdio",
+    "servers.app",
+    "runtime.background",
+    "runtime.task_tool",
+    "runtime.digest.tool",
+)
 
 
 def tool_sets() -> dict[str, ToolSetFactory]:
@@ -81,6 +88,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--token-file", default=None, help="a file whose first line is the bearer token")
     parser.add_argument("--max-body", type=int, default=None, help="largest HTTP request body, in bytes (4 MiB)")
     parser.add_argument("--access-log", action="store_true", help="log each HTTP request (never its headers)")
+    parser.add_argument("--max-sessions", type=int, default=None, help="HTTP sessions open at once (64)")
+    parser.add_argument(
+        "--session-idle", type=float, default=None, help="seconds before an idle HTTP session is closed (600)"
+    )
     parser.add_argument("--print-config", action="store_true", help="print the client config snippet and exit")
     parser.add_argument("--client", default="generic", choices=CLIENTS, help="the client --print-config is for")
     parser.set_defaults(handler=run)
@@ -96,6 +107,7 @@ async def run(args: argparse.Namespace) -> int:
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)
+    at_least(1, max_sessions=args.max_sessions, session_idle=args.session_idle)
     token = None
     if args.http or args.token or args.token_file:
         from servers.transport import check_bind, read_token
@@ -140,12 +152,14 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
         importlib.import_module(name)
     from mcp.server.stdio import stdio_server
 
+    from servers.stdio import Answering
+
     db = _home(args.db)
 
     async def serve(lines: Lines, wire: Wire) -> None:
         async def on_stdio(app: Any) -> None:
             async with stdio_server(stdin=lines, stdout=wire) as (read, write):  # type: ignore[arg-type]
-                await app.run(read, write, app.create_initialization_options())
+                await app.run(Answering(read, write), write, app.create_initialization_options())
 
         await _serve_full(args, db, tools, on_stdio)
 
@@ -199,7 +213,9 @@ async def _serve_compat(args: argparse.Namespace, db: Path, token: str | None) -
 
 
 def _http_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {} if args.max_body is None else {"max_body": args.max_body}
+    """The HTTP limits given on the command line; the transport's own defaults for the rest."""
+    given = {"max_body": args.max_body, "max_sessions": args.max_sessions, "session_idle": args.session_idle}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _home(db: str | None) -> Path:

@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 
 from memory.errors import LociError, UsageError
+from memory.json_input import loads
 from runtime.digest.modes import STRATEGIES
 from runtime.digest.run import ProgressHook, digest
 from runtime.models.base import Model
@@ -66,7 +67,7 @@ def read_jobs(path: str | Path) -> list[BatchJob]:
 def _job(path: Path, number: int, text: str) -> BatchJob:
     where = f"{path} line {number}"
     try:
-        item = json.loads(text)
+        item = loads(text)
     except ValueError as exc:
         raise UsageError(f"{where} is not JSON: {exc}") from None
     if not isinstance(item, dict):

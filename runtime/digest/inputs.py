@@ -31,6 +31,7 @@ from memory.context.loader import SNIFF_BYTES, binary_reason
 from memory.context.store import ContextObject, ContextStore
 from memory.errors import NotFoundError, UsageError
 from memory.projects import writable_project
+from memory.regular import open_regular
 
 __all__ = ["Input", "check_inputs", "load_inputs", "pdf_pages"]
 
@@ -63,7 +64,7 @@ def _check(path: Path) -> Input:
     if path.is_dir():
         raise UsageError(f"{path} is a directory; pass its files")
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             first = handle.read(SNIFF_BYTES)
             digest, text = _hash(handle, first)
     except OSError as exc:

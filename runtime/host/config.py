@@ -17,7 +17,6 @@ their own names; `timeout` (seconds) overrides the per-call timeout.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 from mcp import StdioServerParameters
 
 from memory.errors import UsageError
+from memory.json_input import loads
 
 __all__ = ["ServerSpec", "load_server_config"]
 
@@ -57,7 +57,7 @@ def load_server_config(path: str | Path) -> dict[str, ServerSpec]:
     """Read an `mcpServers` file; a clear `UsageError` for anything malformed."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot read the MCP server file {path}: {exc.strerror}") from exc
     except ValueError as exc:

@@ -1,35 +1,67 @@
-"""The page's gate: the rules of `loci serve --http`, for a browser.
+"""The page's gate: the rules of `loci serve --http` (servers/bearer.py), for a browser.
 
 `Guard` is ASGI middleware in front of the whole app. It checks, in order:
 
 - Host: the name in the `Host` header must be one the page is served as
   (on loopback: 127.0.0.1, localhost, [::1]), else 421. A page on another
   site that rebinds its DNS name to 127.0.0.1 is refused here.
-- Origin: when a browser sends one, it must be `http://` and one of those
-  names, else 403, so another site's script cannot post feedback.
+- Origin: when a browser sends one, it must be this page's own: `http://`
+  and the host and port of the Host header (`same_origin`), else 403, so
+  another site's script, a page on another port of localhost included,
+  cannot post feedback.
 - Token: every POST, and every `/api/` read when the page is served off
   loopback or with `--token-file`, must carry `Authorization: Bearer TOKEN`
-  (compared in constant time), else 401. The page itself and its static
-  files hold no data and load without it.
+  (`bearer_ok`: compared in constant time), else 401. The page itself and
+  its static files hold no data and load without it. A token given for a
+  bind off loopback has at least 16 characters (`check_bind`, in serve.py).
 - Body: a POST body over `max_body` bytes gets 413 before the app sees it.
 
-Nothing here logs a header; the server runs without an access log.
+Every response, a refusal included, carries `SECURITY_HEADERS`: a Content
+Security Policy that lets the page run only its own files and its one
+inline script (by its hash, read from static/index.html when the module
+loads), reach only its own origin and be framed by no one
+(`frame-ancestors 'none'`, and `X-Frame-Options: DENY` for older
+browsers), `X-Content-Type-Options: nosniff` and `Referrer-Policy:
+no-referrer`. Nothing here logs a header; the server runs without an
+access log.
 """
 
 from __future__ import annotations
 
-import hmac
+import base64
+import hashlib
 import json
-from urllib.parse import urlsplit
+import re
+from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from servers.transport import is_loopback
+from servers.bearer import bearer_ok, is_loopback, same_origin
 
-__all__ = ["MAX_POST_BYTES", "Guard", "allowed_names"]
+__all__ = ["MAX_POST_BYTES", "SECURITY_HEADERS", "Guard", "allowed_names", "content_security_policy"]
 
 MAX_POST_BYTES = 64 * 1024
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+INDEX = Path(__file__).parent / "static" / "index.html"
+
+
+def content_security_policy(index: Path = INDEX) -> str:
+    """The page's CSP: its own files, and the inline scripts of `index` by their SHA-256."""
+    html = index.read_text(encoding="utf-8") if index.is_file() else ""
+    inline = re.findall(r"<script>(.*?)</script>", html, flags=re.DOTALL)
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in inline)
+    return (
+        f"default-src 'none'; script-src 'self' {hashes}; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ).replace("'self' ;", "'self';")
+
+
+SECURITY_HEADERS = (
+    (b"content-security-policy", content_security_policy().encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
 
 def allowed_names(host: str) -> frozenset[str]:
@@ -60,6 +92,7 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = _with_security_headers(send)
         headers = dict(scope.get("headers") or [])
         refusal = self.refusal(scope, headers)
         if refusal is not None:
@@ -78,22 +111,27 @@ class Guard:
         host = headers.get(b"host", b"").decode("latin-1")
         if _name(host) not in self.names:
             return 421, "this page is not served under that host name"
-        origin = headers.get(b"origin")
-        if origin is not None:
-            parts = urlsplit(origin.decode("latin-1"))
-            if parts.scheme != "http" or _name(parts.netloc) not in self.names:
-                return 403, "requests from another origin are refused"
+        if not same_origin(headers):
+            return 403, "requests from another origin are refused"
         needs_token = scope["method"] == "POST" or (self.token_for_reads and scope["path"].startswith("/api/"))
-        if needs_token and not self.authorized(headers):
+        if needs_token and not bearer_ok(headers, self.expected):
             return 401, "missing or wrong session token"
         if scope["method"] not in ("GET", "HEAD", "POST"):
             return 405, "only GET and POST are served"
         return None
 
-    def authorized(self, headers: dict[bytes, bytes]) -> bool:
-        scheme, _, credentials = headers.get(b"authorization", b"").strip().partition(b" ")
-        same = hmac.compare_digest(credentials.strip(), self.expected)
-        return scheme.lower() == b"bearer" and same
+
+def _with_security_headers(send: Send) -> Send:
+    """`send`, adding `SECURITY_HEADERS` to the response's start (the app's own headers of those names dropped)."""
+    names = {name for name, _ in SECURITY_HEADERS}
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [(k, v) for k, v in message.get("headers") or [] if k.lower() not in names]
+            message = {**message, "headers": [*kept, *SECURITY_HEADERS]}
+        await send(message)
+
+    return sending
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

@@ -6,7 +6,8 @@ session token in its fragment (`#token=...`): a browser never sends a
 fragment to the server, so the token stays out of every log, and the page
 reads it from there to sign its POSTs. Without `--token-file` the token is
 made fresh for each `loci ui`; with one, that token is also required for
-every read. A bind off loopback refuses to start without a token file.
+every read. A bind off loopback refuses to start without a token file, or
+with a token shorter than 16 characters (the rules of `loci serve --http`).
 uvicorn runs without an access log, so no header is ever printed.
 """
 
@@ -17,21 +18,21 @@ import secrets
 import socket
 import sys
 
-from memory.errors import UsageError
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
-from servers.transport import is_loopback
+from servers.bearer import check_bind
 from servers.ui.app import build_ui_app
 
 __all__ = ["serve_ui", "session_token"]
 
 
 def session_token(given: str | None, host: str) -> tuple[str, bool]:
-    """`(token, required for reads)`: the given token, or a fresh one that only writes need (loopback only)."""
+    """`(token, required for reads)`: the given token, or a fresh one that only writes need (loopback only).
+
+    The token rules are `loci serve --http`'s (`check_bind`): off loopback, a token of at least 16 characters."""
+    check_bind(host, given)
     if given is not None:
         return given, True
-    if not is_loopback(host):
-        raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")
     return secrets.token_urlsafe(24), False
 
 

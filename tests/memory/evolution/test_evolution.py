@@ -226,3 +226,33 @@ async def test_consolidation_decays_unused_edges_by_whole_periods_and_prunes_the
 def test_the_signature_is_the_tools_and_argument_shapes_of_the_steps_that_worked() -> None:
     steps = [Step("a", {"q": "x", "k": 3}), Step("b", {}, ok=False), Step("c", {"ids": [1]})]
     assert step_signature(steps) == "a(k:int,q:str) > c(ids:list)"
+
+
+async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_would_not_lift(evo: Evolution) -> None:
+    worded, helped = await facts(evo, "the kestrel route on the map", "the kestrel route to the meadow")
+    recall = Recall(evo.graph)
+
+    async def first() -> int:
+        found = await recall.recall("route the kestrel", k=2, kinds=["semantic"], record=False)
+        return found[0].node.id
+
+    assert await first() == worded
+    await evo.episodes.write(
+        Episode("route the kestrel", [Step("memory_recall", {"query": "kestrel"}, used=(helped,))], outcome=1.0)
+    )
+    await drain(evo)
+    assert await first() == helped
+
+
+async def test_an_overloaded_fact_is_split_but_a_message_someone_said_stays_whole(store: Store) -> None:
+    evo = Evolution(Graph(store), EvolutionParams(split_chars=80))
+    long = "The harbor gate opens at six. " * 3 + "The meadow path closes at nine. " * 3
+    fact, _ = await evo.graph.remember(long)
+    said, _ = await evo.graph.remember(long.replace("harbor", "river"), meta={"speaker": "assistant", "ref": "7"})
+    await evo.episodes.write(
+        Episode("open the gates", [Step("memory_recall", {"query": "gate"}, used=(fact.id, said.id))], outcome=1.0)
+    )
+    await drain(evo)
+    with pytest.raises(NotFoundError, match="forgotten"):
+        await evo.graph.get(fact.id)
+    assert (await evo.graph.get(said.id)).text == long.replace("harbor", "river")

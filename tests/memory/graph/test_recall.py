@@ -6,10 +6,11 @@ import pytest
 
 from memory.context.fulltext import fts_literal
 from memory.errors import UsageError
+from memory.graph.conversation import Turn, remember_conversation
 from memory.graph.graph import Graph, NewNode
 from memory.graph.ranking import Weights
 from memory.graph.recall import Recall
-from memory.graph.terms import query_terms, selective_terms, term_stems
+from memory.graph.terms import asks_for_replies, query_terms, selective_terms, term_stems
 from memory.store import Store
 
 
@@ -43,6 +44,20 @@ async def test_spreading_activation_finds_a_linked_fact_with_no_matching_word(gr
     assert [r.node.id for r in found[:2]] == [berlin.id, job.id]
     assert found[1].parts["lexical"] == 0 and found[1].parts["graph"] > 0
     assert found[1].via is not None
+
+
+async def test_the_best_direct_match_stays_first_when_the_graph_lifts_a_near_tie(graph: Graph, recall: Recall) -> None:
+    added = [
+        NewNode("The staging server port is 7070."),
+        NewNode("The staging server port came up in the review."),
+        NewNode("Session: the staging server port, the staging server, its port.", kind="episodic"),
+    ]
+    best, tied, session = [node_id for node_id, _ in await graph.add_many(added)]
+    await graph.link(tied, session, "related", 1.0)
+    found = await recall.recall("staging server port", k=2, kinds=["semantic"])
+    assert [r.node.id for r in found] == [best, tied]
+    assert found[1].parts["graph"] > 0 and found[0].parts["lead"] > 0
+    assert found[0].score > found[1].score and found[0].score == round(sum(found[0].parts.values()), 4)
 
 
 async def test_two_hops_reach_further_with_decay(graph: Graph, recall: Recall) -> None:
@@ -144,3 +159,30 @@ async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: 
     found = await crowded.recall("common word", k=8, record=False, hops=0)
     assert len(found) == 8 and {r.node.id for r in found} <= {rare.id, *ids[-16:]}
     assert (await crowded.recall("zeppelin common", k=1, record=False))[0].node.id == rare.id
+
+
+@pytest.mark.parametrize(
+    ("question", "replies"),
+    [
+        ("How did you recommend handling the rate limit?", True),
+        ("Summarise what we've discussed about the schema.", True),
+        ("What did I mention about the rate limit?", False),
+        ("Can you list the order in which I brought up the features?", False),
+        ("What steps would you suggest I take?", False),
+    ],
+)
+def test_a_question_says_whether_it_asks_for_the_assistants_words(question: str, replies: bool) -> None:
+    assert asks_for_replies(question) is replies
+
+
+async def test_a_question_about_the_assistants_advice_finds_its_turn_before_the_persons(graph: Graph) -> None:
+    turns = [
+        Turn("user", "My retries keep hitting the rate limit of the weather service.", "1", "1"),
+        Turn("assistant", "For handling the rate limit of the weather service, back off between retries.", "2", "1"),
+    ]
+    asked, advised = await remember_conversation(graph, turns)
+    recall = Recall(graph)
+    mine = await recall.recall("What did I say about the rate limit retries?", k=2, kinds=["semantic"])
+    assert mine[0].node.id == asked
+    yours = await recall.recall("How did you recommend handling the rate limit retries?", k=2, kinds=["semantic"])
+    assert yours[0].node.id == advised

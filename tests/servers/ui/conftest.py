@@ -105,7 +105,9 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    # The tests' own wait_for_function strings are evaluated in the page, which its CSP forbids (no eval);
+    # test_hostile_page.py loads the page under its CSP and checks that nothing it does is refused.
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
     opened = context.new_page()
     opened.set_default_timeout(30_000)
     yield opened

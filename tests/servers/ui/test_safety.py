@@ -36,7 +36,7 @@ def test_a_bad_origin_gets_403_and_a_bad_host_421(served: Served) -> None:
     assert other.status_code == 403 and "another origin" in other.json()["error"]
     rebound = get(served, "/api/runs", host="evil.test:8780")
     assert rebound.status_code == 421
-    assert get(served, "/api/runs", origin="http://localhost:1").status_code == 200
+    assert get(served, "/api/runs", origin=served.url.rstrip("/")).status_code == 200
 
 
 def test_a_body_over_the_limit_gets_413(served: Served) -> None:

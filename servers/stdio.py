@@ -1,0 +1,112 @@
+"""Serving over stdio, where every request gets an answer, a line the SDK cannot read included.
+
+The SDK's stdio transport parses each line into a JSON-RPC message; a line
+it cannot parse (nested past the JSON parser's depth limit, not JSON, not a
+JSON-RPC shape) reaches the session as an exception, which it logs and
+drops, so a client waiting on that request's id waits forever, while over
+HTTP the same body gets a 400. `Answering` sits between the transport and
+the server: for each such line it writes the JSON-RPC error response
+itself, with the request's id when the line names one (read from the line
+with a depth-bounded parse, or from its head when the line is too deep to
+parse), else with a null id, as JSON-RPC 2.0 says for a parse error.
+Everything else passes through untouched, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from types import TracebackType
+from typing import Any, Self
+
+from anyio import EndOfStream
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+__all__ = ["Answering", "error_reply", "serve_stdio"]
+
+# The id of a request whose line is too deep to parse: a top-level "id" before anything nested.
+_HEAD_ID = re.compile(r'^\s*\{[^{}\[\]]*?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+def _request_id(raw: object) -> str | int | None:
+    """The id a raw line (or its parsed dict) names, when it names one."""
+    if isinstance(raw, dict):
+        found = raw.get("id")
+        return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+    if not isinstance(raw, str | bytes):
+        return None
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    try:
+        return _request_id(json.loads(text))
+    except (ValueError, RecursionError):
+        pass
+    if match := _HEAD_ID.match(text):
+        return _request_id(json.loads(match.group(1)))
+    return None
+
+
+def error_reply(exc: Exception) -> JSONRPCError:
+    """The JSON-RPC error response for a line the transport could not read (`exc`, the SDK's `ValidationError`)."""
+    found: str | int | None = None
+    code, message = PARSE_ERROR, f"the request could not be read: {exc}"
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        invalid_json = any(error["type"] == "json_invalid" for error in errors)
+        code = PARSE_ERROR if invalid_json else INVALID_REQUEST
+        first = errors[0] if errors else {}
+        why = str(first.get("msg") or "not a JSON-RPC message")
+        message = f"{'not readable JSON' if invalid_json else 'not a valid JSON-RPC request'}: {why}"
+        found = next((i for error in errors if (i := _request_id(error.get("input"))) is not None), None)
+    return JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(code=code, message=message[:500]))
+
+
+class Answering:
+    """A read stream that answers, on `write`, each line the transport failed to read, and yields the rest."""
+
+    def __init__(self, read: Any, write: Any) -> None:
+        self.read = read
+        self.write = write
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self.read.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self.write.send(SessionMessage(error_reply(item)))
+
+    async def aclose(self) -> None:
+        await self.read.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last item, where the transport's stream keeps one (the SDK reads it)."""
+        return getattr(self.read, "last_context", None)
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+async def serve_stdio(server: Server[Any] | MCPServer) -> None:
+    """Serve `server` on this process's stdin and stdout until the client closes stdin."""
+    lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
+    async with stdio_server() as (read, write):
+        await lowlevel.run(Answering(read, write), write, lowlevel.create_initialization_options())
