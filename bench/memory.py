@@ -10,7 +10,7 @@ in batches, edges through `Graph.link_many`, each batch one transaction.
 Then it times `--queries` recalls (two or three words taken from a random
 node, k=10, recording activation as a real recall does) and as many
 one-hop neighbour reads. Goals on a 2-core machine at 100,000 nodes: recall
-p50 <= 10 ms, p95 <= 30 ms, insert >= 5,000 nodes/s.
+p50 <= 8 ms, p95 <= 15 ms, insert >= 20,000 nodes/s.
 """
 
 from __future__ import annotations

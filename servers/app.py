@@ -8,8 +8,9 @@ Resources (`servers.resources`, with completion of their ids), the logging
 capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
 list are served here too.
 
-The server's lifespan opens the SQLite home, builds the tool sets over it,
-and closes both when the last client is gone (once per stdio connection,
+The server's lifespan opens the SQLite home, builds the tool sets over it
+(noting each tool's input schema, which the HTTP transport looks up by name
+on every call), and closes both when the last client is gone (once per stdio connection,
 once for the whole HTTP app). A tool set is a name and a factory
 `(LociState) -> MCPServer`; `build_app` is given the ones it may serve
 (`tool_sets`, the built-in `BUILT_IN` unless told; `loci serve` adds the
@@ -124,6 +125,9 @@ def build_app(
     chosen = parse_tools(list(tools), list(factories))
     allowed = Roots(roots) if roots else Roots(None)
     client_log = ClientLog()
+    # Each tool's input schema, by name, as the lifespan found it: the streamable HTTP transport checks a call's
+    # `Mcp-Param-*` headers against it, and without this lookup it would list every tool to find it, per call.
+    schemas: dict[str, Mapping[str, Any]] = {}
 
     @asynccontextmanager
     async def lifespan(_: Server[LociState]) -> AsyncIterator[LociState]:
@@ -139,6 +143,7 @@ def build_app(
                 state.sets[part] = server
                 for tool in await server.list_tools():
                     state.routes.setdefault(tool.name, server)
+                    schemas.setdefault(tool.name, tool.input_schema)
             yield state
 
     with warnings.catch_warnings():
@@ -148,6 +153,7 @@ def build_app(
             version=version,
             instructions=INSTRUCTIONS,
             lifespan=lifespan,
+            get_tool_input_schema=schemas.get,
             on_list_tools=_list_tools,
             on_call_tool=_call_tool,
             on_list_resources=_list_resources,

@@ -74,8 +74,20 @@ def newer_first(
     found = nodes([node_id for _, node_id, _ in head])
     held = {node_id: _held(found[node_id].text, terms) for _, node_id, _ in head if node_id in found}
     own = {node_id for node_id in held if _speaker(found[node_id]) not in voices}
-    values = {node_id: _values(found[node_id]) for node_id in held}
-    words = {node_id: frozenset(_WORD.findall(found[node_id].text.casefold())) for node_id in held}
+    # A node's numbers and words are read only when a pair gets that far: long turns make them the dear part.
+    read_values: dict[int, frozenset[str]] = {}
+    read_words: dict[int, frozenset[str]] = {}
+
+    def values(node_id: int) -> frozenset[str]:
+        if node_id not in read_values:
+            read_values[node_id] = _values(found[node_id])
+        return read_values[node_id]
+
+    def words(node_id: int) -> frozenset[str]:
+        if node_id not in read_words:
+            read_words[node_id] = frozenset(_WORD.findall(found[node_id].text.casefold()))
+        return read_words[node_id]
+
     order = [item for item in head if item[1] in held]
     moved: list[Scored] = []
     while order:
@@ -88,8 +100,8 @@ def newer_first(
             and _speaker(found[item[1]]) == _speaker(found[first[1]])
             and _match(item) >= CLOSE * _match(first)
             and _restates(held[first[1]], held[item[1]])
-            and _changed(values[first[1]], values[item[1]])
-            and _alike(words[first[1]], words[item[1]])
+            and _changed(values(first[1]), values(item[1]))
+            and _alike(words(first[1]), words(item[1]))
             and _when(found[item[1]]) > _when(found[first[1]])
         ]
         if later:
@@ -104,7 +116,27 @@ def newer_first(
 def _held(text: str, terms: list[str]) -> frozenset[str]:
     """The query terms a text holds, matched by their first letters (the index stems them; this need not)."""
     folded = text.casefold()
-    return frozenset(t for t in terms if re.search(r"\b" + re.escape(t.casefold()[: max(4, len(t) - 2)]), folded))
+    return frozenset(t for t in terms if _at_boundary(folded, t.casefold()[: max(4, len(t) - 2)]))
+
+
+def _at_boundary(text: str, prefix: str) -> bool:
+    r"""Whether `prefix` occurs in `text` at a word boundary: `re.search(r"\b" + re.escape(prefix), text)`, found
+    with `str.find` (a regex that opens with `\b` tries every position of a long turn; `find` skips to the
+    candidates). `\w` is `str.isalnum()` or `_`, as in `re`."""
+    if not prefix:
+        return re.search(r"\b", text) is not None
+    wordy = _word_char(prefix[0])
+    at = text.find(prefix)
+    while at >= 0:
+        before = at > 0 and _word_char(text[at - 1])
+        if before != wordy:
+            return True
+        at = text.find(prefix, at + 1)
+    return False
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _restates(older: frozenset[str], newer: frozenset[str]) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -126,12 +125,10 @@ def edge_from_row(row: tuple[Any, ...]) -> Edge:
     return Edge(*values)
 
 
-_SPACE = re.compile(r"\s+")
-
-
 def normalise(text: str) -> str:
     """The form two texts share when they say the same thing: NFKC, case-folded, spaces collapsed."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    # str.split() splits at exactly the characters `\s` matches (str.isspace) and drops them at both ends.
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def content_hash(kind: str, text: str) -> str:

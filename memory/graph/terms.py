@@ -33,6 +33,8 @@ __all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "select
 
 MAX_TERMS = 32
 STEM_TOKENIZER = "porter unicode61"
+STEMS_KEPT = 10_000
+_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under STEM_TOKENIZER, for this process
 
 
 _REPLIES = re.compile(
@@ -57,16 +59,30 @@ def query_terms(query: str) -> list[str]:
 def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
     """Each term's tokens as the memory index holds them (porter stems; `x-ray` is two tokens).
 
-    The terms go into a temporary FTS5 table private to this connection, and
-    its vocabulary gives them back as FTS5 tokenized them."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem_vocab USING fts5vocab(temp, loci_stem, instance)")
-    conn.execute("DELETE FROM temp.loci_stem")
-    conn.executemany("INSERT INTO temp.loci_stem (rowid, word) VALUES (?, ?)", list(enumerate(terms)))
-    stems: dict[str, list[str]] = {term: [] for term in terms}
-    for doc, term in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
-        stems[terms[doc]].append(term)
-    return stems
+    The terms new to this process go into a temporary FTS5 table private to
+    this connection, and its vocabulary gives them back as FTS5 tokenized
+    them. A word's tokens depend on the word and the tokenizer alone, so they
+    are kept (`_STEMS`, up to `STEMS_KEPT` words): a recall of words seen
+    before runs no statement for them."""
+    # Read from the kept ones once, so another thread clearing them meanwhile changes nothing here.
+    stems = {term: _STEMS.get(term) for term in dict.fromkeys(terms)}
+    new = [term for term, tokens in stems.items() if tokens is None]
+    if new:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem_vocab USING fts5vocab(temp, loci_stem, instance)"
+        )
+        conn.execute("DELETE FROM temp.loci_stem")
+        conn.executemany("INSERT INTO temp.loci_stem (rowid, word) VALUES (?, ?)", list(enumerate(new)))
+        found: dict[str, list[str]] = {term: [] for term in new}
+        for doc, token in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
+            found[new[doc]].append(token)
+        fresh = {term: tuple(tokens) for term, tokens in found.items()}
+        stems.update(fresh)
+        if len(_STEMS) + len(fresh) > STEMS_KEPT:
+            _STEMS.clear()
+        _STEMS.update(fresh)
+    return {term: list(stems[term] or ()) for term in terms}
 
 
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:

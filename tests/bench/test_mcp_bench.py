@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+from bench.mcp import GOALS
+
 
 def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:
     command = [sys.executable, "-m", "runtime.cli.main", "bench", "mcp", "--json", "--nodes", "300", "--calls", "10"]
@@ -17,9 +19,12 @@ def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:
     for path in ("stdio", "http"):  # what the transport adds is the path's p50 less the in-process one
         overhead = round(result[f"{path}_p50_ms"] - result["inprocess_p50_ms"], 3)
         assert result[f"{path}_overhead_p50_ms"] == overhead
+    assert result["goals"] == GOALS
     assert result["met"] == {
-        "stdio_p50_ms": result["stdio_p50_ms"] <= 2.0,
+        "stdio_p50_ms": result["stdio_p50_ms"] <= 3.0,
+        "stdio_overhead_p50_ms": result["stdio_overhead_p50_ms"] <= 1.0,
         "http_p50_ms": result["http_p50_ms"] <= 5.0,
+        "concurrent_calls_per_s": result["concurrent_calls_per_s"] >= 400,
         "concurrent_errors": True,
     }
     assert result["concurrent_calls"] == 10 and result["concurrent_errors"] == 0

@@ -44,6 +44,27 @@ async def test_a_batch_is_one_transaction_and_dedups_inside_itself(graph: Graph)
     assert stats["nodes_by_kind"] == {"semantic": 2, "episodic": 1, "procedural": 0}
 
 
+async def test_a_batch_finds_earlier_twins_and_named_nodes_and_counts_each_twin_a_use(graph: Graph) -> None:
+    old, _ = await graph.remember("the kettle is in the shed")
+    gone, _ = await graph.remember("the lamp is broken")
+    await graph.forget(gone.id)
+    items = [
+        NewNode("The kettle is in the shed"),
+        NewNode("Ada", name="Ada"),
+        NewNode("the lamp is broken"),
+        NewNode("the lamp  is BROKEN"),
+        NewNode("Ada again", name="Ada"),
+    ]
+    results = await graph.add_many(items)
+    assert results[0] == (old.id, False)
+    assert results[1][1] and results[4] == (results[1][0], False)
+    assert results[2][1] and results[3] == (results[2][0], False)
+    assert results[2][0] > results[1][0] > gone.id
+    assert (await graph.get(old.id)).uses == 1
+    assert (await graph.get(results[2][0])).uses == 1
+    assert (await graph.get(results[1][0])).uses == 0
+
+
 async def test_a_bad_item_rolls_back_the_whole_batch(graph: Graph) -> None:
     with pytest.raises(UsageError):
         await graph.add_many([NewNode("fine"), NewNode("   ")])

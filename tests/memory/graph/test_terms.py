@@ -1,0 +1,27 @@
+"""Query terms: a word's tokens as the memory index stems them, asked of FTS5 once per process."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory.graph.terms import term_stems
+
+
+def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> None:
+    first = sqlite3.connect(":memory:")
+    asked: list[str] = []
+    first.set_trace_callback(asked.append)
+    assert term_stems(first, ["unkeptplaying", "unkept-x-ray"]) == {
+        "unkeptplaying": ["unkeptplai"],
+        "unkept-x-ray": ["unkept", "x", "rai"],
+    }
+    assert any("loci_stem_vocab" in sql for sql in asked)
+
+    other = sqlite3.connect(":memory:")
+    again: list[str] = []
+    other.set_trace_callback(again.append)
+    assert term_stems(other, ["unkept-x-ray", "unkeptplaying"]) == {
+        "unkept-x-ray": ["unkept", "x", "rai"],
+        "unkeptplaying": ["unkeptplai"],
+    }
+    assert again == []
