@@ -16,6 +16,7 @@ sqlite-utils, anyio, the importers).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -77,6 +78,8 @@ def _print(out: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # The client owns the hook's output: the store's notices (a created folder) stay out of its stderr.
+    logging.getLogger("loci").addHandler(logging.NullHandler())
     args = list(sys.argv[1:] if argv is None else argv)
     hook = args[0] if args else ""
     db = Path(_option(args, "--db") or _default_db())

@@ -94,7 +94,6 @@ def test_a_captured_codex_session_is_recalled_in_the_next(tmp_path: Path) -> Non
 
 def test_a_projects_own_memory_package_does_not_shadow_the_hooks(tmp_path: Path) -> None:
     db = tmp_path / "home" / "loci.db"
-    db.parent.mkdir()  # a new home's folder is announced on stderr; this test reads stderr for import errors
     capture = _install(tmp_path, db)["Stop"][1]["hooks"][0]["command"]
     project = tmp_path / "uploader"
     (project / "memory").mkdir()
