@@ -56,7 +56,18 @@ from runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, RULES
 from runtime.run import RunConfig
 from runtime.session import open_session
 
-__all__ = ["CATEGORIES", "LocomoQuestion", "bm25_top", "contains", "f1", "locomo_set", "normalise", "run_locomo"]
+__all__ = [
+    "ANSWER_TOKENS",
+    "CATEGORIES",
+    "PROMPT",
+    "LocomoQuestion",
+    "bm25_top",
+    "contains",
+    "f1",
+    "locomo_set",
+    "normalise",
+    "run_locomo",
+]
 
 CATEGORIES = (1, 2, 4)
 RAG_K = 8

@@ -31,20 +31,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memory.context.fulltext import content_words
+from memory.context.lexical import line_terms
 from memory.context.store import ContextStore
 from memory.errors import UsageError
-from runtime.look import stem
 
 __all__ = ["answer_problem", "clean_answer", "complete_sentences", "locate_evidence", "sentences"]
 
 SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
-# Words that say nothing about where an answer comes from.
-STOP_TEXT = (
-    "a an and are as at be by for from has have in is it its of on or that the this to was were which with "
-    "what who whom when where how why does do did there their they you your"
-)
-STOP_WORDS = frozenset(STOP_TEXT.split())
 MIN_ECHO_CHARS = 8
 LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
 
@@ -86,8 +81,8 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
     text = answer.strip()
     if not text:
         return "the answer is empty: write what the task asks for"
-    said = {stem(w) for w in _content_words(text)}
-    if task and said and said <= {stem(w) for w in _content_words(task)}:
+    said = line_terms(text)
+    if task and said and said <= line_terms(task):
         return "the answer only restates the task: say what the documents say"
     if cut_off:
         return "the answer stops mid-sentence: write it whole and short"
@@ -106,27 +101,23 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
 
 async def locate_evidence(contexts: ContextStore, answer: str, ids: list[str]) -> list[dict[str, Any]]:
     """The one line of the documents `ids` that shares the most words with `answer`; [] when none does."""
-    words = _content_words(answer)
+    words = line_terms(answer)
     if not words or not ids:
         return []
     try:
-        hits = await contexts.search(" ".join(sorted(words)), ids=ids, k=3)
+        hits = await contexts.search(" ".join(content_words(answer)), ids=ids, k=3)
     except UsageError:
         return []
     best: tuple[int, str, int] | None = None
     for hit in hits:
         span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=2_000)
         for number, line in enumerate(span.text.split("\n"), start=span.start_line):
-            shared = len(words & _content_words(line))
+            shared = len(words & line_terms(line))
             if shared and (best is None or shared > best[0]):
                 best = (shared, hit.id, number)
     if best is None or best[0] < min(2, len(words)):
         return []
     return [{"id": best[1], "start": best[2], "end": best[2]}]
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS}
 
 
 def _flat(text: str) -> str:
