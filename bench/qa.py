@@ -70,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the real-file question set (default bench/data/qa_files.json)",
     )
+    parser.add_argument(
+        "--files-arms", default="loci,rag,direct", help="the arms of the file set, comma-separated (default all)"
+    )
     parser.add_argument("--files-max-turns", type=int, default=8, help="Loci's turn limit on files (as `loci run`)")
 
 
@@ -91,7 +94,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
         if args.files is not None:
             report["files_skipped"] = skipped
-            report.update(await run_files(model, files, RunConfig(limits=Limits(max_turns=args.files_max_turns))))
+            config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
+            arms = [arm.strip() for arm in args.files_arms.split(",") if arm.strip()]
+            report.update(await run_files(model, files, config, arms))
         if args.data is not None:
             questions = locomo_set(args.data, args.locomo, args.seed)
             report.update(await run_locomo(model, questions, RunConfig(limits=limits)))

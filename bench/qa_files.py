@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
 from runtime.run import RunConfig
 from runtime.session import open_session
 
-__all__ = ["FILES", "FileQuestion", "file_set", "run_files"]
+__all__ = ["ARMS", "FILES", "FileQuestion", "file_set", "run_files"]
 
 FILES = Path(__file__).parent / "data" / "qa_files.json"
 
@@ -104,10 +105,19 @@ async def loci(model: Model, q: FileQuestion, config: RunConfig) -> tuple[str, s
         return result.answer, result.status
 
 
-async def run_files(model: Model, questions: list[FileQuestion], config: RunConfig) -> dict[str, Any]:
-    """Every question three ways; the flat `files_*` keys."""
-    rows: dict[str, list[tuple[bool, float, str]]] = {"loci": [], "rag": [], "direct": []}
-    order = [(q, name) for q in questions for name in ("loci", "rag")] + [(q, "direct") for q in questions]
+ARMS = ("loci", "rag", "direct")
+
+
+async def run_files(
+    model: Model, questions: list[FileQuestion], config: RunConfig, arms: Sequence[str] = ARMS
+) -> dict[str, Any]:
+    """Every question on each of `arms` (loci and rag side by side, then direct); the flat `files_*` keys."""
+    unknown = [arm for arm in arms if arm not in ARMS]
+    if unknown:
+        raise UsageError(f"unknown arms {', '.join(unknown)}; choose from {', '.join(ARMS)}")
+    rows: dict[str, list[tuple[bool, float, str]]] = {arm: [] for arm in ARMS if arm in arms}
+    order = [(q, name) for q in questions for name in ("loci", "rag") if name in rows]
+    order += [(q, "direct") for q in questions if "direct" in rows]
     for q, name in order:
         started = time.monotonic()
         if name == "loci":
@@ -128,5 +138,6 @@ async def run_files(model: Model, questions: list[FileQuestion], config: RunConf
         report[f"files_{name}_acc"] = round(statistics.fmean(r[0] for r in outcomes), 3) if outcomes else 0.0
         report[f"files_{name}_right"] = sum(r[0] for r in outcomes)
         report[f"files_{name}_s_median"] = round(statistics.median(r[1] for r in outcomes), 2) if outcomes else 0.0
-    report["files_loci_done_wrong"] = sum(not right and status == "done" for right, _, status in rows["loci"])
+    if "loci" in rows:
+        report["files_loci_done_wrong"] = sum(not right and status == "done" for right, _, status in rows["loci"])
     return report

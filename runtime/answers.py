@@ -19,6 +19,19 @@ answer repeats the prompt, and `answer_problem` says so. An answer is never
 the prompt: the run then answers with the lines it found instead
 (`runtime.look.quote_lines`).
 
+`ungrounded` is the one rule for `done`: an answer stands on its lines when
+every claim it makes is on the lines shown to the model (or in the
+question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
+anything with a digit, `_` or an inner `.`), each name (a capitalised word
+that is not a stop word; a sentence's first word only when a capitalised
+word follows it, as in "Greg Ward wrote it") and each quoted phrase.
+Words are compared as the one lexical ranker compares them
+(`memory.context.lexical`), the line numbers the prompt puts before lines
+left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
+beside a line that says "Author: Steven J. Bethard" is not. `loci run`,
+`loci chat` (`runtime.decide`) and `loci digest` (`runtime.digest.verdict`)
+all decide with it.
+
 `locate_evidence` finds the document line an answer rests on when the model
 did not cite one (a free-text answer cites nothing): the line of the run's
 documents that shares the most words with the answer, found by full-text
@@ -31,17 +44,28 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memory.context.fulltext import content_words
-from memory.context.lexical import line_terms
+from memory.context.fulltext import STOP_WORDS, content_words
+from memory.context.lexical import line_terms, stem, words
 from memory.context.store import ContextStore
 from memory.errors import UsageError
 
-__all__ = ["answer_problem", "clean_answer", "complete_sentences", "locate_evidence", "sentences"]
+__all__ = [
+    "answer_problem",
+    "claims",
+    "clean_answer",
+    "complete_sentences",
+    "locate_evidence",
+    "sentences",
+    "ungrounded",
+]
 
 SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
 MIN_ECHO_CHARS = 8
 LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
+NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
+QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
+_RUN = re.compile(r"[\w.\-]+")
 
 
 def complete_sentences(text: str) -> str:
@@ -99,23 +123,58 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
     return None
 
 
+def claims(answer: str) -> list[str]:
+    """What an answer asserts that a line must hold: its numbers, dates, identifiers, names and quoted
+    phrases, in order (a quoted phrase as it is, the rest as single words)."""
+    found = [m.group(1).strip() for m in QUOTED.finditer(answer)]
+    for sentence in sentences(QUOTED.sub(" ", answer)):
+        runs = [run.strip("-_.") for run in _RUN.findall(sentence)]
+        runs = [run for run in runs if run]
+        for index, run in enumerate(runs):
+            if any(c.isdigit() for c in run) or "_" in run or "." in run:
+                found.append(run)
+            elif run[0].isupper() and run.casefold() not in STOP_WORDS and len(run) > 1:
+                following = runs[index + 1] if index + 1 < len(runs) else ""
+                if index or following[:1].isupper():
+                    found.append(run)
+    return list(dict.fromkeys(found))
+
+
+def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
+    """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands."""
+    text = NUMBERED.sub("", shown) + "\n" + question
+    held = set(words(text)) | line_terms(text)
+    flat = _flat(text)
+    missing = []
+    for claim in claims(answer):
+        if " " in claim or not _RUN.fullmatch(claim):
+            if _flat(claim) not in flat:
+                missing.append(claim)
+        elif claim.casefold() not in held and stem(claim) not in held:
+            missing.append(claim)
+    return missing
+
+
 async def locate_evidence(contexts: ContextStore, answer: str, ids: list[str]) -> list[dict[str, Any]]:
-    """The one line of the documents `ids` that shares the most words with `answer`; [] when none does."""
-    words = line_terms(answer)
-    if not words or not ids:
+    """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words; []
+    when no line holds a claim or two of its words."""
+    terms = line_terms(answer)
+    said = {claim.casefold() for claim in claims(answer) if _RUN.fullmatch(claim)}
+    if not terms or not ids:
         return []
     try:
         hits = await contexts.search(" ".join(content_words(answer)), ids=ids, k=3)
     except UsageError:
         return []
-    best: tuple[int, str, int] | None = None
+    best: tuple[tuple[int, int], str, int] | None = None
     for hit in hits:
         span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=2_000)
         for number, line in enumerate(span.text.split("\n"), start=span.start_line):
-            shared = len(words & line_terms(line))
-            if shared and (best is None or shared > best[0]):
-                best = (shared, hit.id, number)
-    if best is None or best[0] < min(2, len(words)):
+            held = line_terms(line) | set(words(line))
+            score = (len(said & held), len(terms & held))
+            if any(score) and (best is None or score > best[0]):
+                best = (score, hit.id, number)
+    if best is None or (not best[0][0] and best[0][1] < min(2, len(terms))):
         return []
     return [{"id": best[1], "start": best[2], "end": best[2]}]
 
