@@ -24,7 +24,9 @@ every claim it makes is on the lines shown to the model (or in the
 question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
 anything with a digit, `_` or an inner `.`), each name (a capitalised word
 that is not a stop word; a sentence's first word only when a capitalised
-word follows it, as in "Greg Ward wrote it") and each quoted phrase.
+word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
+answer with none of these must have its evidence: a line that holds at
+least half of its own words (`locate_evidence`), or it is `partial`.
 Words are compared as the one lexical ranker compares them
 (`memory.context.lexical`), the line numbers the prompt puts before lines
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
@@ -143,10 +145,11 @@ def claims(answer: str) -> list[str]:
 def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands."""
     text = NUMBERED.sub("", shown) + "\n" + question
+    said = claims(answer)
     held = set(words(text)) | line_terms(text)
     flat = _flat(text)
     missing = []
-    for claim in claims(answer):
+    for claim in said:
         if " " in claim or not _RUN.fullmatch(claim):
             if _flat(claim) not in flat:
                 missing.append(claim)
@@ -155,10 +158,14 @@ def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
     return missing
 
 
-async def locate_evidence(contexts: ContextStore, answer: str, ids: list[str]) -> list[dict[str, Any]]:
+async def locate_evidence(
+    contexts: ContextStore, answer: str, ids: list[str], question: str = ""
+) -> list[dict[str, Any]]:
     """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words; []
-    when no line holds a claim or two of its words."""
+    when no line holds a claim, or (for an answer without claims) half of its own words, those not in
+    `question`."""
     terms = line_terms(answer)
+    own = terms - line_terms(question) or terms
     said = {claim.casefold() for claim in claims(answer) if _RUN.fullmatch(claim)}
     if not terms or not ids:
         return []
@@ -171,10 +178,10 @@ async def locate_evidence(contexts: ContextStore, answer: str, ids: list[str]) -
         span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=2_000)
         for number, line in enumerate(span.text.split("\n"), start=span.start_line):
             held = line_terms(line) | set(words(line))
-            score = (len(said & held), len(terms & held))
+            score = (len(said & held), len(own & held))
             if any(score) and (best is None or score > best[0]):
                 best = (score, hit.id, number)
-    if best is None or (not best[0][0] and best[0][1] < min(2, len(terms))):
+    if best is None or (not best[0][0] and 2 * best[0][1] < max(2, len(own))):
         return []
     return [{"id": best[1], "start": best[2], "end": best[2]}]
 

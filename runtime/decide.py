@@ -195,7 +195,7 @@ class Decider:
         elif problem:
             step.reason = f"not an answer: {problem}"
         else:
-            step.evidence, step.reason = await self._evidence(step.action, last_try=last_try)
+            step.evidence, step.reason = await self._evidence(step.action, regions.task, last_try=last_try)
 
     def _record(self, turn: int, step: _Step, tried: _Try) -> FinalAnswer | ToolCall:
         assert step.prompt is not None and step.reply is not None
@@ -233,12 +233,12 @@ class Decider:
         instead = "the best line is quoted instead" + (f" of {said[:80]!r}" if said and "grounded" in problem else "")
         return evidence, f"not an answer: {problem}; {instead}"
 
-    async def _evidence(self, action: Action, *, last_try: bool) -> tuple[list[Cited], str | None]:
+    async def _evidence(self, action: Action, task: str, *, last_try: bool) -> tuple[list[Cited], str | None]:
         """The cited evidence, checked; without any, the document line the answer's words are on."""
         evidence, reason = await check_answer_evidence(self.contexts, action, last_try=last_try)
         if evidence or reason or not self.documents:
             return evidence, reason  # without documents, there is nothing an answer must rest on
-        action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents)
+        action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents, task)
         if not action.evidence:
             return [], "no evidence: the answer's words are on no line of the documents"
         return await check_answer_evidence(self.contexts, action, last_try=True)
