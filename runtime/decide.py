@@ -11,7 +11,7 @@
     _check        clean the answer; what is wrong with it (runtime.answers)
     _ground       whether it stands on the lines shown (runtime.answers.ungrounded: the one rule)
     _settle       the evidence, or the best line quoted instead, and the reason
-    _ask          one model call, charged to the run's account
+    _ask          one model call, charged to the run's ledger
 
 A reply that fails a check goes back to the model with the reason, up to
 `max_retries` times: a constrained action at a little temperature (at 0 it
@@ -34,8 +34,9 @@ never the prompt, and never `done` on a claim no line holds. Evidence the
 model cites must exist; when the run has documents, an answer that cites
 none gets the document line its claims or words are on
 (`runtime.answers.locate_evidence`), or the reason that it has none.
-Every call adds to the run's token account (`RunResult.tokens`) and charges
-the ledger the run's children and notes share.
+Every call is charged to the run's one token account, its ledger, which its
+children and note calls charge too; the run's `tokens` are read from it
+(`runtime.agent`), whether it finishes, fails or is cancelled.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from runtime.models.base import Model, Reply, Request
 from runtime.models.ledger import Ledger
 from runtime.prompt.build import Prompt, RegionSizes, build_prompt
 from runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
-from runtime.run import Limits, RunResult
+from runtime.run import Limits
 from runtime.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "Decider"]
@@ -93,11 +94,11 @@ class Decider:
     style: AnswerStyle
     documents: list[str]  # the ids an answer's evidence is looked for in
 
-    async def decide(self, regions: Regions, turn: int, rules: TurnRules, result: RunResult) -> FinalAnswer | ToolCall:
+    async def decide(self, regions: Regions, turn: int, rules: TurnRules) -> FinalAnswer | ToolCall:
         tried = _Try()
         while True:
             try:
-                step = await self._attempt(regions, rules, result, tried)
+                step = await self._attempt(regions, rules, tried)
             except InvalidAction as exc:
                 tried.retries += 1
                 if tried.retries > self.limits.max_retries:
@@ -109,13 +110,13 @@ class Decider:
             regions.error = None
             return self._record(turn, step, tried)
 
-    async def _attempt(self, regions: Regions, rules: TurnRules, result: RunResult, tried: _Try) -> _Step:
+    async def _attempt(self, regions: Regions, rules: TurnRules, tried: _Try) -> _Step:
         """One try: the action; for an answer, its text checked and grounded, or an `InvalidAction` to send back."""
         last_try = tried.retries >= self.limits.max_retries
-        step = await self._ask_action(regions, rules, result, tried.retries, last_try=last_try)
+        step = await self._ask_action(regions, rules, tried.retries, last_try=last_try)
         if not step.action.is_answer:
             return step
-        await self._write(step, regions, result, tried.retries)
+        await self._write(step, regions, tried.retries)
         problem = self._check(step, regions)
         if problem is None:
             problem = await self._ground(step, regions)
@@ -129,9 +130,7 @@ class Decider:
         await self._settle(step, regions, problem, last_try=last_try)
         return step
 
-    async def _ask_action(
-        self, regions: Regions, rules: TurnRules, result: RunResult, retries: int, *, last_try: bool
-    ) -> _Step:
+    async def _ask_action(self, regions: Regions, rules: TurnRules, retries: int, *, last_try: bool) -> _Step:
         """The model's action under the schema, parsed and its state held to size; with answers as text and no
         tool allowed there is nothing to decide, and the answer is asked for at once."""
         text_answer = self.style is AnswerStyle.TEXT
@@ -140,12 +139,12 @@ class Decider:
         allow = {"allow_tools": rules.allow_tools, "allow_answer": rules.allow_answer}
         schema = action_schema(rules.tools, **allow, text_answer=text_answer)
         prompt = build_prompt(regions.render(**allow, forced=rules.forced), self.sizes, self.model.count_tokens)
-        reply = await self._ask(prompt.messages, schema, self.sizes.reply, retries, result)
+        reply = await self._ask(prompt.messages, schema, self.sizes.reply, retries)
         action = parse_action(reply.text, rules.tools, **allow, text_answer=text_answer)
         cut = check_state(action, self.sizes.state, self.model.count_tokens, last_try=last_try)
         return _Step(action, prompt, reply, state_cut=cut)
 
-    async def _write(self, step: _Step, regions: Regions, result: RunResult, retries: int) -> None:
+    async def _write(self, step: _Step, regions: Regions, retries: int) -> None:
         """Write the answer as free text when the action only decided to answer (a second, bounded call)."""
         if self.style is not AnswerStyle.TEXT or step.action.answer:
             return
@@ -156,7 +155,7 @@ class Decider:
             self.model.count_tokens,
         )
         cap = min(ANSWER_TOKENS, self.sizes.reply)
-        reply = await self._ask(prompt.messages, None, cap, retries, result)
+        reply = await self._ask(prompt.messages, None, cap, retries)
         text = reply.text.strip()
         if reply.completion_tokens >= cap:  # capped: keep its whole sentences, or say it was cut off
             text, step.cut_off = complete_sentences(text) or text, not complete_sentences(text)
@@ -205,9 +204,7 @@ class Decider:
             return ToolCall(trace)
         return FinalAnswer(trace, step.evidence, step.reason)
 
-    async def _ask(
-        self, messages: list[dict[str, str]], schema: dict | None, max_tokens: int, retries: int, result: RunResult
-    ) -> Reply:
+    async def _ask(self, messages: list[dict[str, str]], schema: dict | None, max_tokens: int, retries: int) -> Reply:
         purpose = "act" if schema is not None else "answer"
         # A constrained action retried at temperature 0 repeats itself, so it samples a little; a free-text
         # answer is retried with the problem shown, which changes it, and sampling makes a small model ramble.
@@ -215,7 +212,6 @@ class Decider:
         reply = await self.model.generate(
             Request(messages, schema=schema, max_tokens=max_tokens, temperature=temperature, purpose=purpose)
         )
-        result.tokens += reply.prompt_tokens + reply.completion_tokens
         self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)
         return reply
 

@@ -74,3 +74,12 @@ async def test_an_answer_grounded_on_the_second_ask_is_done(tmp_path: Path, argp
         result = await session.agent.run(QUESTION)
     model.check_used()
     assert (result.status, result.answer) == ("done", "Steven J. Bethard")
+
+
+async def test_a_runs_tokens_are_its_ledgers_one_account(tmp_path: Path, argparse_file: Path) -> None:
+    model = ScriptedModel(["Steven J. Bethard"], parameters=SMALL, context_window=4_096)
+    async with open_session(model, tmp_path / "loci.db", files=[argparse_file]) as session:
+        run_id, result = await session.run(QUESTION)
+        record = await session.runs.get(run_id)
+    model.check_used()
+    assert result.tokens > 0 and result.tokens == session.agent.ledger.used == record.tokens
