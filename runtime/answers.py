@@ -4,7 +4,9 @@
 to correct (the turn sends it back once, `runtime.decide`):
 
 - it is empty, or only restates the task (every content word of it is the
-  task's: "Mel and her kids do creative projects together");
+  task's: "Mel and her kids do creative projects together"), or, in a
+  reading run, opens by describing what was shown ("The document contains
+  a list of lines ...") rather than answering from it;
 - it stops mid-sentence (the reply ran into its token cap without ending a
   sentence; a capped reply that ended a sentence earlier is cut back to it);
 - it is a placeholder such as "<the answer>", or repeats the prompt's own
@@ -65,6 +67,8 @@ SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
 MIN_ECHO_CHARS = 8
 LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
+# "The document contains a list of lines ...": a small model describing what it was shown, not answering.
+ABOUT_THE_TEXT = re.compile(r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer)\b", re.IGNORECASE)
 NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
@@ -110,6 +114,8 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
     said = line_terms(text)
     if task and said and said <= line_terms(task):
         return "the answer only restates the task: say what the documents say"
+    if task and (about := ABOUT_THE_TEXT.match(text)) and about.group(2).lower() not in task.lower():
+        return "the answer describes the documents instead of answering from them: say what they say"
     if cut_off:
         return "the answer stops mid-sentence: write it whole and short"
     if re.fullmatch(r"<[^<>]*>?", text):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.answers import claims, ungrounded
+from runtime.answers import answer_problem, claims, ungrounded
 from runtime.models.scripted import ScriptedModel
 from runtime.session import open_session
 
@@ -83,3 +83,10 @@ async def test_a_runs_tokens_are_its_ledgers_one_account(tmp_path: Path, argpars
         record = await session.runs.get(run_id)
     model.check_used()
     assert result.tokens > 0 and result.tokens == session.agent.ledger.used == record.tokens
+
+
+def test_an_answer_that_describes_the_lines_instead_of_answering_is_not_an_answer() -> None:
+    talk = "The document contains a list of lines that match the specified format."
+    assert "describes the documents" in (answer_problem(talk, frame="", material="", task=QUESTION) or "")
+    assert answer_problem("The author is Steven J. Bethard.", frame="", material="", task=QUESTION) is None
+    assert answer_problem(talk, frame="", material="", task="What does the document contain?") is None
