@@ -168,11 +168,11 @@ async def locate_evidence(
     contexts: ContextStore, answer: str, ids: list[str], question: str = ""
 ) -> list[dict[str, Any]]:
     """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words; []
-    when no line holds a claim, or (for an answer without claims) half of its own words, those not in
-    `question`."""
+    when no line holds a claim, or (for an answer without claims of its own, beyond the question's) half
+    of its own words, those not in `question`."""
     terms = line_terms(answer)
     own = terms - line_terms(question) or terms
-    said = {claim.casefold() for claim in claims(answer) if _RUN.fullmatch(claim)}
+    said = {claim.casefold() for claim in claims(answer) if _RUN.fullmatch(claim)} - set(words(question))
     if not terms or not ids:
         return []
     try:

@@ -12,8 +12,9 @@ the file.
 `render_lines` shows the best lines whole and numbered (`N| text`, the form
 the prompt shows documents in), under a `doc:1` header per document, in the
 order of the document. It first takes the best lines themselves, best first,
-while they fit, so what a plain retrieval of the top lines would show is
-always there; the room left then goes to their neighbours (in a
+while they fit the room, so what a plain retrieval of the top lines would
+show is always there; then their neighbours, up to a smaller total (`fill`:
+each token shown is a token a small model evaluates on a CPU) (in a
 conversation the line before is the question a turn answers, the line after
 its follow-up), cut to a token budget. `quote_lines` writes lines as a
 partial answer: quoted, with their ids.
@@ -94,9 +95,12 @@ async def render_lines(
     around: int = AROUND,
     *,
     numbered: bool = True,
+    fill: int | None = None,
 ) -> tuple[str, list[Line]]:
     """The lines whole within `budget` tokens: the lines themselves best first while they fit, then their
-    neighbours (`around` each side, nearest first) while room is left; and the lines shown."""
+    neighbours (`around` each side, nearest first) while the total is within `fill` (default: `budget`);
+    and the lines shown."""
+    fill = budget if fill is None else min(fill, budget)
     chosen: dict[str, dict[int, str]] = {}
     shown: list[Line] = []
     used = 0
@@ -120,7 +124,7 @@ async def render_lines(
                 if text is None or number in chosen[line.id]:
                     continue
                 cost = count(_row(number, text, numbered))
-                if used + cost > budget:
+                if used + cost > fill:
                     return _rendered(chosen, numbered), shown
                 chosen[line.id][number], used = text, used + cost
     return _rendered(chosen, numbered), shown

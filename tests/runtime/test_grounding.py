@@ -90,3 +90,13 @@ def test_an_answer_that_describes_the_lines_instead_of_answering_is_not_an_answe
     assert "describes the documents" in (answer_problem(talk, frame="", material="", task=QUESTION) or "")
     assert answer_problem("The author is Steven J. Bethard.", frame="", material="", task=QUESTION) is None
     assert answer_problem(talk, frame="", material="", task="What does the document contain?") is None
+
+
+async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_a_line(tmp_path: Path) -> None:
+    path = tmp_path / "cookiejar.py"
+    path.write_text("import time\nEPOCH_YEAR = 1970\ndef _timegm(tt):\n    year = tt[0]\n", encoding="utf-8")
+    model = ScriptedModel(["EPOCH_YEAR is a cookie with no value."], parameters=SMALL, context_window=4_096)
+    async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
+        result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
+    model.check_used()
+    assert result.status == "partial" and (result.reason or "").startswith("no evidence")
