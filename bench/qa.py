@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the real-file question set (default bench/data/qa_files.json)",
     )
     parser.add_argument(
-        "--files-arms", default="loci,rag,direct", help="the arms of the file set, comma-separated (default all)"
+        "--arms", default="loci,rag,direct", help="the arms of the file and LoCoMo sets, comma-separated (default all)"
     )
     parser.add_argument("--files-max-turns", type=int, default=8, help="Loci's turn limit on files (as `loci run`)")
 
@@ -95,11 +95,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.files is not None:
             report["files_skipped"] = skipped
             config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
-            arms = [arm.strip() for arm in args.files_arms.split(",") if arm.strip()]
-            report.update(await run_files(model, files, config, arms))
+            report.update(await run_files(model, files, config, _arms(args)))
         if args.data is not None:
             questions = locomo_set(args.data, args.locomo, args.seed)
-            report.update(await run_locomo(model, questions, RunConfig(limits=limits)))
+            report.update(await run_locomo(model, questions, RunConfig(limits=limits), _arms(args)))
         if args.compare:
             variants = {
                 "loci_json": RunConfig(limits=limits, answer_style=AnswerStyle.JSON),
@@ -155,6 +154,10 @@ async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str,
                 result = await session.agent.run(q.question)
         sizes[name] = result.turns[0].prompt_tokens.get("system", 0) if result.turns else 0
     return sizes
+
+
+def _arms(args: argparse.Namespace) -> list[str]:
+    return [arm.strip() for arm in args.arms.split(",") if arm.strip()]
 
 
 def _scored(who: str, q: Question, answer: str, seconds: float) -> tuple[bool, float, str]:
