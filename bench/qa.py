@@ -17,7 +17,9 @@ Loci, the conversation cut to the window, and plain BM25 retrieval, scored by
 LoCoMo's token F1); `--short 0 --long 0` runs that set alone. `--files` runs
 the real-file set (`bench.qa_files`: questions on files that ship with Python
 and Debian, Loci against plain BM25 over the file's lines and the file's
-head), alone unless `--short` or `--long` is given.
+head), alone unless `--short` or `--long` is given; `--beam DIR` the BEAM set
+(`bench.qa_beam`: one stated value asked back from a long chat, on the same
+arms). `--arms` picks the arms of these sets.
 `--compare` also runs the short set with answers inside the JSON action
 (`AnswerStyle.JSON`) and with the whole catalogue (every built-in tool set
 named), the two choices the default makes, and reports the system prompt's
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo_qa import locomo_set, run_locomo
+from bench.qa_beam import beam_set
 from bench.qa_data import Question, long_set, short_set
 from bench.qa_files import FILES, file_set, run_files
 from memory.errors import ModelBehaviorError
@@ -70,6 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the real-file question set (default bench/data/qa_files.json)",
     )
+    parser.add_argument("--beam", type=Path, default=None, help="BEAM's chats folder (e.g. .cache/beam/chats/100K)")
+    parser.add_argument("--beam-chats", default="1,2,3,4,5", help="the BEAM chats to ask, comma-separated")
     parser.add_argument(
         "--arms", default="loci,rag,direct", help="the arms of the file and LoCoMo sets, comma-separated (default all)"
     )
@@ -84,8 +89,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.data is not None:
             locomo_set(args.data, 1, args.seed)  # a bad file fails before the slow sets run
         files, skipped = file_set(args.files) if args.files is not None else ([], [])
-        short = args.short if args.short is not None else 0 if args.files else 10
-        long = args.long if args.long is not None else 0 if args.files else 5
+        alone = args.files is not None or args.beam is not None
+        short = args.short if args.short is not None else 0 if alone else 10
+        long = args.long if args.long is not None else 0 if alone else 5
         sets = {"long": long_set(long, args.long_words, args.seed), "short": short_set(short, args.seed)}
         for name, questions in sets.items():
             report.update(
@@ -96,6 +102,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             report["files_skipped"] = skipped
             config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
             report.update(await run_files(model, files, config, _arms(args)))
+        if args.beam is not None:
+            with tempfile.TemporaryDirectory(prefix="loci-beam-") as out:
+                chats = [int(n) for n in args.beam_chats.split(",") if n.strip().isdigit()]
+                questions = beam_set(args.beam, chats, Path(out))
+                config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
+                report.update(await run_files(model, questions, config, _arms(args), name="beam"))
         if args.data is not None:
             questions = locomo_set(args.data, args.locomo, args.seed)
             report.update(await run_locomo(model, questions, RunConfig(limits=limits), _arms(args)))

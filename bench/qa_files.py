@@ -109,15 +109,16 @@ ARMS = ("loci", "rag", "direct")
 
 
 async def run_files(
-    model: Model, questions: list[FileQuestion], config: RunConfig, arms: Sequence[str] = ARMS
+    model: Model, questions: list[FileQuestion], config: RunConfig, arms: Sequence[str] = ARMS, name: str = "files"
 ) -> dict[str, Any]:
-    """Every question on each of `arms` (loci and rag side by side, then direct); the flat `files_*` keys."""
+    """Every question on each of `arms` (loci and rag side by side, then direct); the flat `{name}_*` keys."""
     unknown = [arm for arm in arms if arm not in ARMS]
     if unknown:
         raise UsageError(f"unknown arms {', '.join(unknown)}; choose from {', '.join(ARMS)}")
     rows: dict[str, list[tuple[bool, float, str]]] = {arm: [] for arm in ARMS if arm in arms}
     order = [(q, name) for q in questions for name in ("loci", "rag") if name in rows]
     order += [(q, "direct") for q in questions if "direct" in rows]
+    prefix = name
     for q, name in order:
         started = time.monotonic()
         if name == "loci":
@@ -128,16 +129,17 @@ async def run_files(
         right = contains(answer, q.answer)
         rows[name].append((right, seconds, status))
         print(
-            f"files {len(rows[name])}/{len(questions)} {name}: {'right' if right else 'wrong'} {status} "
+            f"{prefix} {len(rows[name])}/{len(questions)} {name}: {'right' if right else 'wrong'} {status} "
             f"{seconds:.1f}s {q.file.name}: {q.question!r} gold={q.answer!r} answer={answer[:100]!r}",
             file=sys.stderr,
             flush=True,
         )
-    report: dict[str, Any] = {"files_n": len(questions)}
+    report: dict[str, Any] = {f"{prefix}_n": len(questions)}
     for name, outcomes in rows.items():
-        report[f"files_{name}_acc"] = round(statistics.fmean(r[0] for r in outcomes), 3) if outcomes else 0.0
-        report[f"files_{name}_right"] = sum(r[0] for r in outcomes)
-        report[f"files_{name}_s_median"] = round(statistics.median(r[1] for r in outcomes), 2) if outcomes else 0.0
+        report[f"{prefix}_{name}_acc"] = round(statistics.fmean(r[0] for r in outcomes), 3) if outcomes else 0.0
+        report[f"{prefix}_{name}_right"] = sum(r[0] for r in outcomes)
+        report[f"{prefix}_{name}_s_median"] = round(statistics.median(r[1] for r in outcomes), 2) if outcomes else 0.0
     if "loci" in rows:
-        report["files_loci_done_wrong"] = sum(not right and status == "done" for right, _, status in rows["loci"])
+        done_wrong = sum(not right and status == "done" for right, _, status in rows["loci"])
+        report[f"{prefix}_loci_done_wrong"] = done_wrong
     return report

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bench.qa_beam import beam_set
 from bench.qa_files import FILES, file_set, run_files
 from memory.errors import UsageError
 from runtime.models.base import Request
@@ -54,3 +55,25 @@ async def test_the_arms_are_scored_and_a_wrong_done_answer_is_counted(tmp_path: 
     assert report["files_loci_done_wrong"] == 1  # 465 is on a line shown: grounded, and wrong
     with pytest.raises(UsageError, match="unknown arms"):
         await run_files(model, questions, RunConfig(), ["loci", "oracle"])
+
+
+def test_the_beam_set_keeps_questions_whose_rubric_states_one_short_value(tmp_path: Path) -> None:
+    folder = tmp_path / "1" / "probing_questions"
+    folder.mkdir(parents=True)
+    turns = [[{"role": "user", "content": "My parents live\n12 miles away."}, {"role": "assistant", "content": "Ok."}]]
+    (tmp_path / "1" / "chat.json").write_text(json.dumps([{"turns": turns}]), encoding="utf-8")
+    probes = {
+        "information_extraction": [
+            {"question": "How far away do my parents live?", "rubric": ["LLM response should state: 12 miles away"]},
+            {"question": "Two values?", "rubric": ["LLM response should state: a", "LLM response should state: b"]},
+            {"question": "Long?", "rubric": ["LLM response should state: a value of many more words than four"]},
+        ]
+    }
+    (folder / "probing_questions.json").write_text(json.dumps(probes), encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    [q] = beam_set(tmp_path, [1], out)
+    assert (q.question, q.answer) == ("How far away do my parents live?", "12 miles away")
+    assert q.lines == ("user: My parents live 12 miles away.", "assistant: Ok.")
+    with pytest.raises(UsageError, match="not a BEAM chat"):
+        beam_set(tmp_path, [2], out)
