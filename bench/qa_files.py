@@ -10,7 +10,8 @@ answered three ways, in the same run, on the same loaded model:
 - `loci`: the `loci run Q --file F` path: a fresh home, the file loaded,
   `session.run` on what was loaded (its run and episode recorded);
 - `rag`: plain BM25 over the file's lines (`bench.locomo_qa.bm25_top`), its
-  top 8 lines in the order found, and LoCoMo's prompt ("Answer the question
+  top 8 lines in the order found (cut to the window, should they be longer),
+  and LoCoMo's prompt ("Answer the question
   from the lines above, in a few words.");
 - `direct`: the file's head, cut to the model's window, and the same prompt.
 
@@ -85,13 +86,17 @@ async def _prompted(model: Model, context: str, question: str) -> str:
 
 
 async def rag(model: Model, q: FileQuestion) -> tuple[str, str]:
-    return await _prompted(model, "\n".join(bm25_top(q.lines, q.question)), q.question), ""
+    """The best 8 lines by BM25, cut to the window when they are longer (a chat's messages can be)."""
+    return await _prompted(model, _fitted(model, "\n".join(bm25_top(q.lines, q.question)), q), q.question), ""
 
 
 async def direct(model: Model, q: FileQuestion) -> tuple[str, str]:
+    return await _prompted(model, _fitted(model, "\n".join(q.lines), q), q.question), ""
+
+
+def _fitted(model: Model, context: str, q: FileQuestion) -> str:
     frame = model.count_tokens(PROMPT.format(context="", question=q.question))
-    room = model.context_window - ANSWER_TOKENS - TEMPLATE_OVERHEAD - frame - 8
-    return await _prompted(model, fit("\n".join(q.lines), room, model.count_tokens)[0], q.question), ""
+    return fit(context, model.context_window - ANSWER_TOKENS - TEMPLATE_OVERHEAD - frame - 8, model.count_tokens)[0]
 
 
 async def loci(model: Model, q: FileQuestion, config: RunConfig) -> tuple[str, str]:
