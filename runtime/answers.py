@@ -29,7 +29,10 @@ that is not a stop word; a sentence's first word only when a capitalised
 word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
 answer with none of these must have its evidence: a line that holds at
 least half of its own words (`locate_evidence`), or it is `partial`.
-Words are compared as the one lexical ranker compares them
+A number counts only on a line that also holds a content word of the
+question ("1" is on some line of any file; `_MAXHEADERS = 100` is where
+the answer to "_MAXHEADERS" is). Words are compared as the one lexical
+ranker compares them
 (`memory.context.lexical`), the line numbers the prompt puts before lines
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
 beside a line that says "Author: Steven J. Bethard" is not. `loci run`,
@@ -49,7 +52,7 @@ import re
 from typing import Any
 
 from memory.context.fulltext import STOP_WORDS, content_words
-from memory.context.lexical import line_terms, stem, words
+from memory.context.lexical import content_terms, line_terms, stem, words
 from memory.context.store import ContextStore
 from memory.errors import UsageError
 
@@ -149,18 +152,25 @@ def claims(answer: str) -> list[str]:
 
 
 def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
-    """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands."""
+    """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
+    number must be on a line that also holds a content word of the question (a small number is on some
+    line of any file)."""
     text = NUMBERED.sub("", shown) + "\n" + question
-    said = claims(answer)
     held = set(words(text)) | line_terms(text)
     flat = _flat(text)
+    asked = set(content_terms(question)) if question else set()
+    in_question = set(words(question))
     missing = []
-    for claim in said:
+    for claim in claims(answer):
         if " " in claim or not _RUN.fullmatch(claim):
             if _flat(claim) not in flat:
                 missing.append(claim)
         elif claim.casefold() not in held and stem(claim) not in held:
             missing.append(claim)
+        elif asked and claim[0].isdigit() and claim.casefold() not in in_question:
+            lines = (line for line in text.split("\n") if claim.casefold() in words(line))
+            if not any(line_terms(line) & asked for line in lines):
+                missing.append(claim)
     return missing
 
 

@@ -44,6 +44,9 @@ def test_a_claim_is_grounded_on_a_line_and_not_on_a_line_number() -> None:
     assert ungrounded("Steven J. Bethard", shown, QUESTION) == [] and ungrounded("9", shown) == []
     assert ungrounded("Raymond Hettinger", shown, QUESTION) == ["Raymond", "Hettinger"]
     assert ungrounded("It is 12.", shown) == ["12"]  # a line's number is not what the line says
+    code = "1| import sys\n2| _MAXLINE = 65536\n3| _MAXHEADERS = 100\n4| x = [1]"
+    asked = "How many headers at most does http.client accept (_MAXHEADERS)?"
+    assert ungrounded("1", code, asked) == ["1"] and ungrounded("100", code, asked) == []
 
 
 async def test_a_short_answer_that_is_a_span_of_a_line_is_done(tmp_path: Path, argparse_file: Path) -> None:
