@@ -29,9 +29,10 @@ that is not a stop word; a sentence's first word only when a capitalised
 word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
 answer with none of these must have its evidence: a line that holds at
 least half of its own words (`locate_evidence`), or it is `partial`.
-A number counts only on a line that also holds a content word of the
-question ("1" is on some line of any file; `_MAXHEADERS = 100` is where
-the answer to "_MAXHEADERS" is). Words are compared as the one lexical
+A claim counts only on a line that also holds a content word of the
+question ("1" is on some line of any file, `_MAXHEADERS = 100` is where the
+answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:` line does not
+answer who put the package together). Words are compared as the one lexical
 ranker compares them
 (`memory.context.lexical`), the line numbers the prompt puts before lines
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
@@ -153,8 +154,8 @@ def claims(answer: str) -> list[str]:
 
 def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
-    number must be on a line that also holds a content word of the question (a small number is on some
-    line of any file)."""
+    claim must be on a line that also holds a content word of the question (a small number is on some line
+    of any file, and a name on the next line is another person's)."""
     text = NUMBERED.sub("", shown) + "\n" + question
     held = set(words(text)) | line_terms(text)
     flat = _flat(text)
@@ -167,8 +168,10 @@ def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
                 missing.append(claim)
         elif claim.casefold() not in held and stem(claim) not in held:
             missing.append(claim)
-        elif asked and claim[0].isdigit() and claim.casefold() not in in_question:
-            lines = (line for line in text.split("\n") if claim.casefold() in words(line))
+        elif asked and claim.casefold() not in in_question:
+            lines = (
+                line for line in text.split("\n") if claim.casefold() in words(line) or stem(claim) in line_terms(line)
+            )
             if not any(line_terms(line) & asked for line in lines):
                 missing.append(claim)
     return missing

@@ -47,6 +47,10 @@ def test_a_claim_is_grounded_on_a_line_and_not_on_a_line_number() -> None:
     code = "1| import sys\n2| _MAXLINE = 65536\n3| _MAXHEADERS = 100\n4| x = [1]"
     asked = "How many headers at most does http.client accept (_MAXHEADERS)?"
     assert ungrounded("1", code, asked) == ["1"] and ungrounded("100", code, asked) == []
+    bash = "7| This package was put together by Matthias Klose.\n8| Copyright: (C) 1992 Simon Marshall"
+    asked = "Who put together the Debian bash package?"
+    assert ungrounded("Simon Marshall", bash, asked) == ["Simon", "Marshall"]
+    assert ungrounded("Matthias Klose", bash, asked) == []
 
 
 async def test_a_short_answer_that_is_a_span_of_a_line_is_done(tmp_path: Path, argparse_file: Path) -> None:
