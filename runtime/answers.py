@@ -64,6 +64,7 @@ __all__ = [
     "complete_sentences",
     "locate_evidence",
     "sentences",
+    "supporting_line",
     "ungrounded",
 ]
 
@@ -74,6 +75,8 @@ LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it
 # "The document contains a list of lines ...": a small model describing what it was shown, not answering.
 ABOUT_THE_TEXT = re.compile(r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer)\b", re.IGNORECASE)
 NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
+SHOWN_HEADER = re.compile(r"^(\w+:\d+) ")  # `doc:1 lines 3-9:` or `doc:1 name (lines 1-40):`
+SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
 
@@ -154,12 +157,12 @@ def claims(answer: str) -> list[str]:
 
 def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
-    claim must be on a line that also holds a content word of the question (a small number is on some line
-    of any file, and a name on the next line is another person's)."""
+    claim must be on a line that also holds a content word of the question, when some line shown holds one
+    (a small number is on some line of any file, and a name on the next line is another person's)."""
     text = NUMBERED.sub("", shown) + "\n" + question
     held = set(words(text)) | line_terms(text)
     flat = _flat(text)
-    asked = set(content_terms(question)) if question else set()
+    asked = set(content_terms(question)) & line_terms(NUMBERED.sub("", shown)) if question else set()
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):
@@ -175,6 +178,29 @@ def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
             if not any(line_terms(line) & asked for line in lines):
                 missing.append(claim)
     return missing
+
+
+def supporting_line(answer: str, shown: str, question: str) -> tuple[str, int, str] | None:
+    """The line shown (as `id`, number, text) that holds the most of the answer's claims that do stand (on a
+    line with a word of the question, and not the question's own); None when no line holds one."""
+    asked, in_question = set(content_terms(question)), set(words(question))
+    said = [c for c in claims(answer) if _RUN.fullmatch(c) and c.casefold() not in in_question]
+    best: tuple[int, str, int, str] | None = None
+    ref = ""
+    for row in shown.split("\n"):
+        if header := SHOWN_HEADER.match(row):
+            ref = header.group(1)
+            continue
+        if not (numbered := SHOWN_ROW.match(row)) or not ref:
+            continue
+        text = numbered.group(2)
+        terms, held = line_terms(text), set(words(text))
+        if not terms & asked:
+            continue
+        count = sum(1 for c in said if c.casefold() in held or stem(c) in terms)
+        if count and (best is None or count > best[0]):
+            best = (count, ref, int(numbered.group(1)), text)
+    return best[1:] if best else None
 
 
 async def locate_evidence(

@@ -28,7 +28,8 @@ lines it found are its better second try), or when it is not grounded: a
 name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.answers.ungrounded`); the second ask shows the best lines for the
 task in the reason. If the next answer is no better, the run answers with
-the best line of the documents instead, quoted with its id
+a line instead, quoted with its id: the line shown that holds the claims of
+the answer that do stand, else the best line of the documents for the task
 (`runtime.look.quote_lines`), and says why it is `partial`: an answer is
 never the prompt, and never `done` on a claim no line holds. Evidence the
 model cites must exist; when the run has documents, an answer that cites
@@ -47,9 +48,16 @@ from dataclasses import dataclass, field
 from memory.context.store import ContextStore
 from memory.errors import ModelBehaviorError
 from runtime.action import Action, InvalidAction, action_schema, parse_action
-from runtime.answers import answer_problem, clean_answer, complete_sentences, locate_evidence, ungrounded
+from runtime.answers import (
+    answer_problem,
+    clean_answer,
+    complete_sentences,
+    locate_evidence,
+    supporting_line,
+    ungrounded,
+)
 from runtime.evidence import Cited
-from runtime.look import best_lines, quote_lines
+from runtime.look import Line, best_lines, quote_lines
 from runtime.models.base import Model, Reply, Request
 from runtime.models.ledger import Ledger
 from runtime.prompt.build import Prompt, RegionSizes, build_prompt
@@ -190,7 +198,7 @@ class Decider:
     async def _settle(self, step: _Step, regions: Regions, problem: str | None, *, last_try: bool) -> None:
         """The answer's evidence and reason: what it cites or where its words are, or the best line instead."""
         if problem and (self.documents or "prompt" in problem):  # never the prompt; the best line instead
-            step.evidence, step.reason = await self._found_lines(step.action, regions.task, problem)
+            step.evidence, step.reason = await self._found_lines(step.action, regions, problem)
         elif problem:
             step.reason = f"not an answer: {problem}"
         else:
@@ -219,14 +227,22 @@ class Decider:
     def _instruction(regions: Regions) -> str:
         return (READ_ANSWER if regions.reading else WRITE_ANSWER).format(task=regions.task)
 
-    async def _found_lines(self, action: Action, task: str, problem: str) -> tuple[list[Cited], str]:
-        """What the run answers with when the model's answer cannot stand: the best line, quoted with its id."""
-        lines = await best_lines(self.contexts, task, self.documents or None, k=1) if self.documents else []
-        said = action.answer
+    async def _found_lines(self, action: Action, regions: Regions, problem: str) -> tuple[list[Cited], str]:
+        """What the run answers with when the model's answer cannot stand: the line shown that holds what of
+        it does stand, else the best line for the task, quoted with its id."""
+        said = action.answer or ""
+        spot = supporting_line(said, _shown(regions), regions.task) if "grounded" in problem else None
+        if spot:
+            lines = [Line(spot[0], spot[1], spot[2], 0.0)]
+        elif self.documents:
+            lines = await best_lines(self.contexts, regions.task, self.documents, k=1)
+        else:
+            lines = []
         action.answer = quote_lines(lines, most=1) or "(no answer: nothing found)"
         action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]
         evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
-        instead = "the best line is quoted instead" + (f" of {said[:80]!r}" if said and "grounded" in problem else "")
+        which = "the line that holds what of it stands" if spot else "the best line"
+        instead = f"{which} is quoted instead" + (f" of {said[:80]!r}" if said and "grounded" in problem else "")
         return evidence, f"not an answer: {problem}; {instead}"
 
     async def _evidence(self, action: Action, task: str, *, last_try: bool) -> tuple[list[Cited], str | None]:

@@ -107,3 +107,19 @@ async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_
         result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
     model.check_used()
     assert result.status == "partial" and (result.reason or "").startswith("no evidence")
+
+
+async def test_a_partial_answer_quotes_the_line_that_holds_what_of_it_stands(tmp_path: Path) -> None:
+    path = tmp_path / "copyright"
+    path.write_text(
+        "Source: ftp://ftp.gnu.org/gnu/tar/\nComment:\n  GNU tar was originally written by Graham Todd.\n"
+        "  It is now maintained by Sergey Poznyakoff.\n",
+        encoding="utf-8",
+    )
+    both = "GNU tar was written by Graham Todd and Sergey Poznyakoff."
+    model = ScriptedModel([both, both], parameters=SMALL, context_window=4_096)
+    async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
+        result = await session.agent.run("Who originally wrote GNU tar?")
+    model.check_used()
+    assert result.status == "partial" and "'Sergey'" in (result.reason or "")
+    assert result.answer == 'doc:1:3: "GNU tar was originally written by Graham Todd."'
