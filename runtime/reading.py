@@ -9,11 +9,9 @@ the prompt's example query, repeats its own call, and never reads the hit it
 was shown. So when it must navigate documents, its run `reads`
 (`runtime.prompt.catalogue` decides): the runtime's first look ranks every
 line of the documents by the task's content words, as plain BM25 over lines
-would (`runtime.look`), and shows the best `LOOK_HITS` lines whole,
-whatever room of the prompt they take, then their neighbours up to
-`LOOK_TOKENS` in all, in the document's order under a `doc:1 lines a-b:`
-header and without line numbers (a model under a billion parameters reads
-a line's number as its value: "The answer is: 9"), as the run's documents, under the short system
+would (`runtime.look`), and shows the best `LOOK_HITS` lines whole and
+numbered, whatever room of the prompt they take, then their neighbours up
+to `LOOK_TOKENS` in all, as the run's documents, under the short system
 prompt of a run without tools; the model answers from them. That is plain retrieval plus the same
 model: the floor the run stands on, never less. A larger model keeps the
 full tool loop and makes its own first look.
@@ -78,7 +76,7 @@ async def first_look(
 ) -> tuple[Action, str]:
     """The runtime's search for the task's content words, and the best lines it found, shown whole."""
     lines = await best_lines(contexts, task, ids, k=LOOK_HITS)
-    text, shown = await render_lines(contexts, lines, budget, count, numbered=False, fill=LOOK_TOKENS)
+    text, shown = await render_lines(contexts, lines, budget, count, fill=LOOK_TOKENS)
     looked.add(shown)
     query = " ".join(content_words(task))
     action = Action(state=f"Reading the lines that hold: {query}", tool=FIRST_LOOK, arguments={"query": query})
