@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,9 +56,22 @@ from runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, RULES
 from runtime.run import RunConfig
 from runtime.session import open_session
 
-__all__ = ["CATEGORIES", "LocomoQuestion", "bm25_top", "contains", "f1", "locomo_set", "normalise", "run_locomo"]
+__all__ = [
+    "ANSWER_TOKENS",
+    "ARMS",
+    "CATEGORIES",
+    "PROMPT",
+    "LocomoQuestion",
+    "bm25_top",
+    "contains",
+    "f1",
+    "locomo_set",
+    "normalise",
+    "run_locomo",
+]
 
 CATEGORIES = (1, 2, 4)
+ARMS = ("loci", "rag", "direct")
 RAG_K = 8
 ANSWER_TOKENS = 48
 PROMPT = "{context}\n\nAnswer the question from the lines above, in a few words.\nQuestion: {question}\nAnswer:"
@@ -193,18 +206,24 @@ def _flat(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-async def run_locomo(model: Model, questions: list[LocomoQuestion], config: RunConfig) -> dict[str, Any]:
-    """Every question three ways; the flat `locomo_*` keys."""
+async def run_locomo(
+    model: Model, questions: list[LocomoQuestion], config: RunConfig, arms: Sequence[str] = ARMS
+) -> dict[str, Any]:
+    """Every question on each of `arms` (all three by default); the flat `locomo_*` keys."""
     systems: dict[str, Callable[[LocomoQuestion], Awaitable[str]]] = {
         "loci": lambda q: loci(model, q, config),
         "direct": lambda q: direct(model, q),
         "rag": lambda q: rag(model, q),
     }
-    scores: dict[str, list[tuple[float, bool, float]]] = {name: [] for name in systems}
+    unknown = [arm for arm in arms if arm not in ARMS]
+    if unknown:
+        raise UsageError(f"unknown arms {', '.join(unknown)}; choose from {', '.join(ARMS)}")
+    scores: dict[str, list[tuple[float, bool, float]]] = {name: [] for name in ARMS if name in arms}
     frame = "\n".join([PLAIN, RULES, *EXAMPLE_TEXTS, *INSTRUCTIONS])
     recitals = 0
     # loci and rag side by side, question by question; then direct, whose prompts share the conversation's head
-    order = [(q, name) for q in questions for name in ("loci", "rag")] + [(q, "direct") for q in questions]
+    order = [(q, name) for q in questions for name in ("loci", "rag") if name in scores]
+    order += [(q, "direct") for q in questions if "direct" in scores]
     with sqlite3.connect(":memory:") as stems:
         for q, name in order:
             started = time.monotonic()
@@ -224,7 +243,7 @@ async def run_locomo(model: Model, questions: list[LocomoQuestion], config: RunC
     for name, rows in scores.items():
         report[f"locomo_{name}_f1"] = round(statistics.fmean(r[0] for r in rows), 3) if rows else 0.0
         report[f"locomo_{name}_hit"] = round(statistics.fmean(r[1] for r in rows), 3) if rows else 0.0
-    for name in ("loci", "rag", "direct"):
+    for name in scores:
         seconds = [r[2] for r in scores[name]]
         report[f"locomo_{name}_s_median"] = round(statistics.median(seconds), 2) if seconds else 0.0
     report["locomo_recited"] = recitals

@@ -14,7 +14,12 @@ loaded model:
 An answer is right when the expected span appears in it (case-insensitive).
 `--data FILE` adds real conversations in the LoCoMo format (`bench.locomo_qa`:
 Loci, the conversation cut to the window, and plain BM25 retrieval, scored by
-LoCoMo's token F1); `--short 0 --long 0` runs that set alone.
+LoCoMo's token F1); `--short 0 --long 0` runs that set alone. `--files` runs
+the real-file set (`bench.qa_files`: questions on files that ship with Python
+and Debian, Loci against plain BM25 over the file's lines and the file's
+head), alone unless `--short` or `--long` is given; `--beam DIR` the BEAM set
+(`bench.qa_beam`: one stated value asked back from a long chat, on the same
+arms). `--arms` picks the arms of these sets.
 `--compare` also runs the short set with answers inside the JSON action
 (`AnswerStyle.JSON`) and with the whole catalogue (every built-in tool set
 named), the two choices the default makes, and reports the system prompt's
@@ -32,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo_qa import locomo_set, run_locomo
+from bench.qa_beam import beam_set
 from bench.qa_data import Question, long_set, short_set
+from bench.qa_files import FILES, file_set, run_files
 from memory.errors import ModelBehaviorError
 from runtime.cli.doctor import cpu_name
 from runtime.models.base import Model, Request
@@ -50,14 +57,28 @@ DIRECT_TOKENS = 64
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
-    parser.add_argument("--short", type=int, default=10, help="short questions (default 10)")
-    parser.add_argument("--long", type=int, default=5, help="long questions (default 5)")
+    parser.add_argument("--short", type=int, default=None, help="short questions (default 10; 0 with --files)")
+    parser.add_argument("--long", type=int, default=None, help="long questions (default 5; 0 with --files)")
     parser.add_argument("--long-words", type=int, default=24_000, help="words of real text per long document")
     parser.add_argument("--max-turns", type=int, default=6, help="Loci's turn limit per question (default 6)")
     parser.add_argument("--compare", action="store_true", help="also measure JSON answers and the whole catalogue")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=None, help="a LoCoMo-format JSON file: adds the conversation set")
     parser.add_argument("--locomo", type=int, default=40, help="questions of the conversation set (default 40)")
+    parser.add_argument(
+        "--files",
+        nargs="?",
+        const=FILES,
+        default=None,
+        type=Path,
+        help="the real-file question set (default bench/data/qa_files.json)",
+    )
+    parser.add_argument("--beam", type=Path, default=None, help="BEAM's chats folder (e.g. .cache/beam/chats/100K)")
+    parser.add_argument("--beam-chats", default="1,2,3,4,5", help="the BEAM chats to ask, comma-separated")
+    parser.add_argument(
+        "--arms", default="loci,rag,direct", help="the arms of the file and LoCoMo sets, comma-separated (default all)"
+    )
+    parser.add_argument("--files-max-turns", type=int, default=8, help="Loci's turn limit on files (as `loci run`)")
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -67,15 +88,29 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         report: dict[str, Any] = {"model": model.name, "cpu": cpu_name()}
         if args.data is not None:
             locomo_set(args.data, 1, args.seed)  # a bad file fails before the slow sets run
-        sets = {"long": long_set(args.long, args.long_words, args.seed), "short": short_set(args.short, args.seed)}
+        files, skipped = file_set(args.files) if args.files is not None else ([], [])
+        alone = args.files is not None or args.beam is not None
+        short = args.short if args.short is not None else 0 if alone else 10
+        long = args.long if args.long is not None else 0 if alone else 5
+        sets = {"long": long_set(long, args.long_words, args.seed), "short": short_set(short, args.seed)}
         for name, questions in sets.items():
             report.update(
                 _summary(name, "loci", [await loci_answer(model, q, RunConfig(limits=limits)) for q in questions])
             )
             report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
+        if args.files is not None:
+            report["files_skipped"] = skipped
+            config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
+            report.update(await run_files(model, files, config, _arms(args)))
+        if args.beam is not None:
+            with tempfile.TemporaryDirectory(prefix="loci-beam-") as out:
+                chats = [int(n) for n in args.beam_chats.split(",") if n.strip().isdigit()]
+                questions = beam_set(args.beam, chats, Path(out))
+                config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
+                report.update(await run_files(model, questions, config, _arms(args), name="beam"))
         if args.data is not None:
             questions = locomo_set(args.data, args.locomo, args.seed)
-            report.update(await run_locomo(model, questions, RunConfig(limits=limits)))
+            report.update(await run_locomo(model, questions, RunConfig(limits=limits), _arms(args)))
         if args.compare:
             variants = {
                 "loci_json": RunConfig(limits=limits, answer_style=AnswerStyle.JSON),
@@ -131,6 +166,10 @@ async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str,
                 result = await session.agent.run(q.question)
         sizes[name] = result.turns[0].prompt_tokens.get("system", 0) if result.turns else 0
     return sizes
+
+
+def _arms(args: argparse.Namespace) -> list[str]:
+    return [arm.strip() for arm in args.arms.split(",") if arm.strip()]
 
 
 def _scored(who: str, q: Question, answer: str, seconds: float) -> tuple[bool, float, str]:

@@ -14,7 +14,9 @@ evidence, a tool call, or the budget spent (the working state as a partial
 answer). A repeated search reads the next best hit, another repeated call is
 refused (`runtime.guard`); a stuck run and the last turn only answer; the
 first turn on navigated documents only looks. Every model call is charged to
-the run's `Ledger` (`runtime.recursion` shares it); `runtime.prompt.notes`
+the run's `Ledger` (`runtime.recursion` shares it), the run's one token
+account: `RunResult.tokens` is read from it when the run ends, as a failed or
+cancelled run's record reads it (`runtime.session`); `runtime.prompt.notes`
 keeps the window within its size.
 """
 
@@ -102,7 +104,7 @@ class Agent:
         if run.reads:
             await self._look(task, run, result)
         for turn in range(first, self.limits.max_turns + 1):
-            step = await self._decide(run, self._rules(turn, run, tool_choice), turn, result)
+            step = await self._decide(run, self._rules(turn, run, tool_choice), turn)
             if isinstance(step, BudgetSpent):
                 return self._partial(result, run.regions, step.reason)
             step.trace.plan = run.plan if turn == 1 else None
@@ -146,15 +148,16 @@ class Agent:
         run.guard.remember(action, turn, trace.observation_id or "")
         await self._notify(trace)
 
-    async def _decide(self, run: RunState, rules: TurnRules, turn: int, result: RunResult) -> NextStep:
+    async def _decide(self, run: RunState, rules: TurnRules, turn: int) -> NextStep:
         if reason := self.ledger.exhausted():
             return BudgetSpent(reason)
         await self.notes.compact()
-        return await run.decider.decide(run.regions, turn, rules, result)
+        return await run.decider.decide(run.regions, turn, rules)
 
     async def _finish(self, result: RunResult, step: FinalAnswer) -> RunResult:
         result.answer = step.trace.action.answer or ""
         result.evidence, result.reason = step.evidence, step.reason
+        result.tokens = self.ledger.used
         result.status = "partial" if result.reason else "done"
         await self._notify(step.trace)
         return result
@@ -169,4 +172,5 @@ class Agent:
         # the working state, unless it is the prompt's own example
         result.answer = clean_answer(regions.state, frame="\n".join(EXAMPLE_TEXTS), material="") or "(no findings yet)"
         result.status, result.reason = "partial", reason
+        result.tokens = self.ledger.used
         return result

@@ -1,18 +1,23 @@
-"""Looking in the documents: the lines a search found, ranked by content words and shown whole.
+"""Looking in the documents: the lines that hold a question's words, ranked as plain BM25 ranks them, shown whole.
 
-Full-text search ranks chunks (`memory.context.fulltext`); an answer is on a
-line. `best_lines` searches the task's content words only (the question
-frame's stop words that memory recall drops, `memory.graph.terms`: "What",
-"has", "the" rank nothing), reads the best chunks, and ranks their lines by
-the content words each holds, a rare word counting more than a common one
-(inverse line frequency among the lines read, words compared by a light
-stem so "found" and "finds" meet) and a long line a little less (BM25's
-length norm). `render_lines` shows the best lines
-whole, each with its neighbouring lines (in a conversation the line before
-is the question a turn answers, the line after its follow-up), as
-`doc:1` headers over `N| text`, the form the prompt shows documents in, cut
-to a token budget. `quote_lines` writes lines as a partial answer: quoted,
-with their ids.
+An answer is on a line. `best_lines` ranks every line of the documents by the
+question's content words (`memory.context.lexical`, the one lexical ranker:
+identifiers count whole and in their parts, `DEFAULT_FORMAT` and `default`,
+words compared by a light stem, the question frame's stop words rank
+nothing) with BM25 over lines: a rare word counts more than a common one, a
+long line a little less. It streams the stored lines of the documents, so
+it sees every line a plain lexical ranking of the file would, however long
+the file.
+
+`render_lines` shows the best lines whole and numbered (`N| text`, the form
+the prompt shows documents in), under a `doc:1` header per document, in the
+order of the document. It first takes the best lines themselves, best first,
+while they fit the room, so what a plain retrieval of the top lines would
+show is always there; then their neighbours, up to a smaller total (`fill`:
+each token shown is a token a small model evaluates on a CPU) (in a
+conversation the line before is the question a turn answers, the line after
+its follow-up), cut to a token budget. `quote_lines` writes lines as a
+partial answer: quoted, with their ids.
 
 `Looked` is one run's record of the lines shown so far, so a repeated
 search shows the next best hit instead of the same ones (`runtime.guard`).
@@ -20,21 +25,20 @@ search shows the next best hit instead of the same ones (`runtime.guard`).
 
 from __future__ import annotations
 
-import math
-import re
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from memory.context.lexical import Ranker, content_terms, scan_lines, terms_pattern
+from memory.context.objects import parse_id
 from memory.context.store import ContextStore
 from memory.errors import UsageError
-from memory.graph.terms import query_terms
+from runtime.prompt.build import fit
 
-__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines", "stem"]
+__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
 
-CHUNKS = 6
 AROUND = 1
-_WORD = re.compile(r"[^\W_]+")
-_SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "s", "ly")
+HEADER_TOKENS = 12  # a document's `doc:1 lines 3-40:` header
 
 
 @dataclass(frozen=True)
@@ -58,39 +62,29 @@ class Looked:
         self.shown.update((line.id, line.number) for line in lines)
 
 
-def stem(word: str) -> str:
-    word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 async def best_lines(contexts: ContextStore, query: str, ids: list[str] | None, k: int = 8) -> list[Line]:
-    """The `k` lines of the documents `ids` (all when None) that hold the most of the query's content words."""
-    terms = {stem(word) for word in query_terms(query)}
+    """The `k` lines of the documents `ids` (all when None) that rank best for the query's content words."""
+    terms = set(content_terms(query))
     if not terms:
         return []
-    try:
-        hits = await contexts.search(" ".join(sorted(query_terms(query))), ids=ids, k=CHUNKS)
-    except UsageError:
-        return []
-    lines: dict[tuple[str, int], str] = {}
-    for hit in hits:
-        span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=4_000)
-        for number, text in enumerate(span.text.split("\n"), start=span.start_line):
-            lines[(hit.id, number)] = text
-    found = {key: {stem(w) for w in _WORD.findall(text)} & terms for key, text in lines.items()}
-    spread = {term: sum(term in words for words in found.values()) for term in terms}
-    total = max(1, len(lines))
-    average = sum(len(text) for text in lines.values()) / total + 1
-    scored = [
-        Line(key[0], key[1], text, sum(math.log(1 + total / spread[t]) for t in words) / _length(text, average))
-        for key, words in found.items()
-        if words and (text := lines[key])
-    ]
-    scored.sort(key=lambda line: -line.score)
-    return scored[:k]
+    if ids is None:
+        ids = [obj.id for obj in await contexts.list(["doc"])]
+    refs: dict[int, str] = {}
+    for ref in ids:
+        try:
+            refs[parse_id(ref)[1]] = ref
+        except UsageError:
+            continue
+    numbers = list(refs)
+    ranker = Ranker(terms)
+    held: list[tuple[int, int, str, set[str]]] = []
+    async for index, number, text in scan_lines(contexts.store, numbers, terms_pattern(terms), ranker):
+        found = ranker.held(text)
+        ranker.count(text, found)
+        if found:
+            held.append((index, number, text, found))
+    best = heapq.nlargest(k, held, key=lambda h: (ranker.score(h[2], h[3]), -h[0], -h[1]))
+    return [Line(refs[numbers[i]], number, text, ranker.score(text, found)) for i, number, text, found in best]
 
 
 async def render_lines(
@@ -101,38 +95,59 @@ async def render_lines(
     around: int = AROUND,
     *,
     numbered: bool = True,
+    fill: int | None = None,
 ) -> tuple[str, list[Line]]:
-    """The lines whole with `around` neighbours each, best first, within `budget` tokens; and the lines shown."""
-    parts: list[str] = []
+    """The lines whole within `budget` tokens: the lines themselves best first while they fit, then their
+    neighbours (`around` each side, nearest first) while the total is within `fill` (default: `budget`);
+    and the lines shown."""
+    fill = budget if fill is None else min(fill, budget)
+    chosen: dict[str, dict[int, str]] = {}
     shown: list[Line] = []
-    covered: set[tuple[str, int]] = set()
     used = 0
     for line in lines:
-        if (line.id, line.number) in covered:
-            shown.append(line)
-            continue
-        obj = await contexts.get(line.id)
-        first, last = max(1, line.number - around), min(obj.lines, line.number + around)
-        span = await contexts.read(line.id, first, last, max_tokens=budget)
-        shown_lines = [
-            f"{n}| {text}" if numbered else text
-            for n, text in enumerate(span.text.split("\n"), start=span.start_line)
-            if (line.id, n) not in covered
-        ]
-        part = f"{line.id} lines {first}-{last}:\n" + "\n".join(shown_lines)
-        tokens = count(part)
-        if used + tokens > budget and parts:
-            break
-        parts.append(part)
-        used += tokens
+        held = chosen.setdefault(line.id, {})
+        if line.number not in held:
+            text = line.text if shown else fit(line.text, budget, count)[0]
+            cost = count(_row(line.number, text, numbered)) + (0 if held else HEADER_TOKENS)
+            if used + cost > budget and shown:
+                continue
+            held[line.number], used = text, used + cost
         shown.append(line)
-        covered.update((line.id, n) for n in range(first, last + 1))
-    return "\n\n".join(parts), shown
+    spans = {}
+    for line in shown if around else []:
+        span = await contexts.read(line.id, max(1, line.number - around), line.number + around, max_tokens=budget)
+        spans[line] = dict(enumerate(span.text.split("\n"), start=span.start_line))
+    for distance in range(1, around + 1):
+        for line in shown:
+            for number in (line.number - distance, line.number + distance):
+                text = spans[line].get(number)
+                if text is None or number in chosen[line.id]:
+                    continue
+                cost = count(_row(number, text, numbered))
+                if used + cost > fill:
+                    return _rendered(chosen, numbered), shown
+                chosen[line.id][number], used = text, used + cost
+    return _rendered(chosen, numbered), shown
 
 
-def _length(text: str, average: float) -> float:
-    """BM25's length norm (b = 0.5): of two lines with the same words, the shorter says more about them."""
-    return 0.5 + 0.5 * (len(text) + 1) / average
+def _row(number: int, text: str, numbered: bool) -> str:
+    return f"{number}| {text}" if numbered else text
+
+
+def _rendered(chosen: dict[str, dict[int, str]], numbered: bool) -> str:
+    """Each document's chosen lines in its own order under an `id lines a-b:` header; `...` marks a gap."""
+    parts = []
+    for ref, held in chosen.items():
+        if not held:
+            continue
+        numbers = sorted(held)
+        rows = [f"{ref} lines {numbers[0]}-{numbers[-1]}:"]
+        for previous, number in zip([numbers[0] - 1, *numbers], numbers, strict=False):
+            if number > previous + 1:
+                rows.append("...")
+            rows.append(_row(number, held[number], numbered))
+        parts.append("\n".join(rows))
+    return "\n\n".join(parts)
 
 
 def quote_lines(lines: list[Line], most: int = 2) -> str:

@@ -7,13 +7,14 @@ guard, the lines shown), so the long-lived `Agent` holds none of it.
 A model under a billion parameters does not use a tool loop well: it copies
 the prompt's example query, repeats its own call, and never reads the hit it
 was shown. So when it must navigate documents, its run `reads`
-(`runtime.prompt.catalogue` decides): the runtime's first look searches the
-task's content words and shows the best lines whole, each with its
-neighbours (`runtime.look`), as the run's documents, under the short system
-prompt of a run without tools, and the model answers from them. That is
-plain retrieval plus the same model, the floor the run stands on, with
-lines ranked by content words and shown whole. A larger model keeps the full
-tool loop and makes its own first look.
+(`runtime.prompt.catalogue` decides): the runtime's first look ranks every
+line of the documents by the task's content words, as plain BM25 over lines
+would (`runtime.look`), and shows the best `LOOK_HITS` lines whole and
+numbered, whatever room of the prompt they take, then their neighbours up
+to `LOOK_TOKENS` in all, as the run's documents, under the short system
+prompt of a run without tools; the model answers from them. That is plain retrieval plus the same
+model: the floor the run stands on, never less. A larger model keeps the
+full tool loop and makes its own first look.
 
 `record_turn` stores each tool call's result and turn (`obs:N`, `turn:N`) and
 shows the result's head as the latest observation.
@@ -44,7 +45,7 @@ from runtime.run import RunPlan, TurnTrace
 __all__ = ["LOOK_HITS", "RunState", "first_look", "look_turn", "next_hit", "reading_sizes", "record_turn"]
 
 LOOK_HITS = 8
-LOOK_TOKENS = 700  # the most a first look shows: about plain retrieval's top 8 turns with their neighbours
+LOOK_TOKENS = 700  # the neighbours shown stop here; the best lines themselves may take the whole room
 KEPT_OBSERVATION = 64
 LOOK_FRAME_TOKENS = 32  # the region's header and the question below the lines
 
@@ -75,7 +76,7 @@ async def first_look(
 ) -> tuple[Action, str]:
     """The runtime's search for the task's content words, and the best lines it found, shown whole."""
     lines = await best_lines(contexts, task, ids, k=LOOK_HITS)
-    text, shown = await render_lines(contexts, lines, min(budget, LOOK_TOKENS), count, numbered=False)
+    text, shown = await render_lines(contexts, lines, budget, count, fill=LOOK_TOKENS)
     looked.add(shown)
     query = " ".join(content_words(task))
     action = Action(state=f"Reading the lines that hold: {query}", tool=FIRST_LOOK, arguments={"query": query})

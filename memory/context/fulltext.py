@@ -19,6 +19,12 @@ snippet only for the k rows returned, which keeps a search on ten million
 tokens in milliseconds. A hit names its chunk's line range and its line
 that holds the rarest query words, so the next step can read just there.
 
+Documents come first: a run's own records (`obs:N` search results, `turn:N`,
+`note:N`) match the words of the lines they quote, and would otherwise
+outrank the document itself. So the matches are ranked documents first, each
+kind by BM25, and a record whose best line is a line of a document hit (a
+copy of what it quoted, `12| ` prefixes and quotes aside) is not returned.
+
 A search sees the objects of one project, or of every project for `ALL`
 (`memory.projects`): the match is joined to its objects, which say theirs.
 
@@ -53,7 +59,9 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 SNIPPET_TOKENS = 16
 LINE_CHARS = 600
+RECORD_ROOM = 8  # rows beyond k, so that records dropped as copies leave k hits
 _WORD = re.compile(r"[^\W_]+")
+_QUOTING = re.compile(r"^\s*(?:\w+:\d+(?::\d+)?:?\s*|\d+\|\s*)")  # `doc:1:49: ` or `12| ` before a line
 
 
 def query_words(query: str) -> list[str]:
@@ -101,14 +109,23 @@ def fts_search(
     if refs:
         sql += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
         params += refs
-    sql += " ORDER BY context_fts.rank LIMIT ?"
-    params.append(k)
-    hits = []
+    sql += " ORDER BY o.kind != 'doc', context_fts.rank LIMIT ?"
+    params.append(k + RECORD_ROOM)
+    hits: list[Hit] = []
+    quoted: list[str] = []  # the text of the document hits, flattened
     for kind, oid, first, last, text, snippet, score in db.execute(sql, params).fetchall():
         line = _best_line(text, first, words)
         whole = split_lines(text)[line - first].rstrip("\n") if line - first < len(split_lines(text)) else ""
+        if kind == "doc":
+            quoted.append(_flat(text))
+        elif (flat := _flat(_QUOTING.sub("", whole))) and any(flat in doc for doc in quoted):
+            continue  # a record of a run that only repeats a document's line
         hits.append(Hit(f"{kind}:{oid}", first, last, snippet, -score, line, whole[:LINE_CHARS]))
-    return hits
+    return hits[:k]
+
+
+def _flat(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
 
 
 def _best_line(text: str, first: int, words: list[str]) -> int:

@@ -125,7 +125,9 @@ class Episodes:
         project = writable_project(self.graph.project)
         live = fetch_nodes(conn, cited, project)
         steps = [_step_dict(s, live) for s in episode.steps[:MAX_STEPS]]
-        tag = f"run {episode.run_id}" if episode.run_id is not None else f"#{_next_number(conn)}"
+        # The text is what recall searches: the task and a mark that tells episodes apart, no label words
+        # ("Episode", "run") that every query holding them would match.
+        tag = f"r{episode.run_id}" if episode.run_id is not None else f"e{_next_number(conn)}"
         meta = {
             "run_id": episode.run_id,
             "task": episode.task[:TASK_CHARS],
@@ -134,7 +136,7 @@ class Episodes:
         }
         if len(episode.task) > TASK_CHARS or len(episode.steps) > MAX_STEPS:
             meta["cut"] = {"task_chars": len(episode.task), "steps": len(episode.steps)}
-        text = f"Episode ({tag}): {episode.task.strip()}"[:TASK_CHARS]
+        text = f"{episode.task.strip()}"[: TASK_CHARS - len(tag) - 3] + f" [{tag}]"
         cause = cause or f"episode {tag}"
         [(node_id, created)] = insert_nodes(conn, [NewNode(text, "episodic", meta)], cause, project=project)
         if not created:

@@ -17,6 +17,11 @@ The log lives in the home (`memory.chat`): the line is committed before the
 agent runs on it, the answer and its state before it is shown, so killing
 the process loses nothing acknowledged, and `--resume [ID]` continues.
 
+With `--file`, the chat's runs read those files and the chat's own turns,
+not the home's other documents (a question about one file is answered from
+it); `--all` reads every document in the home, as a chat without `--file`
+does.
+
 `Chat` takes an output function and `chat_loop` an input function, so the
 tests drive a chat without a terminal; the command reads lines with
 `input()` in a worker thread, leaving the event loop free.
@@ -31,6 +36,7 @@ import anyio
 import anyio.to_thread
 
 from memory.chat import ChatLog, ChatSession
+from memory.context.objects import ContextObject
 from memory.errors import LociError, UsageError
 from memory.store import default_db_path
 from runtime.background import Background
@@ -60,6 +66,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--file", "-f", action="append", default=[], help="a file the agent may read (repeatable)")
     parser.add_argument(
+        "--all",
+        action="store_true",
+        help="with --file, also read every other document in the home (default: only those)",
+    )
+    parser.add_argument(
         "--max-turns", type=int, default=8, help="turns per line before the agent must answer (default 8)"
     )
     parser.add_argument("--mcp-config", help="an mcpServers JSON file of external MCP servers")
@@ -80,7 +91,9 @@ async def run(args: argparse.Namespace) -> int:
         async with open_session(
             model, db, config, files=args.file, background=Background.ALL, project=project
         ) as session:
-            chat = await open_chat(session, model.name, write=_print, resume=resume)
+            # With --file, the chat reads those files (and its own turns); the rest of the home only with --all.
+            objects = list(session.loaded) if args.file and not args.all else None
+            chat = await open_chat(session, model.name, write=_print, resume=resume, objects=objects)
             await chat_loop(chat, read_line)
     finally:
         await model.aclose()
@@ -108,20 +121,28 @@ async def read_line() -> str | None:
         return None
 
 
-async def open_chat(session: Session, model: str, *, write: Write, resume: int | str | None = None) -> Chat:
-    """A new chat, or the one `resume` names ("latest" or an id), its messages shown again."""
+async def open_chat(
+    session: Session,
+    model: str,
+    *,
+    write: Write,
+    resume: int | str | None = None,
+    objects: list[ContextObject] | None = None,
+) -> Chat:
+    """A new chat, or the one `resume` names ("latest" or an id), its messages shown again; `objects`, when
+    given, are the documents its runs read (None: every document in the home)."""
     log = ChatLog(session.store, project=session.runs.project)  # the session's project
     if resume is None:
         record = await log.start(model)
         write(f"chat {record.id} with {model}; /state /history /prune /quit")
-        return Chat(session, log, record, write)
+        return Chat(session, log, record, write, objects=objects)
     record = await log.find(None if resume == "latest" else int(resume))
     messages = await log.messages(record.id)
     write(f"resuming chat {record.id} ({record.model}, {len(messages)} messages)")
     for message in messages:
         write(f"{SPEAKERS.get(message.role, message.role)}> {message.text}")
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
-    chat = Chat(session, log, record, write, state=last.state if last else "")
+    chat = Chat(session, log, record, write, state=last.state if last else "", objects=objects)
     if last and last.window:
         await session.agent.window.restore(list(last.window))
     if chat.state:
@@ -144,8 +165,18 @@ async def chat_loop(chat: Chat, read: Read) -> None:
 class Chat:
     """One chat on one agent session: runs tasks, keeps the state, logs every exchange."""
 
-    def __init__(self, session: Session, log: ChatLog, record: ChatSession, write: Write, *, state: str = "") -> None:
+    def __init__(
+        self,
+        session: Session,
+        log: ChatLog,
+        record: ChatSession,
+        write: Write,
+        *,
+        state: str = "",
+        objects: list[ContextObject] | None = None,
+    ) -> None:
         self.session = session
+        self.objects = objects  # the documents the chat reads; None: every document in the home
         self.log = log
         self.record = record
         self.write = write
@@ -197,7 +228,8 @@ class Chat:
 
     async def _run(self, task: str) -> RunResult:
         """Run `task`, continuing the chat's working state and window."""
-        return (await self.session.run(task, source="chat", state=self.state, keep_window=True))[1]
+        scope = {} if self.objects is None else {"objects": self.objects}
+        return (await self.session.run(task, source="chat", state=self.state, keep_window=True, **scope))[1]
 
     def status(self) -> str:
         """The state, shortened; the last prompt's tokens per region against the budgets; the window as it

@@ -13,7 +13,11 @@ answer (cut at its first repeat) with a status and a reason:
   where the answer was read: `partial`, naming the missing words;
 - an answer that says the document does not say is not an answer: `partial`;
 - an answer none of whose own words (those not in the question) is in its
-  evidence was not read there: `partial`.
+  evidence was not read there: `partial`;
+- an answer with a name, number, identifier or quoted phrase that its
+  evidence does not hold is not grounded: `partial`, naming them (the one
+  rule of `runtime.answers.ungrounded`, which `loci run` and `loci chat`
+  follow too).
 
 Otherwise the job is `done`. The reasons are one line each, for the record's
 `reason` and for `loci digest`'s "(partial: ...)" line.
@@ -29,6 +33,7 @@ from typing import Any
 
 from memory.context.store import ContextStore
 from memory.errors import LociError
+from runtime.answers import ungrounded
 from runtime.digest.lexical import content_words, line_words
 
 __all__ = ["Verdict", "evidence_text", "judge"]
@@ -69,6 +74,9 @@ def judge(question: str, answer: str, evidence: str, *, lookup: bool = True) -> 
         reasons.append("the answer says the document does not say")
     elif text and own and not own & held:
         reasons.append("none of the answer's own words is in its evidence: it was not read there")
+    elif text and (missing := ungrounded(text, evidence, question)):
+        named = ", ".join(repr(claim) for claim in missing[:4])
+        reasons.append(f"not grounded: the answer says {named}, which its evidence does not")
     if not text:
         reasons.append("the model gave no answer")
     return Verdict(text, "partial" if reasons else "done", "; ".join(reasons) or None)

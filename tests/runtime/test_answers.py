@@ -187,6 +187,15 @@ async def test_an_answer_on_no_line_of_the_documents_is_partial(tmp_path: Path, 
     assert result.status == "partial" and result.reason is not None and result.reason.startswith("no evidence")
 
 
+async def test_an_answer_about_the_document_rather_than_from_it_is_partial(tmp_path: Path, short: Path) -> None:
+    talk = "The document contains a list of lines and each plot of the garden is in a format."
+    model = ScriptedModel([answer(talk, [])])
+    async with open_session(model, tmp_path / "loci.db", json_config(), files=[short]) as session:
+        result = await session.agent.run("How much does a plot cost?")
+    model.check_used()
+    assert result.status == "partial" and (result.reason or "").startswith("no evidence")
+
+
 async def test_the_default_catalogue_is_every_tool_when_the_user_names_the_sets(tmp_path: Path, short: Path) -> None:
     model = ScriptedModel([answer("35 euros a season")], parameters=SMALL, context_window=4_096)
     config = RunConfig(tools=("context",), answer_style=AnswerStyle.JSON)

@@ -86,3 +86,13 @@ async def test_outline_of_markdown_object(store: Store) -> None:
     obj = await contexts.add_text("doc", "n", "# A\ntext\n## B\nmore\n", meta={"format": "markdown"})
     outline = await contexts.outline(obj.id)
     assert [(e.title, e.level, e.start, e.end) for e in outline.entries] == [("A", 1, 1, 4), ("B", 2, 3, 4)]
+
+
+async def test_documents_outrank_a_runs_records_and_a_record_that_copies_a_line_is_dropped(store: Store) -> None:
+    contexts = ContextStore(store)
+    doc = await contexts.add_text("doc", "bzip2", "Files: *\nCopyright: 1996-2010 Julian R Seward\nLicense: BSD\n")
+    for turn in (14, 16):
+        await contexts.add_text("obs", f"turn {turn} context_search", "2| Copyright: 1996-2010 Julian R Seward\n")
+    note = await contexts.add_text("note", "what was found", "Julian Seward wrote bzip2, the notes say Julian Seward")
+    hits = await contexts.search("Julian Seward", k=5)
+    assert [hit.id for hit in hits] == [doc.id, note.id]

@@ -181,7 +181,7 @@ async def test_an_answer_about_something_else_than_its_question_is_partial_not_d
 
 async def test_an_answer_whose_evidence_lacks_the_questions_words_is_partial(tmp_path: Path) -> None:
     doc = write_doc(tmp_path / "log.txt")
-    done = {"state": "found", "answer": "line 3 says nothing", "evidence": [{"id": "doc:1", "start": 3, "end": 3}]}
+    done = {"state": "found", "answer": "the line says nothing", "evidence": [{"id": "doc:1", "start": 3, "end": 3}]}
     model = ScriptedModel([json.dumps(done)])
     record = await digest([doc], "What is the gate code?", model=model, db=tmp_path / "loci.db", strategy="navigate")
     assert record["status"] == "partial"

@@ -43,3 +43,11 @@ def test_a_question_about_the_whole_is_not_held_to_its_words() -> None:
     verdict = judge("Summarise the log.", "Three gates were opened.", evidence, lookup=False)
     assert verdict.status == "done"
     assert judge("Summarise the log.", "Three gates", "gate", lookup=True).status == "partial"
+
+
+def test_an_invented_detail_beside_the_right_name_is_partial() -> None:
+    evidence = "This package was put together by Matthias Klose <doko@debian.org>."
+    question = "Who put together the Debian bash package?"
+    assert judge(question, "Matthias Klose", evidence).status == "done"
+    verdict = judge(question, "Matthias Klose, a Linux kernel engineer at Intel.", evidence)
+    assert verdict.status == "partial" and "'Linux'" in (verdict.reason or "") and "'Intel'" in (verdict.reason or "")

@@ -1,0 +1,158 @@
+"""Words of a line, and lines ranked by a question's words: the one lexical ranker of the runtime.
+
+Three readers rank lines by the words of a question: the run's look at its
+documents (`runtime.look`), the check that an answer stands on its lines
+(`runtime.answers`), and the long-document job's pre-pass
+(`runtime.digest.lexical`). They all split and compare words here, so a fix
+to one is a fix to all.
+
+Words. A text is split on what is not a letter, digit, `_`, `-` or `.`
+(`memory.context.fulltext.query_words` splits a query the same way); each
+run is then taken whole and in its parts, both searchable: `DEFAULT_FORMAT`
+gives `default_format`, `default` and `format`; `--sort-keys` gives
+`sort-keys`, `sort` and `keys`; `os.path` gives `os.path`, `os` and `path`.
+A run's leading and trailing `-`, `_` and `.` are not part of it (the full
+stop after "Bethard." is not). Words are case folded and lightly stemmed
+(`stem`: "found" and "finds" meet, "ports" and "port"), the same way on both
+sides. The question frame's stop words (`fulltext.STOP_WORDS`, which memory
+recall drops too) are not content words.
+
+Ranking. `Ranker` is BM25 over lines: a word's weight is its inverse line
+frequency among the lines counted (`log(1 + lines / lines with the word)`),
+a line scores the weights of the distinct question words it holds, and a
+long line a little less (the length norm, b = 0.5). `scan_lines` streams the
+stored lines of documents that hold any of a set of words, a few hundred
+chunks at a time, with the regular-expression engine passing over chunks
+that hold none, so a ranking over every line of a long document stays
+bounded in memory.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memory.context.fulltext import STOP_WORDS
+from memory.context.loader import split_lines
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from memory.store import Store
+
+__all__ = ["Ranker", "content_terms", "line_terms", "scan_lines", "stem", "terms_pattern", "words"]
+
+FETCH_ROWS = 256
+_RUN = re.compile(r"[\w.\-]+")
+_PIECE = re.compile(r"[^\W_]+")
+_JOINERS = "-_."
+_SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A light stem: case folded, one common suffix dropped when three letters are left."""
+    word = word.casefold()
+    if not word.isalpha():  # identifiers and numbers are compared as they are
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
+            return word[: -len(suffix)]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, case folded, in order: each identifier whole, then its parts."""
+    found: list[str] = []
+    for run in _RUN.findall(text):
+        whole = run.strip(_JOINERS).casefold()
+        if not whole:
+            continue
+        parts = _PIECE.findall(whole)
+        if len(parts) > 1 or (parts and parts[0] != whole):
+            found.append(whole)
+        found += parts
+    return found
+
+
+def line_terms(text: str) -> set[str]:
+    """The stemmed content words of `text` (whole identifiers and their parts), stop words left out."""
+    return {stem(w) for w in words(text) if w not in STOP_WORDS}
+
+
+def content_terms(question: str) -> list[str]:
+    """The stemmed content words of a question, in order; all its words when only stop words are left."""
+    every = words(question)
+    kept = [w for w in every if w not in STOP_WORDS] or every
+    return list(dict.fromkeys(stem(w) for w in kept))
+
+
+def terms_pattern(terms: Iterable[str]) -> re.Pattern[str]:
+    """Any word that starts with one of `terms` (stems), as the start of a word: a coarse filter that
+    `line_terms` then makes exact."""
+    alternatives = "|".join(re.escape(t) for t in sorted(set(terms), key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
+
+
+@dataclass
+class Ranker:
+    """BM25 over lines for one question's `terms`: count the lines first, then score them."""
+
+    terms: set[str]
+    lines: int = 0
+    chars: int = 0
+    spread: dict[str, int] = field(default_factory=dict)
+
+    def count(self, text: str, held: set[str]) -> None:
+        """Count one line (every line counted, whether it holds a term or not; `held` its terms)."""
+        self.lines += 1
+        self.chars += len(text)
+        for term in held:
+            self.spread[term] = self.spread.get(term, 0) + 1
+
+    def count_lines(self, total: int, chars: int) -> None:
+        """Count `total` lines of `chars` characters that hold no term at all."""
+        self.lines += total
+        self.chars += chars
+
+    def weight(self, term: str) -> float:
+        return math.log(1 + max(1, self.lines) / self.spread[term]) if self.spread.get(term) else 0.0
+
+    def score(self, text: str, held: set[str]) -> float:
+        """The weights of the terms the line holds, a long line a little less."""
+        average = self.chars / max(1, self.lines) + 1
+        return sum(self.weight(t) for t in held) / (0.5 + 0.5 * (len(text) + 1) / average)
+
+    def held(self, text: str) -> set[str]:
+        return line_terms(text) & self.terms
+
+
+async def scan_lines(
+    store: Store, object_ids: Sequence[int], pattern: re.Pattern[str], totals: Ranker | None = None
+) -> AsyncIterator[tuple[int, int, str]]:
+    """The stored lines of the objects (by number) that `pattern` finds a match on, as `(index into
+    object_ids, line number, text)`; with `totals`, every line's length is counted on it."""
+    sql = (
+        "SELECT seq, start_line, end_line, text FROM context_chunks"
+        " WHERE object_id = ? AND seq >= ? ORDER BY seq LIMIT ?"
+    )
+    for index, number in enumerate(object_ids):
+        seq = 0
+        while True:
+            rows = await store.read(lambda db, n=number, s=seq: _fetch(db, sql, [n, s, FETCH_ROWS]))
+            for _, start_line, end_line, text in rows:
+                if not pattern.search(text):  # the regex engine passes over most chunks whole
+                    if totals is not None:
+                        totals.count_lines(end_line - start_line + 1, len(text))
+                    continue
+                for offset, line in enumerate(split_lines(text)):
+                    yield index, start_line + offset, line.rstrip("\n")
+            if len(rows) < FETCH_ROWS:
+                break
+            seq = rows[-1][0] + 1
+
+
+def _fetch(db: sqlite_utils.Database, sql: str, params: list[int]) -> list[tuple[int, int, int, str]]:
+    return list(db.execute(sql, params).fetchall())

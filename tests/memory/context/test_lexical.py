@@ -1,0 +1,38 @@
+"""The one lexical ranker: identifiers as words, whole and in parts, and BM25 over a real store's lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory.context.lexical import content_terms, line_terms, words
+from memory.context.store import ContextStore
+from memory.store import Store
+from runtime.look import best_lines
+
+
+def test_identifiers_are_words_whole_and_in_their_parts() -> None:
+    assert words("DEFAULT_FORMAT = PAX_FORMAT") == ["default_format", "default", "format", "pax_format", "pax"] + [
+        "format"
+    ]
+    assert words("use --sort-keys or os.path.") == ["use", "sort-keys", "sort", "keys", "or", "os.path", "os", "path"]
+    assert {"smtp_port", "smtp", "port"} <= line_terms("SMTP_PORT = 25")
+    assert "2.58" in line_terms("__version__ = '2.58'")
+
+
+def test_a_questions_content_words_are_stemmed_the_same_way_as_a_lines() -> None:
+    assert content_terms("Who keeps the keys?") == ["keep", "key"]
+    assert content_terms("What is the value of DEFAULT_FORMAT in tarfile?")[:2] == ["value", "default_format"]
+    assert set(content_terms("What is the vault access code?")) <= line_terms("The vault access code is 7341.")
+
+
+async def test_an_identifier_question_ranks_its_assignment_line_first(tmp_path: Path) -> None:
+    lines = [f"# comment {n}: the default tar format and the pax format are described here\n" for n in range(300)]
+    lines.insert(150, "DEFAULT_FORMAT = PAX_FORMAT\n")
+    lines.insert(40, "from tarfile import *\n")
+    path = tmp_path / "tarfile.py"
+    path.write_text("".join(lines), encoding="utf-8")
+    async with await Store.open(tmp_path / "loci.db") as store:
+        contexts = ContextStore(store, lambda t: len(t.split()))
+        obj = await contexts.add_file(path)
+        found = await best_lines(contexts, "What is the value of DEFAULT_FORMAT in tarfile?", [obj.id], k=3)
+    assert (found[0].number, found[0].text) == (152, "DEFAULT_FORMAT = PAX_FORMAT")

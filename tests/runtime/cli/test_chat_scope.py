@@ -1,0 +1,47 @@
+"""`loci chat --file X` reads X and its own turns, not the home's other documents, unless asked (`--all`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+
+from runtime.cli.chat import open_chat
+from runtime.models.scripted import ScriptedModel
+from runtime.session import open_session
+
+SMALL = 135_000_000
+BASH = "Files: *\nCopyright: (C) 1987-2022 Free Software Foundation, Inc.\nput together by Matthias Klose\n"
+BZIP2 = "Upstream-Name: bzip2\nFiles: *\nCopyright: 1996-2010 Julian R Seward <jseward@bzip.org>\n"
+QUESTION = "Who holds the copyright of bzip2?"
+
+
+async def ask(tmp_path: Path, *, scoped: bool) -> tuple[ScriptedModel, str]:
+    bash, bzip2 = tmp_path / "bash-copyright", tmp_path / "bzip2-copyright"
+    bash.write_text(BASH, encoding="utf-8")
+    bzip2.write_text(BZIP2, encoding="utf-8")
+    db = tmp_path / "loci.db"
+    async with open_session(ScriptedModel([]), db, files=[bash]):
+        pass  # the home already holds another document
+    model = ScriptedModel(["Julian R Seward"], parameters=SMALL, context_window=4_096)
+    out: list[str] = []
+    async with open_session(model, db, files=[bzip2]) as session:
+        objects = list(session.loaded) if scoped else None
+        chat = await open_chat(session, "scripted", write=out.append, objects=objects)
+        with anyio.fail_after(30):
+            await chat.ask(QUESTION)
+    model.check_used()
+    return model, "\n".join(out)
+
+
+async def test_a_chat_with_a_file_reads_that_file_and_not_the_homes_others(tmp_path: Path) -> None:
+    model, out = await ask(tmp_path, scoped=True)
+    shown = model.calls[0].messages[1]["content"]
+    assert "Julian R Seward" in shown and "Matthias Klose" not in shown
+    assert "loci> Julian R Seward" in out and "partial" not in out
+
+
+async def test_a_chat_over_the_whole_home_reads_every_document(tmp_path: Path) -> None:
+    model, _ = await ask(tmp_path, scoped=False)
+    shown = model.calls[0].messages[1]["content"]
+    assert "Julian R Seward" in shown and "Matthias Klose" in shown
