@@ -32,14 +32,14 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.background import Background
+from runtime.loop.records import BUILT_IN, Limits, RunConfig, TurnTrace
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.notes import rewrite_queued
 from runtime.prompt.regions import AnswerStyle
-from runtime.run import BUILT_IN, Limits, RunConfig, TurnTrace
-from runtime.session import open_session
+from runtime.session.background import Background
+from runtime.session.session import open_session
 
 __all__ = ["add_arguments", "observation_sizes", "run"]
 

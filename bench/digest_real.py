@@ -32,9 +32,9 @@ from typing import Any
 from bench.needles import score
 from runtime.cli.doctor import cpu_name
 from runtime.digest.run import digest
+from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Model
-from runtime.run import Limits, RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 
 __all__ = ["FACTS", "real_documents", "run_real"]
 

@@ -8,7 +8,7 @@ each import the same conversation into a fresh home, with the structure
 
 - static: the test half is recalled on the imported graph;
 - evolving: the training half is asked first. Each question is a run
-  (memory/runs.py) whose one step is a recall showing the top `--shown`
+  (memory/records/runs.py) whose one step is a recall showing the top `--shown`
   turns, ids recorded in the run's turns; a `GoldEvaluator` built from the
   training half's gold evidence alone judges it: the evidence turns shown
   are the ones used, the others shown are noise, and the outcome is a
@@ -51,7 +51,7 @@ from memory.graph.graph import Graph
 from memory.graph.ranking import Weights
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
-from memory.runs import RunRecord, Runs
+from memory.records.runs import RunRecord, Runs
 from memory.store import Store
 from runtime.cli.doctor import cpu_name
 
@@ -80,7 +80,7 @@ class GoldEvaluator:
         return tuple(i for i in dict.fromkeys(shown) if i in self._gold[record.task])
 
     def __call__(self, record: RunRecord) -> float:
-        """The outcome of a run (the `runtime.experience.Evaluator` form)."""
+        """The outcome of a run (the `runtime.session.experience.Evaluator` form)."""
         return 1.0 if self.useful(record) else 0.0
 
 

@@ -38,16 +38,16 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.action import action_schema
-from runtime.background import Background
+from runtime.loop.action import action_schema
+from runtime.loop.records import BUILT_IN, Limits, RunConfig, TurnTrace
 from runtime.models.base import Model, Reply, Request
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
 from runtime.prompt.notes import rewrite_queued
 from runtime.prompt.regions import AnswerStyle, system_text
-from runtime.run import BUILT_IN, Limits, RunConfig, TurnTrace
-from runtime.session import open_session
+from runtime.session.background import Background
+from runtime.session.session import open_session
 
 __all__ = ["TurnPages", "add_arguments", "page_text", "run"]
 

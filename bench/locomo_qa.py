@@ -7,7 +7,7 @@ as a user would have it. Each question is then answered three ways, in the
 same run, on the same loaded model:
 
 - `loci`: the `loci run` path, a fresh home per question, the conversation
-  loaded as a file (`runtime.session.open_session`, then `agent.run`);
+  loaded as a file (`runtime.session.session.open_session`, then `agent.run`);
 - `direct`: the conversation's head, cut to the model's window, and the
   question, in one prompt;
 - `rag`: plain BM25 (k1 1.5, b 0.75, every word of the question) over the
@@ -48,13 +48,13 @@ from memory.errors import ModelBehaviorError, UsageError
 from memory.graph.dates import spoken_date
 from memory.graph.terms import term_stems
 from memory.imports.locomo import turns_of as locomo_turns
-from runtime.answers import sentences
-from runtime.decide import INSTRUCTIONS
+from runtime.loop.decide import INSTRUCTIONS
+from runtime.loop.records import RunConfig
 from runtime.models.base import Model, Request
 from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
 from runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, RULES
-from runtime.run import RunConfig
-from runtime.session import open_session
+from runtime.reading.answers import sentences
+from runtime.session.session import open_session
 
 __all__ = [
     "ANSWER_TOKENS",

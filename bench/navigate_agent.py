@@ -16,14 +16,14 @@ from collections.abc import Callable
 from typing import Any
 
 from memory.context.store import ContextStore
-from runtime.agent import Agent
 from runtime.host.host import McpHost
+from runtime.loop.agent import Agent
+from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.notes import NoteMode
 from runtime.prompt.regions import AnswerStyle
-from runtime.run import Limits, RunConfig
 from servers.context import build_context_server
 from tools.context import ContextTools
 

@@ -42,12 +42,12 @@ from bench.qa_data import Question, long_set, short_set
 from bench.qa_files import FILES, file_set, run_files
 from memory.errors import ModelBehaviorError
 from runtime.cli.doctor import cpu_name
+from runtime.loop.records import BUILT_IN, Limits, RunConfig
 from runtime.models.base import Model, Request
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
 from runtime.prompt.regions import AnswerStyle
-from runtime.run import BUILT_IN, Limits, RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 
 __all__ = ["add_arguments", "direct_answer", "loci_answer", "run"]
 

@@ -35,10 +35,10 @@ from typing import Any
 
 from bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, contains
 from memory.errors import ModelBehaviorError, UsageError
+from runtime.loop.records import RunConfig
 from runtime.models.base import Model, Request
 from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
-from runtime.run import RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 
 __all__ = ["ARMS", "FILES", "FileQuestion", "file_set", "run_files"]
 

@@ -53,8 +53,8 @@ _HOMES: dict[str, str] = {
     "Graph": "memory.graph.graph",
     "NewNode": "memory.graph.graph",
     "Recall": "memory.graph.recall",
-    "RunRecord": "memory.runs",
-    "Runs": "memory.runs",
+    "RunRecord": "memory.records.runs",
+    "Runs": "memory.records.runs",
     "Store": "memory.store",
     "default_db_path": "memory.store",
 }

@@ -69,11 +69,11 @@ READERS = 4
 MIGRATION_SETS = (
     "memory.context.schema",
     "memory.graph.schema",
-    "memory.chat",
-    "memory.runs",
+    "memory.records.chat",
+    "memory.records.runs",
     "memory.evolution.schema",
     "memory.jobs.schema",
-    "memory.digest_jobs",
+    "memory.records.digest_jobs",
     "memory.imports.ledger",
 )
 

@@ -59,8 +59,8 @@ _HOMES: dict[str, str] = {
         ),
         "memory.errors",
     ),
-    "Agent": "runtime.agent",
-    "Background": "runtime.background",
+    "Agent": "runtime.loop.agent",
+    "Background": "runtime.session.background",
     "McpHost": "runtime.host.host",
     "ToolResult": "runtime.host.host",
     "Ledger": "runtime.models.ledger",
@@ -72,9 +72,9 @@ _HOMES: dict[str, str] = {
     "parse_spec": "runtime.models.specs",
     "RegionSizes": "runtime.prompt.build",
     "NoteMode": "runtime.prompt.notes",
-    **dict.fromkeys(("Limits", "RunConfig", "RunResult", "TurnTrace"), "runtime.run"),
-    "Session": "runtime.session",
-    "open_session": "runtime.session",
+    **dict.fromkeys(("Limits", "RunConfig", "RunResult", "TurnTrace"), "runtime.loop.records"),
+    "Session": "runtime.session.session",
+    "open_session": "runtime.session.session",
 }
 
 

@@ -23,7 +23,7 @@ from memory.context.store import ContextStore
 from memory.errors import NotFoundError
 from memory.graph.graph import Graph
 from memory.projects import DEFAULT_PROJECT
-from memory.runs import Runs
+from memory.records.runs import Runs
 from memory.store import Store
 from tools.memory import MemoryTools
 

@@ -10,12 +10,12 @@ import tools
 from memory.context.store import ContextStore
 from memory.errors import BackendError, InvalidAction, LociError, ModelBehaviorError, UsageError
 from memory.store import Store
-from runtime.action import InvalidAction as ActionInvalid
-from runtime.action import parse_action
-from runtime.evidence import check_evidence
 from runtime.host.host import ToolSpec
+from runtime.loop.action import InvalidAction as ActionInvalid
+from runtime.loop.action import parse_action
 from runtime.models.http_errors import TRANSIENT
 from runtime.prompt.build import RegionSizes
+from runtime.reading.evidence import check_evidence
 
 
 def test_an_invalid_reply_is_the_model_s_fault_not_the_user_s() -> None:

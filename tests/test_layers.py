@@ -27,14 +27,15 @@ ALLOWED = {
     "memory": {"memory"},
 }
 # The rooms of a package, top to bottom ("" is the package's root modules): the CLI drives digest
-# and the loop; the loop (agent, session, run) uses the prompt, which lists the host's tools, which
-# sit above the model backends. In memory/, a coding agent's hooks drive the importers and recall;
-# evolution drives the job queue and the graph; the importers write conversations into the graph (and
-# tool records into the context store); the graph searches with the context store's full-text
-# helpers; the root (store, errors, params) is the floor.
+# and the session, which wires the loop; the loop reads documents through reading/ and uses the
+# prompt, which lists the host's tools, which sit above the model backends. In memory/, a coding
+# agent's hooks drive the importers and recall; evolution drives the job queue and the graph; the
+# importers write conversations into the graph (and tool records into the context store); the graph
+# searches with the context store's full-text helpers; the record tables (runs, chats, digest jobs)
+# and the root (store, errors, params) are the floor.
 ROOMS = {
-    "runtime": ("cli", "digest", "", "prompt", "host", "models"),
-    "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", ""),
+    "runtime": ("cli", "digest", "session", "loop", "reading", "", "prompt", "host", "models"),
+    "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", "records", ""),
 }
 # Libraries a lower layer must not reach for: models and MCP stay above memory/, MCP above tools/.
 FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp", "llama_cpp", "httpx"}}
@@ -113,12 +114,12 @@ def test_the_check_sees_a_back_edge_between_rooms(tmp_path: Path) -> None:
         (tmp_path / "runtime" / name / "__init__.py").write_text("", encoding="utf-8")
     (tmp_path / "runtime" / "run.py").write_text("from runtime.prompt.build import RegionSizes\n", encoding="utf-8")
     (tmp_path / "runtime" / "prompt" / "notes.py").write_text(
-        "from runtime.run import NoteMode\nfrom runtime.models.base import Model\n", encoding="utf-8"
+        "from runtime.loop.records import NoteMode\nfrom runtime.models.base import Model\n", encoding="utf-8"
     )
     (tmp_path / "runtime" / "models" / "base.py").write_text(
         "def f():\n    from runtime.cli.main import main\n", encoding="utf-8"
     )
     assert back_edges("runtime", tmp_path) == {
         "runtime/models/base.py": ["runtime.cli.main"],
-        "runtime/prompt/notes.py": ["runtime.run"],
+        "runtime/prompt/notes.py": ["runtime.loop.records"],
     }

@@ -1,8 +1,8 @@
 """Words of a line, and lines ranked by a question's words: the one lexical ranker of the runtime.
 
 Three readers rank lines by the words of a question: the run's look at its
-documents (`runtime.look`), the check that an answer stands on its lines
-(`runtime.answers`), and the long-document job's pre-pass
+documents (`runtime.reading.look`), the check that an answer stands on its lines
+(`runtime.reading.answers`), and the long-document job's pre-pass
 (`runtime.digest.lexical`). They all split and compare words here, so a fix
 to one is a fix to all.
 

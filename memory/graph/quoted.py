@@ -12,7 +12,7 @@ model wraps it here, in one shape:
     </stored-notes>
 
 The recall hook (memory/hooks/recall.py), the lines from memory under a
-run's task (runtime/experience.py) and the memory tools' results over MCP
+run's task (runtime/session/experience.py) and the memory tools' results over MCP
 (servers/memory.py) all go through `quote_notes`. A note cannot close the
 block early or open one of its own: every `<` that starts a `stored-notes`
 tag inside the quoted text (any case, spaces allowed) becomes `&lt;`, so

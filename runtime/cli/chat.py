@@ -13,7 +13,7 @@ Commands: `/state` prints the whole state, `/history` the window and the
 latest turns and notes in the context store, `/prune` asks the agent to
 prune its window into a note, `/quit` (or end of input) leaves.
 
-The log lives in the home (`memory.chat`): the line is committed before the
+The log lives in the home (`memory.records.chat`): the line is committed before the
 agent runs on it, the answer and its state before it is shown, so killing
 the process loses nothing acknowledged, and `--resume [ID]` continues.
 
@@ -35,17 +35,17 @@ from collections.abc import Awaitable, Callable
 import anyio
 import anyio.to_thread
 
-from memory.chat import ChatLog, ChatSession
 from memory.context.objects import ContextObject
 from memory.errors import LociError, UsageError
+from memory.records.chat import ChatLog, ChatSession
 from memory.store import default_db_path
-from runtime.background import Background
 from runtime.cli.display import one_line
 from runtime.cli.flags import project_of
 from runtime.cli.run import add_model_arguments, sizes_from
+from runtime.loop.records import Limits, RunConfig, RunResult
 from runtime.models.specs import load_model
-from runtime.run import Limits, RunConfig, RunResult
-from runtime.session import Session, check_files, open_session
+from runtime.session.background import Background
+from runtime.session.session import Session, check_files, open_session
 
 __all__ = ["Chat", "chat_loop", "open_chat", "read_line", "register"]
 
@@ -86,7 +86,7 @@ async def run(args: argparse.Namespace) -> int:
             limits=Limits(max_turns=args.max_turns), sizes=sizes_from(args, model), mcp_config=args.mcp_config
         )
         db = args.db or default_db_path()
-        # A chat is a long-lived process: its worker runs every job kind (`runtime.background`).
+        # A chat is a long-lived process: its worker runs every job kind (`runtime.session.background`).
         project = project_of(args)
         async with open_session(
             model, db, config, files=args.file, background=Background.ALL, project=project

@@ -22,9 +22,9 @@ from typing import Any
 
 import anyio
 
-from memory.digest_jobs import DigestJobs
 from memory.errors import UsageError
 from memory.projects import writable_project
+from memory.records.digest_jobs import DigestJobs
 from memory.store import Store, default_db_path
 from runtime.cli.flags import add_project, project_of
 from runtime.digest.batch import read_jobs, run_batch

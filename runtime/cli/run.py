@@ -18,11 +18,11 @@ from memory.errors import UsageError
 from memory.store import default_db_path
 from runtime.cli.display import safe
 from runtime.cli.flags import add_project, at_least, project_of
+from runtime.loop.records import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.prompt.build import RegionSizes
-from runtime.run import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
-from runtime.session import check_files, open_session
+from runtime.session.session import check_files, open_session
 
 __all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from"]
 

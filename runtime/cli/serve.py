@@ -7,9 +7,9 @@
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
 
 While it serves, a background worker runs the memory graph's refinement
-jobs (`runtime.background`), except in the compatibility mode.
+jobs (`runtime.session.background`), except in the compatibility mode.
 
-`run_task` runs the whole agent on a task (`runtime.task_tool`), `digest` one
+`run_task` runs the whole agent on a task (`runtime.session.task_tool`), `digest` one
 long-document job (`runtime.digest.tool`); the files they and the context
 tools may load must lie under a `--root`. With `--mcp-config FILE`, the
 agent behind `run_task` also uses the servers of that `mcpServers` file.
@@ -54,8 +54,8 @@ LOADED = (
     "mcp.server.stdio",
     "servers.stdio",
     "servers.app",
-    "runtime.background",
-    "runtime.task_tool",
+    "runtime.session.background",
+    "runtime.session.task_tool",
     "runtime.digest.tool",
 )
 
@@ -63,7 +63,7 @@ LOADED = (
 def tool_sets() -> dict[str, ToolSetFactory]:
     """Every tool set `loci serve` offers, by name, in `SERVED`'s order."""
     from runtime.digest.tool import digest_set
-    from runtime.task_tool import run_task_set
+    from runtime.session.task_tool import run_task_set
     from servers.app import BUILT_IN
 
     return {**BUILT_IN, "run": run_task_set, "digest": digest_set}
@@ -173,8 +173,8 @@ async def _serve_full(args: argparse.Namespace, db: Path, tools: tuple[str, ...]
     from memory.graph.graph import Graph
     from memory.projects import ALL
     from memory.store import Store
-    from runtime.background import background_worker
     from runtime.cli.main import VERSION
+    from runtime.session.background import background_worker
     from servers.app import build_app
 
     roots = Roots(args.root) if args.root else Roots(None)

@@ -25,11 +25,11 @@ from typing import Any
 
 from memory.context.store import ContextObject, ContextStore
 from runtime.digest.chunks import Piece, Position, pieces
-from runtime.evidence import Cited, evidence_json
+from runtime.loop.records import Limits, RunConfig, RunResult
 from runtime.models.base import Model, Request
 from runtime.prompt.build import TEMPLATE_OVERHEAD
-from runtime.run import Limits, RunConfig, RunResult
-from runtime.session import Session
+from runtime.reading.evidence import Cited, evidence_json
+from runtime.session.session import Session
 
 __all__ = ["GLOBAL", "STRATEGIES", "as_result", "choose", "direct", "navigate", "session_config"]
 

@@ -41,20 +41,20 @@ import anyio
 import anyio.to_thread
 
 from memory.context.store import ContextObject, ContextStore
-from memory.digest_jobs import DigestJob, DigestJobs
 from memory.errors import UsageError
 from memory.projects import DEFAULT_PROJECT
+from memory.records.digest_jobs import DigestJob, DigestJobs
 from memory.store import Store, default_db_path, use_store
 from runtime.digest.inputs import Input, check_inputs, load_inputs
 from runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
 from runtime.digest.settings import MeteredModel, Progress, Settings
 from runtime.digest.stream import StreamReader, evidence_of, found_evidence
 from runtime.digest.verdict import evidence_text, judge
-from runtime.experience import Brief
+from runtime.loop.records import RunResult
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.run import RunResult
-from runtime.session import Session, open_session
+from runtime.session.experience import Brief
+from runtime.session.session import Session, open_session
 
 __all__ = ["Progress", "ProgressHook", "digest", "resume"]
 

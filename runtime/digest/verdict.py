@@ -16,7 +16,7 @@ answer (cut at its first repeat) with a status and a reason:
   evidence was not read there: `partial`;
 - an answer with a name, number, identifier or quoted phrase that its
   evidence does not hold is not grounded: `partial`, naming them (the one
-  rule of `runtime.answers.ungrounded`, which `loci run` and `loci chat`
+  rule of `runtime.reading.answers.ungrounded`, which `loci run` and `loci chat`
   follow too).
 
 Otherwise the job is `done`. The reasons are one line each, for the record's
@@ -33,8 +33,8 @@ from typing import Any
 
 from memory.context.store import ContextStore
 from memory.errors import LociError
-from runtime.answers import ungrounded
 from runtime.digest.lexical import content_words, line_words
+from runtime.reading.answers import ungrounded
 
 __all__ = ["Verdict", "evidence_text", "judge"]
 

@@ -1,7 +1,7 @@
 """One base for a model that delegates to another: `ModelWrapper`.
 
 Several layers wrap the session's model to add one thing to its calls: a
-shared limiter (`runtime.recursion`), a call meter (`runtime.digest.settings`),
+shared limiter (`runtime.loop.recursion`), a call meter (`runtime.digest.settings`),
 a benchmark's rewrite of each reply (`bench.latency`). Each subclasses
 `ModelWrapper` and overrides `generate`; everything else the `Model` protocol
 has (`name`, `context_window`, `parameters`, `count_tokens`, and `serial`,

@@ -8,7 +8,7 @@ Who writes the note, and when, is the run's `NoteMode`:
 - `BACKGROUND` (the default): the fold writes a plain extract of the pruned
   lines at once, marked `[extract]`, and, where a worker will run it (the
   writer was built with a `NoteQueue`: `loci chat`'s worker, or the session's
-  own beside a remote model; `runtime.session` decides), queues a `note` job
+  own beside a remote model; `runtime.session.session` decides), queues a `note` job
   (key `note:<note id>`) holding the lines. The turn never waits for a model. Where no worker runs (`loci run`
   on a local model) the extract stays: a rewrite made after the run's window
   is gone would serve nobody.

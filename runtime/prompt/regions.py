@@ -11,7 +11,7 @@ with concrete values, never by templates with placeholders: a small model
 copies a placeholder such as "<the answer>" into its reply. The examples are
 about an invented planet (Zorvex), a domain no task can be mistaken for, and
 their own texts are listed in `EXAMPLE_TEXTS`, so an answer that repeats them
-is refused (`runtime.answers`).
+is refused (`runtime.reading.answers`).
 """
 
 from __future__ import annotations

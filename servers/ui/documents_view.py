@@ -22,7 +22,7 @@ import sqlite_utils
 from memory.context.store import ContextStore
 from memory.graph.graph import Graph
 from memory.projects import in_project
-from memory.runs import Runs
+from memory.records.runs import Runs
 
 __all__ = ["LISTED_RECORDS", "DocumentsView", "shown_paths"]
 

@@ -1,6 +1,6 @@
 """What the page shows of runs: the list, one run in full, and feedback on it.
 
-A run's row (memory/runs.py) holds its task, status, answer, cited evidence
+A run's row (memory/records/runs.py) holds its task, status, answer, cited evidence
 and one record per turn; the turn records hold the tool, its arguments, the
 observation's id and size, and the prompt's tokens per region with how many
 the model evaluated against how many it reused. The page adds what lives
@@ -27,7 +27,7 @@ from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.graph.records import node_ref
 from memory.params import in_chunks
-from memory.runs import Runs, parse_run_id
+from memory.records.runs import Runs, parse_run_id
 
 __all__ = ["MAX_CITED_TOKENS", "VERDICTS", "RunsView", "verdict"]
 

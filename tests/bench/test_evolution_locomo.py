@@ -18,7 +18,7 @@ from memory.graph.conversation import remember_conversation
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
-from memory.runs import Runs
+from memory.records.runs import Runs
 from memory.store import Store
 
 DATA = Path(__file__).parents[2] / "bench" / "data" / "recall_generated.json"
@@ -69,7 +69,7 @@ def test_the_split_is_seeded_and_the_evaluator_never_sees_the_test_half() -> Non
 
 
 def _record(task: str, shown: list[int]):
-    from memory.runs import RunRecord
+    from memory.records.runs import RunRecord
 
     return RunRecord(1, task, "", "bench", "done", "", None, turns=[{"tool": "memory_recall", "shown": shown}])
 

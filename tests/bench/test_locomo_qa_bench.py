@@ -11,9 +11,9 @@ import pytest
 
 from bench.locomo_qa import bm25_top, contains, f1, locomo_set, normalise, run_locomo
 from memory.errors import UsageError
+from runtime.loop.records import RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
-from runtime.run import RunConfig
 
 SAMPLE = {
     "sample_id": "conv-x",

@@ -6,9 +6,9 @@ from typing import Any
 
 from bench.qa import _summary, direct_answer, loci_answer
 from bench.qa_data import long_set, short_set
+from runtime.loop.records import RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
-from runtime.run import RunConfig
 
 
 def test_question_sets_are_seeded_and_every_answer_is_a_span_of_its_document() -> None:

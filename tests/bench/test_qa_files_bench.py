@@ -11,9 +11,9 @@ import pytest
 from bench.qa_beam import beam_set
 from bench.qa_files import FILES, file_set, run_files
 from memory.errors import UsageError
+from runtime.loop.records import RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
-from runtime.run import RunConfig
 
 
 def test_every_shipped_answer_is_a_span_of_one_line_of_its_file() -> None:

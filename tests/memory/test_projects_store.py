@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from memory.chat import ChatLog
 from memory.context.store import ContextStore
-from memory.digest_jobs import DigestJobs
 from memory.errors import NotFoundError, StoreError, UsageError
 from memory.jobs.queue import Jobs
 from memory.projects import ALL
-from memory.runs import Runs
+from memory.records.chat import ChatLog
+from memory.records.digest_jobs import DigestJobs
+from memory.records.runs import Runs
 from memory.store import Store, migration_sets
 
 # The steps that brought projects to these tables; a home without them is a home made before projects.

@@ -7,7 +7,7 @@ from pathlib import Path
 from memory.context.lexical import content_terms, line_terms, words
 from memory.context.store import ContextStore
 from memory.store import Store
-from runtime.look import best_lines
+from runtime.reading.look import best_lines
 
 
 def test_identifiers_are_words_whole_and_in_their_parts() -> None:

@@ -10,7 +10,7 @@ from mcp import Client
 
 from memory.store import Store
 from runtime.models.scripted import ScriptedModel
-from runtime.session import open_session
+from runtime.session.session import open_session
 from servers.app import build_app
 from servers.ui.app import build_ui_app
 from tests.runtime.cli_helpers import loci

@@ -14,16 +14,16 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.chat import ChatLog
 from memory.errors import NotFoundError
+from memory.records.chat import ChatLog
 from memory.store import Store
 from runtime.cli.chat import Chat, chat_loop, open_chat
+from runtime.loop.records import NoteMode, RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.window import is_note
-from runtime.run import NoteMode, RunConfig
-from runtime.session import Session, open_session
+from runtime.session.session import Session, open_session
 from tests.runtime.cli_helpers import loci, script
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -8,9 +8,9 @@ import anyio
 import pytest
 
 from runtime.cli.chat import chat_loop, open_chat
+from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Model
-from runtime.run import Limits, RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 from tests.runtime.cli.test_chat import Console
 
 pytestmark = pytest.mark.model

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.digest_jobs import DigestJobs
 from memory.errors import NotFoundError, UsageError
+from memory.records.digest_jobs import DigestJobs
 from memory.store import Store
 from runtime.digest.run import digest, resume
 from runtime.models.base import Request

@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.digest_jobs import DigestJobs
 from memory.errors import BackendError, NotFoundError
+from memory.records.digest_jobs import DigestJobs
 from memory.store import Store
 from runtime.digest.run import Progress, digest, resume
 from runtime.models.base import Request

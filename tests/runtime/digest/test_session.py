@@ -19,7 +19,7 @@ from mcp import Client
 
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
-from memory.runs import Runs
+from memory.records.runs import Runs
 from memory.store import Store
 from runtime.cli.serve import tool_sets
 from runtime.digest.run import digest

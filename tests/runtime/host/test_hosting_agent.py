@@ -9,10 +9,10 @@ from pathlib import Path
 
 import anyio
 
+from runtime.loop.records import RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
-from runtime.run import RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 
 TOY = Path(__file__).with_name("toy_server.py")
 

@@ -6,10 +6,10 @@ import anyio
 import pytest
 
 from runtime.digest.settings import MeteredModel
+from runtime.loop.recursion import _Limited
 from runtime.models.base import Request, is_serial
 from runtime.models.scripted import ScriptedModel
 from runtime.models.wrapper import ModelWrapper
-from runtime.recursion import _Limited
 
 REQUEST = Request([{"role": "user", "content": "hello there"}], max_tokens=8)
 

@@ -18,8 +18,8 @@ from memory.errors import BackendError
 from memory.jobs.queue import Jobs
 from memory.jobs.worker import Foreground, Worker
 from memory.store import Store
-from runtime.background import Background, background_worker
 from runtime.cli.chat import chat_loop, open_chat
+from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Reply, Request
 from runtime.models.ledger import Ledger
 from runtime.models.scripted import ScriptedModel
@@ -27,8 +27,8 @@ from runtime.models.wrapper import ModelWrapper
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner, NoteWriter, note_problem
 from runtime.prompt.window import NoteLine, TurnLine, extract_note
-from runtime.run import Limits, RunConfig
-from runtime.session import Session, open_session
+from runtime.session.background import Background, background_worker
+from runtime.session.session import Session, open_session
 
 REFINED = "refined: the lines so far were routine entries"
 SIZES = RegionSizes.for_window(1_024)

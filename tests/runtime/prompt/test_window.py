@@ -10,13 +10,13 @@ import pytest
 
 from memory.context.store import ContextStore
 from memory.store import Store
+from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.notes import NoteMode
 from runtime.prompt.window import NoteLine, TurnLine, Window
-from runtime.run import Limits, RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 
 CONSTRAINT = "never spend more than 40 euros"
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from mcp.server.mcpserver import MCPServer
 
+from runtime.loop.records import BUILT_IN, AnswerStyle, Limits, NoteMode, RunConfig
 from runtime.models.base import Model, Request
 from runtime.models.scripted import ScriptedModel
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.window import HEADER
-from runtime.run import BUILT_IN, AnswerStyle, Limits, NoteMode, RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 
 pytestmark = pytest.mark.model
 

@@ -27,9 +27,9 @@ from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.jobs.worker import Worker
 from memory.store import Store
+from runtime.loop.records import Limits, RunConfig
 from runtime.models.scripted import ScriptedModel
-from runtime.run import Limits, RunConfig
-from runtime.session import open_session
+from runtime.session.session import open_session
 from tests.runtime.cli_helpers import loci
 from tests.servers.ui.chat import write_chat
 

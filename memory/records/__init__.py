@@ -1,0 +1,3 @@
+"""Record tables of the home: runs, chat sessions, digest jobs."""
+
+__all__: list[str] = []

@@ -1,0 +1,276 @@
+"""Deciding one turn: ask the model until its reply is a valid action, a bounded number of times.
+
+`Decider.decide` is a pipeline of small layers, one concern each, as httpx's
+`send -> _send_handling_auth -> ... -> _send_single_request`:
+
+    decide        the retry loop: a rejected reply goes back with its reason
+    _attempt      one try: ask for an action, and for an answer check it
+    _ask_action   budget the prompt, ask under the action schema, validate   (runtime.prompt.build,
+                  runtime.loop.action, runtime.loop.turn)
+    _write        the answer in plain words, when the action only decided to answer
+    _check        clean the answer; what is wrong with it (runtime.reading.answers)
+    _ground       whether it stands on the lines shown (runtime.reading.answers.ungrounded: the one rule)
+    _settle       the evidence, or the best line quoted instead, and the reason
+    _ask          one model call, charged to the run's ledger
+
+A reply that fails a check goes back to the model with the reason, up to
+`max_retries` times: a constrained action at a little temperature (at 0 it
+would repeat itself), a free-text answer at 0 (the reason shown changes it).
+In `AnswerStyle.TEXT` the action only decides to answer, and a second,
+bounded call without a schema writes the answer in plain words on the same
+prompt prefix (so a local model reuses its KV cache). Every answer is first
+cleaned (`runtime.reading.answers.clean_answer`: cut at its first repeated
+sentence, the prompt's own sentences dropped).
+
+An answer is sent back once, with the reason, when it is not an answer
+(empty, cut off, the prompt's own words; a reading run skips this one: the
+lines it found are its better second try), or when it is not grounded: a
+name, number, identifier or quoted phrase of it is on no line shown
+(`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
+task in the reason. If the next answer is no better, the run answers with
+a line instead, quoted with its id: the line shown that holds the claims of
+the answer that do stand, else the best line of the documents for the task
+(`runtime.reading.look.quote_lines`), and says why it is `partial`: an answer is
+never the prompt, and never `done` on a claim no line holds. Evidence the
+model cites must exist; when the run has documents, an answer that cites
+none gets the document line its claims or words are on
+(`runtime.reading.answers.locate_evidence`), or the reason that it has none.
+Every call is charged to the run's one token account, its ledger, which its
+children and note calls charge too; the run's `tokens` are read from it
+(`runtime.loop.agent`), whether it finishes, fails or is cancelled.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from memory.context.store import ContextStore
+from memory.errors import ModelBehaviorError
+from runtime.loop.action import Action, InvalidAction, action_schema, parse_action
+from runtime.loop.records import Limits
+from runtime.loop.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
+from runtime.models.base import Model, Reply, Request
+from runtime.models.ledger import Ledger
+from runtime.prompt.build import Prompt, RegionSizes, build_prompt
+from runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
+from runtime.reading.answers import (
+    answer_problem,
+    clean_answer,
+    complete_sentences,
+    locate_evidence,
+    supporting_line,
+    ungrounded,
+)
+from runtime.reading.evidence import Cited
+from runtime.reading.look import Line, best_lines, quote_lines
+
+__all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "Decider"]
+
+RETRY_TEMPERATURE = 0.7
+ANSWER_TOKENS = 96
+WRITE_ANSWER = (
+    "Task: {task}\nWrite the answer to the task now, in plain words, from the documents. Write only the answer."
+)
+# A reading run asks as plain retrieval would (`runtime.loop.state`): the lines, then the question.
+READ_ANSWER = "Answer the question from the lines above, in a few words.\nQuestion: {task}\nAnswer:"
+INSTRUCTIONS = (
+    WRITE_ANSWER.format(task=""),
+    READ_ANSWER.format(task=""),
+    "This is your last turn: answer the task now.",
+)
+
+
+@dataclass
+class _Try:
+    """One turn's tries so far."""
+
+    retries: int = 0
+    sent_back: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Decider:
+    """Asks for one turn's action on behalf of a run; charges every call to the run's account."""
+
+    model: Model
+    contexts: ContextStore
+    sizes: RegionSizes
+    limits: Limits
+    ledger: Ledger
+    style: AnswerStyle
+    documents: list[str]  # the ids an answer's evidence is looked for in
+
+    async def decide(self, regions: Regions, turn: int, rules: TurnRules) -> FinalAnswer | ToolCall:
+        tried = _Try()
+        while True:
+            try:
+                step = await self._attempt(regions, rules, tried)
+            except InvalidAction as exc:
+                tried.retries += 1
+                if tried.retries > self.limits.max_retries:
+                    raise ModelBehaviorError(
+                        f"turn {turn}: the model's reply was invalid {tried.retries} times; last: {exc}"
+                    ) from exc
+                regions.error = str(exc)
+                continue
+            regions.error = None
+            return self._record(turn, step, tried)
+
+    async def _attempt(self, regions: Regions, rules: TurnRules, tried: _Try) -> _Step:
+        """One try: the action; for an answer, its text checked and grounded, or an `InvalidAction` to send back."""
+        last_try = tried.retries >= self.limits.max_retries
+        step = await self._ask_action(regions, rules, tried.retries, last_try=last_try)
+        if not step.action.is_answer:
+            return step
+        await self._write(step, regions, tried.retries)
+        problem = self._check(step, regions)
+        if problem is None:
+            problem = await self._ground(step, regions)
+            grounding = problem is not None
+        else:
+            grounding = False
+        may_send_back = not tried.sent_back and not last_try and (grounding or not regions.reading)
+        if problem and may_send_back:
+            tried.sent_back = True
+            raise InvalidAction(await self._with_best_lines(problem, regions) if grounding else problem)
+        await self._settle(step, regions, problem, last_try=last_try)
+        return step
+
+    async def _ask_action(self, regions: Regions, rules: TurnRules, retries: int, *, last_try: bool) -> _Step:
+        """The model's action under the schema, parsed and its state held to size; with answers as text and no
+        tool allowed there is nothing to decide, and the answer is asked for at once."""
+        text_answer = self.style is AnswerStyle.TEXT
+        if text_answer and not (rules.allow_tools and rules.tools):
+            return _Step(Action(state=regions.state, answer=""))
+        allow = {"allow_tools": rules.allow_tools, "allow_answer": rules.allow_answer}
+        schema = action_schema(rules.tools, **allow, text_answer=text_answer)
+        prompt = build_prompt(regions.render(**allow, forced=rules.forced), self.sizes, self.model.count_tokens)
+        reply = await self._ask(prompt.messages, schema, self.sizes.reply, retries)
+        action = parse_action(reply.text, rules.tools, **allow, text_answer=text_answer)
+        cut = check_state(action, self.sizes.state, self.model.count_tokens, last_try=last_try)
+        return _Step(action, prompt, reply, state_cut=cut)
+
+    async def _write(self, step: _Step, regions: Regions, retries: int) -> None:
+        """Write the answer as free text when the action only decided to answer (a second, bounded call)."""
+        if self.style is not AnswerStyle.TEXT or step.action.answer:
+            return
+        regions.state = step.action.state
+        prompt = build_prompt(
+            regions.render(allow_tools=False, instruction=self._instruction(regions)),
+            self.sizes,
+            self.model.count_tokens,
+        )
+        cap = min(ANSWER_TOKENS, self.sizes.reply)
+        reply = await self._ask(prompt.messages, None, cap, retries)
+        text = reply.text.strip()
+        if reply.completion_tokens >= cap:  # capped: keep its whole sentences, or say it was cut off
+            text, step.cut_off = complete_sentences(text) or text, not complete_sentences(text)
+        step.action.answer = text
+        step.prompt, step.reply = step.prompt or prompt, step.reply or reply
+
+    def _check(self, step: _Step, regions: Regions) -> str | None:
+        """The answer cleaned of the prompt's own words and repeats; what is wrong with it, or None."""
+        frame = "\n".join([system_text(regions.tools, self.style), *EXAMPLE_TEXTS, *INSTRUCTIONS])
+        frame += "\n" + regions.render()["observation"]
+        material = _shown(regions)
+        action = step.action
+        action.answer = clean_answer(action.answer or "", frame=frame, material=material) or action.answer
+        task = regions.task if regions.reading else ""  # a small model reading tends to echo the question
+        return answer_problem(action.answer or "", frame=frame, material=material, cut_off=step.cut_off, task=task)
+
+    async def _ground(self, step: _Step, regions: Regions) -> str | None:
+        """Why the answer does not stand on the lines shown, or None (the one rule:
+        `runtime.reading.answers.ungrounded`)."""
+        if not self.documents:
+            return None  # without documents, there is nothing an answer must rest on
+        missing = ungrounded(step.action.answer or "", _shown(regions), regions.task)
+        if not missing:
+            return None
+        named = ", ".join(repr(claim) for claim in missing[:4])
+        return f"not grounded: the answer says {named}, which no line shown says"
+
+    async def _with_best_lines(self, problem: str, regions: Regions) -> str:
+        lines = await best_lines(self.contexts, regions.task, self.documents, k=3)
+        shown = quote_lines(lines, most=3)
+        return f"{problem}; answer only with what these lines say:\n{shown}" if shown else problem
+
+    async def _settle(self, step: _Step, regions: Regions, problem: str | None, *, last_try: bool) -> None:
+        """The answer's evidence and reason: what it cites or where its words are, or the best line instead."""
+        if problem and (self.documents or "prompt" in problem):  # never the prompt; the best line instead
+            step.evidence, step.reason = await self._found_lines(step.action, regions, problem)
+        elif problem:
+            step.reason = f"not an answer: {problem}"
+        else:
+            step.evidence, step.reason = await self._evidence(step.action, regions.task, last_try=last_try)
+
+    def _record(self, turn: int, step: _Step, tried: _Try) -> FinalAnswer | ToolCall:
+        assert step.prompt is not None and step.reply is not None
+        trace = trace_of(turn, step.action, step.prompt, step.reply, tried.retries, time.monotonic() - tried.started)
+        trace.state_cut = step.state_cut
+        if not step.action.is_answer:
+            return ToolCall(trace)
+        return FinalAnswer(trace, step.evidence, step.reason)
+
+    async def _ask(self, messages: list[dict[str, str]], schema: dict | None, max_tokens: int, retries: int) -> Reply:
+        purpose = "act" if schema is not None else "answer"
+        # A constrained action retried at temperature 0 repeats itself, so it samples a little; a free-text
+        # answer is retried with the problem shown, which changes it, and sampling makes a small model ramble.
+        temperature = RETRY_TEMPERATURE if retries and schema is not None else 0.0
+        reply = await self.model.generate(
+            Request(messages, schema=schema, max_tokens=max_tokens, temperature=temperature, purpose=purpose)
+        )
+        self.ledger.charge(reply.prompt_tokens + reply.completion_tokens)
+        return reply
+
+    @staticmethod
+    def _instruction(regions: Regions) -> str:
+        return (READ_ANSWER if regions.reading else WRITE_ANSWER).format(task=regions.task)
+
+    async def _found_lines(self, action: Action, regions: Regions, problem: str) -> tuple[list[Cited], str]:
+        """What the run answers with when the model's answer cannot stand: the line shown that holds what of
+        it does stand, else the best line for the task, quoted with its id."""
+        said = action.answer or ""
+        spot = supporting_line(said, _shown(regions), regions.task) if "grounded" in problem else None
+        if spot:
+            lines = [Line(spot[0], spot[1], spot[2], 0.0)]
+        elif self.documents:
+            lines = await best_lines(self.contexts, regions.task, self.documents, k=1)
+        else:
+            lines = []
+        action.answer = quote_lines(lines, most=1) or "(no answer: nothing found)"
+        action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]
+        evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
+        which = "the line that holds what of it stands" if spot else "the best line"
+        instead = f"{which} is quoted instead" + (f" of {said[:80]!r}" if said and "grounded" in problem else "")
+        return evidence, f"not an answer: {problem}; {instead}"
+
+    async def _evidence(self, action: Action, task: str, *, last_try: bool) -> tuple[list[Cited], str | None]:
+        """The cited evidence, checked; without any, the document line the answer's words are on."""
+        evidence, reason = await check_answer_evidence(self.contexts, action, last_try=last_try)
+        if evidence or reason or not self.documents:
+            return evidence, reason  # without documents, there is nothing an answer must rest on
+        action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents, task)
+        if not action.evidence:
+            return [], "no evidence: the answer's words are on no line of the documents"
+        return await check_answer_evidence(self.contexts, action, last_try=True)
+
+
+@dataclass
+class _Step:
+    """One try's action, the prompt and reply that made it, and what the checks found."""
+
+    action: Action
+    prompt: Prompt | None = None
+    reply: Reply | None = None
+    state_cut: bool = False
+    cut_off: bool = False
+    evidence: list[Cited] = field(default_factory=list)
+    reason: str | None = None
+
+
+def _shown(regions: Regions) -> str:
+    """What the model was shown to answer from: the task, the documents, the window and the latest result."""
+    observation = regions.observation.head if regions.observation else ""
+    return "\n".join([regions.task, regions.documents, regions.window.region(), observation])

@@ -1,0 +1,67 @@
+"""Planning a run: how it shows its documents, which tools the model reads, and whether it reads.
+
+Before the first turn, `plan_run` measures the documents against the
+budgets (whole when they fit, else navigation: `runtime.prompt.fit`), picks
+the catalogue by model size and mode (`runtime.prompt.catalogue`), and
+decides whether the run reads (`runtime.loop.state`): a small model that must
+navigate gets the runtime's look and answers from it, under the short
+system prompt of a run without tools, with the room of the observation and
+half the window lent to the lines found. What it decides is the run's own
+`RunState`; the long-lived `Agent` keeps none of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory.context.store import ContextObject, ContextStore
+from runtime.host.host import McpHost
+from runtime.loop.decide import Decider
+from runtime.loop.records import RunConfig, RunPlan
+from runtime.loop.state import RunState, reading_sizes
+from runtime.models.base import Model
+from runtime.models.ledger import Ledger
+from runtime.prompt.build import RegionSizes
+from runtime.prompt.catalogue import choose_tools
+from runtime.prompt.fit import plan_documents
+from runtime.prompt.regions import Regions
+from runtime.prompt.window import Window
+
+__all__ = ["TASK_FRAME_TOKENS", "Planner"]
+
+TASK_FRAME_TOKENS = 24  # "Task:", "Documents:" and the region's separators
+
+
+@dataclass(frozen=True)
+class Planner:
+    """What every run of one agent is planned with."""
+
+    model: Model
+    contexts: ContextStore
+    host: McpHost  # its tools are read at each plan: servers may be added after the agent is built
+    config: RunConfig
+    sizes: RegionSizes
+    window: Window
+    ledger: Ledger
+
+    async def plan(self, task: str, objects: list[ContextObject], state: str, *, reads: bool) -> RunState:
+        """The run's plan, sizes, regions and decider; `reads=False` keeps the tool loop whatever the model."""
+        count, limits = self.model.count_tokens, self.config.limits
+        shown = await plan_documents(self.contexts, objects, self.sizes, count(task) + TASK_FRAME_TOKENS, count)
+        catalogue = choose_tools(
+            self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=self.config.tools is not None
+        )
+        reads = reads and catalogue.first_look and limits.max_turns > 1
+        tools = [] if reads else catalogue.tools
+        reason = catalogue.reason
+        if reads:
+            reason = reason.replace("first search by the runtime", "retrieve then read")
+        plan = RunPlan(shown.mode, shown.describe(), [t.name for t in tools], reason)
+        sizes = reading_sizes(shown.sizes) if reads else shown.sizes
+        style = self.config.answer_style
+        regions = Regions(
+            task, tools, objects, self.window, state=state, documents=shown.text, style=style, reading=reads
+        )
+        ids = [obj.id for obj in objects]
+        decider = Decider(self.model, self.contexts, sizes, limits, self.ledger, style, ids)
+        return RunState(plan, sizes, regions, decider, reads=reads)

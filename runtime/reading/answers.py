@@ -1,0 +1,235 @@
+"""Answers that are answers: the checks on an answer's text, and the evidence found for it.
+
+`answer_problem` says why an answer's text is not an answer, for the model
+to correct (the turn sends it back once, `runtime.loop.decide`):
+
+- it is empty, or only restates the task (every content word of it is the
+  task's: "Mel and her kids do creative projects together"), or, in a
+  reading run, opens by describing what was shown ("The document contains
+  a list of lines ...") rather than answering from it;
+- it stops mid-sentence (the reply ran into its token cap without ending a
+  sentence; a capped reply that ended a sentence earlier is cut back to it);
+- it is a placeholder such as "<the answer>", or repeats the prompt's own
+  words rather than the material's: a worked example, or an instruction
+  ("This is your last turn ...").
+
+`clean_answer` comes first: it cuts an answer at its first repeated
+sentence (a small model loops: "The fee is 12 euros a year." eight times)
+and drops every sentence that is the prompt's own words and not the
+material's, so what is left is only the model's; when nothing is left the
+answer repeats the prompt, and `answer_problem` says so. An answer is never
+the prompt: the run then answers with the lines it found instead
+(`runtime.reading.look.quote_lines`).
+
+`ungrounded` is the one rule for `done`: an answer stands on its lines when
+every claim it makes is on the lines shown to the model (or in the
+question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
+anything with a digit, `_` or an inner `.`), each name (a capitalised word
+that is not a stop word; a sentence's first word only when a capitalised
+word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
+answer with none of these must have its evidence: a line that holds at
+least half of its own words (`locate_evidence`), or it is `partial`.
+A claim counts only on a line that also holds a content word of the
+question ("1" is on some line of any file, `_MAXHEADERS = 100` is where the
+answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:` line does not
+answer who put the package together). Words are compared as the one lexical
+ranker compares them
+(`memory.context.lexical`), the line numbers the prompt puts before lines
+left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
+beside a line that says "Author: Steven J. Bethard" is not. `loci run`,
+`loci chat` (`runtime.loop.decide`) and `loci digest` (`runtime.digest.verdict`)
+all decide with it.
+
+`locate_evidence` finds the document line an answer rests on when the model
+did not cite one (a free-text answer cites nothing): the line of the run's
+documents that shares the most words with the answer, found by full-text
+search. An answer whose words are on no line has no evidence, and the run
+says so (`partial`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memory.context.fulltext import STOP_WORDS, content_words
+from memory.context.lexical import content_terms, line_terms, stem, words
+from memory.context.store import ContextStore
+from memory.errors import UsageError
+
+__all__ = [
+    "answer_problem",
+    "claims",
+    "clean_answer",
+    "complete_sentences",
+    "locate_evidence",
+    "sentences",
+    "supporting_line",
+    "ungrounded",
+]
+
+SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
+PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
+MIN_ECHO_CHARS = 8
+LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
+# "The document contains a list of lines ...": a small model describing what it was shown, not answering.
+ABOUT_THE_TEXT = re.compile(r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer)\b", re.IGNORECASE)
+NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
+SHOWN_HEADER = re.compile(r"^(\w+:\d+) ")  # `doc:1 lines 3-9:` or `doc:1 name (lines 1-40):`
+SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
+QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
+_RUN = re.compile(r"[\w.\-]+")
+
+
+def complete_sentences(text: str) -> str:
+    """`text` up to the end of its last complete sentence; "" when no sentence ends."""
+    ends = [m.end() for m in SENTENCE_END.finditer(text + " ")]
+    return text[: ends[-1]].strip() if ends else ""
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences (and lines) of `text`, stripped, in order."""
+    return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n+", text) if part.strip()]
+
+
+def clean_answer(answer: str, *, frame: str, material: str) -> str:
+    """`answer` cut at its first repeated sentence, without the sentences that are the prompt's own words."""
+    flat_frame, flat_material = _flat(frame), _flat(material)
+    kept: list[str] = []
+    seen: set[str] = set()
+    for sentence in sentences(answer):
+        sentence = LINE_NUMBER.sub("", sentence)
+        flat = _flat(sentence)
+        if flat in seen:
+            break
+        seen.add(flat)
+        if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
+            continue
+        kept.append(sentence)
+    if not kept:
+        return ""
+    whole = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
+    return " ".join(kept) if kept != whole else LINE_NUMBER.sub("", answer.strip())
+
+
+def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = False, task: str = "") -> str | None:
+    """Why `answer` is not an answer, or None. `frame` is the prompt's own text, `material` what it shows,
+    `task` the question (an answer that only restates it says nothing)."""
+    text = answer.strip()
+    if not text:
+        return "the answer is empty: write what the task asks for"
+    said = line_terms(text)
+    if task and said and said <= line_terms(task):
+        return "the answer only restates the task: say what the documents say"
+    if task and (about := ABOUT_THE_TEXT.match(text)) and about.group(2).lower() not in task.lower():
+        return "the answer describes the documents instead of answering from them: say what they say"
+    if cut_off:
+        return "the answer stops mid-sentence: write it whole and short"
+    if re.fullmatch(r"<[^<>]*>?", text):
+        return f"the answer {text!r} is a placeholder, not an answer: write the real answer"
+    for placeholder in PLACEHOLDER.findall(frame):
+        if placeholder[:-1].lower() in text.lower():
+            return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
+    flat_frame, flat_material = _flat(frame), _flat(material)
+    for sentence in [text, *re.split(r"(?<=[.!?])\s+", text)]:
+        flat = _flat(sentence)
+        if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
+            return f"the answer repeats the prompt's own words ({sentence[:80]!r}): answer from the documents"
+    return None
+
+
+def claims(answer: str) -> list[str]:
+    """What an answer asserts that a line must hold: its numbers, dates, identifiers, names and quoted
+    phrases, in order (a quoted phrase as it is, the rest as single words)."""
+    found = [m.group(1).strip() for m in QUOTED.finditer(answer)]
+    for sentence in sentences(QUOTED.sub(" ", answer)):
+        runs = [run.strip("-_.") for run in _RUN.findall(sentence)]
+        runs = [run for run in runs if run]
+        for index, run in enumerate(runs):
+            if any(c.isdigit() for c in run) or "_" in run or "." in run:
+                found.append(run)
+            elif run[0].isupper() and run.casefold() not in STOP_WORDS and len(run) > 1:
+                following = runs[index + 1] if index + 1 < len(runs) else ""
+                if index or following[:1].isupper():
+                    found.append(run)
+    return list(dict.fromkeys(found))
+
+
+def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
+    """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
+    claim must be on a line that also holds a content word of the question, when some line shown holds one
+    (a small number is on some line of any file, and a name on the next line is another person's)."""
+    text = NUMBERED.sub("", shown) + "\n" + question
+    held = set(words(text)) | line_terms(text)
+    flat = _flat(text)
+    asked = set(content_terms(question)) & line_terms(NUMBERED.sub("", shown)) if question else set()
+    in_question = set(words(question))
+    missing = []
+    for claim in claims(answer):
+        if " " in claim or not _RUN.fullmatch(claim):
+            if _flat(claim) not in flat:
+                missing.append(claim)
+        elif claim.casefold() not in held and stem(claim) not in held:
+            missing.append(claim)
+        elif asked and claim.casefold() not in in_question:
+            lines = (
+                line for line in text.split("\n") if claim.casefold() in words(line) or stem(claim) in line_terms(line)
+            )
+            if not any(line_terms(line) & asked for line in lines):
+                missing.append(claim)
+    return missing
+
+
+def supporting_line(answer: str, shown: str, question: str) -> tuple[str, int, str] | None:
+    """The line shown (as `id`, number, text) that holds the most of the answer's claims that do stand (on a
+    line with a word of the question, and not the question's own); None when no line holds one."""
+    asked, in_question = set(content_terms(question)), set(words(question))
+    said = [c for c in claims(answer) if _RUN.fullmatch(c) and c.casefold() not in in_question]
+    best: tuple[int, str, int, str] | None = None
+    ref = ""
+    for row in shown.split("\n"):
+        if header := SHOWN_HEADER.match(row):
+            ref = header.group(1)
+            continue
+        if not (numbered := SHOWN_ROW.match(row)) or not ref:
+            continue
+        text = numbered.group(2)
+        terms, held = line_terms(text), set(words(text))
+        if not terms & asked:
+            continue
+        count = sum(1 for c in said if c.casefold() in held or stem(c) in terms)
+        if count and (best is None or count > best[0]):
+            best = (count, ref, int(numbered.group(1)), text)
+    return best[1:] if best else None
+
+
+async def locate_evidence(
+    contexts: ContextStore, answer: str, ids: list[str], question: str = ""
+) -> list[dict[str, Any]]:
+    """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words; []
+    when no line holds a claim, or (for an answer without claims of its own, beyond the question's) half
+    of its own words, those not in `question`."""
+    terms = line_terms(answer)
+    own = terms - line_terms(question) or terms
+    said = {claim.casefold() for claim in claims(answer) if _RUN.fullmatch(claim)} - set(words(question))
+    if not terms or not ids:
+        return []
+    try:
+        hits = await contexts.search(" ".join(content_words(answer)), ids=ids, k=3)
+    except UsageError:
+        return []
+    best: tuple[tuple[int, int], str, int] | None = None
+    for hit in hits:
+        span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=2_000)
+        for number, line in enumerate(span.text.split("\n"), start=span.start_line):
+            held = line_terms(line) | set(words(line))
+            score = (len(said & held), len(own & held))
+            if any(score) and (best is None or score > best[0]):
+                best = (score, hit.id, number)
+    if best is None or (not best[0][0] and 2 * best[0][1] < max(2, len(own))):
+        return []
+    return [{"id": best[1], "start": best[2], "end": best[2]}]
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9<>]+", text.lower()))

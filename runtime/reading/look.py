@@ -1,0 +1,155 @@
+"""Looking in the documents: the lines that hold a question's words, ranked as plain BM25 ranks them, shown whole.
+
+An answer is on a line. `best_lines` ranks every line of the documents by the
+question's content words (`memory.context.lexical`, the one lexical ranker:
+identifiers count whole and in their parts, `DEFAULT_FORMAT` and `default`,
+words compared by a light stem, the question frame's stop words rank
+nothing) with BM25 over lines: a rare word counts more than a common one, a
+long line a little less. It streams the stored lines of the documents, so
+it sees every line a plain lexical ranking of the file would, however long
+the file.
+
+`render_lines` shows the best lines whole and numbered (`N| text`, the form
+the prompt shows documents in), under a `doc:1` header per document, in the
+order of the document. It first takes the best lines themselves, best first,
+while they fit the room, so what a plain retrieval of the top lines would
+show is always there; then their neighbours, up to a smaller total (`fill`:
+each token shown is a token a small model evaluates on a CPU) (in a
+conversation the line before is the question a turn answers, the line after
+its follow-up), cut to a token budget. `quote_lines` writes lines as a
+partial answer: quoted, with their ids.
+
+`Looked` is one run's record of the lines shown so far, so a repeated
+search shows the next best hit instead of the same ones (`runtime.loop.guard`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from memory.context.lexical import Ranker, content_terms, scan_lines, terms_pattern
+from memory.context.objects import parse_id
+from memory.context.store import ContextStore
+from memory.errors import UsageError
+from runtime.prompt.build import fit
+
+__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
+
+AROUND = 1
+HEADER_TOKENS = 12  # a document's `doc:1 lines 3-40:` header
+
+
+@dataclass(frozen=True)
+class Line:
+    id: str
+    number: int
+    text: str
+    score: float
+
+
+@dataclass
+class Looked:
+    """The lines a run has been shown, by (id, line number)."""
+
+    shown: set[tuple[str, int]] = field(default_factory=set)
+
+    def fresh(self, lines: list[Line]) -> list[Line]:
+        return [line for line in lines if (line.id, line.number) not in self.shown]
+
+    def add(self, lines: list[Line]) -> None:
+        self.shown.update((line.id, line.number) for line in lines)
+
+
+async def best_lines(contexts: ContextStore, query: str, ids: list[str] | None, k: int = 8) -> list[Line]:
+    """The `k` lines of the documents `ids` (all when None) that rank best for the query's content words."""
+    terms = set(content_terms(query))
+    if not terms:
+        return []
+    if ids is None:
+        ids = [obj.id for obj in await contexts.list(["doc"])]
+    refs: dict[int, str] = {}
+    for ref in ids:
+        try:
+            refs[parse_id(ref)[1]] = ref
+        except UsageError:
+            continue
+    numbers = list(refs)
+    ranker = Ranker(terms)
+    held: list[tuple[int, int, str, set[str]]] = []
+    async for index, number, text in scan_lines(contexts.store, numbers, terms_pattern(terms), ranker):
+        found = ranker.held(text)
+        ranker.count(text, found)
+        if found:
+            held.append((index, number, text, found))
+    best = heapq.nlargest(k, held, key=lambda h: (ranker.score(h[2], h[3]), -h[0], -h[1]))
+    return [Line(refs[numbers[i]], number, text, ranker.score(text, found)) for i, number, text, found in best]
+
+
+async def render_lines(
+    contexts: ContextStore,
+    lines: list[Line],
+    budget: int,
+    count: Callable[[str], int],
+    around: int = AROUND,
+    *,
+    numbered: bool = True,
+    fill: int | None = None,
+) -> tuple[str, list[Line]]:
+    """The lines whole within `budget` tokens: the lines themselves best first while they fit, then their
+    neighbours (`around` each side, nearest first) while the total is within `fill` (default: `budget`);
+    and the lines shown."""
+    fill = budget if fill is None else min(fill, budget)
+    chosen: dict[str, dict[int, str]] = {}
+    shown: list[Line] = []
+    used = 0
+    for line in lines:
+        held = chosen.setdefault(line.id, {})
+        if line.number not in held:
+            text = line.text if shown else fit(line.text, budget, count)[0]
+            cost = count(_row(line.number, text, numbered)) + (0 if held else HEADER_TOKENS)
+            if used + cost > budget and shown:
+                continue
+            held[line.number], used = text, used + cost
+        shown.append(line)
+    spans = {}
+    for line in shown if around else []:
+        span = await contexts.read(line.id, max(1, line.number - around), line.number + around, max_tokens=budget)
+        spans[line] = dict(enumerate(span.text.split("\n"), start=span.start_line))
+    for distance in range(1, around + 1):
+        for line in shown:
+            for number in (line.number - distance, line.number + distance):
+                text = spans[line].get(number)
+                if text is None or number in chosen[line.id]:
+                    continue
+                cost = count(_row(number, text, numbered))
+                if used + cost > fill:
+                    return _rendered(chosen, numbered), shown
+                chosen[line.id][number], used = text, used + cost
+    return _rendered(chosen, numbered), shown
+
+
+def _row(number: int, text: str, numbered: bool) -> str:
+    return f"{number}| {text}" if numbered else text
+
+
+def _rendered(chosen: dict[str, dict[int, str]], numbered: bool) -> str:
+    """Each document's chosen lines in its own order under an `id lines a-b:` header; `...` marks a gap."""
+    parts = []
+    for ref, held in chosen.items():
+        if not held:
+            continue
+        numbers = sorted(held)
+        rows = [f"{ref} lines {numbers[0]}-{numbers[-1]}:"]
+        for previous, number in zip([numbers[0] - 1, *numbers], numbers, strict=False):
+            if number > previous + 1:
+                rows.append("...")
+            rows.append(_row(number, held[number], numbered))
+        parts.append("\n".join(rows))
+    return "\n\n".join(parts)
+
+
+def quote_lines(lines: list[Line], most: int = 2) -> str:
+    """Lines as an answer that quotes them: `doc:1:49: "text"` each."""
+    return "\n".join(f'{line.id}:{line.number}: "{line.text.strip()}"' for line in lines[:most])

@@ -1,0 +1,166 @@
+"""Memory in the loop: what a run is shown from memory, and the episode it leaves.
+
+Before a run, `Experience.before` recalls from the graph the top live
+procedures (active first) and the top facts for the task, and adds them
+under the task, cut to `loop_share` of the task region's budget, each with
+its `mem:N` id, inside the block of memory/graph/quoted.py that says they
+are stored notes, quoted as data, not instructions. The run's record keeps the task as given; only the prompt
+carries the recalled lines.
+
+After a run that ends with an answer (done or partial; a failed or
+cancelled run leaves none), `Experience.after` reads the run's record
+(memory/records/runs.py) and writes its episode (memory/evolution/episodes.py): one step per tool turn, with
+the tool, its arguments, the memory ids the step was shown (the brief for
+the first step, then the ids in each observation of a tool) and the ids it
+used (those it named in its arguments or its working state; the ids named
+in the answer count for the last step). A step whose tool returned an error
+does not count in the episode's step sequence. The outcome comes from the
+evaluator when one is given, else it stays unknown until feedback arrives.
+Writing the episode queues its refinement job; the caller's worker runs it
+later, or `loci memory refine` does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory.context.store import ContextStore
+from memory.errors import LociError, UsageError
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution, Language
+from memory.graph.quoted import quote_notes
+from memory.graph.recall import Recall
+from memory.jobs.worker import Worker
+from memory.records.runs import RunRecord, Runs
+from runtime.models.base import Model, Request
+
+__all__ = [
+    "Brief",
+    "Evaluator",
+    "Experience",
+    "language_for",
+    "mem_ids",
+    "steps_from_turns",
+]
+
+MEM_ID = re.compile(r"\bmem:(\d+)\b")
+Evaluator = Callable[[RunRecord], Awaitable[float | None] | float | None]
+
+
+@dataclass(frozen=True)
+class Brief:
+    """The task as the agent reads it: as given, with the lines from memory under it, and their ids."""
+
+    task: str
+    text: str = ""
+    ids: tuple[int, ...] = field(default_factory=tuple)
+
+
+def mem_ids(value: Any) -> list[int]:
+    """The memory ids (`mem:N`) named anywhere in a value, in order, once each."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return list(dict.fromkeys(int(m) for m in MEM_ID.findall(text)))
+
+
+async def steps_from_turns(turns: list[dict[str, Any]], contexts: ContextStore, shown: tuple[int, ...]) -> list[Step]:
+    steps: list[Step] = []
+    recalled: list[int] = list(shown)
+    for turn in turns:
+        cited = mem_ids([turn.get("arguments"), turn.get("state", "")])
+        if not turn.get("tool"):
+            cited += mem_ids(turn.get("answer", ""))
+            if steps:
+                last = steps[-1]
+                steps[-1] = Step(last.tool, last.arguments, last.recalled, (*last.used, *cited), last.ok)
+            elif cited:
+                steps.append(Step("answer", {}, tuple(recalled), tuple(cited), ok=False))
+            continue
+        ok, seen = True, []
+        if turn.get("observation_id"):
+            try:
+                obj = await contexts.get(turn["observation_id"])
+                ok = not obj.meta.get("error")
+                if str(turn["tool"]).startswith("memory"):
+                    seen = mem_ids((await contexts.read(obj.id, max_tokens=4_000)).text)
+            except LociError:
+                ok = False
+        steps.append(Step(turn["tool"], dict(turn.get("arguments") or {}), tuple(recalled), tuple(cited), ok))
+        recalled = seen
+    return steps
+
+
+class Experience:
+    """The memory side of a session's runs: the brief before, the episode after."""
+
+    def __init__(
+        self,
+        evolution: Evolution,
+        contexts: ContextStore,
+        count_tokens: Callable[[str], int],
+        task_tokens: int,
+        *,
+        episodes: bool = True,
+        evaluator: Evaluator | None = None,
+        worker: Worker | None = None,
+    ) -> None:
+        self.evolution = evolution
+        self.contexts = contexts
+        self.count_tokens = count_tokens
+        self.budget = max(0, int(task_tokens * evolution.params.loop_share))
+        self.episodes = episodes
+        self.evaluator = evaluator
+        self.worker = worker  # the session's background worker, woken when an episode's refinement is queued
+
+    async def before(self, task: str) -> Brief:
+        """The task with the top procedures and facts for it under it, cut to the budget."""
+        params = self.evolution.params
+        lines: list[tuple[int, str]] = []
+        try:
+            for proc in await self.evolution.procedures(task, params.loop_procedures, record=True):
+                said = " ".join(str(proc["text"]).split())
+                lines.append((int(proc["id"][4:]), f"- {proc['id']} (procedure, {proc['status']}): {said}"))
+            facts = await Recall(self.evolution.graph).recall(task, k=params.loop_facts, kinds=["semantic"])
+        except UsageError:  # a task with no words to recall by
+            return Brief(task)
+        lines += [(r.node.id, f"- {r.node.ref}: {' '.join(r.node.text.split())}") for r in facts]
+        head = "Name the id, such as mem:12, in your state when you use one."
+        while lines:
+            text = quote_notes("\n".join(line for _, line in lines), head)
+            if self.count_tokens(text) <= self.budget:
+                return Brief(f"{task}\n\n{text}", text, tuple(i for i, _ in lines))
+            lines.pop()
+        return Brief(task)
+
+    async def after(self, run_id: int, brief: Brief) -> int | None:
+        """Write the run's episode (unless episodes are off); its node id."""
+        if not self.episodes:
+            return None
+        graph = self.evolution.graph
+        record = await Runs(graph.store, project=graph.project).get(run_id)  # the run is in the graph's project
+        steps = await steps_from_turns(record.turns, self.contexts, brief.ids)
+        outcome = None
+        if self.evaluator is not None:
+            outcome = self.evaluator(record)
+            if isinstance(outcome, Awaitable):
+                outcome = await outcome
+        episode = Episode(record.task, steps, outcome=outcome, run_id=record.id)
+        node = await self.evolution.episodes.write(episode, cause=f"run:{record.id}")
+        if self.worker is not None:
+            self.worker.wake()
+        return node
+
+
+def language_for(model: Model, max_tokens: int = 160) -> Language:
+    """The language callable the background worker gets: one free-text reply from `model`."""
+
+    async def complete(prompt: str) -> str:
+        reply = await model.generate(
+            Request(messages=[{"role": "user", "content": prompt}], max_tokens=max_tokens, purpose="refine")
+        )
+        return reply.text
+
+    return complete
