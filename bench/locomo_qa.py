@@ -57,6 +57,7 @@ from runtime.reading.answers import sentences
 from runtime.session.session import open_session
 
 __all__ = [
+    "prompted",
     "ANSWER_TOKENS",
     "ARMS",
     "CATEGORIES",
@@ -162,7 +163,8 @@ def bm25_top(lines: tuple[str, ...], query: str, k: int = RAG_K) -> list[str]:
     return [lines[i] for i in ranked[:k]]
 
 
-async def _prompted(model: Model, context: str, question: str) -> str:
+async def prompted(model: Model, context: str, question: str) -> str:
+    """The same model asked with `PROMPT`: the plain-retrieval and direct arms' one call."""
     reply = await model.generate(
         Request(
             [{"role": "user", "content": PROMPT.format(context=context, question=question)}],
@@ -176,11 +178,11 @@ async def _prompted(model: Model, context: str, question: str) -> str:
 async def direct(model: Model, q: LocomoQuestion) -> str:
     frame = model.count_tokens(PROMPT.format(context="", question=q.question))
     room = model.context_window - ANSWER_TOKENS - TEMPLATE_OVERHEAD - frame - 8
-    return await _prompted(model, fit("\n".join(q.lines), room, model.count_tokens)[0], q.question)
+    return await prompted(model, fit("\n".join(q.lines), room, model.count_tokens)[0], q.question)
 
 
 async def rag(model: Model, q: LocomoQuestion) -> str:
-    return await _prompted(model, "\n".join(bm25_top(q.lines, q.question)), q.question)
+    return await prompted(model, "\n".join(bm25_top(q.lines, q.question)), q.question)
 
 
 async def loci(model: Model, q: LocomoQuestion, config: RunConfig) -> str:

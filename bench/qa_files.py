@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, contains
+from bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, contains, prompted
 from memory.errors import ModelBehaviorError, UsageError
 from runtime.loop.records import RunConfig
-from runtime.models.base import Model, Request
+from runtime.models.base import Model
 from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
 from runtime.session.session import open_session
 
@@ -74,24 +74,13 @@ def file_set(path: Path = FILES) -> tuple[list[FileQuestion], list[str]]:
     return found, skipped
 
 
-async def _prompted(model: Model, context: str, question: str) -> str:
-    reply = await model.generate(
-        Request(
-            [{"role": "user", "content": PROMPT.format(context=context, question=question)}],
-            max_tokens=ANSWER_TOKENS,
-            purpose="direct",
-        )
-    )
-    return reply.text.strip()
-
-
 async def rag(model: Model, q: FileQuestion) -> tuple[str, str]:
     """The best 8 lines by BM25, cut to the window when they are longer (a chat's messages can be)."""
-    return await _prompted(model, _fitted(model, "\n".join(bm25_top(q.lines, q.question)), q), q.question), ""
+    return await prompted(model, _fitted(model, "\n".join(bm25_top(q.lines, q.question)), q), q.question), ""
 
 
 async def direct(model: Model, q: FileQuestion) -> tuple[str, str]:
-    return await _prompted(model, _fitted(model, "\n".join(q.lines), q), q.question), ""
+    return await prompted(model, _fitted(model, "\n".join(q.lines), q), q.question), ""
 
 
 def _fitted(model: Model, context: str, q: FileQuestion) -> str:
