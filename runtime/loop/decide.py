@@ -62,7 +62,7 @@ from runtime.reading.answers import (
     supporting_line,
     ungrounded,
 )
-from runtime.reading.evidence import Cited
+from runtime.reading.evidence import Cited, check_evidence
 from runtime.reading.look import Line, best_lines, quote_lines
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "Decider"]
@@ -185,11 +185,24 @@ class Decider:
         `runtime.reading.answers.ungrounded`)."""
         if not self.documents:
             return None  # without documents, there is nothing an answer must rest on
-        missing = ungrounded(step.action.answer or "", _shown(regions), regions.task)
+        answer, material = step.action.answer or "", _shown(regions, task=False)  # `ungrounded` adds the task
+        missing = ungrounded(answer, material, regions.task)
+        if missing and (cited := await self._cited_text(step.action, regions.task)):
+            # Lines read in an earlier turn have left the prompt (the window keeps a line a turn): the answer
+            # stands on the lines it cites, or that the runtime finds its claims on, when they hold every claim.
+            missing = ungrounded(answer, f"{material}\n{cited}", regions.task)
         if not missing:
             return None
         named = ", ".join(repr(claim) for claim in missing[:4])
         return f"not grounded: the answer says {named}, which no line shown says"
+
+    async def _cited_text(self, action: Action, task: str) -> str:
+        """The text of the lines the answer cites, else of the document line that holds its claims; "" for none."""
+        spans = action.evidence or await locate_evidence(self.contexts, action.answer or "", self.documents, task)
+        try:
+            return "\n".join(cited.text for cited in await check_evidence(self.contexts, spans))
+        except InvalidAction:
+            return ""  # evidence that does not exist is sent back by the evidence check, not here
 
     async def _with_best_lines(self, problem: str, regions: Regions) -> str:
         lines = await best_lines(self.contexts, regions.task, self.documents, k=3)
@@ -270,7 +283,8 @@ class _Step:
     reason: str | None = None
 
 
-def _shown(regions: Regions) -> str:
-    """What the model was shown to answer from: the task, the documents, the window and the latest result."""
+def _shown(regions: Regions, *, task: bool = True) -> str:
+    """What the model was shown to answer from: the task (unless `task` is False), the documents, the window and
+    the latest result."""
     observation = regions.observation.head if regions.observation else ""
-    return "\n".join([regions.task, regions.documents, regions.window.region(), observation])
+    return "\n".join([regions.task if task else "", regions.documents, regions.window.region(), observation])

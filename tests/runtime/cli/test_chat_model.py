@@ -30,5 +30,7 @@ async def test_the_model_answers_from_an_earlier_line_of_the_chat(gguf: Model, t
     assert len(answers) == 2, console.text
     assert "35 euros" in answers[0]
     later = answers[1].lower()
-    assert "plot" in later and "cost" in later, answers[1]  # it names the first question's words
+    # Either it names the first question's words, or it says it could not stand on what it was shown:
+    # a chat never says `done` on a wrong answer to a question about itself.
+    assert ("plot" in later and "cost" in later) or "(partial:" in later, answers[1]
     assert "window now 2 items" in console.text

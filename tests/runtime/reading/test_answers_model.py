@@ -19,7 +19,7 @@ from runtime.session.session import open_session
 
 pytestmark = pytest.mark.model
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "harbor.md"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harbor.md"
 LONG = (
     "".join(f"line {i}: a routine entry about the weather and the tides\n" for i in range(1, 400))
     + "line 400: each plot costs 35 euros a season\n"

@@ -67,14 +67,19 @@ def _searched(licence: str) -> list[dict[str, Any]]:
         {
             "state": "found the licence line",
             "answer": "the GNU General Public License",
-            "evidence": [{"id": licence, "start": 1, "end": 3}],
+            "evidence": [{"id": licence, "start": 44, "end": 44}],
         },
     ]
 
 
 WRONG = [
     {"state": "reading the plots", "tool": "context_read", "arguments": {"id": "doc:1", "start": 8, "end": 12}},
-    {"state": "guessing", "answer": "Simon Marshall keeps the waiting list"},
+    # Wrong, yet on a line it cites, so the run is `done` and only the person's feedback can say it is wrong.
+    {
+        "state": "guessing",
+        "answer": "the coordinator of the shed",
+        "evidence": [{"id": "doc:1", "start": 21, "end": 21}],
+    },
 ]
 SPENT = [{"state": "the budget will run out after this search", "tool": "memory_recall", "arguments": {"query": "tap"}}]
 
@@ -105,7 +110,7 @@ async def build_home(db: Path) -> dict[str, Any]:
     for n in range(4):
         task = "How much does a plot cost?" if n == 0 else f"What is the plot fee in the harbor garden? ({n})"
         runs.append(await _run(db, _script(facts[0], facts[1]), task, [EXAMPLE]))
-    runs.append(await _run(db, _searched(docs[0]), "Which licence covers bash?", [EXAMPLE, *licences]))
+    runs.append(await _run(db, _searched(docs[0]), "Which license covers bash?", [EXAMPLE, *licences]))
     wrong = await _run(db, WRONG, "Who keeps the waiting list?", [EXAMPLE])
     partial = await _run(db, SPENT, "When does the tap close?", [EXAMPLE], limits=Limits(max_tokens=50))
     async with await Store.open(db) as store:
