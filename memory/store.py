@@ -42,6 +42,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
@@ -163,8 +164,7 @@ class Store:
         path = check_home_path(Path(path).expanduser())
         sets = migration_sets()
         try:
-            conn = _connect(path, None, busy_timeout)
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn = _connect_wal(path, busy_timeout)
             read_only, mode = _unwritable(path), None
         except (OSError, sqlite3.Error) as exc:
             if isinstance(exc, sqlite3.Error) and is_busy(exc):  # locked, not read-only: say so, and wait no more
@@ -336,6 +336,24 @@ def _reads_only(action: int, arg1: str | None, arg2: str | None, database: str |
     if action == sqlite3.SQLITE_PRAGMA and arg2 is not None and (arg1 or "").lower() not in _CONNECTION_PRAGMAS:
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
+
+
+def _connect_wal(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """A writable connection in WAL mode. While another connection is turning a new file to WAL, SQLite answers
+    "database is locked" at once, without its busy handler: so this asks again, for up to `busy_timeout`."""
+    deadline = time.monotonic() + busy_timeout
+    pause = 0.01
+    while True:
+        conn = _connect(path, None, busy_timeout)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            if not is_busy(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)  # a worker thread's wait (`Store.open` runs this off the event loop)
+        pause = min(pause * 2, 0.25)
 
 
 def _connect(path: Path, mode: str | None = None, busy_timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from memory.graph.graph import Graph
@@ -47,3 +49,23 @@ def test_memory_search_answers_while_another_process_holds_the_write_lock(tmp_pa
         writer.close()
     assert found.returncode == 0, found.stderr
     assert "the seed fact" in found.stdout
+
+
+def test_stores_opening_one_new_home_at_once_all_open_it_writable(tmp_path: Path) -> None:
+    # Two digest jobs of a batch open the same new home together: while one turns the file to WAL, SQLite
+    # answers the other "database is locked" without waiting, which must not fail (or demote) its open.
+    for attempt in range(25):
+        path = tmp_path / f"new-{attempt}.db"
+        start = threading.Barrier(4)
+
+        def open_it(path: Path = path, start: threading.Barrier = start) -> str:
+            start.wait(timeout=30)
+            store = Store.open_sync(path)
+            try:
+                return "writable" if not store.read_only else f"read-only: {store.read_only}"
+            finally:
+                store.close()
+
+        with ThreadPoolExecutor(4) as pool:
+            opened = list(pool.map(lambda _: open_it(), range(4)))
+        assert opened == ["writable"] * 4, (attempt, opened)
