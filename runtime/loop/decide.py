@@ -197,10 +197,12 @@ class Decider:
         return f"not grounded: the answer says {named}, which no line shown says"
 
     async def _cited_text(self, action: Action, task: str) -> str:
-        """The text of the lines the answer cites, else of the document line that holds its claims; "" for none."""
-        spans = action.evidence or await locate_evidence(self.contexts, action.answer or "", self.documents, task)
+        """The text of the lines the answer cites, else of the document line that holds its claims (which then
+        becomes its evidence, so `_evidence` does not look for it again); "" for none."""
+        if not action.evidence:
+            action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents, task)
         try:
-            return "\n".join(cited.text for cited in await check_evidence(self.contexts, spans))
+            return "\n".join(cited.text for cited in await check_evidence(self.contexts, action.evidence))
         except InvalidAction:
             return ""  # evidence that does not exist is sent back by the evidence check, not here
 
