@@ -182,8 +182,11 @@ def _unlink_relation(conn: sqlite3.Connection, src: int, dst: int, label: str) -
 def _search(conn: sqlite3.Connection, query: str) -> list[int]:
     """Entity ids matching `query` as a substring, ranked: exact name, name, type, then observation BM25."""
     if len(query) >= 3:
+        # bm25 only for observations: asked for at all, it counts the phrase's rows over the whole index, which
+        # costs more than the match itself, and an entity's own row never uses it.
         rows = conn.execute(
-            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?",
+            "SELECT rowid, name, type, CASE WHEN ifnull(name, '') = '' AND ifnull(type, '') = ''"
+            " THEN -bm25(memory_names) ELSE 1.0 END FROM memory_names WHERE memory_names MATCH ?",
             [fts_phrase(query)],
         ).fetchall()
     else:
