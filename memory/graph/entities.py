@@ -19,7 +19,9 @@ set sees one memory:
 
 `memory_names` (a trigram FTS5 index) gives the reference's case-insensitive
 substring search over names, types and observations without a scan, and its
-BM25 score ranks the matches. Results keep the reference's shapes and order
+BM25 score ranks the entities found through an observation (it is asked of
+observation rows only: asked at all, it counts the phrase's rows over the
+whole index first). Results keep the reference's shapes and order
 (creation order), except search, which is ranked: exact name first.
 """
 
