@@ -39,6 +39,7 @@ from memory.graph.entities_ops import (
     CAUSE,
     OBSERVATION,
     add_observation,
+    create_entities,
     ensure_entity,
     entities_of_facts,
     entity_ids,
@@ -63,18 +64,7 @@ class EntityGraph:
     async def create_entities(self, entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the entities whose names are new; returns those, as given."""
 
-        def write(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-            conn, created = db.conn, []
-            for entity in entities:
-                node_id, new = ensure_entity(conn, entity["name"], entity["entityType"], self.project)
-                if not new:
-                    continue
-                for text in entity["observations"]:
-                    add_observation(conn, node_id, text, self.project)
-                created.append(entity)
-            return created
-
-        return await self.store.write(write)
+        return await self.store.write(lambda db: create_entities(db.conn, entities, self.project))
 
     async def create_relations(self, relations: Sequence[dict[str, str]]) -> list[dict[str, str]]:
         """Create the relations that are new; returns those, as given."""
