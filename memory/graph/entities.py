@@ -40,14 +40,14 @@ from memory.graph.entities_ops import (
     OBSERVATION,
     add_observation,
     create_entities,
-    ensure_entity,
+    create_relations,
     entities_of_facts,
     entity_ids,
     forget_if_orphan,
     graph_of,
     observation_edges,
 )
-from memory.graph.ops import forget_node, unlink_edge, upsert_edge
+from memory.graph.ops import forget_node, unlink_edge
 from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
 
@@ -69,17 +69,7 @@ class EntityGraph:
     async def create_relations(self, relations: Sequence[dict[str, str]]) -> list[dict[str, str]]:
         """Create the relations that are new; returns those, as given."""
 
-        def write(db: sqlite_utils.Database) -> list[dict[str, str]]:
-            conn, created = db.conn, []
-            for rel in relations:
-                src = ensure_entity(conn, rel["from"], None, self.project)[0]
-                dst = ensure_entity(conn, rel["to"], None, self.project)[0]
-                _, new = upsert_edge(conn, src, dst, "related", label=rel["relationType"], cause=CAUSE, allow_self=True)
-                if new:
-                    created.append(rel)
-            return created
-
-        return await self.store.write(write)
+        return await self.store.write(lambda db: create_relations(db.conn, relations, self.project))
 
     async def add_observations(self, observations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Add observations to existing entities; fails (and adds nothing) if one does not exist."""

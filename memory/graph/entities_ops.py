@@ -22,6 +22,7 @@ __all__ = [
     "OBSERVATION",
     "add_observation",
     "create_entities",
+    "create_relations",
     "entities_of_facts",
     "entity_ids",
     "ensure_entity",
@@ -87,7 +88,10 @@ def create_entities(conn: sqlite3.Connection, entities: Sequence[dict[str, Any]]
     returns those, as given. The same as `ensure_entity` and `add_observation` for each in turn (the same checks in
     the same order, the same rows and events), in a few statements for the whole batch instead of some thirty
     for each entity: its nodes go in with one `insert_nodes` and its observations with another."""
-    found = {name: (node_id, json.loads(meta)) for name, node_id, meta in _named(conn, entities, project)}
+    found = {
+        name: (node_id, json.loads(meta))
+        for name, node_id, meta in _named(conn, [e["name"] for e in entities], project)
+    }
     made: list[dict[str, Any]] = []
     converted: list[tuple[int, dict[str, Any], str]] = []
     seen: set[str] = set()
@@ -123,10 +127,53 @@ def create_entities(conn: sqlite3.Connection, entities: Sequence[dict[str, Any]]
     return made
 
 
-def _named(conn: sqlite3.Connection, entities: Sequence[dict[str, Any]], project: str) -> list[tuple[str, int, str]]:
-    """`(name, id, meta)` of the live named nodes of `project` among the entities' names."""
+def create_relations(
+    conn: sqlite3.Connection, relations: Sequence[dict[str, str]], project: str
+) -> list[dict[str, str]]:
+    """Create the relations that are new in `project`, with a placeholder for each name no node has yet; returns
+    those, as given. The same as `ensure_entity` for both ends and `upsert_edge` for each relation in turn (the same
+    checks in the same order, the same rows and events), with the placeholders inserted together."""
+    ids = {name: node_id for name, node_id, _ in _named(conn, [n for r in relations for n in _ends(r)], project)}
+    missing: list[str] = []
+    for rel in relations:  # the checks first, in the order one call at a time made them
+        for name in _ends(rel):
+            if name not in ids and name not in missing:
+                check_text(name, "entity name")
+                missing.append(name)
+        check_label(rel["relationType"], "edge label")
+    placeholder = {"entityType": "", "placeholder": True}
+    nodes = [NewNode(name, "semantic", placeholder, name=name) for name in missing]
+    ids.update(zip(missing, [node_id for node_id, _ in insert_nodes(conn, nodes, CAUSE, project=project)], strict=True))
+    now, created, events = time.time(), [], []
+    for rel in relations:
+        key = (ids[rel["from"]], ids[rel["to"]], rel["relationType"])
+        if conn.execute(_LIVE_RELATION, key).fetchone():  # made before, or earlier in this batch
+            continue
+        edge_id = conn.execute(
+            "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
+            " VALUES (?, ?, 'related', ?, 0.5, NULL, ?, ?)",
+            [*key, now, now],
+        ).lastrowid
+        after = {"src": key[0], "dst": key[1], "kind": "related", "label": key[2]}
+        events.append((now, "link", edge_id, json.dumps(after, ensure_ascii=False), CAUSE))
+        created.append(rel)
+    conn.executemany("INSERT INTO memory_events (at, op, edge, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+    return created
+
+
+_LIVE_RELATION = (
+    "SELECT 1 FROM memory_edges WHERE src = ? AND dst = ? AND kind = 'related' AND label = ? AND deleted IS NULL"
+)
+
+
+def _ends(relation: dict[str, str]) -> tuple[str, str]:
+    return relation["from"], relation["to"]
+
+
+def _named(conn: sqlite3.Connection, names: Iterable[str], project: str) -> list[tuple[str, int, str]]:
+    """`(name, id, meta)` of the live named nodes of `project` among `names`."""
     rows: list[tuple[str, int, str]] = []
-    for chunk, marks in in_chunks(list(dict.fromkeys(e["name"] for e in entities))):
+    for chunk, marks in in_chunks(list(dict.fromkeys(names))):
         sql = f"SELECT name, id, meta FROM memory_nodes WHERE project = ? AND name IN ({marks}) AND deleted IS NULL"
         rows.extend(conn.execute(sql, [project, *chunk]))
     return rows
