@@ -39,7 +39,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-__all__ = ["LineSource", "Sink", "TextLines", "TextWriter", "Threaded", "claim_stdio", "open_pipe"]
+__all__ = ["LineSource", "Pipe", "Sink", "Socket", "TextLines", "TextWriter", "Threaded", "claim_stdio", "open_pipe"]
 
 READ_BYTES = 64 * 1024
 
@@ -64,7 +64,7 @@ class Pipe:
 
     async def lines(self) -> AsyncIterator[bytes]:
         """Each line as it arrives (with its newline; the last one may have none), until the pipe's end."""
-        pending = b""
+        parts: list[bytes] = []  # the line being read, in the pieces it came in (a long line costs no re-copying)
         while True:
             try:
                 chunk = self._read()
@@ -73,12 +73,16 @@ class Pipe:
                 continue
             if not chunk:
                 break
-            pending += chunk
-            *whole, pending = pending.split(b"\n")
+            if b"\n" not in chunk:
+                parts.append(chunk)
+                continue
+            *whole, rest = chunk.split(b"\n")
+            whole[0] = b"".join([*parts, whole[0]])
+            parts = [rest] if rest else []
             for line in whole:
                 yield line + b"\n"
-        if pending:
-            yield pending
+        if parts:
+            yield b"".join(parts)
 
     async def put(self, data: bytes) -> None:
         """Write all of `data`, waiting for room while the pipe is full."""

@@ -11,7 +11,7 @@ import anyio
 
 from servers.pipes import Pipe, Socket, TextLines, TextWriter, Threaded, open_pipe
 
-BIG = b"x" * (1 << 20)  # past a pipe's and a socket's buffer: the writer must wait for room
+BIG = b"x" * (1 << 20)  # past a pipe's and a socket's buffer: the writer must wait for room, the reader join pieces
 
 
 async def _exchange(source: object, sink: object, reader_file: object, writer_file: object) -> list[bytes]:
@@ -89,3 +89,21 @@ async def test_a_regular_file_is_read_by_a_thread_and_decoded_as_text_lines(tmp_
             await TextWriter(open_pipe(out, write=True)).write("answer\n")
     assert lines == ['{"é": 1}\n', "\ufffd\n"]
     assert (tmp_path / "out").read_bytes() == b"answer\n"
+
+
+async def test_a_line_longer_than_a_read_comes_whole() -> None:
+    server, client = socket.socketpair()
+    with server, client, server.makefile("rb", buffering=0) as given:
+        source = open_pipe(given, write=False)
+        got: list[bytes] = []
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+
+                async def send_far() -> None:
+                    await anyio.to_thread.run_sync(client.sendall, b"short\n" + BIG + b"\nrest")
+                    client.shutdown(socket.SHUT_WR)
+
+                group.start_soon(send_far)
+                got = [line async for line in source.lines()]
+        source.close()
+    assert got == [b"short\n", BIG + b"\n", b"rest"]
