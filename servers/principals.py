@@ -8,7 +8,8 @@ and whether it may write. `Principals.of(headers)` finds it, in order:
    reaches the server's `--project` and writes, as before tokens existed;
 2. a token of the home (`loci tokens add`): its principal;
 3. no token, or one that is neither, on a server that needs none (no token
-   of its own, and a home without tokens): the owner again, as before;
+   of its own, and a home without tokens): `anonymous`, who reaches what the
+   owner reaches, as before (the page lets it read, not write);
 4. else nobody (None): the caller answers 401.
 
 Resolving a home token reads the home (and sets its `last_used`), so each
@@ -61,6 +62,7 @@ class Principals:
     ) -> None:
         self.tokens = Tokens(store)
         self.owner = owner
+        self.anonymous = Principal("anonymous", owner.projects, owner.read_only)
         self.expected = token.encode() if token else None
         self.open_without_token = open_without_token
         self.expiry = expiry
@@ -78,7 +80,7 @@ class Principals:
             if found is not None:
                 return found
         if self.open_without_token and not await self.home_has_tokens():
-            return self.owner
+            return self.anonymous
         return None
 
     async def home_has_tokens(self) -> bool:

@@ -57,4 +57,4 @@ async def test_an_open_server_serves_the_owner_until_the_home_has_tokens(store: 
     await Tokens(store).add("alice", ["app"])
     clock.now = 2.0
     after = await principals.of({})
-    assert before == OWNER and after is None
+    assert before == principals.anonymous == Principal("anonymous", OWNER.projects) and after is None

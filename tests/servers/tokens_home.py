@@ -1,4 +1,4 @@
-"""A home of two projects, `a` and `b`, each with a memory, a document and a run, and tokens to reach them.
+"""A home of two projects, `a` and `b`, each with a memory, a document and a run (with its episode), and tokens.
 
 `two_projects(db)` writes it through the same classes the servers read with
 (Graph, ContextStore, Runs, Tokens) and returns what a test needs: each
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory.context.store import ContextStore
+from memory.evolution.episodes import Episode, Episodes
 from memory.graph.graph import Graph
 from memory.records.runs import Runs
 from memory.records.tokens import Tokens
@@ -46,6 +47,7 @@ async def two_projects(db: Path) -> TokenHome:
             runs = Runs(store, project=project)
             run = await runs.start(f"find the {WORDS[project]} vault code")
             await runs.finish(run, status="done", answer=home.secret(project))
+            await Episodes(Graph(store, project=project)).write(Episode(f"find the {WORDS[project]} code", run_id=run))
             home.runs[project] = run
         tokens = Tokens(store)
         home.tokens["alice"] = await tokens.add("alice", ["a"])
