@@ -4,7 +4,12 @@
     loci serve --tools context,memory           a subset
     loci serve memory --compat                  a drop-in for @modelcontextprotocol/server-memory
     loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
+    loci serve --http --host 0.0.0.0            over a home with tokens (`loci tokens`): each reaches its projects
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
+
+Over HTTP each request is served by the server of its token's project
+(servers/scoped.py): `_serve_full` hands the transport `server_for(project,
+read_only)`, which builds that server over the one open home.
 
 While it serves, a background worker runs the memory graph's refinement
 jobs (`runtime.session.background`), except in the compatibility mode.
