@@ -13,15 +13,21 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from memory.errors import UsageError
 from memory.records.tokens import Tokens
 from memory.store import Store
+from servers.bearer import check_bind
+from servers.transport import http_app
+from tests.runtime.cli.test_serve_http import INIT as INIT_BODY
 from tests.runtime.cli.test_serve_http import TOKEN, Served, post, start, stop
 from tests.servers.tokens_home import TokenHome
 
@@ -147,3 +153,43 @@ async def test_the_servers_own_token_file_still_reaches_its_project(served: Serv
         assert db.execute("SELECT project FROM memory_nodes WHERE text = 'the owner''s note'").fetchall() == [
             ("default",)
         ]
+
+
+async def test_off_loopback_a_server_without_its_own_token_never_serves_without_one(token_home: TokenHome) -> None:
+    async with await Store.open(token_home.db) as store:
+        app = http_app(_no_server, store=store, project="default", host="10.1.2.3", token=None)
+        for name in ("alice", "bob", "both", "reader"):
+            await Tokens(store).revoke(name)  # a home left without tokens does not open the server
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://10.1.2.3") as http:
+            response = await http.post("/mcp", json=INIT_BODY)
+    assert response.status_code == 401
+
+
+def test_off_loopback_a_home_with_tokens_is_enough_to_start_and_a_new_home_is_not() -> None:
+    check_bind("10.1.2.3", None, home_tokens=True)
+    with pytest.raises(UsageError, match="loci tokens add"):
+        check_bind("10.1.2.3", None, home_tokens=False)
+
+
+async def test_the_compatible_server_serves_a_tokens_project_and_refuses_a_reader(
+    tmp_path: Path, token_home: TokenHome
+) -> None:
+    server = start(tmp_path, "memory", "--compat", "--token-cache", "0", db=token_home.db)
+    try:
+        reader = post(server.url, {"Authorization": f"Bearer {token_home.tokens['reader']}"})
+        with anyio.fail_after(60):
+            async with connected(server.url, token_home.tokens["alice"]) as client:
+                entity = {"name": "Vault", "entityType": "place", "observations": ["opened by alice"]}
+                made = await client.call_tool("create_entities", {"entities": [entity]})
+    finally:
+        stop(server.process)
+        assert server.process.stderr is not None
+        server.process.stderr.close()
+    assert reader.status_code == 403 and "read-only" in reader.json()["error"]
+    assert not made.is_error
+    with sqlite3.connect(token_home.db) as db:
+        assert db.execute("SELECT DISTINCT project FROM memory_nodes WHERE text LIKE '%alice%'").fetchall() == [("a",)]
+
+
+def _no_server(project: str, read_only: bool) -> Any:
+    raise AssertionError("no request should reach a server")
