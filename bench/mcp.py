@@ -7,8 +7,9 @@ server object, no framing), over stdio (`loci serve --tools memory` as a
 subprocess) and over streamable HTTP (`loci serve --http` on a free
 loopback port, with the server's bearer token, and taking turns with it, a
 token of the home, `loci tokens`: what resolving a principal adds, kept per
-token hash as served, and, on a second server with `--token-cache 0`, looked
-up in the home on every call). Then `--clients` HTTP clients (8) make
+token hash as served, and, on a second server with `--token-cache 0` over the
+same home, looked up in the home on every call; the check alone is timed in
+process too). Then `--clients` HTTP clients (8) make
 `--concurrent-calls` calls each (1,000) at once: the errors and the
 throughput.
 
@@ -95,15 +96,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         async with await Store.open(db) as store:
             user = await Tokens(store).add("bench", [DEFAULT_PROJECT])
             result.update(await _token_check(store, user))
-        with http_server(db) as (url, token):
-            async with _http_client(url, token) as own, _http_client(url, user) as home:
-                owners, users = await _time_pair(own, home, queries)
+        with http_server(db) as (url, token), http_server(db, "--token-cache", "0") as (uncached_url, _):
+            async with (
+                _http_client(url, token) as own,
+                _http_client(url, user) as home,
+                _http_client(uncached_url, user) as uncached,
+            ):
+                owners, users, looked_up = await _time_turns([own, home, uncached], queries)
             result.update(_stats("http", owners))
             result.update(_stats("http_home_token", users))
+            result.update(_stats("http_home_token_uncached", looked_up))
             result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
-        with http_server(db, "--token-cache", "0") as (url, _):
-            async with _http_client(url, user) as home:
-                result.update(_stats("http_home_token_uncached", await _time(home, queries)))
         if not args.no_baseline:
             result.update(await _baseline(Path(tmp), args.baseline_entities, args.calls, rng))
     # What the transport adds to the same call: the path's p50 less the in-process p50.
@@ -166,16 +169,18 @@ async def _token_check(store: Store, token: str) -> dict[str, float]:
     return out
 
 
-async def _time_pair(first: Client, second: Client, queries: list[str]) -> tuple[list[float], list[float]]:
-    """The same calls on two clients, taking turns, so both see the same load."""
-    times: tuple[list[float], list[float]] = ([], [])
-    for client in (first, second):
+async def _time_turns(clients: list[Client], queries: list[str]) -> list[list[float]]:
+    """The same calls on each client, taking turns (the first to go moves round each call), so all see the same
+    load."""
+    times: list[list[float]] = [[] for _ in clients]
+    for client in clients:
         await client.call_tool("memory_recall", {"query": queries[0], "k": 5})  # warm: connection, caches
     for i, query in enumerate(queries):
-        for client, kept in ((first, times[0]), (second, times[1]))[:: 1 if i % 2 else -1]:
+        for j in range(len(clients)):
+            k = (i + j) % len(clients)
             t0 = time.perf_counter()
-            result = await client.call_tool("memory_recall", {"query": query, "k": 5})
-            kept.append(time.perf_counter() - t0)
+            result = await clients[k].call_tool("memory_recall", {"query": query, "k": 5})
+            times[k].append(time.perf_counter() - t0)
             if result.is_error:
                 raise UsageError(f"memory_recall failed during the benchmark: {result.content}")
     return times
