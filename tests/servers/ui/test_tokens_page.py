@@ -63,16 +63,27 @@ def test_a_token_of_a_reads_searches_and_lists_a_only(ui: Page, token_home: Toke
     alice = token_home.tokens["alice"]
     shown = [
         ui.get(path, alice).text
-        for path in ("/api/graph", "/api/recall?q=vault+code", "/api/documents", "/api/runs", "/api/records")
+        for path in (
+            "/api/graph",
+            "/api/recall?q=vault+code",
+            "/api/documents",
+            "/api/runs",
+            "/api/records",
+            "/api/procedures",
+            "/api/jobs",
+            "/api/digests",
+        )
     ]
     theirs = [
         ui.get(f"/api/node/{token_home.memories['b']}", alice),
         ui.get(f"/api/runs/{token_home.runs['b']}", alice),
         ui.get(f"/api/read/{token_home.documents['b']}", alice),
     ]
+    jobs = ui.get("/api/jobs", alice).json()
     named = ui.get("/api/graph", alice, project="b")
     assert all("bravo" not in text for text in shown) and "alpha" in shown[1] and "alpha" in shown[3]
     assert [r.status_code for r in theirs] == [404, 404, 400] and not any("bravo" in r.text for r in theirs)
+    assert jobs["counts"]["queued"] == 1 and len(jobs["jobs"]) == 1  # its episode's refinement, not b's
     assert named.status_code == 403 and named.json() == {"error": "this token cannot reach the project 'b'"}
 
 
