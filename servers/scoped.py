@@ -63,9 +63,10 @@ class ProjectApps:
         self.principals = principals
         self.make = make
         self._apps: dict[tuple[str, bool], Starlette] = {}
-        self._starting = anyio.Lock()
+        # Made by the lifespan, in the event loop that serves.
         self._group: TaskGroup | None = None
-        self._stopping = anyio.Event()
+        self._starting: anyio.Lock | None = None
+        self._stopping: anyio.Event | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -93,22 +94,23 @@ class ProjectApps:
         app = self._apps.get(key)
         if app is not None:
             return app
+        if self._group is None or self._starting is None:
+            raise UsageError("the server is not running")
         async with self._starting:
             if key not in self._apps:
-                if self._group is None:
-                    raise UsageError("the server is not running")
                 made = self.make(project, read_only)
-                await self._group.start(self._run, made)
+                await self._group.start(self._run, made, self._stopping)
                 self._apps[key] = made
         return self._apps[key]
 
-    async def _run(self, app: Starlette, *, task_status: TaskStatus[None]) -> None:
+    async def _run(self, app: Starlette, stopping: anyio.Event, *, task_status: TaskStatus[None]) -> None:
         async with app.router.lifespan_context(app):
             task_status.started()
-            await self._stopping.wait()
+            await stopping.wait()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         await receive()  # lifespan.startup
+        self._starting, self._stopping = anyio.Lock(), anyio.Event()
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
