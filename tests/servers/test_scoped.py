@@ -193,3 +193,20 @@ async def test_the_compatible_server_serves_a_tokens_project_and_refuses_a_reade
 
 def _no_server(project: str, read_only: bool) -> Any:
     raise AssertionError("no request should reach a server")
+
+
+async def test_a_session_opened_by_one_token_is_unknown_to_another_project_or_to_a_reader(
+    served: Served, token_home: TokenHome
+) -> None:
+    opened = post(served.url, {"Authorization": f"Bearer {token_home.tokens['alice']}"})
+    session = opened.headers["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_remember"}}
+    call["params"]["arguments"] = {"text": "through another's session"}
+    body = json.dumps(call).encode()
+    for name in ("bob", "reader"):
+        headers = {"Authorization": f"Bearer {token_home.tokens[name]}", "mcp-session-id": session}
+        assert post(served.url, headers, body).status_code == 404, name
+    with sqlite3.connect(token_home.db) as db:
+        assert db.execute("SELECT count(*) FROM memory_nodes WHERE text LIKE 'through%'").fetchone() == (0,)
+    own = {"Authorization": f"Bearer {token_home.tokens['alice']}", "mcp-session-id": session}
+    assert post(served.url, own, body).status_code == 200  # the session itself is alive
