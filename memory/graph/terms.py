@@ -14,6 +14,20 @@ common that scoring them would cost more than they tell are left out
 (`selective_terms`), which keeps a recall's cost bounded by a budget of
 documents, not by the size of the graph.
 
+A question about a conversation also names the conversation itself: "can
+you list the order in which I brought up different aspects of X throughout
+our conversations", "a comprehensive summary of Y across our sessions".
+Those words (`FRAME_WORDS`) say how to answer, not what to find, and they
+match best the long replies that talk about the conversation ("as we
+discussed in this session..."), so ranking leaves them out (`searched_terms`)
+unless nothing else is left. Plain BM25, the baseline recall is measured
+against, keeps them. On BEAM dev, whose questions are framed so, Loci
+recall@1/@5/@10/@20 0.212/0.474/0.548/0.588 -> 0.230/0.482/0.562/0.596, and
+its no-graph ablation gains alike; LoCoMo dev (questions about what people
+did) is unchanged at every k. Request verbs ("walk me through", "tell",
+"show", "give") were left in: dropping them cost LoCoMo dev recall@10 0.004,
+where they are what a question asks about ("the show she went to").
+
 A question also says whose words it asks for. Most ask for what the person
 said ("what did I mention"), which recall weighs above an assistant's
 elaborations (`Weights.elaboration`); one that asks what the assistant said
@@ -29,12 +43,29 @@ import sqlite3
 
 from memory.context.fulltext import STOP_WORDS, query_words
 
-__all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "selective_terms", "term_stems"]
+__all__ = [
+    "FRAME_WORDS",
+    "MAX_TERMS",
+    "STOP_WORDS",
+    "asks_for_replies",
+    "query_terms",
+    "searched_terms",
+    "selective_terms",
+    "term_stems",
+]
 
 MAX_TERMS = 32
 STEM_TOKENIZER = "porter unicode61"
 STEMS_KEPT = 10_000
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under STEM_TOKENIZER, for this process
+# The words a question uses to frame a question about the conversation itself, not what to find in it.
+FRAME_WORDS = frozenset(
+    (
+        "conversation conversations discussion discussions session sessions chat chats"
+        " mention mentioned mentions brought throughout across summary summarize summarise comprehensive"
+        " list order different aspects"
+    ).split()
+)
 
 
 _REPLIES = re.compile(
@@ -54,6 +85,12 @@ def query_terms(query: str) -> list[str]:
     """The query's distinct informative words, case-folded; stop words dropped unless nothing else is left."""
     words = list(dict.fromkeys(w.casefold() for w in query_words(query)))
     return ([w for w in words if w not in STOP_WORDS] or words)[:MAX_TERMS]
+
+
+def searched_terms(terms: list[str]) -> list[str]:
+    """The query terms ranking searches for: without the frame of a question about the conversation
+    (`FRAME_WORDS`), unless nothing else is left."""
+    return [t for t in terms if t not in FRAME_WORDS] or terms
 
 
 def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory.graph.terms import term_stems
+from memory.graph.terms import searched_terms, term_stems
 
 
 def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> None:
@@ -25,3 +25,8 @@ def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> Non
         "unkeptplaying": ["unkeptplai"],
     }
     assert again == []
+
+
+def test_the_frame_of_a_question_is_left_out_unless_nothing_else_is_left() -> None:
+    assert searched_terms(["list", "order", "budget", "conversations"]) == ["budget"]
+    assert searched_terms(["summary", "sessions"]) == ["summary", "sessions"]
