@@ -2,8 +2,7 @@
 database library in them.
 
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
-the query's selective terms (without the words that frame a question about
-the conversation itself, memory/graph/terms.py `searched_terms`), spreads activation along their edges, scores
+the query's selective terms, spreads activation along their edges, scores
 what it reached, keeps the best direct match first and puts a later
 restatement of a changed value before the older one (memory/graph/newer.py);
 it reads a bounded number of rows and writes nothing. It stays inside one
@@ -26,7 +25,7 @@ from memory.graph.newer import Scored, newer_first
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.pieces import NODE_OF_ROW
 from memory.graph.records import Node
-from memory.graph.terms import searched_terms, selective_terms
+from memory.graph.terms import selective_terms
 from memory.params import in_chunks
 from memory.projects import ALL
 
@@ -118,7 +117,6 @@ class Ranking:
         """The top k for a query's terms (and nearest vectors); with `replies`, the question asks what the
         assistant said, and its turns count as the person's do."""
         w = replace(self.weights, elaboration=1.0) if replies else self.weights
-        terms = searched_terms(terms)
         n = max(self.candidates, 2 * k)
         found = self._lexical_candidates(conn, terms, kinds, n)
         lexical, vectors = self._direct(found, nearest)

@@ -27,6 +27,14 @@ def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> Non
     assert again == []
 
 
-def test_the_frame_of_a_question_is_left_out_unless_nothing_else_is_left() -> None:
-    assert searched_terms(["list", "order", "budget", "conversations"]) == ["budget"]
-    assert searched_terms(["summary", "sessions"]) == ["summary", "sessions"]
+def test_the_frame_of_a_question_is_left_out_and_what_it_frames_kept() -> None:
+    framed = "Can you list the order in which I brought up my budget tracker across my weather app conversations?"
+    assert searched_terms(framed) == ["budget", "tracker", "weather", "app"]
+    assert searched_terms("What did Gina order in the session management talk?") == [
+        "gina",
+        "order",
+        "session",
+        "management",
+        "talk",
+    ]
+    assert searched_terms("What did I mention?") == ["mention"]
