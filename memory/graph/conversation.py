@@ -254,29 +254,35 @@ def _rule_edges(turns: Sequence[Turn], ids: list[int | None]) -> list[tuple[int,
     libraries") to every turn of theirs on its topic (holding two of its words, or its one), which share
     the weight of `MAX_ENTITY_TURNS` entity links between them: an instruction that applies to many turns
     is no closer to any one of them."""
+    rules = [(i, _rule_topic(turn)) for i, turn in enumerate(turns) if ids[i] is not None]
+    rules = [(i, words) for i, words in rules if words]
+    if not rules:
+        return []
+    folded = [turn.text.casefold() for turn in turns]
     edges = []
-    for turn, rule in zip(turns, ids, strict=True):
-        if rule is None or turn.speaker.casefold() in ASSISTANT_SPEAKERS or not _RULE.match(turn.text):
-            continue
-        topic = _RULE_TOPIC.search(turn.text)
-        words = (
-            [re.compile(rf"\b{re.escape(w[: max(4, len(w) - 2)])}") for w in query_terms(topic["topic"])]
-            if topic
-            else []
-        )
-        if not words:
-            continue
+    for i, words in rules:
         needed = min(2, len(words))
         held = [
             node_id
-            for other, node_id in zip(turns, ids, strict=True)
-            if node_id not in (None, rule)
-            and other.speaker == turn.speaker
-            and sum(1 for word in words if word.search(other.text.casefold())) >= needed
+            for j, (other, node_id) in enumerate(zip(turns, ids, strict=True))
+            if node_id is not None
+            and node_id != ids[i]
+            and other.speaker == turns[i].speaker
+            and sum(1 for word in words if word.search(folded[j])) >= needed
         ]
         weight = round(ENTITY_WEIGHT * min(1.0, MAX_ENTITY_TURNS / max(1, len(held))), 4)
-        edges += [(rule, node_id, "related", weight) for node_id in held if node_id is not None]
+        edges += [(ids[i], node_id, "related", weight) for node_id in held]
     return edges
+
+
+def _rule_topic(turn: Turn) -> list[re.Pattern[str]]:
+    """The words of a standing instruction's topic (each matched by its first letters at a word's start), or
+    none when the turn is no instruction of the person's."""
+    if turn.speaker.casefold() in ASSISTANT_SPEAKERS or not _RULE.match(turn.text):
+        return []
+    topic = _RULE_TOPIC.search(turn.text)
+    terms = query_terms(topic["topic"]) if topic else []
+    return [re.compile(rf"\b{re.escape(t[: max(4, len(t) - 2)])}") for t in terms]
 
 
 def _context(first: str, second: str) -> float:
