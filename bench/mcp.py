@@ -5,7 +5,11 @@ A fresh home gets a `--nodes`-node memory graph (10,000 by default). Then
 is timed `--calls` times on each path: in-process (`mcp.Client` on the
 server object, no framing), over stdio (`loci serve --tools memory` as a
 subprocess) and over streamable HTTP (`loci serve --http` on a free
-loopback port, with a bearer token). Then `--clients` HTTP clients (8) make
+loopback port, with the server's bearer token, and taking turns with it, a
+token of the home, `loci tokens`: what resolving a principal adds, kept per
+token hash as served, and, on a second server with `--token-cache 0` over the
+same home, looked up in the home on every call; the check alone is timed in
+process too). Then `--clients` HTTP clients (8) make
 `--concurrent-calls` calls each (1,000) at once: the errors and the
 throughput.
 
@@ -45,9 +49,12 @@ from mcp.client.streamable_http import streamable_http_client
 from bench.memory import make_sentences
 from memory.errors import UsageError
 from memory.graph.graph import Graph, NewNode
+from memory.projects import DEFAULT_PROJECT
+from memory.records.tokens import Principal, Tokens
 from memory.store import Store
 from runtime.cli.doctor import cpu_name
 from servers.app import build_app
+from servers.principals import TOKEN_CACHE_S, Principals
 
 __all__ = ["GOALS", "add_arguments", "http_server", "run"]
 
@@ -86,15 +93,28 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         async with Client(stdio) as client:
             result.update(_stats("stdio", await _time(client, queries)))
-        with http_server(db) as (url, token):
-            async with _http_client(url, token) as client:
-                result.update(_stats("http", await _time(client, queries)))
+        async with await Store.open(db) as store:
+            user = await Tokens(store).add("bench", [DEFAULT_PROJECT])
+            result.update(await _token_check(store, user))
+        with http_server(db) as (url, token), http_server(db, "--token-cache", "0") as (uncached_url, _):
+            async with (
+                _http_client(url, token) as own,
+                _http_client(url, user) as home,
+                _http_client(uncached_url, user) as uncached,
+            ):
+                owners, users, looked_up = await _time_turns([own, home, uncached], queries)
+            result.update(_stats("http", owners))
+            result.update(_stats("http_home_token", users))
+            result.update(_stats("http_home_token_uncached", looked_up))
             result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
         if not args.no_baseline:
             result.update(await _baseline(Path(tmp), args.baseline_entities, args.calls, rng))
     # What the transport adds to the same call: the path's p50 less the in-process p50.
     for path in ("stdio", "http"):
         result[f"{path}_overhead_p50_ms"] = round(result[f"{path}_p50_ms"] - result["inprocess_p50_ms"], 3)
+    # What a home token's check adds to a call: kept per token hash (the default), and looked up every time.
+    for kind in ("home_token", "home_token_uncached"):
+        result[f"{kind}_check_p50_ms"] = round(result[f"http_{kind}_p50_ms"] - result["http_p50_ms"], 3)
     result["load_average_1m"] = round(os.getloadavg()[0], 2)
     result["goals"] = dict(GOALS)
     result["met"] = {
@@ -128,6 +148,41 @@ async def _time(client: Client, queries: list[str]) -> list[float]:
         times.append(time.perf_counter() - t0)
         if result.is_error:
             raise UsageError(f"memory_recall failed during the benchmark: {result.content}")
+    return times
+
+
+async def _token_check(store: Store, token: str) -> dict[str, float]:
+    """The check alone, in process: a home token's principal as served (kept per token hash), and looked up."""
+    out: dict[str, float] = {}
+    headers = {b"authorization": f"Bearer {token}".encode()}
+    for kind, expiry, n in (("cached", TOKEN_CACHE_S * 1000, 5_000), ("uncached", 0.0, 500)):
+        principals = Principals(
+            store, Principal("owner", (DEFAULT_PROJECT,)), token=None, open_without_token=False, expiry=expiry
+        )
+        await principals.of(headers)
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            await principals.of(headers)
+            times.append(time.perf_counter() - t0)
+        out[f"token_check_{kind}_p50_us"] = round(statistics.median(times) * 1e6, 1)
+    return out
+
+
+async def _time_turns(clients: list[Client], queries: list[str]) -> list[list[float]]:
+    """The same calls on each client, taking turns (the first to go moves round each call), so all see the same
+    load."""
+    times: list[list[float]] = [[] for _ in clients]
+    for client in clients:
+        await client.call_tool("memory_recall", {"query": queries[0], "k": 5})  # warm: connection, caches
+    for i, query in enumerate(queries):
+        for j in range(len(clients)):
+            k = (i + j) % len(clients)
+            t0 = time.perf_counter()
+            result = await clients[k].call_tool("memory_recall", {"query": query, "k": 5})
+            times[k].append(time.perf_counter() - t0)
+            if result.is_error:
+                raise UsageError(f"memory_recall failed during the benchmark: {result.content}")
     return times
 
 

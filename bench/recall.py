@@ -24,7 +24,10 @@ keys per category), `questions`, `newest_at_1` (for the questions about a
 changed fact, BEAM's knowledge updates and contradictions: the share whose
 first result is the newest statement, per system and category),
 `query_ms_p50` (Loci's median recall time; `baseline_query_ms_p50` for
-BM25). `--embed SPEC` adds recall by meaning (vectors fused with BM25,
+BM25), and `graph_below_ablation`: each cut-off, overall and in each category
+of at least `JUDGED` questions, where Loci is below its no-graph ablation by
+more than `TOLERANCE` (the graph must earn its place; an empty list says it
+did). `--embed SPEC` adds recall by meaning (vectors fused with BM25,
 memory/graph/recall.py) to Loci and the ablation; the default, `none`,
 measures lexical plus graph, offline.
 
@@ -53,10 +56,12 @@ from memory.projects import writable_project
 from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
-__all__ = ["DEFAULT_DATA", "add_arguments", "ask_sample", "run", "summary"]
+__all__ = ["DEFAULT_DATA", "JUDGED", "TOLERANCE", "add_arguments", "ask_sample", "below_ablation", "run", "summary"]
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
+JUDGED = 10  # the fewest questions a category needs for the graph to be judged in it
+TOLERANCE = 0.01
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,6 +121,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result.update(summary(scores["loci"], ks))
     result["baseline_bm25"] = summary(scores["bm25"], ks)
     result["ablation_no_graph"] = summary(scores["no_graph"], ks)
+    result["graph_below_ablation"] = below_ablation(result, result["ablation_no_graph"], ks)
     result["newest_at_1"] = {name: summary(newest[name], [1]) for name in SYSTEMS}
     result["ingest_s"] = round(ingest_s, 4)
     result["query_ms_p50"] = _median(times["loci"])
@@ -209,3 +215,19 @@ def summary(rows: list[tuple[str, list[float]]], ks: list[int]) -> dict[str, Any
         for c in categories
     }
     return out
+
+
+def below_ablation(loci: dict[str, Any], ablation: dict[str, Any], ks: list[int]) -> list[dict[str, Any]]:
+    """The cells (`category`: `all` or a category of at least `JUDGED` questions, `k`) where Loci's recall is
+    below its no-graph ablation's by more than `TOLERANCE`, with both values."""
+    rows = [("all", loci, ablation)] + [
+        (category, mine, ablation["by_category"][category])
+        for category, mine in loci["by_category"].items()
+        if mine["questions"] >= JUDGED and category in ablation["by_category"]
+    ]
+    return [
+        {"category": category, "k": k, "loci": mine[key], "no_graph": theirs[key]}
+        for category, mine, theirs in rows
+        for k in ks
+        if mine[(key := f"recall_at_{k}")] < theirs[key] - TOLERANCE
+    ]

@@ -76,6 +76,7 @@ MIGRATION_SETS = (
     "memory.jobs.schema",
     "memory.records.digest_jobs",
     "memory.imports.ledger",
+    "memory.records.tokens",
 )
 
 

@@ -59,7 +59,7 @@ from servers.client_log import ClientLog
 from servers.context import build_context_server
 from servers.memory import memory_server_for
 from servers.resources import Resources
-from servers.tool_sets import parse_tools
+from servers.tool_sets import READ_TOOLS, parse_tools
 from tools.context import ContextTools
 from tools.loading import LoadingTools
 
@@ -84,6 +84,7 @@ class LociState:
     contexts: ContextStore
     roots: Roots
     project: str
+    read_only: bool
     log: ClientLog
     stack: AsyncExitStack
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -116,10 +117,12 @@ def build_app(
     name: str = "loci",
     version: str = "",
     project: str = DEFAULT_PROJECT,
+    read_only: bool = False,
 ) -> Server[LociState]:
     """The merged server over one project of `home` (a path the lifespan opens and closes, or an open store it
     borrows): its tools and resources see that project's memories, documents and runs only. `tools` names the
-    sets it serves, among `tool_sets`; `version` is the `serverInfo.version` a client is told."""
+    sets it serves, among `tool_sets`; `version` is the `serverInfo.version` a client is told. A `read_only`
+    server lists and calls only `READ_TOOLS`: another tool's call is an error result saying so."""
     check_project(project)
     factories = dict(tool_sets)
     chosen = parse_tools(list(tools), list(factories))
@@ -136,7 +139,7 @@ def build_app(
             if not isinstance(home, Store):
                 stack.callback(store.close)
             contexts = ContextStore(store, roots=allowed.roots, project=project)
-            state = LociState(store, contexts, allowed, project, client_log, stack, dict(options or {}))
+            state = LociState(store, contexts, allowed, project, read_only, client_log, stack, dict(options or {}))
             for part in chosen:
                 built = factories[part](state)
                 server = await built if isinstance(built, Awaitable) else built
@@ -168,6 +171,8 @@ def build_app(
 async def _list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
     state: LociState = ctx.lifespan_context
     tools = [tool for server in state.sets.values() for tool in await server.list_tools()]
+    if state.read_only:
+        tools = [tool for tool in tools if tool.name in READ_TOOLS]
     return ListToolsResult(tools=tools)
 
 
@@ -176,6 +181,8 @@ async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
     server = state.routes.get(params.name)
     if server is None:
         return _error(f"Unknown tool: {params.name}")
+    if state.read_only and params.name not in READ_TOOLS:
+        return _error(f"{params.name} writes to the home, and this token is read-only")
     context = Context(request_context=ctx, mcp_server=server, input_params=params)
     try:
         result = await server.call_tool(params.name, params.arguments or {}, context)

@@ -3,7 +3,8 @@
 Both servers run the same rules, from here:
 
 - `check_bind(host, token)`: a bind off loopback needs a token of at least
-  `MIN_TOKEN_CHARS` characters; on loopback any token given is taken.
+  `MIN_TOKEN_CHARS` characters, or a home with tokens of its own
+  (`loci tokens`, 43 characters each); on loopback any token given is taken.
 - `bearer_ok(headers, token)`: `Authorization: Bearer TOKEN`, the scheme in
   any case (RFC 7235), the token compared in constant time (even when the
   scheme is wrong, so the time taken says nothing about the token).
@@ -46,12 +47,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse to serve a non-loopback `host` without a token, or with one short enough to guess."""
-    if is_loopback(host):
+def check_bind(host: str, token: str | None, *, home_tokens: bool = False) -> None:
+    """Refuse to serve a non-loopback `host` without a token (its own, or the home's: `home_tokens`), or with one
+    short enough to guess."""
+    if is_loopback(host) or (token is None and home_tokens):
         return
     if token is None:
-        raise UsageError(f"refusing to serve {host} without a token: pass --token-file FILE or set LOCI_TOKEN")
+        raise UsageError(
+            f"refusing to serve {host} without a token: pass --token-file FILE, set LOCI_TOKEN, "
+            "or give the home tokens (loci tokens add NAME --project P)"
+        )
     if len(token) < MIN_TOKEN_CHARS:
         raise UsageError(
             f"refusing to serve {host} with a {len(token)}-character token: use at least {MIN_TOKEN_CHARS} "

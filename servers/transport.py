@@ -7,7 +7,11 @@ servers/bearer.py's, which the page (`loci ui`) runs too: with a token, every
 request must carry `Authorization: Bearer TOKEN` (the scheme in any case,
 RFC 7235), compared in constant time; anything else gets 401 before it
 reaches MCP. Off loopback the token must have at least `MIN_TOKEN_CHARS`
-characters (`check_bind`). On loopback the SDK validates the Host header's
+characters (`check_bind`). The token is the server's own (`--token-file`),
+or, once the home has tokens (`loci tokens add`), one of those: the request
+is then served by the app of the token's project only (servers/scoped.py),
+and off loopback a server without a token of its own starts only over a
+home that has tokens. On loopback the SDK validates the Host header's
 name against DNS rebinding (loopback names only), and `SameOrigin` refuses
 (403) a browser's Origin that is not this server's scheme, host and port;
 off loopback they are not checked (the names a client may use for this
@@ -32,17 +36,23 @@ import copy
 import os
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory.errors import NotFoundError, UsageError
+from memory.projects import check_project
 from memory.regular import read_regular
-from servers.bearer import MIN_TOKEN_CHARS, bearer_ok, check_bind, is_loopback, same_origin
+from memory.store import Store
+from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
+from servers.principals import TOKEN_CACHE_S, Principal, Principals
+from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
 
 __all__ = [
@@ -50,9 +60,11 @@ __all__ = [
     "MAX_SESSIONS",
     "MIN_TOKEN_CHARS",
     "SESSION_IDLE_S",
-    "BearerAuth",
+    "TOKEN_CACHE_S",
     "SameOrigin",
+    "ServerFor",
     "check_bind",
+    "http_app",
     "is_loopback",
     "read_token",
     "serve_http",
@@ -78,23 +90,6 @@ def read_token(token: str | None = None, token_file: str | Path | None = None) -
             raise UsageError(f"the token file {token_file} is empty")
         return text.splitlines()[0].strip()
     return token or os.environ.get("LOCI_TOKEN") or None
-
-
-class BearerAuth:
-    """ASGI middleware: refuse HTTP requests without the right bearer token (servers/bearer.py)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not bearer_ok(dict(scope.get("headers") or []), self.expected):
-            body = b'{"error": "missing or wrong bearer token"}'
-            headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
-            await send({"type": "http.response.start", "status": 401, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
-            return
-        await self.app(scope, receive, send)
 
 
 class SameOrigin:
@@ -125,37 +120,53 @@ def security_for(host: str) -> TransportSecuritySettings | None:
     return None
 
 
+ServerFor = Callable[[str, bool], "Server[Any] | MCPServer"]
+
+
 def http_app(
-    server: Server[Any] | MCPServer,
+    server_for: ServerFor,
     *,
+    store: Store,
+    project: str,
     host: str,
     token: str | None,
+    token_cache: float = TOKEN_CACHE_S,
     max_body: int = MAX_BODY_BYTES,
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
 ) -> ASGIApp:
-    """The ASGI app `serve_http` runs: MCP at /mcp, behind the token check when there is a token, and the origin
-    check on loopback. At most `max_sessions` sessions are open at once (a new one past that gets 503), and a
-    session with no request in flight for `session_idle` seconds is closed (None: no cap, no expiry)."""
-    check_bind(host, token)
-    app: ASGIApp = server.streamable_http_app(
-        host=host,
-        transport_security=security_for(host),
-        max_request_body_size=max_body,
-        max_sessions=max_sessions,
-        session_idle_timeout=session_idle,
-    )
-    if is_loopback(host):
-        app = SameOrigin(app)
-    return BearerAuth(app, token) if token else app
+    """The ASGI app `serve_http` runs: each request's principal (servers/principals.py) served by the MCP app of
+    its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
+    holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
+    flight for `session_idle` seconds (None: no cap, no expiry)."""
+    check_project(project)
+
+    def make(chosen: str, read_only: bool) -> Starlette:
+        return server_for(chosen, read_only).streamable_http_app(
+            host=host,
+            transport_security=security_for(host),
+            max_request_body_size=max_body,
+            max_sessions=max_sessions,
+            session_idle_timeout=session_idle,
+        )
+
+    # Off loopback a request always needs a token: the server's own, or one of the home's.
+    open_without_token = token is None and is_loopback(host)
+    owner = Principal("owner", (project,))
+    principals = Principals(store, owner, token=token, open_without_token=open_without_token, expiry=token_cache)
+    app: ASGIApp = ProjectApps(principals, make)
+    return SameOrigin(app) if is_loopback(host) else app
 
 
 async def serve_http(
-    server: Server[Any] | MCPServer,
+    server_for: ServerFor,
     *,
+    store: Store,
+    project: str,
     host: str = "127.0.0.1",
     port: int = 8765,
     token: str | None = None,
+    token_cache: float = TOKEN_CACHE_S,
     max_body: int = MAX_BODY_BYTES,
     access_log: bool = False,
     max_sessions: int | None = MAX_SESSIONS,
@@ -164,7 +175,15 @@ async def serve_http(
     import uvicorn
 
     app = http_app(
-        server, host=host, token=token, max_body=max_body, max_sessions=max_sessions, session_idle=session_idle
+        server_for,
+        store=store,
+        project=project,
+        host=host,
+        token=token,
+        token_cache=token_cache,
+        max_body=max_body,
+        max_sessions=max_sessions,
+        session_idle=session_idle,
     )
     # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"

@@ -29,7 +29,7 @@ from memory.graph.terms import selective_terms
 from memory.params import in_chunks
 from memory.projects import ALL
 
-__all__ = ["DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
+__all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
 
 DOC_BUDGET = 5_000
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.

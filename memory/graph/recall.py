@@ -3,7 +3,8 @@
 A recall runs in four small steps, each a bounded, indexed query:
 
 1. candidates: the best BM25 matches from FTS5 (the query's informative
-   words, searched literally and stemmed, memory/graph/terms.py; terms so common
+   words, without the phrases that frame a question about the conversation
+   itself, searched literally and stemmed, memory/graph/terms.py; terms so common
    that scoring them would cost more than they tell are left out; when every
    term is that common, the newest nodes holding them are scored instead),
    plus, when an embedder is configured, the nearest vectors (sqlite-vec,
@@ -50,7 +51,7 @@ from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights, matches
 from memory.graph.records import check_kinds
-from memory.graph.terms import asks_for_replies, query_terms
+from memory.graph.terms import asks_for_replies, query_terms, searched_terms
 from memory.graph.vectors import VectorSearch
 
 __all__ = ["Recall"]
@@ -77,7 +78,7 @@ class Recall:
         """The top k nodes for `query`, best first, each with its score's parts."""
         if not isinstance(query, str) or not query.strip():
             raise UsageError("the recall query is empty; say what to look for")
-        terms = query_terms(query)
+        terms = searched_terms(query)
         wanted = check_kinds(kinds) if kinds else []
         vector = None
         if self.graph.embedder is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ __all__ = [
     "edge_from_row",
     "node_from_row",
     "node_ref",
+    "node_refs",
     "normalise",
     "parse_node_id",
 ]
@@ -63,6 +65,7 @@ MAX_NOTE_CHARS = 16_000
 # A type or a label names a kind of thing ("person", "works_at"): a line, not a document.
 MAX_LABEL_CHARS = 200
 MAX_SQLITE_INT = 2**63 - 1
+_NODE_REF = re.compile(r"\bmem:(\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,11 @@ def check_edge_kind(kind: str) -> str:
 def node_ref(node_id: int) -> str:
     """The id a person or a model sees: `mem:42`."""
     return f"mem:{node_id}"
+
+
+def node_refs(text: str) -> list[int]:
+    """The memory ids (`mem:N`) named in a text, in order, once each."""
+    return list(dict.fromkeys(int(m) for m in _NODE_REF.findall(text)))
 
 
 def parse_node_id(ref: object) -> int:

@@ -31,7 +31,7 @@ from typing import Any
 from memory.graph.quoted import quote_notes
 from memory.graph.ranking import Ranking, Recalled
 from memory.graph.records import node_ref
-from memory.graph.terms import query_terms
+from memory.graph.terms import searched_terms
 from memory.projects import DEFAULT_PROJECT
 from memory.regular import check_regular
 
@@ -53,7 +53,7 @@ def hook_recall(db: Path, payload: dict[str, Any], project: str = DEFAULT_PROJEC
     """The hook's stdout for `payload`: the context to add, or "" when nothing is relevant."""
     event = str(payload.get("hook_event_name") or "UserPromptSubmit")
     folder = Path(str(payload.get("cwd") or "")).name
-    terms = query_terms(f"{payload.get('prompt') or ''} {folder}")
+    terms = searched_terms(f"{payload.get('prompt') or ''} {folder}")
     if not terms or not db.exists():
         return ""
     check_regular(db)  # sqlite3 would block opening a FIFO

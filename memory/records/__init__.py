@@ -1,3 +1,3 @@
-"""Record tables of the home: runs, chat sessions, digest jobs."""
+"""Record tables of the home: runs, chat sessions, digest jobs, tokens."""
 
 __all__: list[str] = []

@@ -117,7 +117,8 @@ class Runs:
         evidence: Sequence[dict[str, Any]] = (),
         turns: Sequence[dict[str, Any]] = (),
         tokens: int = 0,
-    ) -> None:
+    ) -> RunRecord:
+        """Record how run `run_id` ended; the run as recorded (its caller need not read it back)."""
         project = writable_project(self.project)
         if status not in STATUSES or status == "running":
             raise UsageError(f"a run ends as one of {', '.join(STATUSES[1:])}, not {status!r}")
@@ -131,15 +132,19 @@ class Runs:
             "finished": time.time(),
         }
 
-        def update(db: sqlite_utils.Database) -> int:
-            return db.execute(
+        def update(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+            cursor = db.execute(
                 "UPDATE runs SET status=:status, answer=:answer, reason=:reason, evidence=:evidence,"
-                " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id AND project=:project",
+                " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id AND project=:project RETURNING *",
                 {**values, "id": run_id, "project": project},
-            ).rowcount
+            )
+            columns = [c[0] for c in cursor.description]
+            return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
-        if not await self.store.write(update):
+        rows = await self.store.write(update)
+        if not rows:
             raise NotFoundError(f"no run {run_id}")
+        return _record(rows[0])
 
     async def get(self, run_id: int | str) -> RunRecord:
         number = parse_run_id(run_id)

@@ -41,7 +41,7 @@ from memory.records.chat import ChatLog, ChatSession
 from memory.store import default_db_path
 from runtime.cli.display import one_line
 from runtime.cli.flags import project_of
-from runtime.cli.run import add_model_arguments, sizes_from
+from runtime.cli.run import add_model_arguments, check_sizes, sizes_from
 from runtime.loop.records import Limits, RunConfig, RunResult
 from runtime.models.specs import load_model
 from runtime.session.background import Background
@@ -79,6 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     resume = _resume_id(args.resume)
+    check_sizes(args)
     check_files(args.file)
     model = await load_model(args.model, context_window=args.context_window)
     try:

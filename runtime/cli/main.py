@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "hooks": "runtime.cli.hooks",
     "hook": "runtime.cli.hooks",
     "ui": "runtime.cli.ui",
+    "tokens": "runtime.cli.tokens",
     "bench": "bench.cli",
 }
 

@@ -85,7 +85,7 @@ def check_sizes(args: argparse.Namespace) -> None:
 
 
 def sizes_from(args: argparse.Namespace, model: Model) -> RegionSizes:
-    check_sizes(args)
+    """The region sizes for `model`'s window with the flags' overrides (checked first with `check_sizes`)."""
     overrides = {
         name: value
         for name, value in (

@@ -4,7 +4,12 @@
     loci serve --tools context,memory           a subset
     loci serve memory --compat                  a drop-in for @modelcontextprotocol/server-memory
     loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
+    loci serve --http --host 0.0.0.0            over a home with tokens (`loci tokens`): each reaches its projects
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
+
+Over HTTP each request is served by the server of its token's project
+(servers/scoped.py): `_serve_full` hands the transport `server_for(project,
+read_only)`, which builds that server over the one open home.
 
 While it serves, a background worker runs the memory graph's refinement
 jobs (`runtime.session.background`), except in the compatibility mode.
@@ -92,6 +97,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--session-idle", type=float, default=None, help="seconds before an idle HTTP session is closed (600)"
     )
+    parser.add_argument(
+        "--token-cache",
+        type=float,
+        default=None,
+        help="seconds a home token's check is kept; a revoked token is refused after at most this (2; 0: at once)",
+    )
     parser.add_argument("--print-config", action="store_true", help="print the client config snippet and exit")
     parser.add_argument("--client", default="generic", choices=CLIENTS, help="the client --print-config is for")
     parser.set_defaults(handler=run)
@@ -108,13 +119,14 @@ async def run(args: argparse.Namespace) -> int:
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)
     at_least(1, max_sessions=args.max_sessions, session_idle=args.session_idle)
+    at_least(0, token_cache=args.token_cache)
     token = None
     if args.http or args.token or args.token_file:
         from servers.transport import check_bind, read_token
 
         token = read_token(args.token, args.token_file)
         if args.http:
-            check_bind(args.host, token)
+            check_bind(args.host, token, home_tokens=token is None and await _home_has_tokens(args))
     if args.print_config:
         db = _home(args.db)
         print(render_config(client_config(args, tools, db, token=token is not None), args.client))
@@ -122,28 +134,58 @@ async def run(args: argparse.Namespace) -> int:
         return 0
     if args.mcp_config and not Path(args.mcp_config).is_file():
         raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
-    if args.compat:
-        return await _serve_compat(args, _home(args.db), token)
     if args.http:
         from servers.transport import serve_http
 
-        async def on_http(app: Any) -> None:
+        async def on_http(store: Any, server_for: Any) -> None:
             await serve_http(
-                app, host=args.host, port=args.port, token=token, **_http_options(args), access_log=args.access_log
+                server_for,
+                store=store,
+                project=project_of(args),
+                host=args.host,
+                port=args.port,
+                token=token,
+                **_http_options(args),
+                access_log=args.access_log,
             )
 
-        await _serve_full(args, _home(args.db), tools, on_http)
+        serve = _serve_compat if args.compat else _serve_full
+        await serve(args, _home(args.db), tools, on_http)
+        return 0
+    if args.compat:
+        from servers.transport import serve_stdio
+
+        # stdio needs no token: only the client that launched the process talks to it
+        await _serve_compat(args, _home(args.db), tools, _on_stdio(serve_stdio, project_of(args)))
         return 0
     if os.environ.get("LOCI_SERVE_EARLY") == "0":
         from servers.transport import serve_stdio
 
-        await _serve_full(args, _home(args.db), tools, serve_stdio)
+        await _serve_full(args, _home(args.db), tools, _on_stdio(serve_stdio, project_of(args)))
         return 0
     from runtime.cli.main import VERSION
     from servers.ready import Listing, serve_ready
 
     await serve_ready(Listing.load(), tools, VERSION, lambda: _loaded(args, tools))
     return 0
+
+
+async def _home_has_tokens(args: argparse.Namespace) -> bool:
+    """Whether the home has tokens of its own (then a bind off loopback needs no `--token-file`)."""
+    from memory.records.tokens import Tokens
+    from memory.store import Store
+
+    async with await Store.open(_home(args.db)) as store:
+        return await Tokens(store).any()
+
+
+def _on_stdio(serve: Any, project: str) -> Any:
+    """A serving callback that serves one connection the owner's server (stdio has no tokens: one client)."""
+
+    async def on_stdio(store: Any, server_for: Any) -> None:
+        await serve(server_for(project, False))
+
+    return on_stdio
 
 
 def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
@@ -157,7 +199,8 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
     db = _home(args.db)
 
     async def serve(lines: Lines, wire: Wire) -> None:
-        async def on_stdio(app: Any) -> None:
+        async def on_stdio(store: Any, server_for: Any) -> None:
+            app = server_for(project_of(args), False)
             async with stdio_server(stdin=lines, stdout=wire) as (read, write):  # type: ignore[arg-type]
                 await app.run(Answering(read, write), write, app.create_initialization_options())
 
@@ -167,7 +210,8 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
 
 
 async def _serve_full(args: argparse.Namespace, db: Path, tools: tuple[str, ...], serve: Any) -> None:
-    """Open the home, run the background worker of every project, and serve the merged server on it."""
+    """Open the home, run the background worker of every project, and serve the merged server on it:
+    `serve(store, server_for)`, where `server_for(project, read_only)` builds the server of one project."""
     from memory.context.paths import Roots
     from memory.evolution.evolution import Evolution
     from memory.graph.graph import Graph
@@ -180,41 +224,48 @@ async def _serve_full(args: argparse.Namespace, db: Path, tools: tuple[str, ...]
     roots = Roots(args.root) if args.root else Roots(None)
     options = {"model": args.model, "mcp_config": args.mcp_config}
     # The background worker refines the memory graph of every project while the server runs (a job knows its
-    # project), on its own connection to the home; the tools see `project_of(args)` only.
+    # project), on its own connection to the home; the tools of each server see its own project only.
     async with await Store.open(db) as store:
         evolution = Evolution(Graph(store, project=ALL))
-        async with background_worker(evolution.jobs, evolution.handlers()):
-            app = build_app(
+
+        def server_for(project: str, read_only: bool) -> Any:
+            return build_app(
                 store,
                 tools,
                 tool_sets=tool_sets(),
                 roots=roots.roots or (),
                 options=options,
                 version=VERSION,
-                project=project_of(args),
+                project=project,
+                read_only=read_only,
             )
-            await serve(app)
+
+        async with background_worker(evolution.jobs, evolution.handlers()):
+            await serve(store, server_for)
 
 
-async def _serve_compat(args: argparse.Namespace, db: Path, token: str | None) -> int:
+async def _serve_compat(args: argparse.Namespace, db: Path, tools: tuple[str, ...], serve: Any) -> None:
     from memory.store import Store
     from servers.memory_compat import build_compat_server
-    from servers.transport import serve_http, serve_stdio
 
     async with await Store.open(db) as store:
-        server = build_compat_server(store, project_of(args))
-        if args.http:
-            await serve_http(
-                server, host=args.host, port=args.port, token=token, **_http_options(args), access_log=args.access_log
-            )
-        else:  # stdio needs no token: only the client that launched the process talks to it
-            await serve_stdio(server)
-    return 0
+
+        def server_for(project: str, read_only: bool) -> Any:
+            if read_only:
+                raise UsageError("the compatible memory server has no read-only tool set: serve it without --compat")
+            return build_compat_server(store, project)
+
+        await serve(store, server_for)
 
 
 def _http_options(args: argparse.Namespace) -> dict[str, Any]:
     """The HTTP limits given on the command line; the transport's own defaults for the rest."""
-    given = {"max_body": args.max_body, "max_sessions": args.max_sessions, "session_idle": args.session_idle}
+    given = {
+        "max_body": args.max_body,
+        "max_sessions": args.max_sessions,
+        "session_idle": args.session_idle,
+        "token_cache": args.token_cache,
+    }
     return {name: value for name, value in given.items() if value is not None}
 
 

@@ -3,6 +3,7 @@
     loci ui                              http://127.0.0.1:8780/ over $LOCI_HOME/loci.db
     loci ui --db PATH --port 0           another home, a free port
     loci ui --host 0.0.0.0 --token-file F   off loopback: every request needs the token
+    loci ui --host 0.0.0.0                  off loopback over a home with tokens: each reads its own projects
 
 The page, its data API and its safety rules live in `servers/ui/`; this
 command opens the home `query_only` for reads (feedback is its one write)
@@ -16,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from memory.store import Store, default_db_path
-from runtime.cli.flags import add_project, project_of
+from runtime.cli.flags import add_project, at_least, project_of
 
 __all__ = ["DEFAULT_PORT", "register"]
 
@@ -29,17 +30,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}; 0 picks a free port")
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1); others need --token-file")
     parser.add_argument("--token-file", default=None, help="a file whose first line is the session token")
+    parser.add_argument(
+        "--token-cache",
+        type=float,
+        default=None,
+        help="seconds a home token's check is kept; a revoked token is refused after at most this (2; 0: at once)",
+    )
     add_project(parser, every=True)
     parser.set_defaults(handler=run)
 
 
 async def run(args: argparse.Namespace) -> int:
+    from servers.principals import TOKEN_CACHE_S
     from servers.transport import read_token
     from servers.ui.serve import serve_ui, session_token
 
+    at_least(0, token_cache=args.token_cache)
     token = read_token(None, args.token_file)
-    session_token(token, args.host)  # refuse a bind off loopback without a token before opening anything
     db = Path(args.db).expanduser() if args.db else default_db_path()
+    if token is not None or not db.exists():
+        session_token(token, args.host)  # a short token, or none over a new home, is refused before opening it
     async with await Store.open(db, query_only=True) as store:
-        await serve_ui(store, host=args.host, port=args.port, token=token, project=project_of(args))
+        # Off loopback without a token file: refused unless the home has tokens (serve_ui asks it).
+        await serve_ui(
+            store,
+            host=args.host,
+            port=args.port,
+            token=token,
+            project=project_of(args),
+            token_cache=TOKEN_CACHE_S if args.token_cache is None else args.token_cache,
+        )
     return 0

@@ -116,6 +116,8 @@ class TurnTrace:
     completion_tokens: int
     result_tokens: int = 0
     observation_id: str | None = None
+    error: bool = False  # the tool's result was an error
+    refs: tuple[int, ...] = ()  # the memory ids (mem:N) the head of the tool's result names
     retries: int = 0
     seconds: float = 0.0
     state_cut: bool = False

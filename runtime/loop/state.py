@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from memory.context.fulltext import content_words
 from memory.context.store import ContextStore
+from memory.graph.records import node_refs
 from runtime.host.host import ToolResult
 from runtime.loop.action import Action
 from runtime.loop.decide import Decider
@@ -48,6 +49,7 @@ LOOK_HITS = 8
 LOOK_TOKENS = 700  # the neighbours shown stop here; the best lines themselves may take the whole room
 KEPT_OBSERVATION = 64
 LOOK_FRAME_TOKENS = 32  # the region's header and the question below the lines
+REFS_CHARS = 16_000  # a result's memory ids are read from its head (about 4,000 tokens)
 
 
 @dataclass
@@ -121,6 +123,7 @@ async def record_turn(
     tool, error = trace.action.tool or "", result.is_error
     obj = await contexts.add_text("obs", f"turn {trace.turn} {tool}", result.text, {"error": error})
     trace.observation_id, trace.result_tokens = obj.id, obj.tokens  # counted once, as it was stored
+    trace.error, trace.refs = error, tuple(node_refs(result.text[:REFS_CHARS]))
     head, cut = fit(result.text, run.sizes.observation - 60, count)
     run.regions.observation = Observation(obj.id, tool, head, trace.result_tokens, cut, error)
     line = TurnLine(trace.turn, tool, trace.action.arguments, obj.id, trace.result_tokens, error)

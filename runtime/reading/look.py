@@ -113,14 +113,11 @@ async def render_lines(
                 continue
             held[line.number], used = text, used + cost
         shown.append(line)
-    spans = {}
-    for line in shown if around else []:
-        span = await contexts.read(line.id, max(1, line.number - around), line.number + around, max_tokens=budget)
-        spans[line] = dict(enumerate(span.text.split("\n"), start=span.start_line))
+    near = await _neighbours(contexts, shown, around, budget) if around else {}
     for distance in range(1, around + 1):
         for line in shown:
             for number in (line.number - distance, line.number + distance):
-                text = spans[line].get(number)
+                text = near[line.id].get(number)
                 if text is None or number in chosen[line.id]:
                     continue
                 cost = count(_row(number, text, numbered))
@@ -128,6 +125,25 @@ async def render_lines(
                     return _rendered(chosen, numbered), shown
                 chosen[line.id][number], used = text, used + cost
     return _rendered(chosen, numbered), shown
+
+
+async def _neighbours(contexts: ContextStore, shown: list[Line], around: int, budget: int) -> dict[str, dict[int, str]]:
+    """The lines within `around` of the shown lines, by document: lines whose neighbourhoods touch are read
+    as one span, so no line is read twice (each line's neighbourhood keeps its own `budget` of tokens)."""
+    near: dict[str, dict[int, str]] = {}
+    for ref in dict.fromkeys(line.id for line in shown):
+        numbers = sorted({line.number for line in shown if line.id == ref})
+        ranges: list[list[int]] = []  # [first line, last line, how many shown lines it covers]
+        for number in numbers:
+            if ranges and number - around <= ranges[-1][1] + 1:
+                ranges[-1][1], ranges[-1][2] = number + around, ranges[-1][2] + 1
+            else:
+                ranges.append([max(1, number - around), number + around, 1])
+        held = near.setdefault(ref, {})
+        for start, end, covered in ranges:
+            span = await contexts.read(ref, start, end, max_tokens=budget * covered)
+            held.update(enumerate(span.text.split("\n"), start=span.start_line))
+    return near
 
 
 def _row(number: int, text: str, numbered: bool) -> str:

@@ -8,34 +8,35 @@ are stored notes, quoted as data, not instructions. The run's record keeps the t
 carries the recalled lines.
 
 After a run that ends with an answer (done or partial; a failed or
-cancelled run leaves none), `Experience.after` reads the run's record
-(memory/records/runs.py) and writes its episode (memory/evolution/episodes.py): one step per tool turn, with
-the tool, its arguments, the memory ids the step was shown (the brief for
-the first step, then the ids in each observation of a tool) and the ids it
-used (those it named in its arguments or its working state; the ids named
-in the answer count for the last step). A step whose tool returned an error
-does not count in the episode's step sequence. The outcome comes from the
-evaluator when one is given, else it stays unknown until feedback arrives.
-Writing the episode queues its refinement job; the caller's worker runs it
+cancelled run leaves none), `Experience.after` takes the run's record as
+`Runs.finish` wrote it (memory/records/runs.py) and writes its episode
+(memory/evolution/episodes.py): one step per tool turn, with the tool, its
+arguments, the memory ids the step was shown (the brief for the first step,
+then the ids named in each memory tool's result, which the turn record keeps
+as `refs`) and the ids it used (those it named in its arguments or its
+working state; the ids named in the answer count for the last step). A step
+whose tool returned an error does not count in the episode's step sequence.
+The outcome comes from the evaluator when one is given, else it stays
+unknown until feedback arrives. Writing the episode queues its refinement
+job; the caller's worker runs it
 later, or `loci memory refine` does.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.errors import LociError, UsageError
+from memory.errors import UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution, Language
 from memory.graph.quoted import quote_notes
 from memory.graph.recall import Recall
+from memory.graph.records import node_refs
 from memory.jobs.worker import Worker
-from memory.records.runs import RunRecord, Runs
+from memory.records.runs import RunRecord
 from runtime.models.base import Model, Request
 
 __all__ = [
@@ -47,7 +48,6 @@ __all__ = [
     "steps_from_turns",
 ]
 
-MEM_ID = re.compile(r"\bmem:(\d+)\b")
 Evaluator = Callable[[RunRecord], Awaitable[float | None] | float | None]
 
 
@@ -62,11 +62,11 @@ class Brief:
 
 def mem_ids(value: Any) -> list[int]:
     """The memory ids (`mem:N`) named anywhere in a value, in order, once each."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return list(dict.fromkeys(int(m) for m in MEM_ID.findall(text)))
+    return node_refs(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
 
 
-async def steps_from_turns(turns: list[dict[str, Any]], contexts: ContextStore, shown: tuple[int, ...]) -> list[Step]:
+def steps_from_turns(turns: list[dict[str, Any]], shown: tuple[int, ...]) -> list[Step]:
+    """The episode's steps from a run's turn records: each tool turn with the ids it was shown and used."""
     steps: list[Step] = []
     recalled: list[int] = list(shown)
     for turn in turns:
@@ -79,15 +79,8 @@ async def steps_from_turns(turns: list[dict[str, Any]], contexts: ContextStore, 
             elif cited:
                 steps.append(Step("answer", {}, tuple(recalled), tuple(cited), ok=False))
             continue
-        ok, seen = True, []
-        if turn.get("observation_id"):
-            try:
-                obj = await contexts.get(turn["observation_id"])
-                ok = not obj.meta.get("error")
-                if str(turn["tool"]).startswith("memory"):
-                    seen = mem_ids((await contexts.read(obj.id, max_tokens=4_000)).text)
-            except LociError:
-                ok = False
+        seen = list(turn.get("refs") or ()) if str(turn["tool"]).startswith("memory") else []
+        ok = not turn.get("error")
         steps.append(Step(turn["tool"], dict(turn.get("arguments") or {}), tuple(recalled), tuple(cited), ok))
         recalled = seen
     return steps
@@ -99,7 +92,6 @@ class Experience:
     def __init__(
         self,
         evolution: Evolution,
-        contexts: ContextStore,
         count_tokens: Callable[[str], int],
         task_tokens: int,
         *,
@@ -108,7 +100,6 @@ class Experience:
         worker: Worker | None = None,
     ) -> None:
         self.evolution = evolution
-        self.contexts = contexts
         self.count_tokens = count_tokens
         self.budget = max(0, int(task_tokens * evolution.params.loop_share))
         self.episodes = episodes
@@ -135,13 +126,11 @@ class Experience:
             lines.pop()
         return Brief(task)
 
-    async def after(self, run_id: int, brief: Brief) -> int | None:
-        """Write the run's episode (unless episodes are off); its node id."""
+    async def after(self, record: RunRecord, brief: Brief) -> int | None:
+        """Write the episode of `record` (the run as `Runs.finish` wrote it), unless episodes are off; its node id."""
         if not self.episodes:
             return None
-        graph = self.evolution.graph
-        record = await Runs(graph.store, project=graph.project).get(run_id)  # the run is in the graph's project
-        steps = await steps_from_turns(record.turns, self.contexts, brief.ids)
+        steps = steps_from_turns(record.turns, brief.ids)
         outcome = None
         if self.evaluator is not None:
             outcome = self.evaluator(record)

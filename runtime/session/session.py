@@ -120,7 +120,7 @@ class Session:
         except Exception as exc:
             await runs.finish(run_id, status="failed", reason=f"{type(exc).__name__}: {exc}", **self._made_so_far())
             raise
-        await runs.finish(
+        record = await runs.finish(
             run_id,
             status=result.status,
             answer=result.answer,
@@ -129,7 +129,7 @@ class Session:
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )
-        await self.experience.after(run_id, brief)
+        await self.experience.after(record, brief)
         return run_id, result
 
     def _made_so_far(self) -> dict[str, Any]:
@@ -145,7 +145,7 @@ def turn_record(trace: TurnTrace) -> dict[str, Any]:
         record["answer"] = action.answer
     else:
         record.update(tool=action.tool, arguments=action.arguments, observation_id=trace.observation_id)
-        record["result_tokens"] = trace.result_tokens
+        record.update(result_tokens=trace.result_tokens, error=trace.error, refs=list(trace.refs))
     record["retries"] = trace.retries
     # What the prompt held, by region, and how much of it the model evaluated rather than reused from its cache.
     record.update(
@@ -205,7 +205,6 @@ async def open_session(
         task_tokens = config.sizes_for(model.context_window).task
         experience = Experience(
             evolution,
-            contexts,
             model.count_tokens,
             task_tokens,
             episodes=episodes,

@@ -11,16 +11,25 @@
     GET  /api/documents            every document, with the path it was read from
     GET  /api/records?limit=N      what runs recorded (tool results, turns, notes), newest first
     GET  /api/outline/ID, /api/read/ID?start=A&end=B
+    GET  /api/projects             the projects the request's principal reaches
     POST /api/runs/N/feedback      {"outcome": "good"|"bad"|0.7, "note": "..."}: as `loci feedback`
 
 Every route reads through a `query_only` store, so a read cannot write; the
 feedback POST is the one write. Loci's errors become JSON with a status: a
 user's mistake or an unknown id 400 or 404, with the same one-line message
-the command line prints. `Guard` (servers/ui/guard.py) wraps it all.
+the command line prints. `Guard` (servers/ui/guard.py) wraps it all, and puts
+the request's principal (servers/principals.py) in its scope's state.
+
+A route is answered by the `Api` of one project, built for it: the project
+the `X-Loci-Project` header names, which the principal must reach (else 403),
+or the principal's first. So a token of project `a` reads `a`'s views only,
+in their own queries; the page lists the principal's projects and sends the
+one chosen.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +43,10 @@ from memory.context.store import ContextStore
 from memory.errors import LociError, NotFoundError, ToolError, UsageError
 from memory.graph.graph import Graph
 from memory.json_input import loads
-from memory.projects import DEFAULT_PROJECT
+from memory.projects import DEFAULT_PROJECT, check_project
+from memory.records.tokens import Principal
 from memory.store import Store
+from servers.principals import TOKEN_CACHE_S, Principals
 from servers.ui.documents_view import LISTED_RECORDS, DocumentsView
 from servers.ui.graph_view import DEFAULT_DRAWN, GraphView
 from servers.ui.guard import MAX_POST_BYTES, Guard
@@ -43,9 +54,11 @@ from servers.ui.runs_view import RunsView
 from servers.ui.work_view import WorkView
 from tools.context import ContextTools
 
-__all__ = ["STATIC", "build_ui_app"]
+__all__ = ["PROJECT_HEADER", "STATIC", "build_ui_app"]
 
 STATIC = Path(__file__).parent / "static"
+PROJECT_HEADER = "x-loci-project"
+MAX_APIS = 256
 
 
 def _int(request: Request, name: str, default: int) -> int:
@@ -59,9 +72,15 @@ def _int(request: Request, name: str, default: int) -> int:
 
 
 def _status(exc: LociError) -> int:
+    if isinstance(exc, Forbidden):
+        return 403
     if isinstance(exc, NotFoundError):
         return 404
     return 400 if isinstance(exc, UsageError | ToolError) else 500
+
+
+class Forbidden(UsageError):
+    """The principal does not reach what the request asks for (403)."""
 
 
 class Api:
@@ -75,33 +94,6 @@ class Api:
         self.documents = DocumentsView(graph)
         self.context = ContextTools(ContextStore(store, project=project))
 
-    def routes(self) -> list[Route]:
-        table: dict[str, Any] = {
-            "/api/graph": lambda r: self.graph.top(_int(r, "limit", DEFAULT_DRAWN)),
-            "/api/totals": lambda r: self.graph.totals(),
-            "/api/recall": lambda r: self.graph.recall(
-                r.query_params.get("q", ""), _int(r, "k", 20), _int(r, "limit", DEFAULT_DRAWN)
-            ),
-            "/api/around/{ref}": lambda r: self.graph.around(
-                r.path_params["ref"], _int(r, "depth", 1), _int(r, "limit", DEFAULT_DRAWN)
-            ),
-            "/api/node/{ref}": lambda r: self.graph.node(r.path_params["ref"]),
-            "/api/runs": lambda r: self.runs.list(_int(r, "limit", 200)),
-            "/api/runs/{ref}": lambda r: self.runs.get(r.path_params["ref"]),
-            "/api/procedures": lambda r: self.work.procedures(),
-            "/api/jobs": lambda r: self.work.queue(),
-            "/api/digests": lambda r: self.work.digest_jobs(),
-            "/api/documents": lambda r: self.documents.documents(),
-            "/api/records": lambda r: self.documents.records(_int(r, "limit", LISTED_RECORDS)),
-            "/api/outline/{ref}": lambda r: self.context.context_outline(r.path_params["ref"]),
-            "/api/read/{ref}": lambda r: self.context.context_read(
-                r.path_params["ref"], _int(r, "start", 1), _int(r, "end", 0) or None
-            ),
-        }
-        routes = [Route(path, _json_route(fn), methods=["GET"]) for path, fn in table.items()]
-        routes.append(Route("/api/runs/{ref}/feedback", _json_route(self.feedback), methods=["POST"]))
-        return routes
-
     async def feedback(self, request: Request) -> dict[str, Any]:
         try:
             body = loads(await request.body() or b"{}")
@@ -113,6 +105,72 @@ class Api:
         if not isinstance(note, str):
             raise UsageError("the feedback's note is text")
         return await self.runs.feedback(request.path_params["ref"], body["outcome"], note)
+
+
+# The GET routes: path -> what answers it, from the request's project's `Api` and the request.
+GETS: dict[str, Callable[[Api, Request], Awaitable[Any]]] = {
+    "/api/graph": lambda a, r: a.graph.top(_int(r, "limit", DEFAULT_DRAWN)),
+    "/api/totals": lambda a, r: a.graph.totals(),
+    "/api/recall": lambda a, r: a.graph.recall(
+        r.query_params.get("q", ""), _int(r, "k", 20), _int(r, "limit", DEFAULT_DRAWN)
+    ),
+    "/api/around/{ref}": lambda a, r: a.graph.around(
+        r.path_params["ref"], _int(r, "depth", 1), _int(r, "limit", DEFAULT_DRAWN)
+    ),
+    "/api/node/{ref}": lambda a, r: a.graph.node(r.path_params["ref"]),
+    "/api/runs": lambda a, r: a.runs.list(_int(r, "limit", 200)),
+    "/api/runs/{ref}": lambda a, r: a.runs.get(r.path_params["ref"]),
+    "/api/procedures": lambda a, r: a.work.procedures(),
+    "/api/jobs": lambda a, r: a.work.queue(),
+    "/api/digests": lambda a, r: a.work.digest_jobs(),
+    "/api/documents": lambda a, r: a.documents.documents(),
+    "/api/records": lambda a, r: a.documents.records(_int(r, "limit", LISTED_RECORDS)),
+    "/api/outline/{ref}": lambda a, r: a.context.context_outline(r.path_params["ref"]),
+    "/api/read/{ref}": lambda a, r: a.context.context_read(
+        r.path_params["ref"], _int(r, "start", 1), _int(r, "end", 0) or None
+    ),
+}
+
+
+class ProjectApis:
+    """One `Api` per project, made when first asked for; each request answered by its principal's project's."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._apis: dict[str | None, Api] = {}
+
+    def api(self, request: Request) -> Api:
+        principal: Principal = request.state.principal
+        project = self.project(principal, request.headers.get(PROJECT_HEADER))
+        if project not in self._apis:
+            if len(self._apis) >= MAX_APIS:
+                self._apis.clear()
+            self._apis[project] = Api(self.store, project)
+        return self._apis[project]
+
+    @staticmethod
+    def project(principal: Principal, asked: str | None) -> str | None:
+        """The project a request reads: the one it asks for, which the principal must reach, else its first."""
+        if not asked:
+            return principal.projects[0]
+        check_project(asked)
+        if asked not in principal.projects and None not in principal.projects:
+            raise Forbidden(f"this token cannot reach the project {asked!r}")
+        return asked
+
+    def routes(self) -> list[Route]:
+        routes = [Route("/api/projects", _json_route(self._projects), methods=["GET"])]
+        routes += [Route(path, self._endpoint(fn), methods=["GET"]) for path, fn in GETS.items()]
+        routes.append(Route("/api/runs/{ref}/feedback", self._endpoint(Api.feedback), methods=["POST"]))
+        return routes
+
+    def _endpoint(self, fn: Callable[[Api, Request], Awaitable[Any]]) -> Any:
+        return _json_route(lambda request: fn(self.api(request), request))
+
+    async def _projects(self, request: Request) -> dict[str, Any]:
+        principal: Principal = request.state.principal
+        named = [p for p in principal.projects if p is not None]
+        return {"projects": named, "all": None in principal.projects, "read_only": principal.read_only}
 
 
 def _json_route(fn: Any) -> Any:
@@ -138,12 +196,18 @@ def build_ui_app(
     token_for_reads: bool,
     max_body: int = MAX_POST_BYTES,
     project: str | None = DEFAULT_PROJECT,
+    token_cache: float = TOKEN_CACHE_S,
 ) -> Guard:
-    """The whole page: its files, the API over one project of `store`, behind the `Guard`."""
+    """The whole page: its files, and the API over the projects of each request's principal, behind the `Guard`.
+
+    The owner (the session `token`, and without `token_for_reads` a read that carries none, while the home has no
+    tokens) reads `project` (`ALL`: every project); a home token reads its own projects."""
     routes = [
         Route("/", _index, methods=["GET"]),
-        *Api(store, project).routes(),
+        *ProjectApis(store).routes(),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)
-    return Guard(app, host=host, token=token, token_for_reads=token_for_reads, max_body=max_body)
+    owner = Principal("owner", (project,))
+    principals = Principals(store, owner, token=token, open_without_token=not token_for_reads, expiry=token_cache)
+    return Guard(app, host=host, principals=principals, max_body=max_body)

@@ -10,10 +10,14 @@
   another site's script, a page on another port of localhost included,
   cannot post feedback.
 - Token: every POST, and every `/api/` read when the page is served off
-  loopback or with `--token-file`, must carry `Authorization: Bearer TOKEN`
-  (`bearer_ok`: compared in constant time), else 401. The page itself and
-  its static files hold no data and load without it. A token given for a
-  bind off loopback has at least 16 characters (`check_bind`, in serve.py).
+  loopback, with `--token-file`, or over a home with tokens, must carry
+  `Authorization: Bearer TOKEN`, else 401: the page's session token (its
+  owner, compared in constant time) or a token of the home (`loci tokens`),
+  resolved to its principal by servers/principals.py and put in the
+  request's `state` for the API, which serves that principal's projects
+  only. A read-only token's POST gets 403. The page itself and its static
+  files hold no data and load without it. A token given for a bind off
+  loopback has at least 16 characters (`check_bind`, in serve.py).
 - Body: a POST body over `max_body` bytes gets 413 before the app sees it.
 
 Every response, a refusal included, carries `SECURITY_HEADERS`: a Content
@@ -36,7 +40,8 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from servers.bearer import bearer_ok, is_loopback, same_origin
+from servers.bearer import is_loopback, same_origin
+from servers.principals import Principals
 
 __all__ = ["MAX_POST_BYTES", "SECURITY_HEADERS", "Guard", "allowed_names", "content_security_policy"]
 
@@ -79,13 +84,10 @@ def _name(authority: str) -> str:
 class Guard:
     """Host, Origin, token and body-size checks before any request reaches the page."""
 
-    def __init__(
-        self, app: ASGIApp, *, host: str, token: str, token_for_reads: bool, max_body: int = MAX_POST_BYTES
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, host: str, principals: Principals, max_body: int = MAX_POST_BYTES) -> None:
         self.app = app
         self.names = allowed_names(host)
-        self.expected = token.encode()
-        self.token_for_reads = token_for_reads
+        self.principals = principals
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -94,7 +96,7 @@ class Guard:
             return
         send = _with_security_headers(send)
         headers = dict(scope.get("headers") or [])
-        refusal = self.refusal(scope, headers)
+        refusal = self.refusal(scope, headers) or await self.who(scope, headers)
         if refusal is not None:
             await _reply(send, *refusal)
             return
@@ -113,11 +115,21 @@ class Guard:
             return 421, "this page is not served under that host name"
         if not same_origin(headers):
             return 403, "requests from another origin are refused"
-        needs_token = scope["method"] == "POST" or (self.token_for_reads and scope["path"].startswith("/api/"))
-        if needs_token and not bearer_ok(headers, self.expected):
-            return 401, "missing or wrong session token"
         if scope["method"] not in ("GET", "HEAD", "POST"):
             return 405, "only GET and POST are served"
+        return None
+
+    async def who(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+        """Find the principal of a request for data (`scope["state"]["principal"]`); `(status, reason)` if none."""
+        post = scope["method"] == "POST"
+        if not post and not scope["path"].startswith("/api/"):
+            return None
+        principal = await self.principals.of(headers)
+        if principal is None or (post and principal is self.principals.anonymous):
+            return 401, "missing or wrong session token"
+        if post and principal.read_only:
+            return 403, "this token is read-only"
+        scope.setdefault("state", {})["principal"] = principal
         return None
 
 

@@ -49,7 +49,7 @@ def test_a_store_opened_before_any_schema_module_is_imported_has_every_table(tmp
     assert "digest_jobs" in tables and "memory_imports" in tables
     with sqlite3.connect(path) as conn:
         applied = {row[0] for row in conn.execute("SELECT migration_set FROM _sqlite_migrations")}
-    assert applied == {"context", "graph", "chat", "runs", "evolution", "jobs", "digest", "imports"}
+    assert applied == {"context", "graph", "chat", "runs", "evolution", "jobs", "digest", "imports", "tokens"}
 
 
 def test_the_sets_apply_in_the_listed_order() -> None:
@@ -62,6 +62,7 @@ def test_the_sets_apply_in_the_listed_order() -> None:
         "jobs",
         "digest",
         "imports",
+        "tokens",
     ]
     assert len(MIGRATION_SETS) == len(set(MIGRATION_SETS))
 

@@ -10,6 +10,9 @@ const token = (() => {
   return sessionStorage.getItem("loci-token") || "";
 })();
 
+// The project the page shows, among those its token reaches (`/api/projects`); none chosen: the token's first.
+const project = sessionStorage.getItem("loci-project") || "";
+
 const $ = (selector) => document.querySelector(selector);
 const esc = (text) => String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : "");
@@ -18,6 +21,7 @@ const count = (n) => Number(n).toLocaleString("en");
 async function api(path, options = {}, started = null) {
   const headers = { ...(options.headers || {}) };
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (project) headers["X-Loci-Project"] = project;
   const response = await (started || fetch(path, { ...options, headers }));
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
@@ -252,3 +256,18 @@ document.querySelectorAll("header nav button").forEach((button) => button.addEve
 
 $("#token-state").textContent = token ? "session token: yes (feedback allowed)" : "no session token: open the URL loci ui printed to give feedback";
 loadTop().catch((error) => { $("#graph-note").textContent = error.message; });
+
+// Several projects: a choice in the header; choosing one shows the page again over it.
+api("/api/projects").then((reach) => {
+  if (project && !reach.all && !reach.projects.includes(project)) {
+    sessionStorage.removeItem("loci-project");
+    location.reload();
+    return;
+  }
+  if (reach.projects.length < 2) return;
+  const select = $("#project");
+  select.innerHTML = reach.projects.map((p) => `<option>${esc(p)}</option>`).join("");
+  select.value = project || reach.projects[0];
+  select.hidden = false;
+  select.addEventListener("change", () => { sessionStorage.setItem("loci-project", select.value); location.reload(); });
+}).catch(() => {});

@@ -77,3 +77,19 @@ async def test_each_session_is_an_episode_that_leads_to_its_turns(graph: Graph) 
     found = await Recall(graph).recall("gardens roses", k=3, kinds=["semantic"], record=False)
     assert {r.node.kind for r in found} == {"semantic"}
     assert {r.node.id for r in found[:2]} == {ids[0], ids[1]}
+
+
+async def test_a_standing_instruction_is_recalled_with_the_turns_on_its_topic(graph: Graph) -> None:
+    rule = Turn("user", "Always include version numbers when I ask about weather client dependencies.", "r", "1")
+    chat = [Turn("user", f"I cooked pasta number {n} tonight.", f"p{n}", "1") for n in range(12)]
+    topic = [
+        Turn("user", f"My weather client fetches the forecast with retries for city {n}.", f"s{n}", "2")
+        for n in range(2)
+    ]
+    near = [Turn("user", f"I fetch the forecast on my phone each morning, day {n}.", f"f{n}", "3") for n in range(3)]
+    ids = await remember_conversation(graph, [rule, *chat, *topic, *near])
+    linked = {e.dst for e in await graph.edges(ids[0]) if e.src == ids[0] and e.kind == "related"}
+    assert set(ids[13:15]) <= linked and linked.isdisjoint(ids[15:])
+    question = "How does my weather client fetch the forecast with retries?"
+    found = {r.node.id: r for r in await Recall(graph).recall(question, k=3, kinds=["semantic"])}
+    assert set(found) == {ids[0], *ids[13:15]} and found[ids[0]].parts["graph"] > 0

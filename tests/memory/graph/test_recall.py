@@ -186,3 +186,17 @@ async def test_a_question_about_the_assistants_advice_finds_its_turn_before_the_
     assert mine[0].node.id == asked
     yours = await recall.recall("How did you recommend handling the rate limit retries?", k=2, kinds=["semantic"])
     assert yours[0].node.id == advised
+
+
+async def test_the_frame_of_a_question_about_the_conversation_is_not_searched(graph: Graph, recall: Recall) -> None:
+    fact, _ = await graph.remember("user: My budget tracker stores every expense in SQLite.")
+    await graph.remember(
+        "assistant: Across our sessions we had different discussions; here is a comprehensive summary of this"
+        " conversation, listed in order."
+    )
+    found = await recall.recall("Can you give a comprehensive summary of my budget tracker across our conversations?")
+    assert found[0].node.id == fact.id
+    # Plain BM25, the baseline, searches every word and puts the reply about the conversation first.
+    assert await recall.bm25(
+        "Can you give a comprehensive summary of my budget tracker across our conversations?", k=1
+    ) != [fact.id]

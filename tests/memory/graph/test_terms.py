@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory.graph.terms import term_stems
+from memory.graph.terms import searched_terms, term_stems
 
 
 def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> None:
@@ -25,3 +25,16 @@ def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> Non
         "unkeptplaying": ["unkeptplai"],
     }
     assert again == []
+
+
+def test_the_frame_of_a_question_is_left_out_and_what_it_frames_kept() -> None:
+    framed = "Can you list the order in which I brought up my budget tracker across my weather app conversations?"
+    assert searched_terms(framed) == ["budget", "tracker", "weather", "app"]
+    assert searched_terms("What did Gina order in the session management talk?") == [
+        "gina",
+        "order",
+        "session",
+        "management",
+        "talk",
+    ]
+    assert searched_terms("What did I mention?") == ["mention"]

@@ -15,8 +15,11 @@ async def test_a_run_is_running_until_it_finishes(store: Store) -> None:
     runs = Runs(store)
     run_id = await runs.start("count the boats", model="scripted", source="run")
     assert (await runs.get(run_id)).status == "running"
-    await runs.finish(run_id, status="done", answer="12", turns=[{"turn": 1, "tool": "context_search"}], tokens=40)
+    finished = await runs.finish(
+        run_id, status="done", answer="12", turns=[{"turn": 1, "tool": "context_search"}], tokens=40
+    )
     record = await runs.get(f"run:{run_id}")
+    assert finished == record  # what finish gives back is the row as stored
     assert (record.status, record.answer, record.tokens) == ("done", "12", 40)
     assert record.turns == [{"turn": 1, "tool": "context_search"}]
     assert record.finished is not None and record.finished >= record.started

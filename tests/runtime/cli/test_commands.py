@@ -26,6 +26,7 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "hooks",
         "hook",
         "ui",
+        "tokens",
         "bench",
     }
     assert set(cli.COMMANDS) == set(commands)

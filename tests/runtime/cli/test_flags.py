@@ -42,6 +42,16 @@ def test_a_bad_run_flag_is_refused_in_one_line(
     assert err == f"loci: {message}\n"
 
 
+@pytest.mark.parametrize(("flags", "message"), RUN_FLAGS[:3])
+def test_a_bad_chat_size_is_refused_before_the_model_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    """The model named cannot load: the size is what the line names, so nothing was loaded first."""
+    code, out, err = run_main(capsys, "chat", "--model", "llama:/nowhere.gguf", "--db", str(tmp_path / "l.db"), *flags)
+    assert code == 2 and out == ""
+    assert err == f"loci: {message}\n"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -45,9 +45,10 @@ class Served:
         return self.process.stderr.read().decode(errors="replace")
 
 
-def start(tmp_path: Path, *extra: str) -> Served:
-    """`loci serve --http` on a free port, once it says where it serves (it listens by then)."""
-    db = tmp_path / "h.db"
+def start(tmp_path: Path, *extra: str, db: Path | None = None) -> Served:
+    """`loci serve --http` over `db` (a new home in `tmp_path` unless given) on a free port, once it says where it
+    serves (it listens by then)."""
+    db = db or tmp_path / "h.db"
     command = [sys.executable, "-m", "runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db), *extra]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
     assert process.stderr is not None

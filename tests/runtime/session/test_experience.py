@@ -56,6 +56,31 @@ async def test_a_run_sees_recalled_facts_and_leaves_an_episode_of_what_it_used(t
         assert (await evolution.graph.get(fact.id)).successes == 1
 
 
+async def test_an_episode_step_is_shown_the_ids_the_memory_tool_before_it_returned(tmp_path: Path) -> None:
+    """The second step was shown what the first step's memory tool returned; a tool that failed is not ok."""
+    db = tmp_path / "loci.db"
+    async with await Store.open(db) as store:
+        fact, _ = await Graph(store).remember("the backup job writes to the north bucket")
+    model = ScriptedModel(
+        [
+            tool("memory_get", id=f"mem:{fact.id}"),
+            tool("memory_get", id="mem:999999"),
+            answer("the north bucket", state=f"used mem:{fact.id}"),
+        ]
+    )
+    async with open_session(model, db) as session:
+        run_id, _ = await session.run("where does the backup job write")
+    model.check_used()
+    async with await Store.open(db) as store:
+        record = await Runs(store).get(run_id)
+        assert record.turns[0]["refs"] == [fact.id] and record.turns[1]["error"] is True
+        evolution = Evolution(Graph(store))
+        episode = await evolution.episodes.get(f"run:{run_id}", bare="run")
+        first, second = (await evolution.graph.get(episode["node"])).meta["steps"]
+    assert first["ok"] is True and second["ok"] is False
+    assert second["recalled"] == [fact.id]
+
+
 async def test_no_episode_leaves_the_graph_as_it_was(tmp_path: Path) -> None:
     db = tmp_path / "loci.db"
     model = ScriptedModel([answer("hello")])

@@ -1,0 +1,175 @@
+"""Per-user tokens: a name, the projects it may reach, whether it may write; stored hashed.
+
+`loci tokens add NAME --project P` makes a token of `secrets.token_urlsafe(32)`
+(32 random bytes, 256 bits), shows it once, and keeps only its SHA-256. A
+slow, salted hash (bcrypt, argon2) is for passwords, which people choose
+from a small space an attacker can walk; a 256-bit random token has no such
+space, so one round of SHA-256 already leaves nothing to guess, and keeps
+the check per request to a microsecond. A stolen copy of the home gives its
+reader the digests, not the tokens.
+
+A request's token is found by its digest (`resolve`): the row is looked up
+by the digest, then the two digests are compared with `hmac.compare_digest`.
+The time a lookup takes can tell a guesser only how a digest of their own
+guess sorts among the stored ones, which brings no token nearer: finding a
+token from its digest is finding a SHA-256 preimage.
+
+The table is its own migration set, in plain SQL (a `TEXT` digest, the
+projects as a JSON list in `TEXT`, times as `REAL` seconds), and every query
+is in this module. A revoked token's row is deleted: it is refused on the
+next lookup. `last_used` is written when a server looks the token up, which
+the servers do once per their cache's expiry (servers/principals.py), not
+once per request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+from memory.errors import NotFoundError, UsageError
+from memory.projects import check_project
+from memory.store import Store
+
+__all__ = ["MAX_NAME_CHARS", "Principal", "TokenRecord", "Tokens", "check_token_name", "token_digest"]
+
+MIGRATIONS = Migrations("tokens")
+MAX_NAME_CHARS = 64
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]*")
+
+
+@MIGRATIONS()
+def create_tokens_table(db: sqlite_utils.Database) -> None:
+    db.execute(
+        "CREATE TABLE tokens ("
+        " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, digest TEXT NOT NULL UNIQUE,"
+        " projects TEXT NOT NULL, read_only INTEGER NOT NULL DEFAULT 0,"
+        " created REAL NOT NULL, last_used REAL)"
+    )
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request is: a token's name, the projects it may reach (None in them: every project), and whether it
+    may write."""
+
+    name: str
+    projects: tuple[str | None, ...]
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """A token as `loci tokens list` shows it: never the token, nor its digest."""
+
+    name: str
+    projects: tuple[str, ...]
+    read_only: bool
+    created: float
+    last_used: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "projects": list(self.projects),
+            "read_only": self.read_only,
+            "created": self.created,
+            "last_used": self.last_used,
+        }
+
+
+def token_digest(token: str | bytes) -> str:
+    """The SHA-256 of a token, in hex: what the home keeps."""
+    raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
+    return hashlib.sha256(raw).hexdigest()
+
+
+def check_token_name(name: object) -> str:
+    """The name itself, or one clear `UsageError`."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise UsageError(
+            f"{name!r} is not a token name; name a token by letters, digits, '.', '_', '@' and '-'"
+            " (starting with a letter or a digit), such as 'alice' or 'ci-bot'"
+        )
+    if len(name) > MAX_NAME_CHARS:
+        raise UsageError(f"the token name has {len(name)} characters, over the limit of {MAX_NAME_CHARS}")
+    return name
+
+
+class Tokens:
+    """The tokens of a home."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def add(self, name: str, projects: Sequence[str], *, read_only: bool = False) -> str:
+        """Make a token for `projects`, store its digest, and return the token (the only time it is seen)."""
+        check_token_name(name)
+        chosen = list(dict.fromkeys(check_project(p) for p in projects))
+        if not chosen:
+            raise UsageError("a token needs at least one project: --project NAME")
+        token = secrets.token_urlsafe(32)
+        row = {
+            "name": name,
+            "digest": token_digest(token),
+            "projects": json.dumps(chosen),
+            "read_only": int(read_only),
+            "created": time.time(),
+        }
+
+        def insert(db: sqlite_utils.Database) -> None:
+            try:
+                db.execute(
+                    "INSERT INTO tokens (name, digest, projects, read_only, created)"
+                    " VALUES (:name, :digest, :projects, :read_only, :created)",
+                    row,
+                )
+            except sqlite3.IntegrityError:
+                raise UsageError(f"a token named {name!r} exists; revoke it first or choose another name") from None
+
+        await self.store.write(insert)
+        return token
+
+    async def list(self) -> list[TokenRecord]:
+        sql = "SELECT name, projects, read_only, created, last_used FROM tokens ORDER BY name"
+        rows = await self.store.read(lambda db: list(db.query(sql)))
+        return [
+            TokenRecord(r["name"], tuple(json.loads(r["projects"])), bool(r["read_only"]), r["created"], r["last_used"])
+            for r in rows
+        ]
+
+    async def revoke(self, name: str) -> None:
+        check_token_name(name)
+        gone = await self.store.write(lambda db: db.execute("DELETE FROM tokens WHERE name = ?", [name]).rowcount)
+        if not gone:
+            raise NotFoundError(f"no token named {name!r}; loci tokens list shows them")
+
+    async def any(self) -> bool:
+        """Whether the home has a token at all (then every request to a server must carry one)."""
+        return bool(await self.store.read(lambda db: db.execute("SELECT 1 FROM tokens LIMIT 1").fetchone()))
+
+    async def resolve(self, token: str | bytes) -> Principal | None:
+        """The principal of a token, or None; a token found has its `last_used` set to now."""
+        digest = token_digest(token)
+        sql = "SELECT id, name, digest, projects, read_only FROM tokens WHERE digest = ?"
+        rows = await self.store.read(lambda db: db.execute(sql, [digest]).fetchall())
+        if not rows or not hmac.compare_digest(rows[0][2], digest):
+            return None
+        token_id, name, _, projects, read_only = rows[0]
+        if not self.store.read_only:
+            now = time.time()
+            await self.store.write(
+                lambda db: db.execute("UPDATE tokens SET last_used = ? WHERE id = ?", [now, token_id])
+            )
+        return Principal(name, tuple(json.loads(projects)), bool(read_only))

@@ -1,0 +1,134 @@
+"""MCP over HTTP per project: each request is served by the app of its principal's project.
+
+    POST /mcp           the principal's one project (the owner's: the server's `--project`)
+    POST /p/NAME/mcp    project NAME, which the principal must reach (a token with several projects names one)
+
+`ProjectApps` is the ASGI app `loci serve --http` runs. For each request it
+finds the principal (servers/principals.py; nobody: 401), picks the project
+from the path (a project the principal does not reach: 403; `/mcp` for a
+token of several projects: 400, naming the paths), and hands the request to
+the MCP app of that project and access, made by `make(project, read_only)`
+(servers/app.py `build_app`, whose every reader and writer is built for that
+one project, so the limit is in each query, not only here). Each app is
+started on the first request that needs it (the owner's at startup) and runs
+until the server stops. Its sessions are its own: a session id opened in one
+project, or with write access, is unknown to the app of another project or of
+read-only access (404), so a session never carries a principal past its
+limits. The session cap (`--max-sessions`) holds per app.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
+
+from memory.errors import UsageError
+from memory.projects import check_project
+from servers.principals import Principal, Principals
+
+__all__ = ["ProjectApps", "project_of_path"]
+
+MakeApp = Callable[[str, bool], Starlette]
+
+
+def project_of_path(path: str, principal: Principal) -> tuple[int, str]:
+    """`(200, project)` for a path the principal may use, else `(status, reason)`."""
+    if path == "/mcp":
+        if len(principal.projects) == 1 and principal.projects[0] is not None:
+            return 200, principal.projects[0]
+        paths = ", ".join(f"/p/{p}/mcp" for p in principal.projects if p is not None)
+        return 400, f"this token reaches several projects: choose one by the path ({paths})"
+    head, _, rest = path.removeprefix("/p/").partition("/")
+    if not path.startswith("/p/") or rest != "mcp":
+        return 404, "not found: MCP is served at /mcp and /p/PROJECT/mcp"
+    try:
+        check_project(head)
+    except UsageError as exc:
+        return 404, str(exc)
+    if head not in principal.projects:
+        return 403, f"this token cannot reach the project {head!r}"
+    return 200, head
+
+
+class ProjectApps:
+    """ASGI: the principal's project's MCP app for each request, started on first use."""
+
+    def __init__(self, principals: Principals, make: MakeApp) -> None:
+        self.principals = principals
+        self.make = make
+        self._apps: dict[tuple[str, bool], Starlette] = {}
+        # Made by the lifespan, in the event loop that serves.
+        self._group: TaskGroup | None = None
+        self._starting: anyio.Lock | None = None
+        self._stopping: anyio.Event | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        principal = await self.principals.of(dict(scope.get("headers") or []))
+        if principal is None:
+            await _reply(send, 401, "missing or wrong bearer token")
+            return
+        status, found = project_of_path(scope["path"], principal)
+        if status != 200:
+            await _reply(send, status, found)
+            return
+        try:
+            app = await self._app(found, principal.read_only)
+        except UsageError as exc:
+            await _reply(send, 403, str(exc))
+            return
+        await app({**scope, "path": "/mcp", "raw_path": b"/mcp"}, receive, send)
+
+    async def _app(self, project: str, read_only: bool) -> Starlette:
+        key = (project, read_only)
+        app = self._apps.get(key)
+        if app is not None:
+            return app
+        if self._group is None or self._starting is None:
+            raise UsageError("the server is not running")
+        async with self._starting:
+            if key not in self._apps:
+                made = self.make(project, read_only)
+                await self._group.start(self._run, made, self._stopping)
+                self._apps[key] = made
+        return self._apps[key]
+
+    async def _run(self, app: Starlette, stopping: anyio.Event, *, task_status: TaskStatus[None]) -> None:
+        async with app.router.lifespan_context(app):
+            task_status.started()
+            await stopping.wait()
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        await receive()  # lifespan.startup
+        self._starting, self._stopping = anyio.Lock(), anyio.Event()
+        try:
+            async with anyio.create_task_group() as group:
+                self._group = group
+                owner = self.principals.owner.projects[0]
+                if owner is not None:
+                    await self._app(owner, self.principals.owner.read_only)
+                await send({"type": "lifespan.startup.complete"})
+                await receive()  # lifespan.shutdown
+                self._stopping.set()
+        finally:
+            self._group = None
+        await send({"type": "lifespan.shutdown.complete"})
+
+
+async def _reply(send: Send, status: int, reason: str) -> None:
+    body = json.dumps({"error": reason}).encode()
+    headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,70 @@
+"""Tokens of a home: kept as digests only, listed without them, resolved to their principal, revoked by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.errors import NotFoundError, UsageError
+from memory.records.tokens import Principal, Tokens, token_digest
+from memory.store import Store
+
+
+async def test_a_token_is_kept_as_its_digest_and_never_in_clear(store: Store) -> None:
+    token = await Tokens(store).add("alice", ["app"])
+    files = [store.path, store.path.with_name(store.path.name + "-wal")]
+    kept = b"".join(path.read_bytes() for path in files if path.exists())
+    assert len(token) == 43 and token.encode() not in kept
+    assert token_digest(token).encode() in kept
+
+
+async def test_a_token_resolves_to_its_principal_and_a_guess_to_nobody(store: Store) -> None:
+    tokens = Tokens(store)
+    token = await tokens.add("ci", ["app", "docs", "app"], read_only=True)
+    assert await tokens.resolve(token) == Principal("ci", ("app", "docs"), read_only=True)
+    assert await tokens.resolve(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
+    assert await tokens.resolve("") is None
+
+
+async def test_the_list_shows_names_projects_and_use_but_no_token(store: Store) -> None:
+    tokens = Tokens(store)
+    token = await tokens.add("alice", ["app"])
+    await tokens.add("bob", ["docs"], read_only=True)
+    before = {r.name: r for r in await tokens.list()}
+    await tokens.resolve(token)
+    after = {r.name: r for r in await tokens.list()}
+    assert list(after) == ["alice", "bob"]
+    assert before["alice"].last_used is None and after["alice"].last_used is not None
+    assert after["bob"].read_only and after["bob"].projects == ("docs",) and after["bob"].last_used is None
+    assert token not in repr(after) and token_digest(token) not in repr(after)
+
+
+async def test_a_revoked_token_resolves_to_nobody(store: Store) -> None:
+    tokens = Tokens(store)
+    token = await tokens.add("alice", ["app"])
+    await tokens.revoke("alice")
+    assert await tokens.resolve(token) is None and not await tokens.any()
+    with pytest.raises(NotFoundError, match="no token named 'alice'"):
+        await tokens.revoke("alice")
+
+
+@pytest.mark.parametrize(
+    ("name", "projects", "message"),
+    [
+        ("two words", ["app"], "not a token name"),
+        ("alice", ["no/such"], "not a project name"),
+        ("alice", [], "at least one project"),
+        ("x" * 65, ["app"], "over the limit"),
+    ],
+)
+async def test_bad_names_and_projects_are_refused_with_one_line(
+    store: Store, name: str, projects: list[str], message: str
+) -> None:
+    with pytest.raises(UsageError, match=message):
+        await Tokens(store).add(name, projects)
+    assert not await Tokens(store).any()
+
+
+async def test_a_name_is_one_token(store: Store) -> None:
+    await Tokens(store).add("alice", ["app"])
+    with pytest.raises(UsageError, match="a token named 'alice' exists"):
+        await Tokens(store).add("alice", ["docs"])

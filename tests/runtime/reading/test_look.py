@@ -1,0 +1,32 @@
+"""The first look's lines: shown whole, with neighbours read once per stretch of the document."""
+
+from __future__ import annotations
+
+from memory.context.store import ContextStore, Span
+from memory.store import Store
+from runtime.reading.look import Line, render_lines
+
+
+class CountingContexts(ContextStore):
+    """A context store that counts the spans it reads."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self.reads: list[tuple[str, int, int | None]] = []
+
+    async def read(self, ref: str, start: int = 1, end: int | None = None, max_tokens: int = 2_000, **kw) -> Span:
+        self.reads.append((ref, start, end))
+        return await super().read(ref, start, end, max_tokens, **kw)
+
+
+async def test_neighbouring_hits_are_read_as_one_span_and_every_neighbour_is_shown(store: Store) -> None:
+    contexts = CountingContexts(store)
+    doc = await contexts.add_text("doc", "ports.txt", "\n".join(f"line {n} of the ports file" for n in range(1, 41)))
+    hits = [Line(doc.id, 10, "line 10 of the ports file", 2.0), Line(doc.id, 12, "line 12 of the ports file", 1.0)]
+    far = Line(doc.id, 30, "line 30 of the ports file", 0.5)
+    text, shown = await render_lines(contexts, [*hits, far], budget=2_000, count=len, around=2)
+    assert shown == [*hits, far]
+    assert contexts.reads == [(doc.id, 8, 14), (doc.id, 28, 32)]  # 10 and 12 touch: one read; 30 alone
+    for number in (*range(8, 15), *range(28, 33)):
+        assert f"{number}| line {number} of the ports file" in text
+    assert "15| " not in text and "27| " not in text
