@@ -24,33 +24,30 @@ stateless protocol's `server/discover`, say) is simply answered by the real
 server once it has loaded. Answers may leave in another order than their
 requests came, which JSON-RPC allows.
 
-The client's lines are read by a daemon thread, so a server that fails (a
-home it cannot open) ends the process at once, not at the client's next line.
-While it serves, fd 0 reads from the null device and fd 1 writes to stderr,
-as the SDK's own stdio transport arranges, so a child process or a stray
-print cannot read the client's input or write into its replies; the wire is
-private duplicates of the two. This module imports only the standard library
-and anyio.
+The client's lines are read and the answers written by `servers/pipes.py`:
+on the event loop when they are pipes (no thread hop per line), else by
+threads; either way a server that fails (a home it cannot open) ends the
+process at once, not at the client's next line. While it serves, fd 0 reads
+from the null device and fd 1 writes to stderr, as the SDK's own stdio
+transport arranges, so a child process or a stray print cannot read the
+client's input or write into its replies; the wire is private duplicates of
+the two. This module imports only the standard library, anyio and
+`servers/pipes.py`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import sys
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import anyio.to_thread
+
+from servers.pipes import Sink, claim_stdio
 
 __all__ = ["ANY_VERSION", "LISTING_PATH", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
 
@@ -148,7 +145,7 @@ def _cursor(message: dict[str, Any]) -> object:
 class Wire:
     """The client's end: lines written whole, one writer at a time, echoes of the opening dropped once."""
 
-    def __init__(self, out: BinaryIO, front: Front) -> None:
+    def __init__(self, out: Sink, front: Front) -> None:
         self.out, self.front = out, front
         self.lock = anyio.Lock()
         self.echoed = False
@@ -156,11 +153,7 @@ class Wire:
 
     async def send(self, line: str) -> None:
         async with self.lock:
-            await anyio.to_thread.run_sync(self._put, line)
-
-    def _put(self, line: str) -> None:
-        self.out.write(line.encode("utf-8") + b"\n")
-        self.out.flush()
+            await self.out.put(line.encode("utf-8") + b"\n")
 
     async def write(self, text: str) -> None:
         """The server's side of the wire (the SDK's stdio transport writes a line, then flushes)."""
@@ -196,8 +189,8 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
     front = Front(listing, tool_sets, version)
     send, receive = anyio.create_memory_object_stream[str](math.inf)
     state = {"ready": False, "ended": False}
-    with _claimed() as (stdin, stdout):
-        wire = Wire(stdout, front)
+    with claim_stdio() as (source, sink):
+        wire = Wire(sink, front)
         try:
             async with anyio.create_task_group() as group:
 
@@ -213,7 +206,7 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
                     group.cancel_scope.cancel()
 
                 group.start_soon(real)
-                async for raw in _client_lines(stdin):
+                async for raw in source.lines():
                     line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                     if not line.strip():
                         continue
@@ -230,39 +223,3 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
             if len(failed.exceptions) == 1:  # one failure (the home cannot be opened, say): raise it as itself
                 raise failed.exceptions[0] from None
             raise
-
-
-async def _client_lines(stdin: BinaryIO) -> AsyncIterator[bytes]:
-    """The client's lines, read by a daemon thread: a server that fails or ends never waits on a blocked read."""
-    send, receive = anyio.create_memory_object_stream[bytes](math.inf)
-    token = anyio.lowlevel.current_token()
-
-    def pump() -> None:
-        # The loop ended (nobody reads on), or the wire was closed under the read: either way, stop.
-        with contextlib.suppress(anyio.RunFinishedError, RuntimeError, ValueError, OSError):
-            for raw in iter(stdin.readline, b""):
-                anyio.from_thread.run_sync(send.send_nowait, raw, token=token)
-            anyio.from_thread.run_sync(send.close, token=token)
-
-    threading.Thread(target=pump, name="loci stdin", daemon=True).start()
-    async with receive:
-        async for raw in receive:
-            yield raw
-
-
-@contextmanager
-def _claimed() -> Any:
-    """Private duplicates of stdin and stdout for the wire; fd 0 reads the null device and fd 1 goes to stderr."""
-    sys.stdout.flush()
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.dup2(2, 1)
-    os.close(null)
-    stdin, stdout = os.fdopen(wire_in, "rb"), os.fdopen(wire_out, "wb")
-    try:
-        yield stdin, stdout
-    finally:  # the reading thread may still be in a read of `stdin`, whose lock a close would wait on: left open
-        os.dup2(stdin.fileno(), 0)
-        os.dup2(stdout.fileno(), 1)
-        stdout.close()

@@ -10,6 +10,11 @@ itself, with the request's id when the line names one (read from the line
 with a depth-bounded parse, or from its head when the line is too deep to
 parse), else with a null id, as JSON-RPC 2.0 says for a parse error.
 Everything else passes through untouched, in order.
+
+`serve_stdio` gives the SDK's stdio transport the ends of
+`servers/pipes.py` (read and written on the event loop when they are pipes)
+instead of its own, which spend a worker thread's hop on every line read,
+written and flushed.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
+
+from servers.pipes import TextLines, TextWriter, claim_stdio
 
 __all__ = ["Answering", "error_reply", "serve_stdio"]
 
@@ -108,5 +115,6 @@ class Answering:
 async def serve_stdio(server: Server[Any] | MCPServer) -> None:
     """Serve `server` on this process's stdin and stdout until the client closes stdin."""
     lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
-    async with stdio_server() as (read, write):
-        await lowlevel.run(Answering(read, write), write, lowlevel.create_initialization_options())
+    with claim_stdio() as (source, sink):
+        async with stdio_server(stdin=TextLines(source), stdout=TextWriter(sink)) as (read, write):  # type: ignore[arg-type]
+            await lowlevel.run(Answering(read, write), write, lowlevel.create_initialization_options())

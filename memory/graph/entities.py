@@ -19,7 +19,9 @@ set sees one memory:
 
 `memory_names` (a trigram FTS5 index) gives the reference's case-insensitive
 substring search over names, types and observations without a scan, and its
-BM25 score ranks the matches. Results keep the reference's shapes and order
+BM25 score ranks the entities found through an observation (it is asked of
+observation rows only: asked at all, it counts the phrase's rows over the
+whole index first). Results keep the reference's shapes and order
 (creation order), except search, which is ranked: exact name first.
 """
 
@@ -37,14 +39,15 @@ from memory.graph.entities_ops import (
     CAUSE,
     OBSERVATION,
     add_observation,
-    ensure_entity,
+    create_entities,
+    create_relations,
     entities_of_facts,
     entity_ids,
     forget_if_orphan,
     graph_of,
     observation_edges,
 )
-from memory.graph.ops import forget_node, unlink_edge, upsert_edge
+from memory.graph.ops import forget_node, unlink_edge
 from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
 
@@ -61,33 +64,12 @@ class EntityGraph:
     async def create_entities(self, entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the entities whose names are new; returns those, as given."""
 
-        def write(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-            conn, created = db.conn, []
-            for entity in entities:
-                node_id, new = ensure_entity(conn, entity["name"], entity["entityType"], self.project)
-                if not new:
-                    continue
-                for text in entity["observations"]:
-                    add_observation(conn, node_id, text, self.project)
-                created.append(entity)
-            return created
-
-        return await self.store.write(write)
+        return await self.store.write(lambda db: create_entities(db.conn, entities, self.project))
 
     async def create_relations(self, relations: Sequence[dict[str, str]]) -> list[dict[str, str]]:
         """Create the relations that are new; returns those, as given."""
 
-        def write(db: sqlite_utils.Database) -> list[dict[str, str]]:
-            conn, created = db.conn, []
-            for rel in relations:
-                src = ensure_entity(conn, rel["from"], None, self.project)[0]
-                dst = ensure_entity(conn, rel["to"], None, self.project)[0]
-                _, new = upsert_edge(conn, src, dst, "related", label=rel["relationType"], cause=CAUSE, allow_self=True)
-                if new:
-                    created.append(rel)
-            return created
-
-        return await self.store.write(write)
+        return await self.store.write(lambda db: create_relations(db.conn, relations, self.project))
 
     async def add_observations(self, observations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Add observations to existing entities; fails (and adds nothing) if one does not exist."""
@@ -182,8 +164,11 @@ def _unlink_relation(conn: sqlite3.Connection, src: int, dst: int, label: str) -
 def _search(conn: sqlite3.Connection, query: str) -> list[int]:
     """Entity ids matching `query` as a substring, ranked: exact name, name, type, then observation BM25."""
     if len(query) >= 3:
+        # bm25 only for observations: asked for at all, it counts the phrase's rows over the whole index, which
+        # costs more than the match itself, and an entity's own row never uses it.
         rows = conn.execute(
-            "SELECT rowid, name, type, -bm25(memory_names) FROM memory_names WHERE memory_names MATCH ?",
+            "SELECT rowid, name, type, CASE WHEN ifnull(name, '') = '' AND ifnull(type, '') = ''"
+            " THEN -bm25(memory_names) ELSE 1.0 END FROM memory_names WHERE memory_names MATCH ?",
             [fts_phrase(query)],
         ).fetchall()
     else:

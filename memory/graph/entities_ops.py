@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -20,6 +21,8 @@ __all__ = [
     "CAUSE",
     "OBSERVATION",
     "add_observation",
+    "create_entities",
+    "create_relations",
     "entities_of_facts",
     "entity_ids",
     "ensure_entity",
@@ -78,6 +81,131 @@ def ensure_entity(conn: sqlite3.Connection, name: str, entity_type: str | None, 
         "INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, ?, ?, '')", [node_id, name, entity_type]
     )
     return node_id, True
+
+
+def create_entities(conn: sqlite3.Connection, entities: Sequence[dict[str, Any]], project: str) -> list[dict[str, Any]]:
+    """Create the entities whose names are new in `project` (a placeholder becomes one), with their observations;
+    returns those, as given. The same as `ensure_entity` and `add_observation` for each in turn (the same checks in
+    the same order, the same rows and events), in a few statements for the whole batch instead of some thirty
+    for each entity: its nodes go in with one `insert_nodes` and its observations with another."""
+    found = {
+        name: (node_id, json.loads(meta))
+        for name, node_id, meta in _named(conn, [e["name"] for e in entities], project)
+    }
+    made: list[dict[str, Any]] = []
+    converted: list[tuple[int, dict[str, Any], str]] = []
+    seen: set[str] = set()
+    for entity in entities:  # the checks first, in the order one call at a time made them
+        check_label(entity["entityType"], "entity type")
+        name = entity["name"]
+        if name in seen or (name in found and not found[name][1].get("placeholder")):
+            continue
+        if name not in found:
+            check_text(name, "entity name")
+        else:
+            converted.append((found[name][0], found[name][1], entity["entityType"]))
+        seen.add(name)
+        for text in entity["observations"]:
+            check_text(text, "observation")
+        made.append(entity)
+    for node_id, meta, entity_type in converted:
+        conn.execute(
+            "UPDATE memory_nodes SET meta = ? WHERE id = ?", [json.dumps({"entityType": entity_type}), node_id]
+        )
+        after = {"meta": {"entityType": entity_type}}
+        log_event(conn, "update", node=node_id, before={"meta": meta}, after=after, cause=CAUSE)
+    fresh = [e for e in made if e["name"] not in found]
+    nodes = [NewNode(e["name"], "semantic", {"entityType": e["entityType"]}, name=e["name"]) for e in fresh]
+    inserted = insert_nodes(conn, nodes, CAUSE, project=project)
+    ids = {e["name"]: node_id for e, (node_id, _) in zip(fresh, inserted, strict=True)}
+    ids.update({name: node_id for name, (node_id, _) in found.items()})
+    conn.executemany(
+        "INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, ?, ?, '')",
+        [(ids[e["name"]], e["name"], e["entityType"]) for e in made],
+    )
+    _observe(conn, [(ids[e["name"]], text) for e in made for text in e["observations"]], project)
+    return made
+
+
+def create_relations(
+    conn: sqlite3.Connection, relations: Sequence[dict[str, str]], project: str
+) -> list[dict[str, str]]:
+    """Create the relations that are new in `project`, with a placeholder for each name no node has yet; returns
+    those, as given. The same as `ensure_entity` for both ends and `upsert_edge` for each relation in turn (the same
+    checks in the same order, the same rows and events), with the placeholders inserted together."""
+    ids = {name: node_id for name, node_id, _ in _named(conn, [n for r in relations for n in _ends(r)], project)}
+    missing: list[str] = []
+    for rel in relations:  # the checks first, in the order one call at a time made them
+        for name in _ends(rel):
+            if name not in ids and name not in missing:
+                check_text(name, "entity name")
+                missing.append(name)
+        check_label(rel["relationType"], "edge label")
+    placeholder = {"entityType": "", "placeholder": True}
+    nodes = [NewNode(name, "semantic", placeholder, name=name) for name in missing]
+    ids.update(zip(missing, [node_id for node_id, _ in insert_nodes(conn, nodes, CAUSE, project=project)], strict=True))
+    now, created, events = time.time(), [], []
+    for rel in relations:
+        key = (ids[rel["from"]], ids[rel["to"]], rel["relationType"])
+        if conn.execute(_LIVE_RELATION, key).fetchone():  # made before, or earlier in this batch
+            continue
+        edge_id = conn.execute(
+            "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
+            " VALUES (?, ?, 'related', ?, 0.5, NULL, ?, ?)",
+            [*key, now, now],
+        ).lastrowid
+        after = {"src": key[0], "dst": key[1], "kind": "related", "label": key[2]}
+        events.append((now, "link", edge_id, json.dumps(after, ensure_ascii=False), CAUSE))
+        created.append(rel)
+    conn.executemany("INSERT INTO memory_events (at, op, edge, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+    return created
+
+
+_LIVE_RELATION = (
+    "SELECT 1 FROM memory_edges WHERE src = ? AND dst = ? AND kind = 'related' AND label = ? AND deleted IS NULL"
+)
+
+
+def _ends(relation: dict[str, str]) -> tuple[str, str]:
+    return relation["from"], relation["to"]
+
+
+def _named(conn: sqlite3.Connection, names: Iterable[str], project: str) -> list[tuple[str, int, str]]:
+    """`(name, id, meta)` of the live named nodes of `project` among `names`."""
+    rows: list[tuple[str, int, str]] = []
+    for chunk, marks in in_chunks(list(dict.fromkeys(names))):
+        sql = f"SELECT name, id, meta FROM memory_nodes WHERE project = ? AND name IN ({marks}) AND deleted IS NULL"
+        rows.extend(conn.execute(sql, [project, *chunk]))
+    return rows
+
+
+def _observe(conn: sqlite3.Connection, pairs: Sequence[tuple[int, str]], project: str) -> None:
+    """`add_observation` for each `(entity, text)` of entities that have no observation yet, in turn."""
+    facts = insert_nodes(conn, [NewNode(text, "semantic") for _, text in pairs], CAUSE, project=project)
+    ids = sorted({fact for fact, _ in facts})
+    stored: dict[int, str] = {}
+    indexed: set[int] = set()
+    for chunk, marks in in_chunks(ids):
+        stored.update(conn.execute(f"SELECT id, text FROM memory_nodes WHERE id IN ({marks})", chunk))
+        indexed.update(
+            row[0] for row in conn.execute(f"SELECT rowid FROM memory_names WHERE rowid IN ({marks})", chunk)
+        )
+    names = [(fact, stored[fact]) for fact in dict.fromkeys(f for f, _ in facts) if fact not in indexed]
+    conn.executemany("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", names)
+    now, linked, events = time.time(), set(), []
+    for (entity, text), (fact, _) in zip(pairs, facts, strict=True):
+        if (entity, fact) in linked:
+            continue
+        linked.add((entity, fact))
+        meta = json.dumps({"as": text}) if text != stored[fact] else None
+        edge_id = conn.execute(
+            "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
+            " VALUES (?, ?, 'related', ?, 0.5, ?, ?, ?)",
+            [entity, fact, OBSERVATION, meta, now, now],
+        ).lastrowid
+        after = {"src": entity, "dst": fact, "kind": "related", "label": OBSERVATION}
+        events.append((now, "link", edge_id, json.dumps(after, ensure_ascii=False), CAUSE))
+    conn.executemany("INSERT INTO memory_events (at, op, edge, after, cause) VALUES (?, ?, ?, ?, ?)", events)
 
 
 def add_observation(conn: sqlite3.Connection, entity: int, text: str, project: str) -> bool:

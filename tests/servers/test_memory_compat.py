@@ -134,6 +134,18 @@ async def test_search_nodes_ranks_the_exact_name_first(store: Store) -> None:
     assert names[0] == "Ada_Lovelace" and set(names) == {"Ada", "Ada_Lovelace", "Babbage"}
 
 
+async def test_search_nodes_ranks_entities_found_by_observation_by_how_well_it_matches(store: Store) -> None:
+    async with Client(build_compat_server(store)) as client:
+        people = [  # the weaker match is created first, so a tie would put it first
+            {"name": "Bo", "entityType": "person", "observations": ["once saw a kestrel over the long valley road"]},
+            {"name": "Cy", "entityType": "person", "observations": ["kestrel kestrel kestrel"]},
+            {"name": "kestrel", "entityType": "bird", "observations": []},
+        ]
+        await client.call_tool("create_entities", {"entities": people})
+        found = await client.call_tool("search_nodes", {"query": "kestrel"})
+    assert [e["name"] for e in found.structured_content["entities"]] == ["kestrel", "Cy", "Bo"]
+
+
 async def test_relations_may_name_entities_created_later(store: Store) -> None:
     async with Client(build_compat_server(store)) as client:
         await client.call_tool("create_relations", {"relations": [{"from": "X", "to": "Y", "relationType": "knows"}]})
