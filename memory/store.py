@@ -55,14 +55,28 @@ from sqlite_utils import Migrations
 
 from memory.errors import StoreError, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
+from memory.location import is_postgres
 from memory.regular import describe_mode
 
-__all__ = ["MIGRATION_SETS", "Store", "check_home_path", "default_db_path", "migration_sets", "use_store"]
+__all__ = [
+    "MIGRATION_SETS",
+    "NOT_ON_POSTGRES",
+    "Store",
+    "check_home_path",
+    "default_db_path",
+    "migration_sets",
+    "use_store",
+]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
 
 BUSY_TIMEOUT_S = 30.0
+# What a part still on SQLite says to a PostgreSQL connection string (memory/engines/ opens those).
+NOT_ON_POSTGRES = (
+    "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
+    "`loci doctor --db postgresql://...` (connects and migrates); see the page 'From one laptop to a team server'"
+)
 READERS = 4
 
 # Every migration set, in the order a new home applies them: the module that
@@ -129,6 +143,8 @@ async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
 class Store:
     """One SQLite file. Use `Store.open(path)`; close it with `close()` or `async with`."""
 
+    engine = "sqlite"
+
     def __init__(
         self,
         path: Path,
@@ -160,7 +176,10 @@ class Store:
         """Open (creating if needed) and migrate the home at `path`; read-only when it cannot be written.
 
         With `query_only`, reads cannot write. `busy_timeout` is how long a statement waits for another
-        process's lock before the home is "locked by another process" (a hook waits less than a command)."""
+        process's lock before the home is "locked by another process" (a hook waits less than a command).
+        A PostgreSQL connection string is a `UsageError` (`NOT_ON_POSTGRES`): never a file named `postgresql:`."""
+        if is_postgres(path):
+            raise UsageError(NOT_ON_POSTGRES)
         path = check_home_path(Path(path).expanduser())
         sets = migration_sets()
         try:
@@ -202,6 +221,10 @@ class Store:
         return await anyio.to_thread.run_sync(
             lambda: cls.open_sync(path, query_only=query_only, busy_timeout=busy_timeout)
         )
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
 
     async def __aenter__(self) -> Store:
         return self
