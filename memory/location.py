@@ -7,6 +7,8 @@ also on the text a `pathlib.Path` leaves of it (which folds `//` into `/`),
 so a connection string that went through a `type=Path` flag is still known
 for what it is and never opened as a file named `postgresql:`.
 
+Parts not yet on PostgreSQL refuse a connection string with
+`NOT_ON_POSTGRES`, one line (a `UsageError`, exit 2), before they start.
 `shown` gives a connection string without its password, for messages.
 PostgreSQL's driver is the `postgres` extra: `need_postgres_driver` says so
 in one line (a `UsageError`) before anything imports it.
@@ -21,9 +23,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from memory.errors import UsageError
 
-__all__ = ["LOCI_DB", "is_postgres", "need_postgres_driver", "shown"]
+__all__ = ["LOCI_DB", "NOT_ON_POSTGRES", "is_postgres", "need_postgres_driver", "shown"]
 
 LOCI_DB = "LOCI_DB"
+# What a part still on SQLite says to a connection string (memory.store.Store.open, and commands that check early).
+NOT_ON_POSTGRES = (
+    "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
+    "`loci doctor --db postgresql://...` (connects and migrates); see the page 'From one laptop to a team server'"
+)
 _SCHEME = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)
 
 

@@ -55,12 +55,11 @@ from sqlite_utils import Migrations
 
 from memory.errors import StoreError, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
-from memory.location import is_postgres
+from memory.location import NOT_ON_POSTGRES, is_postgres
 from memory.regular import describe_mode
 
 __all__ = [
     "MIGRATION_SETS",
-    "NOT_ON_POSTGRES",
     "Store",
     "check_home_path",
     "default_db_path",
@@ -72,11 +71,6 @@ T = TypeVar("T")
 log = logging.getLogger("loci.store")
 
 BUSY_TIMEOUT_S = 30.0
-# What a part still on SQLite says to a PostgreSQL connection string (memory/engines/ opens those).
-NOT_ON_POSTGRES = (
-    "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
-    "`loci doctor --db postgresql://...` (connects and migrates); see the page 'From one laptop to a team server'"
-)
 READERS = 4
 
 # Every migration set, in the order a new home applies them: the module that

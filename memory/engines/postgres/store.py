@@ -46,9 +46,14 @@ READERS = 4
 def translate(exc: psycopg.Error, location: str, doing: str) -> StoreError | None:
     """The one-line `StoreError` for a database that cannot be reached or went away; None for other errors."""
     if isinstance(exc, psycopg.OperationalError):
-        cause = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
-        return StoreError(f"cannot {doing} the Loci home {location}: {cause}")
+        return StoreError(f"cannot {doing} the Loci home {location}: {_first_line(exc)}")
     return None
+
+
+def _first_line(exc: Exception) -> str:
+    """The first line of psycopg's message, which names the server and the cause; spaces folded."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return " ".join(lines[0].split()) if lines else type(exc).__name__
 
 
 class PgStore:
@@ -73,7 +78,7 @@ class PgStore:
         try:
             conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
-            raise UsageError(f"{shown(url)} is not a PostgreSQL connection string: {exc}") from exc
+            raise UsageError(f"{shown(url)} is not a PostgreSQL connection string: {_first_line(exc)}") from exc
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as raw:
                 migrate(raw)
