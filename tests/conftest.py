@@ -2,7 +2,8 @@
 
 `postgres_server` starts one real PostgreSQL cluster for the session, only
 when a test asks for it (tests/postgres_cluster.py); `postgres_url` is a new
-database on it for one test, and `home` runs a test on each engine.
+database on it for one test; `home` runs a test on each engine, and
+`engine_store` is the home opened there.
 
 `anyio_mode = "auto"` (pyproject.toml) runs every coroutine test under anyio.
 `LOCI_HOME` points at a fresh directory for the whole session, so that no
@@ -21,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
 from memory.store import Store
 from runtime.models.scripted import ScriptedModel
 from tests.postgres_cluster import cluster
@@ -69,6 +72,13 @@ def home(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "loci.db")
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+async def engine_store(home: str) -> AsyncIterator[Engine]:
+    """A home opened on each engine (the `home` fixture's), closed after the test."""
+    async with use_engine(home) as opened:
+        yield opened
 
 
 @pytest.fixture(autouse=True)

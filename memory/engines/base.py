@@ -12,14 +12,16 @@ once. SQLite's store (`memory.store.Store`) and PostgreSQL's
 Where the engines' SQL differs, the difference is a method of `Dialect`,
 one class per engine (memory/engines/sqlite.py,
 memory/engines/postgres/dialect.py): the SQL that uses it asks the dialect
-of its store (`dialect_of`) for the fragment instead of testing which
-engine it runs on. What differs so far: taking the next rows of a queue
-without waiting on the rows another worker holds, and reading a field of a
-JSON text column. Upserts (`ON CONFLICT`) and `RETURNING` are the same on
-both (SQLite 3.35 and later) and need no dialect. Full-text search differs
-most (FTS5 tables on SQLite, `tsvector` columns with a GIN index on
-PostgreSQL: memory/engines/postgres/schema/graph.py) and joins the
-dialect with the graph's queries.
+of its store or of its transaction's connection (memory/engines/dialects.py,
+`dialect_of`) for the fragment instead of testing which engine it runs on.
+What differs so far: taking the next rows of a queue without waiting on the
+rows another worker holds, reading a field of a JSON text column, keeping
+other writers out while a batch picks its ids, taking a row out of a
+full-text index, and the home's size. Upserts (`ON CONFLICT`) and
+`RETURNING` are the same on both (SQLite 3.35 and later) and need no
+dialect. Full-text search differs most (FTS5 tables on SQLite, `tsvector`
+columns under a GIN index on PostgreSQL: memory/engines/postgres/schema/),
+so its queries are a module per engine in the graph (memory/graph/fts/).
 """
 
 from __future__ import annotations
@@ -45,11 +47,24 @@ class Dialect(Protocol):
         """The text of field `key` of the JSON object stored as text in `column`."""
         ...
 
+    def lock_new_ids(self, table: str) -> str:
+        """The statement that keeps other writers out of `table` while a write picks its next ids ("": none)."""
+        ...
+
+    def fts_delete(self, table: str) -> str:
+        """The statement that takes the row `(rowid, text)` given as parameters out of the full-text `table`."""
+        ...
+
+    def home_bytes(self) -> str:
+        """A query for the size of the home, in bytes."""
+        ...
+
 
 class Engine(Protocol):
     """A home: where it is, its dialect, and transactions run in a worker thread."""
 
     engine: str
+    read_only: str | None
 
     @property
     def location(self) -> str: ...

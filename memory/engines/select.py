@@ -2,8 +2,7 @@
 
 `open_engine(db)` opens a PostgreSQL connection string with `PgStore` and
 anything else, a path, with SQLite's `Store`; `use_engine` is the same for a
-block (a store given is the caller's, used and left open). `dialect_of`
-gives a store's `Dialect`. Only the parts that run on PostgreSQL open a home
+block (a store given is the caller's, used and left open). Only the parts that run on PostgreSQL open a home
 this way; the rest call `memory.store.Store.open`, which refuses a
 connection string in one line (`UsageError`, exit 2) naming what does.
 """
@@ -14,12 +13,11 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
-from memory.engines.base import Dialect, Engine
-from memory.engines.sqlite import SQLITE
+from memory.engines.base import Engine
 from memory.location import is_postgres, need_postgres_driver
 from memory.store import Store
 
-__all__ = ["dialect_of", "open_engine", "use_engine"]
+__all__ = ["open_engine", "use_engine"]
 
 
 async def open_engine(db: str | os.PathLike[str], *, query_only: bool = False) -> Engine:
@@ -44,12 +42,3 @@ async def _opened(db: str | os.PathLike[str]) -> AsyncIterator[Engine]:
         yield store
     finally:
         store.close()
-
-
-def dialect_of(store: Engine) -> Dialect:
-    """The SQL fragments of `store`'s engine."""
-    if store.engine == "postgresql":
-        from memory.engines.postgres.dialect import POSTGRESQL
-
-        return POSTGRESQL
-    return SQLITE

@@ -3,7 +3,10 @@
 A claim ends its SELECT with `FOR UPDATE SKIP LOCKED`: each worker locks the
 rows it takes until its transaction ends, and another worker's SELECT passes
 them by instead of waiting or taking them too. JSON fields are read with
-`->>` from the text cast to `jsonb`.
+`->>` from the text cast to `jsonb`. Writers run at once here, so a batch
+that picks its own next ids (one past the largest) first locks the table
+against other writers (readers go on). A full-text row is a plain row of
+its table, deleted by its key.
 """
 
 from __future__ import annotations
@@ -19,6 +22,15 @@ class PostgresDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column})::jsonb ->> '{key}'"
+
+    def lock_new_ids(self, table: str) -> str:
+        return f"LOCK TABLE {table} IN EXCLUSIVE MODE"
+
+    def fts_delete(self, table: str) -> str:
+        return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"
+
+    def home_bytes(self) -> str:
+        return "SELECT pg_database_size(current_database())"
 
 
 POSTGRESQL = PostgresDialect()

@@ -31,6 +31,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
 from memory.engines.postgres.connection import PgConnection
+from memory.engines.postgres.dialect import POSTGRESQL
 from memory.engines.postgres.migrations import migrate
 from memory.errors import StoreError, UsageError
 from memory.location import shown
@@ -60,6 +61,8 @@ class PgStore:
     """One PostgreSQL database. Use `PgStore.open(url)`; close it with `close()` or `async with`."""
 
     engine = "postgresql"
+    dialect = POSTGRESQL
+    read_only: str | None = None  # why this process cannot write the home: never known before a write fails
 
     def __init__(self, url: str, pool: ConnectionPool, *, query_only: bool = False) -> None:
         self.url = url

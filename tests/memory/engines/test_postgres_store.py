@@ -78,8 +78,10 @@ async def test_two_workers_claiming_at_once_take_different_jobs(postgres_url: st
 
     with anyio.fail_after(60):
         async with await PgStore.open(postgres_url) as store:
-            insert = "INSERT INTO jobs (kind, key, payload, max_attempts, created, updated) "
-            " VALUES ('note', ?, '{}', 3, 1, 1)"
+            insert = (
+                "INSERT INTO jobs (kind, key, payload, max_attempts, created, updated)"
+                " VALUES ('note', ?, '{}', 3, 1, 1)"
+            )
             await store.write(lambda conn: conn.executemany(insert, [("k1",), ("k2",)]))
             async with anyio.create_task_group() as group:
                 group.start_soon(worker, store)

@@ -1,18 +1,18 @@
-"""The memory graph: identity by content, soft deletion, events, links and browsing."""
+"""The memory graph: identity by content, soft deletion, events, links and browsing, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.graph.graph import Graph, NewNode, infer_edge_kind
 from memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
-from memory.store import Store
 
 
 @pytest.fixture
-def graph(store: Store) -> Graph:
-    return Graph(store)
+def graph(engine_store: Engine) -> Graph:
+    return Graph(engine_store)
 
 
 async def test_remembering_the_same_fact_twice_returns_the_first_and_counts_a_use(graph: Graph) -> None:
@@ -91,16 +91,18 @@ async def test_update_refuses_to_make_a_twin(graph: Graph) -> None:
         await graph.update(a.id, "Fact Two")
 
 
-async def test_forget_is_soft_retires_edges_and_frees_the_text(graph: Graph, store: Store) -> None:
+async def test_forget_is_soft_retires_edges_and_frees_the_text(graph: Graph, engine_store: Engine) -> None:
     a, _ = await graph.remember("temporary fact")
     b, _ = await graph.remember("linked fact", links=[a.id])
     await graph.forget(a.id)
     with pytest.raises(NotFoundError, match="forgotten"):
         await graph.get(a.id)
     assert await graph.edges(b.id) == []
-    row = store.read_sync(lambda db: db.execute("SELECT deleted FROM memory_nodes WHERE id = ?", [a.id]).fetchone())
+    row = await engine_store.read(
+        lambda db: db.execute("SELECT deleted FROM memory_nodes WHERE id = ?", [a.id]).fetchone()
+    )
     assert row[0] is not None
-    ops = store.read_sync(lambda db: [r[0] for r in db.execute("SELECT op FROM memory_events ORDER BY id")])
+    ops = await engine_store.read(lambda db: [r[0] for r in db.execute("SELECT op FROM memory_events ORDER BY id")])
     assert ops == ["add", "add", "link", "unlink", "delete"]
     fresh, created = await graph.remember("temporary fact")
     assert created and fresh.id != a.id

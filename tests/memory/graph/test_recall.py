@@ -7,10 +7,11 @@ import pytest
 from memory.context.fulltext import fts_literal
 from memory.errors import UsageError
 from memory.graph.conversation import Turn, remember_conversation
+from memory.graph.fts.sqlite import stems as term_stems
 from memory.graph.graph import Graph, NewNode
 from memory.graph.ranking import Weights
 from memory.graph.recall import Recall
-from memory.graph.terms import asks_for_replies, query_terms, selective_terms, term_stems
+from memory.graph.terms import asks_for_replies, query_terms, selective_terms
 from memory.store import Store
 
 

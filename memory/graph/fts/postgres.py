@@ -1,0 +1,92 @@
+"""The memory graph's full-text index on PostgreSQL: a `tsvector` per row under a GIN index.
+
+`memory_fts` (memory/engines/postgres/schema/graph.py) has the rows SQLite's
+FTS5 table has, keyed the same way (a node's id, or minus its piece's), with
+`tsv`, the text as the `english` configuration parses it (Snowball stems,
+where SQLite's tokenizer has Porter's). A word's tokens are asked of the
+same configuration (`stems`), so they agree with the index; `documents`
+counts the rows holding a token, up to a cap (a GIN lookup stops there, so a
+common word costs no more than the recall's budget); `matches` ranks the rows
+holding any (or every) word with `ts_rank_cd` normalized by the row's length
+(rank / (1 + log(length))), and a node's project and kind are filtered in
+the query itself. A word of several tokens (`x-ray`) is a phrase (`<->`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.graph.pieces import NODE_OF_ROW
+from memory.projects import ALL
+
+__all__ = ["documents", "matches", "stems"]
+
+PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
+
+
+def stems(conn: Any, terms: list[str]) -> dict[str, list[str]]:
+    """Each term's tokens as the index holds them, in the order they appear; a stop word has none."""
+    found: dict[str, list[str]] = {term: [] for term in terms}
+    words = list(found)
+    if words:
+        sql = (
+            "SELECT t.i, x.lexeme FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS t(w, i),"
+            " unnest(to_tsvector('english', t.w)) AS x ORDER BY t.i, x.positions[1]"
+        )
+        for index, lexeme in conn.execute(sql, [words]):
+            found[words[index - 1]].append(lexeme)
+    return found
+
+
+def documents(conn: Any, token: str, cap: int) -> int:
+    """How many rows of the index hold `token`, counted up to `cap + 1`."""
+    sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE tsv @@ CAST(? AS tsquery) LIMIT ?) AS held"
+    return conn.execute(sql, [_lexeme(token), cap + 1]).fetchone()[0]
+
+
+def matches(
+    conn: Any,
+    words: list[str],
+    kinds: list[str],
+    limit: int,
+    project: str | None = ALL,
+    *,
+    every: bool = False,
+    newest: bool = False,
+) -> list[tuple[int, float]]:
+    """`(node id, score)` of the best rows holding any of `words` (with `every`: all of them), higher better."""
+    query = _query(stems(conn, words), every)
+    if not query:
+        return []
+    sql = (
+        f"SELECT {NODE_OF_ROW}, ts_rank_cd(f.tsv, q.q, 1)"
+        " FROM (SELECT CAST(? AS tsquery) AS q) q CROSS JOIN memory_fts f"
+    )
+    params: list[object] = [query]
+    if kinds or project is not ALL:
+        sql += f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW})"
+    sql += " WHERE f.tsv @@ q.q"
+    if kinds:
+        sql += f" AND n.kind IN ({','.join('?' * len(kinds))})"
+        params += kinds
+    if project is not ALL:
+        sql += " AND n.project = ?"
+        params.append(project)
+    sql += " ORDER BY f.rowid DESC LIMIT ?" if newest else " ORDER BY 2 DESC, f.rowid LIMIT ?"
+    params.append(limit * PIECES_WIDEN)
+    best: dict[int, float] = {}
+    for node_id, score in conn.execute(sql, params):
+        if node_id is not None and node_id not in best:
+            best[node_id] = float(score)
+    return list(best.items())[:limit]
+
+
+def _query(tokens: dict[str, list[str]], every: bool) -> str:
+    """The tsquery text: each word's tokens as a phrase, joined by `|` (any word) or `&` (every word)."""
+    phrases = [" <-> ".join(_lexeme(t) for t in found) for found in tokens.values() if found]
+    return (" & " if every else " | ").join(f"({p})" for p in phrases)
+
+
+def _lexeme(token: str) -> str:
+    """`token` quoted as one tsquery lexeme, taken as it is (no second stemming)."""
+    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
