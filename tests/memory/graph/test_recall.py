@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.context.fulltext import fts_literal
+from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.graph.conversation import Turn, remember_conversation
 from memory.graph.fts.sqlite import stems as term_stems
@@ -16,8 +17,8 @@ from memory.store import Store
 
 
 @pytest.fixture
-def graph(store: Store) -> Graph:
-    return Graph(store)
+def graph(engine_store: Engine) -> Graph:
+    return Graph(engine_store)
 
 
 @pytest.fixture
@@ -150,12 +151,12 @@ async def test_plain_bm25_baseline_uses_the_same_index(graph: Graph, recall: Rec
     assert await recall.bm25("green kiwi", k=5) == [a.id]
 
 
-async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: Graph, store: Store) -> None:
+async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: Graph, engine_store: Engine) -> None:
     ids = [n for n, _ in await graph.add_many([NewNode(f"common word, item {i}") for i in range(30)])]
     rare, _ = await graph.remember("common word and a zeppelin")
-    kept = store.read_sync(lambda db: selective_terms(db.conn, ["common", "zeppelin"], budget=5))
+    kept = await engine_store.read(lambda db: selective_terms(db.conn, ["common", "zeppelin"], budget=5))
     assert kept == (["zeppelin"], False)
-    assert store.read_sync(lambda db: selective_terms(db.conn, ["common"], budget=5)) == (["common"], True)
+    assert await engine_store.read(lambda db: selective_terms(db.conn, ["common"], budget=5)) == (["common"], True)
     crowded = Recall(graph, budget=5, candidates=8)
     found = await crowded.recall("common word", k=8, record=False, hops=0)
     assert len(found) == 8 and {r.node.id for r in found} <= {rare.id, *ids[-16:]}
