@@ -1,5 +1,6 @@
-"""`--db postgresql://…` and `$LOCI_DB`: `loci doctor` reaches, migrates and describes a PostgreSQL home; every
-command still on SQLite refuses a connection string in one line, exit 2, and makes no file of it."""
+"""`--db postgresql://…` and `$LOCI_DB`: `loci memory` works the same on either engine, `loci doctor` reaches,
+migrates and describes a PostgreSQL home; every command still on SQLite refuses a connection string in one
+line, exit 2, and makes no file of it."""
 
 from __future__ import annotations
 
@@ -35,6 +36,27 @@ def test_doctor_migrates_a_postgresql_home_and_says_what_it_holds(postgres_url: 
     assert again.stdout.startswith(f"home: {postgres_url} (PostgreSQL ")
 
 
+def test_the_memory_commands_work_alike_on_either_engine(home: str, tmp_path: Path) -> None:
+    def memory(*argv: str) -> object:
+        done = loci(tmp_path, "memory", *argv, "--json", env={"LOCI_DB": home})
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert memory("add", "berth 4 belongs to Ada")["id"] == "mem:1"
+    assert memory("add", "Ada pays 35 euros for the berth", "--link", "mem:1")["id"] == "mem:2"
+    assert [hit["id"] for hit in memory("search", "who owns berth 4")] == ["mem:1", "mem:2"]
+    memory("update", "mem:1", "berth 5 belongs to Ada", "--reason", "moved")
+    memory("forget", "mem:2")
+    assert [hit["id"] for hit in memory("search", "berth")] == ["mem:1"]
+    memory("restore", "mem:2")
+    history = memory("history", "mem:1")
+    assert [event["op"] for event in history["events"]] == ["add", "update"]
+    exported = memory("export")
+    assert [node["text"] for node in exported["nodes"]] == ["berth 5 belongs to Ada", "Ada pays 35 euros for the berth"]
+    assert len(exported["edges"]) == 1
+    assert memory("stats")["nodes"] == 2
+
+
 def test_doctor_says_in_one_line_that_a_database_cannot_be_reached(tmp_path: Path) -> None:
     done = loci(tmp_path, "doctor", "--db", NOWHERE)
     assert done.returncode == 1
@@ -44,9 +66,9 @@ def test_doctor_says_in_one_line_that_a_database_cannot_be_reached(tmp_path: Pat
 @pytest.mark.parametrize(
     "argv",
     [
-        ["memory", "add", "berth 4 belongs to Ada"],
-        ["memory", "search", "berth"],
-        ["memory", "export"],
+        ["memory", "import", "/etc/hostname"],
+        ["memory", "refine"],
+        ["memory", "procedures"],
         ["chat"],
         ["digest", "--question", "what?", "/etc/hostname"],
         ["feedback", "run:1", "good"],
