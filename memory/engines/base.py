@@ -15,7 +15,7 @@ memory/engines/postgres/dialect.py): the SQL that uses it asks the dialect
 of its store or of its transaction's connection (memory/engines/dialects.py,
 `dialect_of`) for the fragment instead of testing which engine it runs on.
 What differs so far: taking the next rows of a queue without waiting on the
-rows another worker holds, reading a field of a JSON text column, keeping
+rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
 other writers out while a batch picks its ids, taking a row out of a
 full-text index, and the home's size. Upserts (`ON CONFLICT`) and
 `RETURNING` are the same on both (SQLite 3.35 and later) and need no
@@ -41,6 +41,10 @@ class Dialect(Protocol):
 
     def skip_locked(self) -> str:
         """What ends a SELECT that claims rows, so two workers never claim the same row."""
+        ...
+
+    def for_update(self) -> str:
+        """What ends a SELECT whose rows this transaction will change, so no other writer changes them first."""
         ...
 
     def json_text(self, column: str, key: str) -> str:

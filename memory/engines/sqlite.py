@@ -18,6 +18,9 @@ class SqliteDialect:
     def skip_locked(self) -> str:
         return ""
 
+    def for_update(self) -> str:
+        return ""
+
     def json_text(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}')"
 

@@ -2,7 +2,9 @@
 
 A claim ends its SELECT with `FOR UPDATE SKIP LOCKED`: each worker locks the
 rows it takes until its transaction ends, and another worker's SELECT passes
-them by instead of waiting or taking them too. JSON fields are read with
+them by instead of waiting or taking them too; a row read to be changed
+(`for_update`) is locked the same way, so a worker's check that a job is
+still its own holds until it commits. JSON fields are read with
 `->>` from the text cast to `jsonb`. Writers run at once here, so a batch
 that picks its own next ids (one past the largest) first locks the table
 against other writers (readers go on). A full-text row is a plain row of
@@ -19,6 +21,9 @@ class PostgresDialect:
 
     def skip_locked(self) -> str:
         return " FOR UPDATE SKIP LOCKED"
+
+    def for_update(self) -> str:
+        return " FOR UPDATE"
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column})::jsonb ->> '{key}'"
