@@ -17,7 +17,17 @@ from memory.engines.postgres.store import PgStore
 
 __all__ = ["TABLES", "check_postgres"]
 
-TABLES = ("memory_nodes", "memory_edges", "memory_events", "memory_pieces", "memory_fts", "memory_names", "jobs")
+TABLES = (
+    "memory_nodes",
+    "memory_edges",
+    "memory_events",
+    "memory_pieces",
+    "memory_fts",
+    "memory_names",
+    "memory_episodes",
+    "memory_imports",
+    "jobs",
+)
 
 
 def check_postgres(url: str) -> dict[str, Any]:

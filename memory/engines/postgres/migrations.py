@@ -34,6 +34,7 @@ MIGRATION_LOCK = 0x6C6F6369
 PG_MIGRATION_SETS = (
     "memory.engines.postgres.schema.graph",
     "memory.engines.postgres.schema.jobs",
+    "memory.engines.postgres.schema.imports",
 )
 
 Step = Callable[[PgConnection], None]
