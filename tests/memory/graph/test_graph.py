@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
 from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
+from memory.graph.export import export_graph
 from memory.graph.graph import Graph, NewNode, infer_edge_kind
+from memory.graph.recall import Recall
 from memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
 
 
@@ -165,3 +170,18 @@ async def test_stats_count_live_things(graph: Graph) -> None:
     stats = await graph.stats()
     assert stats["nodes"] == 1 and stats["forgotten_nodes"] == 1 and stats["edges"] == 0
     assert stats["events"] == 5 and stats["db_bytes"] > 0
+
+
+async def test_a_project_recalls_gets_and_exports_only_its_own_nodes(engine_store: Engine) -> None:
+    mine, theirs = Graph(engine_store, project="a"), Graph(engine_store, project="b")
+    kept, _ = await mine.remember("the harbor key hangs by the door")
+    other, _ = await theirs.remember("the harbor key is in the safe")
+    assert [hit.node.id for hit in await Recall(mine).recall("harbor key")] == [kept.id]
+    assert await Recall(mine).bm25("harbor key") == [kept.id]
+    with pytest.raises(NotFoundError):
+        await mine.get(other.id)
+    with pytest.raises(NotFoundError):
+        await mine.link(kept.id, other.id)
+    out = io.StringIO()
+    await export_graph(engine_store, out, project="a")
+    assert [node["text"] for node in json.loads(out.getvalue())["nodes"]] == [kept.text]
