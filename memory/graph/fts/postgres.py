@@ -14,6 +14,7 @@ the query itself. A word of several tokens (`x-ray`) is a phrase (`<->`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from memory.graph.pieces import NODE_OF_ROW
@@ -22,6 +23,7 @@ from memory.projects import ALL
 __all__ = ["documents", "matches", "stems"]
 
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
+K1, B = 1.2, 0.75  # BM25's term saturation and length normalization, FTS5's defaults
 
 
 def stems(conn: Any, terms: list[str]) -> dict[str, list[str]]:
@@ -54,31 +56,57 @@ def matches(
     every: bool = False,
     newest: bool = False,
 ) -> list[tuple[int, float]]:
-    """`(node id, score)` of the best rows holding any of `words` (with `every`: all of them), higher better."""
-    query = _query(stems(conn, words), every)
+    """`(node id, BM25 score)` of the best rows holding any of `words` (with `every`: all of them), higher better;
+    a node indexed in pieces counts once, by its best piece."""
+    tokens = stems(conn, words)
+    query = _query(tokens, every)
     if not query:
         return []
-    sql = (
-        f"SELECT {NODE_OF_ROW}, ts_rank_cd(f.tsv, q.q, 1)"
-        " FROM (SELECT CAST(? AS tsquery) AS q) q CROSS JOIN memory_fts f"
-    )
-    params: list[object] = [query]
-    if kinds or project is not ALL:
-        sql += f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW})"
-    sql += " WHERE f.tsv @@ q.q"
+    lexemes = sorted({token for found in tokens.values() for token in found})
+    idf = _idf(conn, lexemes)
+    where, params = " WHERE f.tsv @@ CAST(? AS tsquery)", [query]
+    join = f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW})" if kinds or project is not ALL else ""
     if kinds:
-        sql += f" AND n.kind IN ({','.join('?' * len(kinds))})"
+        where += f" AND n.kind IN ({','.join('?' * len(kinds))})"
         params += kinds
     if project is not ALL:
-        sql += " AND n.project = ?"
+        where += " AND n.project = ?"
         params.append(project)
-    sql += " ORDER BY f.rowid DESC LIMIT ?" if newest else " ORDER BY 2 DESC, f.rowid LIMIT ?"
-    params.append(limit * PIECES_WIDEN)
+    if newest:  # the newest rows holding the words, scored without ranking every match
+        where += " ORDER BY f.rowid DESC LIMIT ?"
+        params.append(limit * PIECES_WIDEN)
+    sql = (
+        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{join}{where}),"
+        " a AS (SELECT greatest(avg(len), 1) AS avgdl FROM m),"
+        " w AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS float8[])) AS w(lex, idf)),"
+        " s AS (SELECT m.r AS rowid, sum(w.idf * cardinality(x.positions) * ?"
+        " / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
+        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(m.tsv) AS x JOIN w ON w.lex = x.lexeme GROUP BY m.r)"
+        f" SELECT {NODE_OF_ROW}, f.score FROM s f ORDER BY "
+        + ("f.rowid DESC" if newest else "f.score DESC, f.rowid")
+        + " LIMIT ?"
+    )
+    params += [lexemes, [idf[lexeme] for lexeme in lexemes], K1 + 1, K1, B, B, limit * PIECES_WIDEN]
     best: dict[int, float] = {}
     for node_id, score in conn.execute(sql, params):
         if node_id is not None and node_id not in best:
             best[node_id] = float(score)
     return list(best.items())[:limit]
+
+
+def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:
+    """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth)."""
+    # The planner's row count when the table has been analyzed (a lookup), else a count.
+    total = conn.execute(
+        "SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM memory_fts) END"
+        " FROM pg_class c WHERE c.oid = 'memory_fts'::regclass"
+    ).fetchone()[0]
+    sql = (
+        "SELECT w.lex, (SELECT count(*) FROM memory_fts WHERE tsv @@ CAST(quote_literal(w.lex) AS tsquery))"
+        " FROM unnest(CAST(? AS text[])) AS w(lex)"
+    )
+    found = dict(conn.execute(sql, [lexemes]).fetchall()) if lexemes else {}
+    return {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
 
 
 def _query(tokens: dict[str, list[str]], every: bool) -> str:
