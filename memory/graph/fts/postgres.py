@@ -5,8 +5,8 @@ FTS5 table has, keyed the same way (a node's id, or minus its piece's), with
 `tsv`, the text as the `english` configuration parses it (Snowball stems,
 where SQLite's tokenizer has Porter's). A word's tokens are asked of the
 same configuration (`stems`), so they agree with the index; `documents`
-counts the rows holding a token, up to a cap (a GIN lookup stops there, so a
-common word costs no more than the recall's budget); `matches` ranks the rows
+reads how many rows hold a token from `memory_vocab`, which triggers keep
+(as FTS5's vocabulary table does on SQLite); `matches` ranks the rows
 holding any (or every) word with `ts_rank_cd` normalized by the row's length
 (rank / (1 + log(length))), and a node's project and kind are filtered in
 the query itself. A word of several tokens (`x-ray`) is a phrase (`<->`).
@@ -23,27 +23,36 @@ from memory.projects import ALL
 __all__ = ["documents", "matches", "stems"]
 
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
+STEMS_KEPT = 10_000
+_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its lexemes under the `english` configuration, for this process
 K1, B = 1.2, 0.75  # BM25's term saturation and length normalization, FTS5's defaults
 
 
 def stems(conn: Any, terms: list[str]) -> dict[str, list[str]]:
-    """Each term's tokens as the index holds them, in the order they appear; a stop word has none."""
-    found: dict[str, list[str]] = {term: [] for term in terms}
-    words = list(found)
-    if words:
+    """Each term's tokens as the index holds them, in the order they appear; a stop word has none. A word's
+    tokens depend on the word and the configuration alone, so they are kept (`_STEMS`, up to `STEMS_KEPT`)."""
+    known = {term: _STEMS.get(term) for term in dict.fromkeys(terms)}
+    new = [term for term, tokens in known.items() if tokens is None]
+    if new:
+        found: dict[str, list[str]] = {term: [] for term in new}
         sql = (
             "SELECT t.i, x.lexeme FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS t(w, i),"
             " unnest(to_tsvector('english', t.w)) AS x ORDER BY t.i, x.positions[1]"
         )
-        for index, lexeme in conn.execute(sql, [words]):
-            found[words[index - 1]].append(lexeme)
-    return found
+        for index, lexeme in conn.execute(sql, [new]):
+            found[new[index - 1]].append(lexeme)
+        fresh = {term: tuple(tokens) for term, tokens in found.items()}
+        known.update(fresh)
+        if len(_STEMS) + len(fresh) > STEMS_KEPT:
+            _STEMS.clear()
+        _STEMS.update(fresh)
+    return {term: list(known[term] or ()) for term in terms}
 
 
 def documents(conn: Any, token: str, cap: int) -> int:
-    """How many rows of the index hold `token`, counted up to `cap + 1`."""
-    sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE tsv @@ CAST(? AS tsquery) LIMIT ?) AS held"
-    return conn.execute(sql, [_lexeme(token), cap + 1]).fetchone()[0]
+    """How many rows of the index hold `token` (the vocabulary counts them all: `cap` is not needed)."""
+    row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
+    return row[0] if row else 0
 
 
 def matches(
@@ -101,11 +110,8 @@ def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:
         "SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM memory_fts) END"
         " FROM pg_class c WHERE c.oid = 'memory_fts'::regclass"
     ).fetchone()[0]
-    sql = (
-        "SELECT w.lex, (SELECT count(*) FROM memory_fts WHERE tsv @@ CAST(quote_literal(w.lex) AS tsquery))"
-        " FROM unnest(CAST(? AS text[])) AS w(lex)"
-    )
-    found = dict(conn.execute(sql, [lexemes]).fetchall()) if lexemes else {}
+    sql = "SELECT term, doc FROM memory_vocab WHERE term = ANY(CAST(? AS text[]))"
+    found = dict.fromkeys(lexemes, 0) | dict(conn.execute(sql, [lexemes]).fetchall())
     return {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
 
 

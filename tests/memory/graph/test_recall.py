@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.context.fulltext import fts_literal
 from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.graph.conversation import Turn, remember_conversation
+from memory.graph.fts.index import text_index
 from memory.graph.fts.sqlite import stems as term_stems
 from memory.graph.graph import Graph, NewNode
 from memory.graph.ranking import Weights
@@ -188,3 +191,17 @@ async def test_a_question_about_the_assistants_advice_finds_its_turn_before_the_
     assert mine[0].node.id == asked
     yours = await recall.recall("How did you recommend handling the rate limit retries?", k=2, kinds=["semantic"])
     assert yours[0].node.id == advised
+
+
+async def test_a_words_document_count_follows_remembering_and_forgetting(graph: Graph) -> None:
+    first, _ = await graph.remember("the zeppelin landed at noon")
+    await graph.remember("a zeppelin crossed the bay")
+
+    def zeppelins(conn: Any) -> int:
+        index = text_index(conn)
+        [token] = index.stems(conn, ["zeppelin"])["zeppelin"]
+        return index.documents(conn, token, 100)
+
+    assert await graph.store.read(lambda db: zeppelins(db.conn)) == 2
+    await graph.forget(first.id)
+    assert await graph.store.read(lambda db: zeppelins(db.conn)) == 1

@@ -100,3 +100,36 @@ def create_graph_tables(conn: PgConnection) -> None:
         " created DOUBLE PRECISION NOT NULL)"
     )
     conn.execute("CREATE INDEX memory_episodes_signature ON memory_episodes(signature)")
+
+
+@MIGRATIONS()
+def add_vocabulary(conn: PgConnection) -> None:
+    """How many rows of `memory_fts` hold each lexeme, kept by triggers, as SQLite's `memory_vocab` reads FTS5's.
+
+    Recall reads a word's document frequency for every query (to leave out
+    words too common to rank by, and for BM25's IDF): one row here instead of
+    counting the word's rows. Statement-level triggers add and take away the
+    lexemes of the rows a statement inserted or deleted, in lexeme order, so
+    two writers lock the counts in the same order."""
+    conn.execute("CREATE TABLE memory_vocab (term TEXT PRIMARY KEY, doc BIGINT NOT NULL)")
+    conn.execute(
+        "CREATE FUNCTION memory_vocab_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " INSERT INTO memory_vocab (term, doc) SELECT x.lexeme, count(*) FROM added, unnest(added.tsv) AS x"
+        " GROUP BY x.lexeme ORDER BY x.lexeme"
+        " ON CONFLICT (term) DO UPDATE SET doc = memory_vocab.doc + excluded.doc;"
+        " RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE FUNCTION memory_vocab_remove() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " UPDATE memory_vocab v SET doc = v.doc - gone.n FROM (SELECT x.lexeme, count(*) AS n"
+        " FROM removed, unnest(removed.tsv) AS x GROUP BY x.lexeme) AS gone WHERE v.term = gone.lexeme;"
+        " RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE TRIGGER memory_vocab_on_insert AFTER INSERT ON memory_fts REFERENCING NEW TABLE AS added"
+        " FOR EACH STATEMENT EXECUTE FUNCTION memory_vocab_add()"
+    )
+    conn.execute(
+        "CREATE TRIGGER memory_vocab_on_delete AFTER DELETE ON memory_fts REFERENCING OLD TABLE AS removed"
+        " FOR EACH STATEMENT EXECUTE FUNCTION memory_vocab_remove()"
+    )
