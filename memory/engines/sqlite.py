@@ -9,6 +9,8 @@ content forgets a row by the 'delete' command, given the text it indexed.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["SQLITE"]
 
 
@@ -26,6 +28,10 @@ class SqliteDialect:
 
     def lock_new_ids(self, table: str) -> str:
         return ""
+
+    def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
+        marks = ", ".join("?" * len(columns))
+        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
     def fts_delete(self, table: str) -> str:
         return f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)"
