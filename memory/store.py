@@ -1,7 +1,11 @@
 """The SQLite home: one file, one writer, readers as needed.
 
 Every persistent part of Loci (context objects, the memory graph, chat
-sessions) lives in one SQLite file, readable with any SQLite tool. The file
+sessions) lives in one SQLite file, readable with any SQLite tool, unless
+the home is a PostgreSQL database (memory/engines/: the parts that run
+there open it with `open_engine`; `Store.open` refuses a `postgresql://`
+connection string in one line, so a part still on SQLite never makes a file
+of it). The file
 is in WAL mode, so readers never wait for the writer. All writes of this
 process go through one connection behind one lock and run in
 a worker thread (`Store.write`), so the event loop never blocks on disk and
