@@ -46,7 +46,7 @@ from typing import Any
 
 from memory.errors import ModelBehaviorError, UsageError
 from memory.graph.dates import spoken_date
-from memory.graph.terms import term_stems
+from memory.graph.fts.sqlite import stems as term_stems
 from memory.imports.locomo import turns_of as locomo_turns
 from runtime.loop.decide import INSTRUCTIONS
 from runtime.loop.records import RunConfig

@@ -42,18 +42,21 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 from bench.recall_data import Failed, Question, load_data
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
 from memory.errors import LociError, UsageError
 from memory.graph.graph import Graph
 from memory.graph.ranking import Recalled
 from memory.graph.recall import Recall
 from memory.imports.ledger import SESSION, imported
 from memory.imports.writer import import_conversation
+from memory.location import is_postgres
 from memory.projects import writable_project
-from memory.store import Store
 from runtime.models.embedders import embedder_from_spec
 
 __all__ = ["DEFAULT_DATA", "JUDGED", "TOLERANCE", "add_arguments", "ask_sample", "below_ablation", "run", "summary"]
@@ -69,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data", type=Path, default=DEFAULT_DATA, help="a LoCoMo JSON file or a BEAM chat folder (or a folder of them)"
     )
     parser.add_argument("--k", default="1,5,10,20", help="comma-separated cut-offs")
+    parser.add_argument(
+        "--db", default=None, help="an empty postgresql://... database: each sample in a project of its own there"
+    )
     parser.add_argument(
         "--embed", default="none", help="embedder for recall by meaning: none, llama:PATH.gguf or openai:MODEL[@URL]"
     )
@@ -100,8 +106,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             mine: Scores = {name: [] for name in SYSTEMS}
             mine_newest: Scores = {name: [] for name in SYSTEMS}
             try:
-                async with await Store.open(Path(tmp) / f"sample{index}.db") as store:
-                    graph = Graph(store, embedder=embedder)
+                async with _home(args.db, Path(tmp) / f"sample{index}.db") as store:
+                    graph = Graph(store, embedder=embedder, project=f"sample-{index}")
                     started = time.perf_counter()
                     done = await import_conversation(graph, sample.conversation, cause="bench:recall")
                     ingest_s += time.perf_counter() - started
@@ -115,7 +121,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for name in SYSTEMS:
                 scores[name] += mine[name]
                 newest[name] += mine_newest[name]
-    result: dict[str, Any] = {"data": str(args.data), "embedder": args.embed, "samples": measured}
+    engine = "postgresql" if args.db else "sqlite"
+    result: dict[str, Any] = {"data": str(args.data), "engine": engine, "embedder": args.embed, "samples": measured}
     result.update(turns=turns, k=ks, failed=[{"sample": f.name, "reason": f.reason} for f in failed])
     result["skipped_turns"] = skipped
     result.update(summary(scores["loci"], ks))
@@ -128,6 +135,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result["baseline_query_ms_p50"] = _median(times["bm25"])
     result["ablation_query_ms_p50"] = _median(times["no_graph"])
     return result
+
+
+def _home(db: str | None, path: Path) -> AbstractAsyncContextManager[Engine]:
+    """A sample's home: its own SQLite file at `path`, or the PostgreSQL database `db` (a project per sample)."""
+    if db is None:
+        return use_engine(path)
+    if not is_postgres(db):
+        raise UsageError("bench recall --db takes a postgresql://... database; SQLite samples each get their own file")
+    return use_engine(db)
 
 
 def _median(values: list[float]) -> float:

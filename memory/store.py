@@ -1,7 +1,11 @@
 """The SQLite home: one file, one writer, readers as needed.
 
 Every persistent part of Loci (context objects, the memory graph, chat
-sessions) lives in one SQLite file, readable with any SQLite tool. The file
+sessions) lives in one SQLite file, readable with any SQLite tool, unless
+the home is a PostgreSQL database (memory/engines/: the parts that run
+there open it with `open_engine`; `Store.open` refuses a `postgresql://`
+connection string in one line, so a part still on SQLite never makes a file
+of it). The file
 is in WAL mode, so readers never wait for the writer. All writes of this
 process go through one connection behind one lock and run in
 a worker thread (`Store.write`), so the event loop never blocks on disk and
@@ -55,9 +59,17 @@ from sqlite_utils import Migrations
 
 from memory.errors import StoreError, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
+from memory.location import NOT_ON_POSTGRES, is_postgres
 from memory.regular import describe_mode
 
-__all__ = ["MIGRATION_SETS", "Store", "check_home_path", "default_db_path", "migration_sets", "use_store"]
+__all__ = [
+    "MIGRATION_SETS",
+    "Store",
+    "check_home_path",
+    "default_db_path",
+    "migration_sets",
+    "use_store",
+]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
@@ -130,6 +142,8 @@ async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
 class Store:
     """One SQLite file. Use `Store.open(path)`; close it with `close()` or `async with`."""
 
+    engine = "sqlite"
+
     def __init__(
         self,
         path: Path,
@@ -161,7 +175,10 @@ class Store:
         """Open (creating if needed) and migrate the home at `path`; read-only when it cannot be written.
 
         With `query_only`, reads cannot write. `busy_timeout` is how long a statement waits for another
-        process's lock before the home is "locked by another process" (a hook waits less than a command)."""
+        process's lock before the home is "locked by another process" (a hook waits less than a command).
+        A PostgreSQL connection string is a `UsageError` (`NOT_ON_POSTGRES`): never a file named `postgresql:`."""
+        if is_postgres(path):
+            raise UsageError(NOT_ON_POSTGRES)
         path = check_home_path(Path(path).expanduser())
         sets = migration_sets()
         try:
@@ -203,6 +220,10 @@ class Store:
         return await anyio.to_thread.run_sync(
             lambda: cls.open_sync(path, query_only=query_only, busy_timeout=busy_timeout)
         )
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
 
     async def __aenter__(self) -> Store:
         return self

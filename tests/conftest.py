@@ -1,5 +1,10 @@
 """Shared fixtures: anyio on asyncio, a real SQLite home in tmp_path, scripts used in full.
 
+`postgres_server` starts one real PostgreSQL cluster for the session, only
+when a test asks for it (tests/postgres_cluster.py); `postgres_url` is a new
+database on it for one test; `home` runs a test on each engine, and
+`engine_store` is the home opened there.
+
 `anyio_mode = "auto"` (pyproject.toml) runs every coroutine test under anyio.
 `LOCI_HOME` points at a fresh directory for the whole session, so that no
 test reads or writes the user's home (the llama.cpp verdict is cached there).
@@ -10,14 +15,18 @@ fails the test instead of passing unnoticed. Script exactly what runs.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
 from memory.store import Store
 from runtime.models.scripted import ScriptedModel
+from tests.postgres_cluster import cluster
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -36,6 +45,39 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
     async with await Store.open(tmp_path / "loci.db") as opened:
+        yield opened
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """One PostgreSQL cluster for the session (tests/postgres_cluster.py): its `postgres` database's URL."""
+    with cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A new, empty database on the session's cluster, for one test."""
+    import psycopg
+
+    name = f"loci_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return postgres_server.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def home(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a home is, on each engine: a SQLite file in tmp_path, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "loci.db")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+async def engine_store(home: str) -> AsyncIterator[Engine]:
+    """A home opened on each engine (the `home` fixture's), closed after the test."""
+    async with use_engine(home) as opened:
         yield opened
 
 

@@ -36,7 +36,7 @@ NODE_SQL = (
 EDGE_SQL = (
     "SELECT id, src, dst, kind, label, weight, uses, co_success, co_failure, created, updated, last_used"
     " FROM memory_edges WHERE deleted IS NULL"
-    " AND (?1 IS NULL OR src IN (SELECT id FROM memory_nodes WHERE project = ?1))"
+    " AND (CAST(?1 AS TEXT) IS NULL OR src IN (SELECT id FROM memory_nodes WHERE project = ?1))"
 )
 # When neither max(id) nor sqlite_sequence can be read, probe this many ids past the last one read.
 PROBE_IDS = 10_000
@@ -73,6 +73,8 @@ async def export_graph(
 
     def export(db: sqlite_utils.Database) -> dict[str, int]:
         lost = {"unreadable": 0}
+        if not isinstance(db.conn, sqlite3.Connection):  # PostgreSQL keeps only valid UTF-8: nothing to salvage
+            return {**writer(db, out, lost, project), **lost}
         factory = db.conn.text_factory
         db.conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
         try:

@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlite_utils
 
+from memory.engines.dialects import dialect_of
 from memory.graph.embed import Embedder, pack_vector
 from memory.graph.ops import (
     NewNode,
@@ -201,8 +202,9 @@ class Graph:
             "SELECT e.at, e.op, e.before, e.after, e.cause FROM memory_events e"
             f" JOIN memory_nodes n ON n.id = e.node WHERE e.node = ?{mine} ORDER BY e.id DESC LIMIT ?"
         )
-        rows = await self.store.read(lambda db: list(db.query(sql, [node_id, *params, limit])))
-        return rows
+        columns = ("at", "op", "before", "after", "cause")
+        rows = await self.store.read(lambda db: db.conn.execute(sql, [node_id, *params, limit]).fetchall())
+        return [dict(zip(columns, row, strict=True)) for row in rows]
 
     async def stats(self) -> dict[str, Any]:
         """Counts of live nodes and edges by kind, forgotten ones, events, and the file's size."""
@@ -236,10 +238,11 @@ class Graph:
                 "edges_by_kind": edges,
                 "forgotten_nodes": one(f"SELECT count(*) FROM memory_nodes n WHERE deleted IS NOT NULL{mine}", *params),
                 "vectors": one(
-                    f"SELECT count(*) FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node WHERE 1{mine}", *params
+                    f"SELECT count(*) FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node WHERE 1 = 1{mine}",
+                    *params,
                 ),
                 "events": one("SELECT count(*) FROM memory_events"),
-                "db_bytes": one("PRAGMA page_count") * one("PRAGMA page_size"),
+                "db_bytes": one(dialect_of(conn).home_bytes()),
             }
             if self.project is ALL:  # the live nodes of each project; one project's view names no other
                 found["projects"] = dict(
@@ -262,6 +265,8 @@ class Graph:
         rows = [(node_id, len(v), pack_vector(v)) for (node_id, _), v in zip(texts, vectors, strict=True)]
         await self.store.write(
             lambda db: db.conn.executemany(
-                "INSERT OR REPLACE INTO memory_vectors (node, dim, vector) VALUES (?, ?, ?)", rows
+                "INSERT INTO memory_vectors (node, dim, vector) VALUES (?, ?, ?)"
+                " ON CONFLICT (node) DO UPDATE SET dim = excluded.dim, vector = excluded.vector",
+                rows,
             )
         )

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memory.engines.dialects import dialect_of
 from memory.errors import NotFoundError, UsageError
 from memory.graph.pieces import index_texts, unindex_text
 from memory.graph.records import (
@@ -94,12 +95,14 @@ def insert_nodes(
 
     The twins of unnamed nodes are looked up for the whole batch at once (by hash, through the partial
     index that makes them unique), and the new nodes go in with one `executemany` at the ids SQLite
-    would give them (one past the largest, inside this write transaction), so a batch of thousands
-    costs a few statements, not two per node."""
+    would give them (one past the largest, inside this write transaction, which other writers are kept
+    out of: the dialect's `lock_new_ids`), so a batch of thousands costs a few statements, not two per node."""
     now = time.time()
     digests = [content_hash(item.kind, item.text) for item in items]
     twins = _unnamed_twins(conn, project, [d for d, item in zip(digests, items, strict=True) if item.name is None])
     named: dict[str, int] = {}
+    if lock := dialect_of(conn).lock_new_ids("memory_nodes"):
+        conn.execute(lock)
     next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM memory_nodes").fetchone()[0]
     results: list[tuple[int, bool]] = []
     rows: list[tuple[Any, ...]] = []
@@ -303,10 +306,9 @@ def upsert_edge(
         return edge, False
     edge_id = conn.execute(
         "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [*key, 0.5 if weight is None else weight, json.dumps(meta) if meta else None, now, now],
-    ).lastrowid
-    assert edge_id is not None
+    ).fetchone()[0]
     log_event(conn, "link", edge=edge_id, after={"src": src, "dst": dst, "kind": kind, "label": label}, cause=cause)
     row = conn.execute(f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE id = ?", [edge_id]).fetchone()
     return edge_from_row(row), True
@@ -335,13 +337,14 @@ def insert_edges(
         check_edge_kind(kind)
         if src == dst or not 0.0 <= weight <= 1.0:
             raise UsageError(f"cannot link {node_ref(src)} to {node_ref(dst)} with weight {weight}")
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO memory_edges (src, dst, kind, weight, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+        added = conn.execute(
+            "INSERT INTO memory_edges (src, dst, kind, weight, created, updated) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING RETURNING id",
             [src, dst, kind, weight, now, now],
-        )
-        if cursor.rowcount:
+        ).fetchone()
+        if added:
             new += 1
-            log_event(conn, "link", edge=cursor.lastrowid, after={"src": src, "dst": dst, "kind": kind}, cause=cause)
+            log_event(conn, "link", edge=added[0], after={"src": src, "dst": dst, "kind": kind}, cause=cause)
     return new
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from memory.engines.dialects import dialect_of
+
 __all__ = ["LONG_CHARS", "NODE_OF_ROW", "PIECE_CHARS", "index_texts", "pieces_of", "spans", "unindex_text"]
 
 LONG_CHARS = 16_000
@@ -62,27 +64,24 @@ def index_texts(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> No
             continue
         for start, end in spans(text):
             piece = conn.execute(
-                "INSERT INTO memory_pieces (node, start, end) VALUES (?, ?, ?)", [node_id, start, end]
-            ).lastrowid
-            assert piece is not None
+                'INSERT INTO memory_pieces (node, start, "end") VALUES (?, ?, ?) RETURNING id', [node_id, start, end]
+            ).fetchone()[0]
             whole.append((-piece, text[start:end]))
-    conn.executemany("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)", whole)
+    dialect_of(conn).insert_many(conn, "memory_fts", {"rowid": "bigint", "text": "text"}, whole)
 
 
 def unindex_text(conn: sqlite3.Connection, node_id: int, text: str) -> None:
     """Take a node's `text` (as it was indexed) out of the BM25 index."""
     pieces = pieces_of(conn, node_id)
+    delete = dialect_of(conn).fts_delete("memory_fts")
     if not pieces:
-        conn.execute("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)", [node_id, text])
+        conn.execute(delete, [node_id, text])
         return
-    conn.executemany(
-        "INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)",
-        [(-piece, text[start:end]) for piece, start, end in pieces],
-    )
+    conn.executemany(delete, [(-piece, text[start:end]) for piece, start, end in pieces])
     conn.execute("DELETE FROM memory_pieces WHERE node = ?", [node_id])
 
 
 def pieces_of(conn: sqlite3.Connection, node_id: int) -> list[tuple[int, int, int]]:
     """`(piece id, start, end)` of a node indexed in pieces, in order; empty for a node indexed whole."""
-    sql = "SELECT id, start, end FROM memory_pieces WHERE node = ? ORDER BY start"
+    sql = 'SELECT id, start, "end" FROM memory_pieces WHERE node = ? ORDER BY start'
     return [tuple(row) for row in conn.execute(sql, [node_id])]

@@ -20,22 +20,20 @@ import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 
-from memory.context.fulltext import fts_literal
+from memory.engines.dialects import dialect_of
+from memory.graph.fts.index import text_index
 from memory.graph.newer import Scored, newer_first
 from memory.graph.ops import adjacent_weights, fetch_nodes
-from memory.graph.pieces import NODE_OF_ROW
 from memory.graph.records import Node
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
 from memory.projects import ALL
 
-__all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights", "matches"]
+__all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 
 DOC_BUDGET = 5_000
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "model", "bot", "chatgpt", "claude"})
-WIDEN = 2  # how many more matches a one-project search ranks before it joins
-PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 
 
 @dataclass(frozen=True)
@@ -238,69 +236,14 @@ def _candidates(
     would cost as much as the graph is large; then the newest nodes holding all
     the terms (or, failing enough of those, any selective term) are scored instead."""
     kept, crowded = selective_terms(conn, terms, budget)
+    matches = text_index(conn).matches
     if not crowded:
-        return matches(conn, fts_literal(kept), kinds, limit, project)
-    everything = " AND ".join(fts_literal([t]) for t in terms)
-    found = matches(conn, everything, kinds, limit, project, newest=True)
+        return matches(conn, kept, kinds, limit, project)
+    found = matches(conn, terms, kinds, limit, project, every=True, newest=True)
     if len(found) < limit:
         seen = {node_id for node_id, _ in found}
-        extra = matches(conn, fts_literal(kept), kinds, limit, project, newest=True)
+        extra = matches(conn, kept, kinds, limit, project, newest=True)
         found += [(node_id, score) for node_id, score in extra if node_id not in seen][: limit - len(found)]
-    return found
-
-
-def matches(
-    conn: sqlite3.Connection,
-    match: str,
-    kinds: list[str],
-    limit: int,
-    project: str | None = ALL,
-    newest: bool = False,
-) -> list[tuple[int, float]]:
-    """`(node id, BM25 score)` of the best matches in `project` (or of the newest, without ranking them all);
-    higher is better. A node indexed in pieces (memory/graph/pieces.py) counts once, by its best piece.
-
-    FTS5 ranks its own matches fastest, with no join; so for one project the
-    best `WIDEN` times as many are ranked alone and the project's kept. Only
-    when other projects crowd that page does the query join each match to its
-    node (which costs a lookup per match: twice the time of a recall at
-    100,000 nodes)."""
-    if project is not ALL and not kinds:
-        wide = matches(conn, match, [], limit * WIDEN, newest=newest)
-        mine = _of_project(conn, [node_id for node_id, _ in wide], project)
-        found = [(node_id, score) for node_id, score in wide if node_id in mine]
-        if len(found) >= limit or len(wide) < limit * WIDEN:
-            return found[:limit]
-    # `rank` is bm25() as FTS5 computed it to sort: asking bm25() again would score every row returned twice.
-    sql = f"SELECT {NODE_OF_ROW}, -rank FROM memory_fts f"
-    params: list[object] = [match]
-    if kinds or project is not ALL:
-        sql += f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW}) WHERE memory_fts MATCH ?"
-        if kinds:
-            sql += f" AND n.kind IN ({','.join('?' * len(kinds))})"
-            params += kinds
-        if project is not ALL:
-            sql += " AND n.project = ?"
-            params.append(project)
-    else:
-        sql += " WHERE memory_fts MATCH ?"
-    # `+rank`: SQLite sorts, keeping only the best LIMIT rows as they come, in FTS5's rowid order among equal
-    # scores; ORDER BY rank would have FTS5 sort every match first (a quarter more time on 5,000 matches).
-    sql += " ORDER BY f.rowid DESC LIMIT ?" if newest else " ORDER BY +rank LIMIT ?"
-    params.append(limit * PIECES_WIDEN)
-    best: dict[int, float] = {}
-    for node_id, score in conn.execute(sql, params):
-        if node_id is not None and node_id not in best:
-            best[node_id] = score
-    return list(best.items())[:limit]
-
-
-def _of_project(conn: sqlite3.Connection, ids: list[int], project: str) -> set[int]:
-    """The ids among `ids` of nodes in `project` (checked per row, as `_scoring_rows` does)."""
-    found: set[int] = set()
-    for chunk, marks in in_chunks(ids):
-        sql = f"SELECT id, project FROM memory_nodes WHERE id IN ({marks})"
-        found.update(node_id for node_id, theirs in conn.execute(sql, chunk) if theirs == project)
     return found
 
 
@@ -352,9 +295,10 @@ def _scoring_rows(
     The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
     project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
     rows: list[tuple[int, str, int, float | None, float, str | None]] = []
+    speaker = dialect_of(conn).json_text("meta", "speaker")
     for chunk, marks in in_chunks(ids):
         sql = (
-            "SELECT id, kind, uses, last_used, updated, json_extract(meta, '$.speaker'), project FROM memory_nodes"
+            f"SELECT id, kind, uses, last_used, updated, {speaker}, project FROM memory_nodes"
             f" WHERE id IN ({marks}) AND deleted IS NULL"
         )
         rows.extend(row[:6] for row in conn.execute(sql, chunk) if project is ALL or row[6] == project)

@@ -46,10 +46,10 @@ import anyio
 import anyio.to_thread
 import sqlite_utils
 
-from memory.context.fulltext import fts_literal
 from memory.errors import UsageError
+from memory.graph.fts.index import text_index
 from memory.graph.graph import Graph
-from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights, matches
+from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights
 from memory.graph.records import check_kinds
 from memory.graph.terms import asks_for_replies, query_terms, searched_terms
 from memory.graph.vectors import VectorSearch
@@ -70,7 +70,8 @@ class Recall:
     ) -> None:
         self.graph = graph
         self.ranking = Ranking(weights, candidates, spread, budget, graph.project)
-        self._vectors = VectorSearch(graph.store.path)
+        # Vectors are searched inside SQLite (sqlite-vec); a PostgreSQL home recalls by words.
+        self._vectors = VectorSearch(graph.store.path) if graph.store.engine == "sqlite" else None
 
     async def recall(
         self, query: str, k: int = 5, kinds: Iterable[str] | None = None, *, record: bool = True, hops: int = 2
@@ -89,6 +90,8 @@ class Recall:
 
         n = max(self.ranking.candidates, 2 * k)
         project = self.graph.project
+        if vector and self._vectors is None:
+            raise UsageError("recall by meaning (an embedder) runs on a SQLite home only for now")
         nearest = await anyio.to_thread.run_sync(self._vectors.search, vector, n, project) if vector else []
 
         def read(db: sqlite_utils.Database) -> list[Recalled]:
@@ -103,9 +106,11 @@ class Recall:
 
     async def bm25(self, query: str, k: int = 10, kinds: Iterable[str] | None = None) -> list[int]:
         """Plain BM25 over the same index: the baseline recall is measured against."""
-        match = fts_literal(query_terms(query))
-        if not match:
+        words = query_terms(query)
+        if not words:
             return []
         wanted = check_kinds(kinds) if kinds else []
         project = self.graph.project
-        return await self.graph.store.read(lambda db: [n for n, _ in matches(db.conn, match, wanted, k, project)])
+        return await self.graph.store.read(
+            lambda db: [n for n, _ in text_index(db.conn).matches(db.conn, words, wanted, k, project)]
+        )

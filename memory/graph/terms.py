@@ -6,10 +6,10 @@ words that say nothing about what to find: function words and the frame of a
 question ("what did ... do", "would ... be likely to"). What is left is
 searched literally, OR-ed, and ranked by BM25.
 
-The memory index stems with FTS5's `porter` tokenizer ("plays", "played" and
-"playing" are one term), so how common a query word is must be read under its
-stem. `term_stems` asks FTS5 itself, through a private in-memory FTS5 table
-with the same tokenizer, so the stems always agree with the index. Terms so
+The memory index stems ("plays", "played" and "playing" are one term), so how
+common a query word is must be read under its stem: the index of the home's
+engine says both (memory/graph/fts/: FTS5 on SQLite, `tsvector` on
+PostgreSQL). Terms so
 common that scoring them would cost more than they tell are left out
 (`selective_terms`), which keeps a recall's cost bounded by a budget of
 documents, not by the size of the graph.
@@ -46,21 +46,11 @@ import re
 import sqlite3
 
 from memory.context.fulltext import STOP_WORDS, query_words
+from memory.graph.fts.index import text_index
 
-__all__ = [
-    "MAX_TERMS",
-    "STOP_WORDS",
-    "asks_for_replies",
-    "query_terms",
-    "searched_terms",
-    "selective_terms",
-    "term_stems",
-]
+__all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "searched_terms", "selective_terms"]
 
 MAX_TERMS = 32
-STEM_TOKENIZER = "porter unicode61"
-STEMS_KEPT = 10_000
-_STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under STEM_TOKENIZER, for this process
 _TALK = r"(?:conversations?|discussions?|sessions?|chats?|exchanges|requests|questions)"
 # The phrases that frame a question about the conversation itself; what they frame (`keep`) stays.
 _FRAME = re.compile(
@@ -101,35 +91,6 @@ def searched_terms(query: str) -> list[str]:
     return query_terms(unframed if informative else query)
 
 
-def term_stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
-    """Each term's tokens as the memory index holds them (porter stems; `x-ray` is two tokens).
-
-    The terms new to this process go into a temporary FTS5 table private to
-    this connection, and its vocabulary gives them back as FTS5 tokenized
-    them. A word's tokens depend on the word and the tokenizer alone, so they
-    are kept (`_STEMS`, up to `STEMS_KEPT` words): a recall of words seen
-    before runs no statement for them."""
-    # Read from the kept ones once, so another thread clearing them meanwhile changes nothing here.
-    stems = {term: _STEMS.get(term) for term in dict.fromkeys(terms)}
-    new = [term for term, tokens in stems.items() if tokens is None]
-    if new:
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem USING fts5(word, tokenize='{STEM_TOKENIZER}')")
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.loci_stem_vocab USING fts5vocab(temp, loci_stem, instance)"
-        )
-        conn.execute("DELETE FROM temp.loci_stem")
-        conn.executemany("INSERT INTO temp.loci_stem (rowid, word) VALUES (?, ?)", list(enumerate(new)))
-        found: dict[str, list[str]] = {term: [] for term in new}
-        for doc, token in conn.execute("SELECT doc, term FROM temp.loci_stem_vocab ORDER BY doc, offset"):
-            found[new[doc]].append(token)
-        fresh = {term: tuple(tokens) for term, tokens in found.items()}
-        stems.update(fresh)
-        if len(_STEMS) + len(fresh) > STEMS_KEPT:
-            _STEMS.clear()
-        _STEMS.update(fresh)
-    return {term: list(stems[term] or ()) for term in terms}
-
-
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:
     """The rarest terms whose documents add up to at most `budget` (always at least one),
     and whether even those are over the budget.
@@ -137,9 +98,10 @@ def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> 
     A term found in a large share of the nodes adds little to BM25 but costs a
     score for every node it is in; leaving it out keeps a recall's cost bounded
     by the budget, not by the size of the graph."""
+    index = text_index(conn)
     counted = []
-    for term, tokens in term_stems(conn, terms).items():
-        docs = [_documents(conn, token) for token in tokens]
+    for term, tokens in index.stems(conn, terms).items():
+        docs = [index.documents(conn, token, budget) for token in tokens]
         counted.append((min(docs, default=0), term))
     counted.sort()
     kept, total = [], 0
@@ -149,8 +111,3 @@ def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> 
         kept.append(term)
         total += docs
     return kept, total > budget
-
-
-def _documents(conn: sqlite3.Connection, token: str) -> int:
-    row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
-    return row[0] if row else 0

@@ -3,14 +3,20 @@
 A job is a row of `jobs` (`memory.jobs.schema`). Every kind is queued
 through `Jobs` (`add` inside the caller's transaction, `enqueue` in its own),
 so each row gets the queue's attempt limit (`memory.jobs.limits`). A worker claims the
-oldest queued job in one `BEGIN IMMEDIATE` transaction, so two workers (two
-processes on one home) never claim the same job. Claiming counts an attempt
+oldest queued job in one write transaction, so two workers (two processes
+on one home) never claim the same job: SQLite's `BEGIN IMMEDIATE` lets one
+writer in at a time, and on PostgreSQL the claim's `FOR UPDATE SKIP LOCKED`
+(the dialect's) passes by the job another worker is claiming. Claiming counts an attempt
 and writes the claimant's `owner` (host, pid, a random tag) and a lease.
 
 A job's effect and the row's `done` are written in ONE transaction
 (`Jobs.complete`), after checking that the job is still this worker's. So a
 crash before the commit leaves no effect and a queued-again job, and a crash
-after it leaves the job done: the effect happens exactly once. A job done
+after it leaves the job done: the effect happens exactly once. The check
+locks the job's row (`FOR UPDATE` on PostgreSQL), and a reclaim changes a
+job only while it is still `running` under the owner it found, so a job
+reclaimed while its worker commits is either done or queued again, never
+both. A job done
 after a retry keeps the error of the attempt before.
 
 After a crash the job stays `running` under a dead owner. `Jobs.reclaim`
@@ -40,6 +46,7 @@ from typing import Any, TypeVar
 
 import sqlite_utils
 
+from memory.engines.dialects import dialect_of
 from memory.errors import StoreError
 from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
 from memory.jobs.schema import JOB_STATES
@@ -105,12 +112,12 @@ class Jobs:
         project = writable_project(self.project)
         now = time.time()
         key = key or f"{kind}:{uuid.uuid4().hex}"
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO jobs (project, kind, key, payload, max_attempts, created, updated)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        added = conn.execute(
+            "INSERT INTO jobs (project, kind, key, payload, max_attempts, created, updated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             [project, kind, key, json.dumps(payload), self.limits.max_attempts, now, now],
-        )
-        return cursor.lastrowid if cursor.rowcount else None
+        ).fetchone()
+        return added[0] if added else None
 
     async def enqueue(self, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:
         """Queue a job in a transaction of its own; None when a job with this key exists already."""
@@ -132,7 +139,7 @@ class Jobs:
     async def last_id(self) -> int:
         """The highest job id so far: jobs queued later have higher ids."""
         where, args = in_project(self.project)
-        sql = f"SELECT COALESCE(MAX(id), 0) FROM jobs WHERE 1{where}"
+        sql = f"SELECT COALESCE(MAX(id), 0) FROM jobs WHERE 1 = 1{where}"
         return await self.store.read(lambda db: db.conn.execute(sql, args).fetchone()[0])
 
     def _claim(self, conn: sqlite3.Connection, kinds: tuple[str, ...] | None, after: int = 0) -> Job | None:
@@ -142,7 +149,7 @@ class Jobs:
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             params += kinds
-        row = conn.execute(sql + " ORDER BY id LIMIT 1", params).fetchone()
+        row = conn.execute(sql + " ORDER BY id LIMIT 1" + dialect_of(conn).skip_locked(), params).fetchone()
         if row is None:
             return None
         now = time.time()
@@ -161,7 +168,9 @@ class Jobs:
 
         def write(db: sqlite_utils.Database) -> T:
             conn = db.conn
-            row = conn.execute("SELECT status, owner FROM jobs WHERE id = ?", [job.id]).fetchone()
+            row = conn.execute(
+                "SELECT status, owner FROM jobs WHERE id = ?" + dialect_of(conn).for_update(), [job.id]
+            ).fetchone()
             if row != ("running", job.owner):
                 raise JobLost(f"job {job.id} is no longer this worker's; its effect was not written")
             result = effect(conn)
@@ -178,7 +187,8 @@ class Jobs:
         """Record a failed attempt: queued again, or `failed` after the last attempt. Returns the new status."""
 
         def write(db: sqlite_utils.Database) -> str:
-            row = db.conn.execute("SELECT attempts, max_attempts, owner FROM jobs WHERE id = ?", [job.id]).fetchone()
+            sql = "SELECT attempts, max_attempts, owner FROM jobs WHERE id = ?" + dialect_of(db.conn).for_update()
+            row = db.conn.execute(sql, [job.id]).fetchone()
             if row is None or row[2] != job.owner:
                 return "lost"
             status = "failed" if row[0] >= row[1] else "queued"
@@ -221,11 +231,11 @@ class Jobs:
                 continue
             status = "failed" if attempts >= max_attempts else "queued"
             error = f"the worker {owner} stopped during attempt {attempts}"
-            conn.execute(
-                "UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, error = ?, updated = ? WHERE id = ?",
-                [status, error, now, job_id],
-            )
-            count += 1
+            count += conn.execute(
+                "UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, error = ?, updated = ?"
+                " WHERE id = ? AND status = 'running' AND owner = ?",
+                [status, error, now, job_id, owner],
+            ).rowcount
         return count
 
     async def counts(self) -> dict[str, int]:
@@ -233,7 +243,7 @@ class Jobs:
 
         def read(db: sqlite_utils.Database) -> dict[str, int]:
             found = dict.fromkeys(JOB_STATES, 0)
-            sql = f"SELECT status, count(*) FROM jobs WHERE 1{where} GROUP BY status"
+            sql = f"SELECT status, count(*) FROM jobs WHERE 1 = 1{where} GROUP BY status"
             found.update(db.conn.execute(sql, args).fetchall())
             return found
 

@@ -13,7 +13,10 @@ this process, through `runtime.models.llama.load`, like every other load.
 `loci doctor --db PATH` checks a home instead: `PRAGMA integrity_check` and
 each FTS5 index against its content (`memory.health.check_home`), printing
 what it found (exit 1 when anything), and lifting the damage mark a failed
-write left when the file is whole again.
+write left when the file is whole again. `--db postgresql://…` (or
+`$LOCI_DB`) checks a PostgreSQL home: it connects, applies the pending
+migrations, and prints the server, the migrations and each table's rows
+(`memory.engines.postgres.health`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import anyio.to_thread
 
 from memory.errors import BackendError, NotFoundError, UsageError
 from memory.health import check_home
+from memory.location import is_postgres, need_postgres_driver
 from memory.store import default_db_path
 
 __all__ = ["cpu_name", "measure_speed", "register"]
@@ -46,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: one per core)")
     parser.add_argument(
-        "--db", type=Path, default=None, help="check this Loci home's file and its hook log instead of llama.cpp"
+        "--db",
+        default=None,
+        help="check this Loci home (a SQLite file, or postgresql://USER@HOST:PORT/DB) instead of llama.cpp",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
@@ -66,7 +72,9 @@ def cpu_name() -> str:
 
 async def run(args: argparse.Namespace) -> int:
     if args.db is not None:
-        return await _check_db(args.db, args.json)
+        if is_postgres(args.db):
+            return await _check_postgres(str(args.db), args.json)
+        return await _check_db(Path(args.db), args.json)
     from runtime.models.llama.verdict import cpu_flags
 
     if args.prompt_tokens < 1 or args.tokens < 1 or (args.threads is not None and args.threads < 1):
@@ -99,6 +107,22 @@ async def _check_db(path: Path, as_json: bool) -> int:
     if found["mark_cleared"]:
         print("the damage mark is lifted: Loci writes to this home again")
     return 0
+
+
+async def _check_postgres(url: str, as_json: bool) -> int:
+    need_postgres_driver()
+    from memory.engines.postgres.health import check_postgres
+
+    found = await anyio.to_thread.run_sync(check_postgres, url)
+    if as_json:
+        print(json.dumps(found))
+        return 1 if found["problems"] else 0
+    print(f"home: {found['path']} (PostgreSQL {found['server']})")
+    for problem in found["problems"]:
+        print(f"  {problem}")
+    print(f"migrations applied: {len(found['migrations'])}")
+    print("rows: " + ", ".join(f"{table} {count}" for table, count in found["rows"].items()))
+    return 1 if found["problems"] else 0
 
 
 def _hooks(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:

@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memory.store import Store, default_db_path
 from runtime.cli.display import safe
 from runtime.cli.flags import add_project, project_of
+from runtime.cli.home import open_home
 
 __all__ = ["register", "register_memory"]
 
@@ -59,7 +59,7 @@ async def handle(args: argparse.Namespace) -> int:
     from memory.evolution.evolution import Evolution
     from memory.graph.graph import Graph
 
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db, postgres=args.memory_command == "history") as store:
         evolution = Evolution(Graph(store, project=project_of(args)))
         result = await _dispatch(evolution, args)
     if args.json:

@@ -42,6 +42,7 @@ from memory.hooks.codex import codex_home
 from memory.hooks.log import last_errors, log_path
 from memory.hooks.run import safe_hook
 from memory.json_input import loads
+from memory.location import NOT_ON_POSTGRES, is_postgres
 from memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
 from memory.store import default_db_path
 
@@ -123,6 +124,9 @@ def register(sub: Any) -> None:
 
 
 async def handle_hook(args: argparse.Namespace) -> int:
+    if args.db is not None and is_postgres(args.db):
+        print(f"loci: {NOT_ON_POSTGRES}", file=sys.stderr)
+        return 0  # a hook never fails its client
     project = args.project or DEFAULT_PROJECT
     stdin = sys.stdin.read()
     return await anyio.to_thread.run_sync(safe_hook, args.hook, args.db or default_db_path(), stdin, project)
@@ -174,6 +178,8 @@ async def handle_hooks(args: argparse.Namespace) -> int:
     settings = _read(path)
     removed = _remove_ours(settings)
     if args.hooks_command == "install":
+        if args.db is not None and is_postgres(args.db):
+            raise UsageError(NOT_ON_POSTGRES)
         commands = hook_commands(args.db, install_project(args.scope, args.dir, args.project))
         events = settings.setdefault("hooks", {})
         for event in client.recall + client.capture:

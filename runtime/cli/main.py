@@ -16,6 +16,9 @@ or a word that is not a command register them all, so argparse lists every
 choice. The command modules keep their heavy imports (`mcp`, `llama_cpp`,
 `httpx`, `rich`, `sqlite_vec`) to the code that runs them.
 
+A command that takes `--db` and was given none takes `$LOCI_DB` when it is
+set: a SQLite file path or a `postgresql://` connection string.
+
 This module only parses, runs the handler under anyio, and turns Loci's
 errors into one clear line on stderr and a non-zero exit: 2 for the user's
 mistakes, 1 for everything else.
@@ -26,8 +29,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 __all__ = ["COMMANDS", "VERSION", "build_parser", "main"]
 
@@ -95,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         build_parser(every=True).print_help()
         return 2
+    _home_from_environment(args)
     import anyio
 
     from memory.errors import LociError, UsageError  # imported here: `memory` brings sqlite-utils
@@ -110,6 +116,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LociError as exc:
         print(f"loci: {exc}", file=sys.stderr)
         return 1
+
+
+def _home_from_environment(args: argparse.Namespace) -> None:
+    """A command that takes `--db` and was given none uses `$LOCI_DB` when it is set (a path or a connection
+    string); a path is given as `--db`'s own flag would give it, a connection string as text."""
+    given = os.environ.get("LOCI_DB")
+    if given and getattr(args, "db", "absent") is None:
+        from memory.location import is_postgres
+
+        args.db = given if is_postgres(given) else Path(given)
 
 
 if __name__ == "__main__":

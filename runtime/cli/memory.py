@@ -13,7 +13,9 @@
     loci memory restore ID [--reason R]    (runtime/cli/revisions.py)
     loci memory refine | consolidate | history ID | procedures [TASK]   (runtime/cli/evolution.py)
 
-Every subcommand takes `--db PATH` (default: the Loci home), `--json` for
+Every subcommand takes `--db PATH` (default: the Loci home; a
+`postgresql://` connection string for every subcommand but import, refine,
+consolidate, procedures and feedback, which say so), `--json` for
 machine-readable output, and `--project P` (default `$LOCI_PROJECT`, else
 `default`); the reading ones take `--all-projects` too (a search then names each
 hit's project), and a write under it is refused. The commands call the same tools the model calls
@@ -31,15 +33,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.graph.export import FORMATS
 from memory.graph.records import EDGE_KINDS, NODE_KINDS
 from memory.json_input import loads
 from memory.projects import ALL
-from memory.store import Store, default_db_path
 from runtime.cli.display import one_line, safe
 from runtime.cli.evolution import register_memory
 from runtime.cli.flags import add_project, at_least, project_of
+from runtime.cli.home import open_home
 from runtime.cli.imports import register_import
 from runtime.cli.revisions import register_restore
 
@@ -50,7 +53,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("memory", help="add to, search and browse the memory graph")
     sub = parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
+    common.add_argument(
+        "--db", default=None, help="the Loci home: a SQLite file or postgresql://... (default: $LOCI_HOME/loci.db)"
+    )
     common.add_argument("--json", action="store_true", help="print JSON")
     add_project(common, every=True)
 
@@ -100,7 +105,7 @@ def _check(args: argparse.Namespace) -> None:
 
 async def handle(args: argparse.Namespace) -> int:
     _check(args)
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db) as store:
         if args.memory_command == "export":
             return await _export(store, args)
         if args.memory_command == "search":
@@ -120,7 +125,7 @@ async def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _dispatch(store: Store, args: argparse.Namespace) -> Any:
+async def _dispatch(store: Engine, args: argparse.Namespace) -> Any:
     from memory.graph.graph import Graph
     from tools.memory import MemoryTools
 
@@ -141,7 +146,7 @@ async def _dispatch(store: Store, args: argparse.Namespace) -> Any:
     raise AssertionError(f"no such memory subcommand: {command}")
 
 
-async def _search(store: Store, args: argparse.Namespace) -> list[dict[str, Any]]:
+async def _search(store: Engine, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Like the model's recall, but a person browsing does not count as a use (and needs no tool set)."""
     from memory.graph.graph import Graph
     from memory.graph.recall import Recall
@@ -168,7 +173,7 @@ def _meta(text: str | None) -> dict[str, Any] | None:
     return meta
 
 
-async def _export(store: Store, args: argparse.Namespace) -> int:
+async def _export(store: Engine, args: argparse.Namespace) -> int:
     from memory.graph.export import export_graph
 
     if args.out is None:

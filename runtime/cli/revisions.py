@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from memory.graph.graph import Graph
-from memory.store import Store, default_db_path
 from runtime.cli.flags import project_of
+from runtime.cli.home import open_home
 
 __all__ = ["register_restore"]
 
@@ -27,7 +27,7 @@ def register_restore(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 async def handle(args: argparse.Namespace) -> int:
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db) as store:
         from tools.memory import MemoryTools  # the tool set brings pydantic: only when restoring
 
         result = await MemoryTools(Graph(store, project=project_of(args))).memory_restore(args.id, args.reason)

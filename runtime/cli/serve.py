@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory.errors import UsageError
+from memory.location import NOT_ON_POSTGRES, is_postgres
 from runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
 from runtime.cli.flags import add_project, at_least, project_of
 from runtime.models.specs import DEFAULT_SPEC
@@ -115,6 +116,8 @@ def chosen_tools(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 async def run(args: argparse.Namespace) -> int:
+    if args.db and is_postgres(args.db):
+        raise UsageError(NOT_ON_POSTGRES)  # before serving: the store opens after the client has connected
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)

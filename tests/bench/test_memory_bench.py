@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import anyio
+import psycopg
 import pytest
 
 from bench import load
@@ -52,6 +53,22 @@ async def test_bench_recall_reports_loci_bm25_and_the_ablation_from_one_run() ->
     # Relative dates are stored resolved, so a question about the date finds the turn.
     assert result["by_category"]["temporal"]["recall_at_10"] == 1.0
     json.dumps(result)
+
+
+async def test_bench_memory_and_recall_run_on_postgresql_and_say_so(postgres_server: str, postgres_url: str) -> None:
+    built = await load("memory").run(_args("memory", "--nodes", "300", "--queries", "10", "--db", postgres_url))
+    assert built["engine"] == "postgresql" and built["nodes"] == 300 and built["db_bytes"] > 0
+    with pytest.raises(UsageError, match="empty database"):
+        await load("memory").run(_args("memory", "--nodes", "300", "--queries", "10", "--db", postgres_url))
+    fresh = postgres_url + "_recall"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {fresh.rsplit('/', 1)[1]}")
+    result = await load("recall").run(_args("recall", "--k", "1,5,10", "--db", fresh))
+    assert result["engine"] == "postgresql" and result["samples"] == 3 and result["questions"] == 51
+    # The graph's part works on PostgreSQL too: the answering turn comes with the matched question.
+    context = result["by_category"]["context"]["recall_at_5"]
+    assert context > result["ablation_no_graph"]["by_category"]["context"]["recall_at_5"]
+    assert result["by_category"]["temporal"]["recall_at_10"] == 1.0
 
 
 def test_the_generated_file_is_deterministic_and_in_the_locomo_format(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The memory MCP server, connected in-process: tools, schemas, and readable errors."""
+"""The memory MCP server, connected in-process: tools, schemas, and readable errors (on either engine)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 from mcp import Client
 
+from memory.engines.base import Engine
 from memory.store import Store
 from servers.memory import memory_server_for
 from tests.memory.broken_homes import filled_home, immutable
@@ -25,8 +26,8 @@ VERBS = {
 }
 
 
-async def test_the_server_lists_the_eleven_verbs_with_descriptions(store: Store) -> None:
-    async with Client(memory_server_for(store)) as client:
+async def test_the_server_lists_the_eleven_verbs_with_descriptions(engine_store: Engine) -> None:
+    async with Client(memory_server_for(engine_store)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == VERBS
     assert "links" in tools["memory_remember"].input_schema["properties"]
@@ -34,8 +35,8 @@ async def test_the_server_lists_the_eleven_verbs_with_descriptions(store: Store)
     assert tools["memory_link"].input_schema["properties"]["kind"]["enum"] == ["ground", "distill", "related"]
 
 
-async def test_remember_then_recall_over_mcp(store: Store) -> None:
-    async with Client(memory_server_for(store)) as client:
+async def test_remember_then_recall_over_mcp(engine_store: Engine) -> None:
+    async with Client(memory_server_for(engine_store)) as client:
         made = await client.call_tool("memory_remember", {"text": "The office wifi password is hunter2"})
         assert not made.is_error and made.structured_content["id"] == "mem:1"
         found = await client.call_tool("memory_recall", {"query": "wifi password", "k": 3})
@@ -44,8 +45,8 @@ async def test_remember_then_recall_over_mcp(store: Store) -> None:
         assert hit["id"] == "mem:1" and hit["parts"]["lexical"] == 1.0
 
 
-async def test_errors_reach_the_client_as_readable_results(store: Store) -> None:
-    async with Client(memory_server_for(store)) as client:
+async def test_errors_reach_the_client_as_readable_results(engine_store: Engine) -> None:
+    async with Client(memory_server_for(engine_store)) as client:
         empty = await client.call_tool("memory_remember", {"text": ""})
         unknown = await client.call_tool("memory_get", {"id": "mem:404"})
         bad_kind = await client.call_tool("memory_remember", {"text": "x", "kind": "dream"})

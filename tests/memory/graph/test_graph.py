@@ -1,18 +1,23 @@
-"""The memory graph: identity by content, soft deletion, events, links and browsing."""
+"""The memory graph: identity by content, soft deletion, events, links and browsing, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
+from memory.graph.export import export_graph
 from memory.graph.graph import Graph, NewNode, infer_edge_kind
+from memory.graph.recall import Recall
 from memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
-from memory.store import Store
 
 
 @pytest.fixture
-def graph(store: Store) -> Graph:
-    return Graph(store)
+def graph(engine_store: Engine) -> Graph:
+    return Graph(engine_store)
 
 
 async def test_remembering_the_same_fact_twice_returns_the_first_and_counts_a_use(graph: Graph) -> None:
@@ -91,16 +96,18 @@ async def test_update_refuses_to_make_a_twin(graph: Graph) -> None:
         await graph.update(a.id, "Fact Two")
 
 
-async def test_forget_is_soft_retires_edges_and_frees_the_text(graph: Graph, store: Store) -> None:
+async def test_forget_is_soft_retires_edges_and_frees_the_text(graph: Graph, engine_store: Engine) -> None:
     a, _ = await graph.remember("temporary fact")
     b, _ = await graph.remember("linked fact", links=[a.id])
     await graph.forget(a.id)
     with pytest.raises(NotFoundError, match="forgotten"):
         await graph.get(a.id)
     assert await graph.edges(b.id) == []
-    row = store.read_sync(lambda db: db.execute("SELECT deleted FROM memory_nodes WHERE id = ?", [a.id]).fetchone())
+    row = await engine_store.read(
+        lambda db: db.execute("SELECT deleted FROM memory_nodes WHERE id = ?", [a.id]).fetchone()
+    )
     assert row[0] is not None
-    ops = store.read_sync(lambda db: [r[0] for r in db.execute("SELECT op FROM memory_events ORDER BY id")])
+    ops = await engine_store.read(lambda db: [r[0] for r in db.execute("SELECT op FROM memory_events ORDER BY id")])
     assert ops == ["add", "add", "link", "unlink", "delete"]
     fresh, created = await graph.remember("temporary fact")
     assert created and fresh.id != a.id
@@ -163,3 +170,18 @@ async def test_stats_count_live_things(graph: Graph) -> None:
     stats = await graph.stats()
     assert stats["nodes"] == 1 and stats["forgotten_nodes"] == 1 and stats["edges"] == 0
     assert stats["events"] == 5 and stats["db_bytes"] > 0
+
+
+async def test_a_project_recalls_gets_and_exports_only_its_own_nodes(engine_store: Engine) -> None:
+    mine, theirs = Graph(engine_store, project="a"), Graph(engine_store, project="b")
+    kept, _ = await mine.remember("the harbor key hangs by the door")
+    other, _ = await theirs.remember("the harbor key is in the safe")
+    assert [hit.node.id for hit in await Recall(mine).recall("harbor key")] == [kept.id]
+    assert await Recall(mine).bm25("harbor key") == [kept.id]
+    with pytest.raises(NotFoundError):
+        await mine.get(other.id)
+    with pytest.raises(NotFoundError):
+        await mine.link(kept.id, other.id)
+    out = io.StringIO()
+    await export_graph(engine_store, out, project="a")
+    assert [node["text"] for node in json.loads(out.getvalue())["nodes"]] == [kept.text]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.graph.pieces import LONG_CHARS, PIECE_CHARS, pieces_of, spans
 from memory.graph.recall import Recall
 from memory.graph.records import MAX_TEXT_CHARS
-from memory.store import Store
 
 
 def long_text(middle: str, chars: int = 100_000) -> str:
@@ -27,8 +27,8 @@ def test_pieces_cover_the_text_exactly_and_end_at_a_line_break() -> None:
     assert all(text[b - 1] == "\n" for _, b in cut[:-1])
 
 
-async def test_a_long_node_is_kept_whole_and_found_by_a_word_from_its_middle(store: Store) -> None:
-    graph = Graph(store)
+async def test_a_long_node_is_kept_whole_and_found_by_a_word_from_its_middle(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
     text = long_text("the staging port is quokka7070")
     node_id = (await graph.remember(text))[0].id
     await graph.remember("a short note about the build")
@@ -36,11 +36,11 @@ async def test_a_long_node_is_kept_whole_and_found_by_a_word_from_its_middle(sto
     [hit] = await Recall(graph).recall("which port is quokka7070?", k=1)
     assert hit.node.id == node_id and hit.node.text == text
     assert await Recall(graph).bm25("quokka7070") == [node_id]
-    assert len(await store.read(lambda db: pieces_of(db.conn, node_id))) == len(spans(text))
+    assert len(await engine_store.read(lambda db: pieces_of(db.conn, node_id))) == len(spans(text))
 
 
-async def test_updating_forgetting_and_restoring_a_long_node_keeps_the_index_in_step(store: Store) -> None:
-    graph = Graph(store)
+async def test_updating_forgetting_and_restoring_a_long_node_keeps_the_index_in_step(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
     recall = Recall(graph)
     node_id = (await graph.remember(long_text("the old value is wombat")))[0].id
     await graph.update(node_id, long_text("the new value is numbat"))
@@ -48,18 +48,18 @@ async def test_updating_forgetting_and_restoring_a_long_node_keeps_the_index_in_
     assert await recall.bm25("numbat") == [node_id]
     await graph.forget(node_id)
     assert await recall.bm25("numbat") == []
-    assert await store.read(lambda db: pieces_of(db.conn, node_id)) == []
+    assert await engine_store.read(lambda db: pieces_of(db.conn, node_id)) == []
     await graph.restore(node_id)
     assert await recall.bm25("numbat") == [node_id]
     await graph.update(node_id, "now a short text about a numbat")
-    assert await store.read(lambda db: pieces_of(db.conn, node_id)) == []
+    assert await engine_store.read(lambda db: pieces_of(db.conn, node_id)) == []
     assert await recall.bm25("numbat") == [node_id]
 
 
-async def test_a_text_at_the_long_mark_is_one_row_and_past_the_limit_is_refused(store: Store) -> None:
-    graph = Graph(store)
+async def test_a_text_at_the_long_mark_is_one_row_and_past_the_limit_is_refused(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
     node_id = (await graph.remember("x" * (LONG_CHARS - 6) + " koala"))[0].id
-    assert await store.read(lambda db: pieces_of(db.conn, node_id)) == []
+    assert await engine_store.read(lambda db: pieces_of(db.conn, node_id)) == []
     assert await Recall(graph).bm25("koala") == [node_id]
     with pytest.raises(UsageError, match="over the limit of 10,000,000"):
         await graph.remember("y" * (MAX_TEXT_CHARS + 1))

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.context.fulltext import fts_literal
+from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.graph.conversation import Turn, remember_conversation
+from memory.graph.fts.index import text_index
+from memory.graph.fts.sqlite import stems as term_stems
 from memory.graph.graph import Graph, NewNode
 from memory.graph.ranking import Weights
 from memory.graph.recall import Recall
-from memory.graph.terms import asks_for_replies, query_terms, selective_terms, term_stems
+from memory.graph.terms import asks_for_replies, query_terms, selective_terms
 from memory.store import Store
 
 
 @pytest.fixture
-def graph(store: Store) -> Graph:
-    return Graph(store)
+def graph(engine_store: Engine) -> Graph:
+    return Graph(engine_store)
 
 
 @pytest.fixture
@@ -149,12 +154,12 @@ async def test_plain_bm25_baseline_uses_the_same_index(graph: Graph, recall: Rec
     assert await recall.bm25("green kiwi", k=5) == [a.id]
 
 
-async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: Graph, store: Store) -> None:
+async def test_rare_terms_lead_and_crowded_terms_fall_back_to_the_newest(graph: Graph, engine_store: Engine) -> None:
     ids = [n for n, _ in await graph.add_many([NewNode(f"common word, item {i}") for i in range(30)])]
     rare, _ = await graph.remember("common word and a zeppelin")
-    kept = store.read_sync(lambda db: selective_terms(db.conn, ["common", "zeppelin"], budget=5))
+    kept = await engine_store.read(lambda db: selective_terms(db.conn, ["common", "zeppelin"], budget=5))
     assert kept == (["zeppelin"], False)
-    assert store.read_sync(lambda db: selective_terms(db.conn, ["common"], budget=5)) == (["common"], True)
+    assert await engine_store.read(lambda db: selective_terms(db.conn, ["common"], budget=5)) == (["common"], True)
     crowded = Recall(graph, budget=5, candidates=8)
     found = await crowded.recall("common word", k=8, record=False, hops=0)
     assert len(found) == 8 and {r.node.id for r in found} <= {rare.id, *ids[-16:]}
@@ -200,3 +205,17 @@ async def test_the_frame_of_a_question_about_the_conversation_is_not_searched(gr
     assert await recall.bm25(
         "Can you give a comprehensive summary of my budget tracker across our conversations?", k=1
     ) != [fact.id]
+
+
+async def test_a_words_document_count_follows_remembering_and_forgetting(graph: Graph) -> None:
+    first, _ = await graph.remember("the zeppelin landed at noon")
+    await graph.remember("a zeppelin crossed the bay")
+
+    def zeppelins(conn: Any) -> int:
+        index = text_index(conn)
+        [token] = index.stems(conn, ["zeppelin"])["zeppelin"]
+        return index.documents(conn, token, 100)
+
+    assert await graph.store.read(lambda db: zeppelins(db.conn)) == 2
+    await graph.forget(first.id)
+    assert await graph.store.read(lambda db: zeppelins(db.conn)) == 1

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.store import Store
 from tools.memory import MemoryTools
 
 
-async def test_history_shows_earlier_texts_with_reasons_and_restore_brings_back_the_edges(store: Store) -> None:
-    graph = Graph(store)
+async def test_history_shows_earlier_texts_with_reasons_and_restore_brings_back_the_edges(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
     tools = MemoryTools(graph)
     heron = await tools.memory_remember("The staging cluster is called egret")
     deploy = await tools.memory_remember("Deploys to staging need the VPN", links=[heron["id"]])
@@ -42,8 +42,8 @@ async def test_history_shows_earlier_texts_with_reasons_and_restore_brings_back_
     assert texts[0]["then"] == "The staging cluster is called heron"
 
 
-async def test_restore_refuses_a_live_node_and_a_node_whose_text_came_back(store: Store) -> None:
-    tools = MemoryTools(Graph(store))
+async def test_restore_refuses_a_live_node_and_a_node_whose_text_came_back(engine_store: Engine) -> None:
+    tools = MemoryTools(Graph(engine_store))
     fact = await tools.memory_remember("Backups run at 02:00")
     with pytest.raises(UsageError, match="was not forgotten"):
         await tools.memory_restore(fact["id"])
@@ -53,8 +53,8 @@ async def test_restore_refuses_a_live_node_and_a_node_whose_text_came_back(store
         await tools.memory_restore(fact["id"])
 
 
-async def test_a_second_forget_and_restore_revive_only_that_forget_s_edges(store: Store) -> None:
-    graph = Graph(store)
+async def test_a_second_forget_and_restore_revive_only_that_forget_s_edges(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
     tools = MemoryTools(graph)
     a = await tools.memory_remember("Ana maintains the uploader")
     b = await tools.memory_remember("The uploader runs on Fridays", links=[a["id"]])

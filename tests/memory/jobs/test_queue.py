@@ -7,28 +7,28 @@ import logging
 import anyio
 import pytest
 
+from memory.engines.base import Engine
 from memory.jobs.limits import JobLimits
 from memory.jobs.queue import Job, JobLost, Jobs
 from memory.jobs.worker import Foreground, Worker
-from memory.store import Store
 
 
-async def test_a_job_is_claimed_once_and_its_effect_commits_with_its_completion(store: Store) -> None:
-    jobs = Jobs(store)
+async def test_a_job_is_claimed_once_and_its_effect_commits_with_its_completion(engine_store: Engine) -> None:
+    jobs = Jobs(engine_store)
     assert await jobs.enqueue("note", {"n": 1}, key="note:1") is not None
     assert await jobs.enqueue("note", {"n": 1}, key="note:1") is None  # the same work is queued once
     job = await jobs.claim()
     assert job is not None and job.attempts == 1
-    assert await Jobs(store).claim() is None  # another worker finds nothing to take
-    await jobs.complete(job, lambda conn: conn.execute("CREATE TABLE effect (x)") and {"ok": True})
+    assert await Jobs(engine_store).claim() is None  # another worker finds nothing to take
+    await jobs.complete(job, lambda conn: conn.execute("CREATE TABLE effect (x TEXT)") and {"ok": True})
     row = await jobs.get(job.id)
     assert row["status"] == "done" and row["result"] == '{"ok": true}'
 
 
 async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
-    store: Store, caplog: pytest.LogCaptureFixture
+    engine_store: Engine, caplog: pytest.LogCaptureFixture
 ) -> None:
-    jobs = Jobs(store, JobLimits(max_attempts=2))
+    jobs = Jobs(engine_store, JobLimits(max_attempts=2))
     job_id = await jobs.enqueue("boom", {})
     calls = []
 
@@ -48,13 +48,13 @@ async def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
     assert row["status"] == "failed" and row["error"] == "ValueError: broken on attempt 2"
 
 
-async def test_a_job_left_running_by_a_dead_process_is_queued_again(store: Store) -> None:
-    dead = Jobs(store)
+async def test_a_job_left_running_by_a_dead_process_is_queued_again(engine_store: Engine) -> None:
+    dead = Jobs(engine_store)
     dead.owner = f"{dead.owner.split(':')[0]}:999999999:dead"  # a pid no process has
     job_id = await dead.enqueue("work", {})
     claimed = await dead.claim()
     assert claimed is not None
-    alive = Jobs(store)
+    alive = Jobs(engine_store)
     assert await alive.claim() is None
     assert await alive.reclaim() == 1
     again = await alive.claim()
@@ -91,3 +91,22 @@ async def test_background_model_calls_wait_for_the_foreground_turn() -> None:
             assert order == [] and foreground.busy
             release.set()
     assert order == ["turn", "background"]
+
+
+async def test_workers_draining_one_queue_at_once_run_each_job_once(engine_store: Engine) -> None:
+    """Four workers (four owners) claim and complete together: on PostgreSQL each on its own connection."""
+    queued = Jobs(engine_store)
+    await engine_store.write(lambda conn: conn.execute("CREATE TABLE effects (job INTEGER NOT NULL)"))
+    ids = [await queued.enqueue("note", {"n": n}) for n in range(40)]
+
+    async def drain(jobs: Jobs) -> None:
+        while (job := await jobs.claim()) is not None:
+            await jobs.complete(job, lambda conn, j=job: conn.execute("INSERT INTO effects VALUES (?)", [j.id]) and {})
+
+    with anyio.fail_after(120):
+        async with anyio.create_task_group() as group:
+            for _ in range(4):
+                group.start_soon(drain, Jobs(engine_store))
+    done = await engine_store.read(lambda conn: sorted(r[0] for r in conn.execute("SELECT job FROM effects")))
+    assert done == sorted(ids)
+    assert (await queued.counts())["done"] == 40

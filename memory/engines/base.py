@@ -1,0 +1,85 @@
+"""What the rest of Loci needs from a database, whichever engine holds it.
+
+A home is opened once (`memory.engines.select.open_engine`) and then used
+through two calls: `read(fn)` runs `fn(conn)` on a consistent snapshot and
+`write(fn)` runs it in one transaction, both in a worker thread, so the
+event loop never waits on the database. `conn` answers `execute(sql,
+params)` and `executemany(sql, rows)` with `?` placeholders on both engines,
+and its rows are tuples: SQL that is the same on both engines is written
+once. SQLite's store (`memory.store.Store`) and PostgreSQL's
+(`memory.engines.postgres.store.PgStore`) both fit `Engine`.
+
+Where the engines' SQL differs, the difference is a method of `Dialect`,
+one class per engine (memory/engines/sqlite.py,
+memory/engines/postgres/dialect.py): the SQL that uses it asks the dialect
+of its store or of its transaction's connection (memory/engines/dialects.py,
+`dialect_of`) for the fragment instead of testing which engine it runs on.
+What differs so far: taking the next rows of a queue without waiting on the
+rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
+other writers out while a batch picks its ids, taking a row out of a
+full-text index, inserting many rows in one statement, and the home's size. Upserts (`ON CONFLICT`) and
+`RETURNING` are the same on both (SQLite 3.35 and later) and need no
+dialect. Full-text search differs most (FTS5 tables on SQLite, `tsvector`
+columns under a GIN index on PostgreSQL: memory/engines/postgres/schema/),
+so its queries are a module per engine in the graph (memory/graph/fts/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+__all__ = ["Dialect", "Engine"]
+
+T = TypeVar("T")
+
+
+class Dialect(Protocol):
+    """The SQL fragments that differ between engines."""
+
+    name: str
+
+    def skip_locked(self) -> str:
+        """What ends a SELECT that claims rows, so two workers never claim the same row."""
+        ...
+
+    def for_update(self) -> str:
+        """What ends a SELECT whose rows this transaction will change, so no other writer changes them first."""
+        ...
+
+    def json_text(self, column: str, key: str) -> str:
+        """The text of field `key` of the JSON object stored as text in `column`."""
+        ...
+
+    def lock_new_ids(self, table: str) -> str:
+        """The statement that keeps other writers out of `table` while a write picks its next ids ("": none)."""
+        ...
+
+    def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
+        """Insert `rows` into `table`'s `columns` (name -> PostgreSQL type), as few statements as the engine
+        allows: a table whose statement triggers keep a summary (PostgreSQL's `memory_vocab`) runs them once."""
+        ...
+
+    def fts_delete(self, table: str) -> str:
+        """The statement that takes the row `(rowid, text)` given as parameters out of the full-text `table`."""
+        ...
+
+    def home_bytes(self) -> str:
+        """A query for the size of the home, in bytes."""
+        ...
+
+
+class Engine(Protocol):
+    """A home: where it is, its dialect, and transactions run in a worker thread."""
+
+    engine: str
+    read_only: str | None
+
+    @property
+    def location(self) -> str: ...
+
+    async def read(self, fn: Callable[[Any], T]) -> T: ...
+
+    async def write(self, fn: Callable[[Any], T]) -> T: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,54 @@
+"""PostgreSQL's side of the SQL that differs between engines (memory/engines/base.py).
+
+A claim ends its SELECT with `FOR UPDATE SKIP LOCKED`: each worker locks the
+rows it takes until its transaction ends, and another worker's SELECT passes
+them by instead of waiting or taking them too; a row read to be changed
+(`for_update`) is locked the same way, so a worker's check that a job is
+still its own holds until it commits. JSON fields are read with
+`->>` from the text cast to `jsonb`. Writers run at once here, so a batch
+that picks its own next ids (one past the largest) first locks the table
+against other writers (readers go on). A full-text row is a plain row of
+its table, deleted by its key. Many rows go in as one statement over arrays
+(`unnest`), so the statement triggers that keep the full-text vocabulary
+run once per batch, not once per row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["POSTGRESQL"]
+
+
+class PostgresDialect:
+    name = "postgresql"
+
+    def skip_locked(self) -> str:
+        return " FOR UPDATE SKIP LOCKED"
+
+    def for_update(self) -> str:
+        return " FOR UPDATE"
+
+    def json_text(self, column: str, key: str) -> str:
+        return f"({column})::jsonb ->> '{key}'"
+
+    def lock_new_ids(self, table: str) -> str:
+        return f"LOCK TABLE {table} IN EXCLUSIVE MODE"
+
+    def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        arrays = ", ".join(f"CAST(? AS {kind}[])" for kind in columns.values())
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})",
+            [list(column) for column in zip(*rows, strict=True)],
+        )
+
+    def fts_delete(self, table: str) -> str:
+        return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"
+
+    def home_bytes(self) -> str:
+        return "SELECT pg_database_size(current_database())"
+
+
+POSTGRESQL = PostgresDialect()

@@ -1,0 +1,136 @@
+"""A home on PostgreSQL: a pool of connections, each transaction in a worker thread.
+
+`PgStore` has the face of SQLite's `Store` (memory/store.py): `open`, then
+`read(fn)` and `write(fn)`, which run `fn(conn)` in a worker thread on a
+connection borrowed from a psycopg pool (`PgConnection`, `?` placeholders),
+and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction, a
+consistent snapshot that cannot write, as SQLite's readers see one WAL
+snapshot; a store opened `query_only` (the page) gets nothing more, since
+every read is read-only already. A write is one transaction; unlike
+SQLite's one writer, PostgreSQL runs several at once and its row locks
+decide who waits, so there is no process-wide write lock here.
+
+`open` connects once first, directly, so a wrong host, user or database
+says what the server said in one line (a pool would only time out), then
+applies the pending migrations under the advisory lock
+(memory/engines/postgres/migrations.py) and starts the pool. psycopg's
+errors are translated in one place, `translate`: a server that cannot be
+reached or that drops the connection is a `StoreError` naming the database
+(without its password); any other error is a bug in the SQL and propagates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio
+import anyio.to_thread
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool
+
+from memory.engines.postgres.connection import PgConnection
+from memory.engines.postgres.dialect import POSTGRESQL
+from memory.engines.postgres.migrations import migrate
+from memory.errors import StoreError, UsageError
+from memory.location import shown
+
+__all__ = ["CONNECT_TIMEOUT_S", "PgStore", "translate"]
+
+T = TypeVar("T")
+
+CONNECT_TIMEOUT_S = 30.0
+READERS = 4
+
+
+def translate(exc: psycopg.Error, location: str, doing: str) -> StoreError | None:
+    """The one-line `StoreError` for a database that cannot be reached or went away; None for other errors."""
+    if isinstance(exc, psycopg.OperationalError):
+        return StoreError(f"cannot {doing} the Loci home {location}: {_first_line(exc)}")
+    return None
+
+
+def _first_line(exc: Exception) -> str:
+    """The first line of psycopg's message, which names the server and the cause; spaces folded."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return " ".join(lines[0].split()) if lines else type(exc).__name__
+
+
+class PgStore:
+    """One PostgreSQL database. Use `PgStore.open(url)`; close it with `close()` or `async with`."""
+
+    engine = "postgresql"
+    dialect = POSTGRESQL
+    read_only: str | None = None  # why this process cannot write the home: never known before a write fails
+
+    def __init__(self, url: str, pool: ConnectionPool, *, query_only: bool = False) -> None:
+        self.url = url
+        self.query_only = query_only
+        self._pool = pool
+        self._limiter = anyio.CapacityLimiter(READERS)
+        self._closed = False
+
+    @property
+    def location(self) -> str:
+        return shown(self.url)
+
+    @classmethod
+    def open_sync(cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S) -> PgStore:
+        """Connect to `url`, migrate it if needed, and start the pool."""
+        try:
+            conninfo_to_dict(url)
+        except psycopg.ProgrammingError as exc:
+            raise UsageError(f"{shown(url)} is not a PostgreSQL connection string: {_first_line(exc)}") from exc
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as raw:
+                migrate(raw)
+            pool = ConnectionPool(
+                url, min_size=1, max_size=READERS + 1, open=False, name="loci", kwargs={"autocommit": True}
+            )
+            pool.open(wait=True, timeout=timeout)
+        except psycopg.Error as exc:
+            raise translate(exc, shown(url), "open") or StoreError(f"cannot open {shown(url)}: {exc}") from exc
+        return cls(url, pool, query_only=query_only)
+
+    @classmethod
+    async def open(cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S) -> PgStore:
+        return await anyio.to_thread.run_sync(lambda: cls.open_sync(url, query_only=query_only, timeout=timeout))
+
+    async def __aenter__(self) -> PgStore:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def write_sync(self, fn: Callable[[PgConnection], T]) -> T:
+        """Run `fn(conn)` in one transaction."""
+        return self._run(fn, "write", "")
+
+    async def write(self, fn: Callable[[PgConnection], T]) -> T:
+        return await anyio.to_thread.run_sync(self.write_sync, fn)
+
+    def read_sync(self, fn: Callable[[PgConnection], T]) -> T:
+        """Run `fn(conn)` in one read-only transaction on a consistent snapshot."""
+        return self._run(fn, "read", "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+
+    async def read(self, fn: Callable[[PgConnection], T]) -> T:
+        return await anyio.to_thread.run_sync(self.read_sync, fn, limiter=self._limiter)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    def _run(self, fn: Callable[[PgConnection], T], doing: str, first: str) -> T:
+        if self._closed:
+            raise StoreError(f"the Loci home {self.location} is closed")
+        try:
+            with self._pool.connection() as raw, raw.transaction():
+                if first:
+                    raw.execute(first)
+                return fn(PgConnection(raw))
+        except psycopg.Error as exc:
+            if found := translate(exc, self.location, doing):
+                raise found from exc
+            raise

@@ -1,0 +1,43 @@
+"""SQLite's side of the SQL that differs between engines (memory/engines/base.py).
+
+A claim needs nothing at the end of its SELECT, because
+`Store.write` already holds SQLite's one write lock (`BEGIN IMMEDIATE`) for
+the whole transaction, which is also why picking new ids needs no lock;
+JSON fields are read with `json_extract`; an FTS5 table with external
+content forgets a row by the 'delete' command, given the text it indexed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SQLITE"]
+
+
+class SqliteDialect:
+    name = "sqlite"
+
+    def skip_locked(self) -> str:
+        return ""
+
+    def for_update(self) -> str:
+        return ""
+
+    def json_text(self, column: str, key: str) -> str:
+        return f"json_extract({column}, '$.{key}')"
+
+    def lock_new_ids(self, table: str) -> str:
+        return ""
+
+    def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
+        marks = ", ".join("?" * len(columns))
+        conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def fts_delete(self, table: str) -> str:
+        return f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)"
+
+    def home_bytes(self) -> str:
+        return "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+
+
+SQLITE = SqliteDialect()

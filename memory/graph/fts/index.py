@@ -1,0 +1,25 @@
+"""Which full-text index a connection's home has: SQLite's FTS5 or PostgreSQL's `tsvector`.
+
+Both modules (memory/graph/fts/sqlite.py, memory/graph/fts/postgres.py) give
+the same three functions, `stems`, `documents` and `matches`; the recall
+steps (memory/graph/terms.py, memory/graph/ranking.py) call them through
+`text_index(conn)`, chosen by the engine's dialect, so nothing above this
+module asks which engine it runs on.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from memory.engines.dialects import dialect_of
+from memory.graph.fts import postgres, sqlite
+
+__all__ = ["text_index"]
+
+_INDEXES = {"sqlite": sqlite, "postgresql": postgres}
+
+
+def text_index(conn: Any) -> ModuleType:
+    """The full-text module of the engine `conn` belongs to."""
+    return _INDEXES[dialect_of(conn).name]
