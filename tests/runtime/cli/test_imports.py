@@ -40,7 +40,7 @@ async def test_imported_locomo_scores_as_the_bench_does(tmp_path: Path) -> None:
     done = loci("memory", "import", str(data), "--db", str(db), home=tmp_path)
     assert done.returncode == 0, done.stderr
     ks = [1, 5, 10]
-    bench = await run(argparse.Namespace(data=data, k="1,5,10", embed="none"))
+    bench = await run(argparse.Namespace(data=data, k="1,5,10", embed="none", db=None))
     scores: dict[str, list[tuple[str, list[float]]]] = {"loci": [], "bm25": [], "no_graph": []}
     times: dict[str, list[float]] = {name: [] for name in scores}
     [sample], _ = load_data(data)
