@@ -20,7 +20,8 @@ queued job's `NOTIFY` (memory/engines/postgres/listen.py) and polls every
 
 Without `--once` it runs until stopped: the first SIGINT or SIGTERM lets the
 job in hand finish, the second gives it back to the queue unspent; either
-way it exits 0. With `--once` it runs the queue until it is empty (jobs
+way it exits 0. Once it takes those signals it says on stderr what it runs,
+where, and until when. With `--once` it runs the queue until it is empty (jobs
 queued meanwhile included) and exits. It ends with one line: what it ran
 and what the queue holds.
 """
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sys
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -88,12 +90,15 @@ async def handle(args: argparse.Namespace) -> int:
         evolution = Evolution(Graph(store, project=project))
         handlers, left = runnable(evolution.handlers(), store.engine, wanted)
         if left and not handlers:
-            raise UsageError(f"no job kind of this worker runs on PostgreSQL yet: {', '.join(left)} need SQLite")
+            raise UsageError(f"no job kind of this worker runs on PostgreSQL yet (SQLite only: {', '.join(left)})")
         if left:
             log.warning("jobs of kind %s stay queued: their handlers run on SQLite only", ", ".join(left))
         listener = None if args.once else await _listener(store, stack)
         worker = Worker(evolution.jobs, handlers, poll_s=args.poll, listener=listener)
-        ran = await _run(worker, once=args.once)
+        whose = "every project" if project is None else f"project {project}"
+        until = "the queue is empty" if args.once else "stopped"
+        ready = f"loci worker: running {', '.join(handlers)} jobs of {whose} in {store.location} until {until}"
+        ran = await _run(worker, once=args.once, ready=ready)
         queue = await evolution.jobs.counts()
     given_back = ran["deferred"]
     print(
@@ -115,11 +120,12 @@ async def _listener(store: Any, stack: AsyncExitStack) -> Any:
     return listener
 
 
-async def _run(worker: Any, *, once: bool) -> dict[str, int]:
+async def _run(worker: Any, *, once: bool, ready: str) -> dict[str, int]:
     """Run `worker` (its queue once, or until stopped), stopping it gently on the first signal, at once on the
-    second."""
+    second; `ready` goes to stderr once the signals are taken."""
     async with anyio.create_task_group() as group:
-        group.start_soon(_stop_on_signal, worker, group.cancel_scope)
+        await group.start(_stop_on_signal, worker, group.cancel_scope)
+        print(ready, file=sys.stderr, flush=True)
         if once:
             await worker.drain()
         else:
@@ -128,8 +134,11 @@ async def _run(worker: Any, *, once: bool) -> dict[str, int]:
     return dict(worker.ran)
 
 
-async def _stop_on_signal(worker: Any, scope: anyio.abc.CancelScope) -> None:
+async def _stop_on_signal(
+    worker: Any, scope: anyio.abc.CancelScope, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+) -> None:
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
         async for _ in signals:
             if worker.stopping:
                 scope.cancel()  # the second signal: the job in hand goes back to the queue, unspent
