@@ -19,11 +19,13 @@ from pathlib import Path
 
 import anyio
 import psycopg
+import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from memory.engines.select import use_engine
 from memory.jobs.queue import Jobs
+from runtime.cli.main import main
 
 WORKER = """
 import sys, anyio
@@ -200,3 +202,21 @@ async def test_on_postgresql_a_worker_with_no_kind_that_runs_there_says_so(postg
     assert result.stderr.decode().splitlines() == [
         "loci: no job kind of this worker runs on PostgreSQL yet (SQLite only: refine)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said", "opened"),
+    [
+        # the kinds are known once the home is open (its handlers): the home is made, no job is claimed
+        (["--kinds", "nope"], "loci: --kinds: no handler for nope; this worker runs refine", True),
+        (["--poll", "0"], "loci: --poll must be at least 0.01, not 0", False),
+        (["--project", "a", "--all-projects"], "loci: give --project or --all-projects, not both", False),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str, opened: bool
+) -> None:
+    db = tmp_path / "loci.db"
+    assert main(["worker", "--db", str(db), "--once", *argv]) == 2
+    assert capsys.readouterr().err.splitlines() == [said]
+    assert db.exists() is opened
