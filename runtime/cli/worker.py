@@ -1,6 +1,6 @@
 """`loci worker`: run the queued background jobs without serving, until stopped.
 
-    loci worker [--db HOME] [--project P | --all-projects] [--once] [--kinds K,K] [--poll S]
+    loci worker [--db HOME] [--project P | --all-projects] [--once] [--kinds K,K] [--lease S] [--poll S]
 
 A worker claims the jobs of one project (`--all-projects`: of every project)
 from the home's queue and runs each with the handler for its kind, the same
@@ -8,7 +8,8 @@ from the home's queue and runs each with the handler for its kind, the same
 number of workers (and servers) may share one home: a claim takes each job
 once (memory/jobs/queue.py), and a job whose worker died is claimed again
 when its lease runs out, or at once when its process is seen to be gone on
-the same host.
+the same host. `--lease` is how long the jobs this worker claims stay its
+own when it cannot be seen to die (from another machine).
 
 The kinds are those a process without a model runs (`Evolution.handlers`:
 `refine`), narrowed by `--kinds`. On PostgreSQL a kind whose handler's SQL
@@ -39,6 +40,7 @@ import anyio
 import anyio.abc
 
 from memory.errors import UsageError
+from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
 from runtime.cli.flags import add_project, at_least, project_of
 from runtime.cli.home import open_home
 
@@ -60,6 +62,13 @@ def register(sub: Any) -> None:
     parser.add_argument("--once", action="store_true", help="run the queued jobs until none is left, then exit")
     parser.add_argument("--kinds", default=None, help="run only these job kinds, comma-separated (default: all)")
     parser.add_argument(
+        "--lease",
+        type=float,
+        default=DEFAULT_LIMITS.lease_s,
+        help="seconds a claimed job stays this worker's if it cannot be seen to die"
+        f" (default: {DEFAULT_LIMITS.lease_s:g})",
+    )
+    parser.add_argument(
         "--poll", type=float, default=POLL_S, help=f"seconds between looks at the queue (default: {POLL_S:g})"
     )
     parser.set_defaults(handler=handle)
@@ -80,14 +89,16 @@ def runnable(handlers: dict[str, Any], engine: str, wanted: list[str] | None) ->
 async def handle(args: argparse.Namespace) -> int:
     from memory.evolution.evolution import Evolution
     from memory.graph.graph import Graph
+    from memory.jobs.queue import Jobs
     from memory.jobs.worker import Worker
 
-    at_least(0.01, poll=args.poll)
+    at_least(0.01, poll=args.poll, lease=args.lease)
     project = project_of(args)
     wanted = [kind.strip() for kind in args.kinds.split(",") if kind.strip()] if args.kinds is not None else None
     async with AsyncExitStack() as stack:
         store = await stack.enter_async_context(open_home(args.db))
-        evolution = Evolution(Graph(store, project=project))
+        limits = JobLimits(DEFAULT_LIMITS.max_attempts, args.lease)
+        evolution = Evolution(Graph(store, project=project), jobs=Jobs(store, limits, project=project))
         handlers, left = runnable(evolution.handlers(), store.engine, wanted)
         if left and not handlers:
             raise UsageError(f"no job kind of this worker runs on PostgreSQL yet (SQLite only: {', '.join(left)})")

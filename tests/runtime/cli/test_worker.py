@@ -28,7 +28,9 @@ from memory.jobs.queue import Jobs
 from runtime.cli.main import main
 
 WORKER = """
-import sys, anyio
+import os, socket, sys, anyio
+if os.environ.get("WORKER_HOST"):  # a worker that looks to the others as if it ran on another machine
+    socket.gethostname = lambda: os.environ["WORKER_HOST"]
 import memory.evolution.evolution as evolution_module
 
 real = evolution_module.Evolution.handlers
@@ -56,10 +58,11 @@ def child_env() -> dict[str, str]:
 
 
 @asynccontextmanager
-async def worker(*args: str) -> AsyncIterator[tuple[Process, BufferedByteReceiveStream, list[str]]]:
+async def worker(*args: str, host: str = "") -> AsyncIterator[tuple[Process, BufferedByteReceiveStream, list[str]]]:
     """A `loci worker` process with the `touch` kind, once it takes signals; killed after the block if it still
     runs; with its stdout and its stderr's lines up to the one that says it is ready."""
-    process = await anyio.open_process([sys.executable, "-c", WORKER, "worker", *args], env=child_env())
+    env = {**child_env(), "WORKER_HOST": host}
+    process = await anyio.open_process([sys.executable, "-c", WORKER, "worker", *args], env=env)
     assert process.stdout is not None and process.stderr is not None
     try:
         err = BufferedByteReceiveStream(process.stderr)
@@ -154,6 +157,31 @@ async def test_a_job_of_a_killed_worker_is_done_once_by_the_other(postgres_url: 
     assert done_job == job and f":{b.pid}:" in owner
     with psycopg.connect(postgres_url) as conn:
         assert conn.execute("SELECT status, attempts FROM jobs WHERE id = %s", [job]).fetchone() == ("done", 2)
+
+
+async def test_a_job_of_a_killed_worker_on_another_machine_is_claimed_again_after_its_lease(
+    postgres_url: str,
+) -> None:
+    async with use_engine(postgres_url):
+        pass
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE touched (job BIGINT NOT NULL, owner TEXT NOT NULL)")
+    async with worker("--db", postgres_url, "--lease", "1", host="elsewhere") as (a, a_out, _):
+        [job] = await queue_touches(postgres_url, 1, block=True)
+        with anyio.fail_after(60):
+            assert await line(a_out) == f"inside {job}"
+        a.kill()
+        with anyio.fail_after(60):
+            await a.wait()
+        with psycopg.connect(postgres_url) as conn:  # its process cannot be checked from here: only the lease ends it
+            owner = conn.execute("SELECT owner FROM jobs WHERE id = %s", [job]).fetchone()[0]
+        assert owner.startswith(f"elsewhere:{a.pid}:")
+        async with worker("--db", postgres_url, "--poll", "0.2") as (b, b_out, _):
+            with anyio.fail_after(60):
+                assert await line(b_out) == f"done {job}"
+            assert await stop(b) == 0
+    [(done_job, owner)] = touched_pg(postgres_url)
+    assert done_job == job and f":{b.pid}:" in owner
 
 
 async def test_sigterm_lets_the_job_in_hand_finish(tmp_path: Path) -> None:
