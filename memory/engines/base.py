@@ -17,7 +17,8 @@ of its store or of its transaction's connection (memory/engines/dialects.py,
 What differs so far: taking the next rows of a queue without waiting on the
 rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
 other writers out while a batch picks its ids, taking a row out of a
-full-text index, inserting many rows in one statement, and the home's size. Upserts (`ON CONFLICT`) and
+full-text index, inserting many rows in one statement, the home's size, and waking the
+processes that wait for new jobs. Upserts (`ON CONFLICT`) and
 `RETURNING` are the same on both (SQLite 3.35 and later) and need no
 dialect. Full-text search differs most (FTS5 tables on SQLite, `tsvector`
 columns under a GIN index on PostgreSQL: memory/engines/postgres/schema/),
@@ -66,6 +67,11 @@ class Dialect(Protocol):
 
     def home_bytes(self) -> str:
         """A query for the size of the home, in bytes."""
+        ...
+
+    def notify(self, channel: str) -> str:
+        """The statement that wakes the processes listening on `channel` when this transaction commits, its
+        payload the one parameter ("": the engine has no listeners, and they poll)."""
         ...
 
 

@@ -5,6 +5,8 @@ A claim needs nothing at the end of its SELECT, because
 the whole transaction, which is also why picking new ids needs no lock;
 JSON fields are read with `json_extract`; an FTS5 table with external
 content forgets a row by the 'delete' command, given the text it indexed.
+SQLite cannot wake another process, so a queued job notifies no one: workers
+poll.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class SqliteDialect:
 
     def home_bytes(self) -> str:
         return "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+
+    def notify(self, channel: str) -> str:
+        return ""
 
 
 SQLITE = SqliteDialect()

@@ -19,6 +19,10 @@ reclaimed while its worker commits is either done or queued again, never
 both. A job done
 after a retry keeps the error of the attempt before.
 
+A job queued on PostgreSQL is announced on `JOBS_CHANNEL` in the same
+transaction (the dialect's `notify`), so waiting workers wake when it
+commits (memory/engines/postgres/listen.py); on SQLite workers poll.
+
 After a crash the job stays `running` under a dead owner. `Jobs.reclaim`
 (which every worker runs when it starts and when the queue looks empty)
 puts such jobs back in the queue: those whose owner's process is gone (same
@@ -53,7 +57,10 @@ from memory.jobs.schema import JOB_STATES
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.store import Store
 
-__all__ = ["Job", "JobDeferred", "JobLost", "Jobs"]
+__all__ = ["JOBS_CHANNEL", "Job", "JobDeferred", "JobLost", "Jobs"]
+
+# Where a queued job is announced, its kind the payload (PostgreSQL's NOTIFY; SQLite's workers poll).
+JOBS_CHANNEL = "loci_jobs"
 
 T = TypeVar("T")
 
@@ -117,6 +124,8 @@ class Jobs:
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             [project, kind, key, json.dumps(payload), self.limits.max_attempts, now, now],
         ).fetchone()
+        if added and (notify := dialect_of(conn).notify(JOBS_CHANNEL)):
+            conn.execute(notify, [kind])
         return added[0] if added else None
 
     async def enqueue(self, kind: str, payload: dict[str, Any], key: str | None = None) -> int | None:

@@ -10,6 +10,13 @@ job is retried until its attempts run out; each failure is logged (`loci.jobs`).
 `JobDeferred` gives its job back to the queue without spending an attempt,
 as does a worker cancelled in the middle of a job.
 
+Between jobs, `serve` waits on an empty queue for `wake()` (work queued in
+this process), for its `Listener` when it was built with one (PostgreSQL's
+`LISTEN`, memory/engines/postgres/listen.py: work queued by any process), or
+for `poll_s`, whichever comes first; after the poll it reclaims the jobs a
+dead worker left, and goes on at once when it put any back. `stop()` ends
+`serve` and `drain` after the job in hand (`loci worker` on SIGTERM).
+
 `Foreground` is how the worker yields to the turns of a local model: the
 session marks each run with `async with foreground.turn()`, and a job that
 needs the model (a language step) first awaits `foreground.wait_idle()`.
@@ -22,6 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Protocol
 
 import anyio
 import anyio.abc
@@ -29,12 +37,20 @@ import anyio.lowlevel
 
 from memory.jobs.queue import Job, JobDeferred, JobLost, Jobs
 
-__all__ = ["Foreground", "Handler", "Worker"]
+__all__ = ["Foreground", "Handler", "Listener", "Worker"]
 
 log = logging.getLogger("loci.jobs")
 
 Handler = Callable[[Job], Awaitable[object]]
 POLL_S = 2.0
+
+
+class Listener(Protocol):
+    """Wakes a waiting worker when another process queues a job."""
+
+    async def wait(self, timeout: float) -> bool:
+        """Wait for the next announced job (True) or `timeout` seconds (False)."""
+        ...
 
 
 class Foreground:
@@ -69,10 +85,20 @@ class Foreground:
 class Worker:
     """Runs the jobs of one queue with one handler per job kind."""
 
-    def __init__(self, jobs: Jobs, handlers: dict[str, Handler], *, poll_s: float = POLL_S, after: int = 0) -> None:
+    def __init__(
+        self,
+        jobs: Jobs,
+        handlers: dict[str, Handler],
+        *,
+        poll_s: float = POLL_S,
+        after: int = 0,
+        listener: Listener | None = None,
+    ) -> None:
         self.jobs = jobs
         self.handlers = handlers
         self.poll_s = poll_s
+        self.listener = listener
+        self.stopping = False
         self.after = after  # claim only jobs with a higher id (a session's own worker: the jobs it queued)
         self.ran: dict[str, int] = {"done": 0, "retry": 0, "failed": 0, "lost": 0, "deferred": 0}
         self._wake = anyio.Event()
@@ -81,8 +107,15 @@ class Worker:
         """New work was queued: stop waiting for the next poll."""
         self._wake.set()
 
+    def stop(self) -> None:
+        """Finish the job in hand, then return from `serve` or `drain` instead of claiming another."""
+        self.stopping = True
+        self._wake.set()
+
     async def run_one(self) -> bool:
-        """Claim and run one job; False when the queue has none to give."""
+        """Claim and run one job; False when the queue has none to give (or the worker is stopping)."""
+        if self.stopping:
+            return False
         job = await self.jobs.claim(tuple(self.handlers), after=self.after)
         if job is None:
             return False
@@ -116,14 +149,33 @@ class Worker:
         return dict(self.ran)
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Run jobs until cancelled; start it in a task group beside the foreground."""
+        """Run jobs until cancelled or stopped; start it in a task group beside the foreground."""
         await self.jobs.reclaim()
         task_status.started()
-        while True:
+        while not self.stopping:
             self._wake = anyio.Event()  # reset before looking, so a wake during the look is not lost
             if await self.run_one():
                 await anyio.lowlevel.checkpoint()
                 continue
-            await self.jobs.reclaim()
-            with anyio.move_on_after(self.poll_s):
+            if await self.jobs.reclaim() or self.stopping:
+                continue
+            await self._idle()
+
+    async def _idle(self) -> None:
+        """Wait for a wake, the listener's notification or the poll, whichever comes first."""
+        with anyio.move_on_after(self.poll_s):
+            if self.listener is None:
                 await self._wake.wait()
+                return
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._first, group, self._wake.wait)
+                group.start_soon(self._first, group, self._notified)
+
+    async def _notified(self) -> None:
+        assert self.listener is not None
+        await self.listener.wait(self.poll_s)
+
+    @staticmethod
+    async def _first(group: anyio.abc.TaskGroup, wait: Callable[[], Awaitable[object]]) -> None:
+        await wait()
+        group.cancel_scope.cancel()

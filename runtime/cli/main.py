@@ -51,6 +51,7 @@ COMMANDS: dict[str, str] = {
     "hook": "runtime.cli.hooks",
     "ui": "runtime.cli.ui",
     "tokens": "runtime.cli.tokens",
+    "worker": "runtime.cli.worker",
     "bench": "bench.cli",
 }
 

@@ -10,7 +10,10 @@ that picks its own next ids (one past the largest) first locks the table
 against other writers (readers go on). A full-text row is a plain row of
 its table, deleted by its key. Many rows go in as one statement over arrays
 (`unnest`), so the statement triggers that keep the full-text vocabulary
-run once per batch, not once per row.
+run once per batch, not once per row. `notify` is `pg_notify`, which
+PostgreSQL delivers to the channel's listeners only when the transaction
+commits (memory/engines/postgres/listen.py): a job queued in a transaction
+wakes the workers once it can be claimed, and never if it rolls back.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ class PostgresDialect:
 
     def home_bytes(self) -> str:
         return "SELECT pg_database_size(current_database())"
+
+    def notify(self, channel: str) -> str:
+        return f"SELECT pg_notify('{channel}', ?)"
 
 
 POSTGRESQL = PostgresDialect()

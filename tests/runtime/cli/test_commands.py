@@ -27,6 +27,7 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "hook",
         "ui",
         "tokens",
+        "worker",
         "bench",
     }
     assert set(cli.COMMANDS) == set(commands)

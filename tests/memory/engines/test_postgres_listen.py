@@ -1,0 +1,69 @@
+"""Waiting on PostgreSQL for queued jobs: a job's NOTIFY reaches a listener when, and only if, its
+transaction commits, and one sent while no one waited is not lost."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from memory.engines.postgres.listen import PgListener
+from memory.engines.postgres.store import PgStore
+from memory.jobs.queue import JOBS_CHANNEL, Job, Jobs
+from memory.jobs.worker import Worker
+
+
+class Rollback(Exception):
+    """Raised inside a write so its transaction rolls back."""
+
+
+async def test_a_queued_job_wakes_a_listener_only_once_its_transaction_commits(postgres_url: str) -> None:
+    async with await PgStore.open(postgres_url) as store:
+        jobs = Jobs(store)
+        listener = await PgListener.open(postgres_url, JOBS_CHANNEL)
+        try:
+
+            def queue_then_roll_back(conn: object) -> None:
+                jobs.add(conn, "touch", {})  # type: ignore[arg-type]
+                raise Rollback
+
+            with pytest.raises(Rollback):
+                await store.write(queue_then_roll_back)
+            assert await listener.wait(0.2) is False  # rolled back: nothing to announce
+            await jobs.enqueue("touch", {})  # committed while no one waits: kept for the next wait
+            with anyio.fail_after(30):
+                assert await listener.wait(30) is True
+        finally:
+            await listener.aclose()
+
+
+async def test_a_worker_with_a_listener_runs_a_job_queued_by_another_process_without_polling(
+    postgres_url: str,
+) -> None:
+    async with await PgStore.open(postgres_url) as store, await PgStore.open(postgres_url) as elsewhere:
+        listener = await PgListener.open(postgres_url, JOBS_CHANNEL)
+        jobs = Jobs(store)
+        ran = anyio.Event()
+        worker: Worker
+
+        async def touch(job: Job) -> None:
+            await jobs.complete(job, lambda conn: None)
+            worker.stop()
+            ran.set()
+
+        worker = Worker(jobs, {"touch": touch}, poll_s=3600, listener=listener)
+        try:
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as group:
+                    await group.start(worker.serve)
+                    await anyio.wait_all_tasks_blocked()
+                    await Jobs(elsewhere).enqueue("touch", {})  # another store: no in-process wake
+                    await ran.wait()
+            assert worker.ran["done"] == 1  # serve returned by itself after stop(): no cancellation
+            assert (await jobs.counts())["done"] == 1
+        finally:
+            await listener.aclose()
+
+
+def test_a_channel_name_is_checked_before_it_reaches_sql() -> None:
+    with pytest.raises(ValueError, match="not a channel name"):
+        anyio.run(PgListener.open, "postgresql://nobody@127.0.0.1:1/none", "jobs; DROP TABLE jobs")
