@@ -36,19 +36,35 @@ class PostgresDialect:
         return f"LOCK TABLE {table} IN EXCLUSIVE MODE"
 
     def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            conn.execute(_from_arrays(table, columns), _arrays(rows))
+            conn.grew(table, len(rows))
+
+    def insert_new(
+        self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]], returning: str
+    ) -> list[tuple[Any, ...]]:
         if not rows:
-            return
-        arrays = ", ".join(f"CAST(? AS {kind}[])" for kind in columns.values())
-        conn.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})",
-            [list(column) for column in zip(*rows, strict=True)],
-        )
+            return []
+        sql = f"{_from_arrays(table, columns)} ON CONFLICT DO NOTHING RETURNING {returning}"
+        added = [tuple(row) for row in conn.execute(sql, _arrays(rows))]
+        conn.grew(table, len(added))
+        return added
 
     def fts_delete(self, table: str) -> str:
         return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"
 
     def home_bytes(self) -> str:
         return "SELECT pg_database_size(current_database())"
+
+
+def _from_arrays(table: str, columns: dict[str, str]) -> str:
+    """An INSERT of `columns` from one array parameter per column, unnested together."""
+    arrays = ", ".join(f"CAST(? AS {kind}[])" for kind in columns.values())
+    return f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})"
+
+
+def _arrays(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 POSTGRESQL = PostgresDialect()
