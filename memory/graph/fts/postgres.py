@@ -11,10 +11,16 @@ holding any (or every) word by BM25 as FTS5 computes it, in one query:
 each matched lexeme's inverse document frequency (`_idf`, from the
 vocabulary and the table's row count) times its saturated frequency in the
 row (its positions), normalized by the row's length (its distinct lexemes)
-over the matched rows' average. `ts_rank_cd`, PostgreSQL's own ranking,
-has no inverse document frequency, and left LoCoMo's recall@10 0.24 below
-SQLite's. A node's project and kind are filtered in the query itself. A word
-of several tokens (`x-ray`) is a phrase (`<->`).
+over the matched rows' average. A row's own lexemes are not all unnested:
+`setweight` marks the query's lexemes and `ts_filter` keeps only them, so a
+row of forty lexemes yields the one or two the query holds (and each one's
+IDF is read by its place in the query's array, not by a join). `ts_rank_cd`,
+PostgreSQL's own ranking, has no inverse document frequency, and left
+LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
+filtered in the query itself, by looking up each match's node by its key: a
+hash join would read every node of the graph to filter a few thousand
+matches (the match count is bounded by recall's budget, the graph is not). A
+word of several tokens (`x-ray`) is a phrase (`<->`).
 """
 
 from __future__ import annotations
@@ -79,28 +85,35 @@ def matches(
     lexemes = sorted({token for found in tokens.values() for token in found})
     idf = _idf(conn, lexemes)
     where, params = " WHERE f.tsv @@ CAST(? AS tsquery)", [query]
-    join = f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW})" if kinds or project is not ALL else ""
-    if kinds:
-        where += f" AND n.kind IN ({','.join('?' * len(kinds))})"
-        params += kinds
-    if project is not ALL:
-        where += " AND n.project = ?"
-        params.append(project)
+    join = ""
+    if kinds or project is not ALL:  # each match's node looked up by its key (`OFFSET 0` keeps it a lookup)
+        filters = []
+        if kinds:
+            filters.append(f"n.kind IN ({','.join('?' * len(kinds))})")
+            params += kinds
+        if project is not ALL:
+            filters.append("n.project = ?")
+            params.append(project)
+        join = (
+            f" CROSS JOIN LATERAL (SELECT 1 FROM memory_nodes n WHERE n.id = ({NODE_OF_ROW})"
+            f" AND {' AND '.join(filters)} OFFSET 0) n"
+        )
+        params = params[1:] + params[:1]  # the join's parameters come before the match's in the SQL
     if newest:  # the newest rows holding the words, scored without ranking every match
         where += " ORDER BY f.rowid DESC LIMIT ?"
         params.append(limit * PIECES_WIDEN)
     sql = (
         f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{join}{where}),"
         " a AS (SELECT greatest(avg(len), 1) AS avgdl FROM m),"
-        " w AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS float8[])) AS w(lex, idf)),"
-        " s AS (SELECT m.r AS rowid, sum(w.idf * cardinality(x.positions) * ?"
-        " / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
-        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(m.tsv) AS x JOIN w ON w.lex = x.lexeme GROUP BY m.r)"
+        " s AS (SELECT m.r AS rowid, sum((CAST(? AS float8[]))[array_position(CAST(? AS text[]), x.lexeme)]"
+        " * cardinality(x.positions) * ? / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
+        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}'))"
+        " AS x GROUP BY m.r)"
         f" SELECT {NODE_OF_ROW}, f.score FROM s f ORDER BY "
         + ("f.rowid DESC" if newest else "f.score DESC, f.rowid")
         + " LIMIT ?"
     )
-    params += [lexemes, [idf[lexeme] for lexeme in lexemes], K1 + 1, K1, B, B, limit * PIECES_WIDEN]
+    params += [[idf[lexeme] for lexeme in lexemes], lexemes, K1 + 1, K1, B, B, lexemes, limit * PIECES_WIDEN]
     best: dict[int, float] = {}
     for node_id, score in conn.execute(sql, params):
         if node_id is not None and node_id not in best:
