@@ -6,7 +6,8 @@ FTS5 table has, keyed the same way (a node's id, or minus its piece's), with
 where SQLite's tokenizer has Porter's). A word's tokens are asked of the
 same configuration (`stems`), so they agree with the index; `documents`
 reads how many rows hold a token from `memory_vocab`, which triggers keep
-(as FTS5's vocabulary table does on SQLite). `matches` ranks the rows
+(as FTS5's vocabulary table does on SQLite), and they keep the number of
+rows too (`memory_fts_count`), so BM25's IDF is FTS5's, exactly. `matches` ranks the rows
 holding any (or every) word by BM25 as FTS5 computes it, in one query:
 each matched lexeme's inverse document frequency (`_idf`, from the
 vocabulary and the table's row count) times its saturated frequency in the
@@ -123,13 +124,12 @@ def matches(
 
 def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:
     """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth)."""
-    # The planner's row count when the table has been analyzed (a lookup), else a count.
-    total = conn.execute(
-        "SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM memory_fts) END"
-        " FROM pg_class c WHERE c.oid = 'memory_fts'::regclass"
-    ).fetchone()[0]
-    sql = "SELECT term, doc FROM memory_vocab WHERE term = ANY(CAST(? AS text[]))"
-    found = dict.fromkeys(lexemes, 0) | dict(conn.execute(sql, [lexemes]).fetchall())
+    sql = (
+        "SELECT c.n, v.term, v.doc FROM memory_fts_count c LEFT JOIN memory_vocab v ON v.term = ANY(CAST(? AS text[]))"
+    )
+    rows = conn.execute(sql, [lexemes]).fetchall()
+    total = rows[0][0]
+    found = dict.fromkeys(lexemes, 0) | {term: docs for _, term, docs in rows if term is not None}
     return {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
 
 
