@@ -18,9 +18,9 @@ row of forty lexemes yields the one or two the query holds (and each one's
 IDF is read by its place in the query's array, not by a join). `ts_rank_cd`,
 PostgreSQL's own ranking, has no inverse document frequency, and left
 LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
-filtered in the query itself, by looking up each match's node by its key: a
-hash join would read every node of the graph to filter a few thousand
-matches (the match count is bounded by recall's budget, the graph is not). A
+filtered in the query itself, by the copy of both each row of the index
+carries (a trigger fills them from the node): reading each match's node
+instead cost a lookup per match, or a hash of every node of the graph. A
 word of several tokens (`x-ray`) is a phrase (`<->`).
 """
 
@@ -86,25 +86,17 @@ def matches(
     lexemes = sorted({token for found in tokens.values() for token in found})
     idf = _idf(conn, lexemes)
     where, params = " WHERE f.tsv @@ CAST(? AS tsquery)", [query]
-    join = ""
-    if kinds or project is not ALL:  # each match's node looked up by its key (`OFFSET 0` keeps it a lookup)
-        filters = []
-        if kinds:
-            filters.append(f"n.kind IN ({','.join('?' * len(kinds))})")
-            params += kinds
-        if project is not ALL:
-            filters.append("n.project = ?")
-            params.append(project)
-        join = (
-            f" CROSS JOIN LATERAL (SELECT 1 FROM memory_nodes n WHERE n.id = ({NODE_OF_ROW})"
-            f" AND {' AND '.join(filters)} OFFSET 0) n"
-        )
-        params = params[1:] + params[:1]  # the join's parameters come before the match's in the SQL
+    if kinds:
+        where += f" AND f.kind IN ({','.join('?' * len(kinds))})"
+        params += kinds
+    if project is not ALL:
+        where += " AND f.project = ?"
+        params.append(project)
     if newest:  # the newest rows holding the words, scored without ranking every match
         where += " ORDER BY f.rowid DESC LIMIT ?"
         params.append(limit * PIECES_WIDEN)
     sql = (
-        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{join}{where}),"
+        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{where}),"
         " a AS (SELECT greatest(avg(len), 1) AS avgdl FROM m),"
         " s AS (SELECT m.r AS rowid, sum((CAST(? AS float8[]))[array_position(CAST(? AS text[]), x.lexeme)]"
         " * cardinality(x.positions) * ? / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
