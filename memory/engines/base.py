@@ -16,7 +16,7 @@ of its store or of its transaction's connection (memory/engines/dialects.py,
 `dialect_of`) for the fragment instead of testing which engine it runs on.
 What differs so far: taking the next rows of a queue without waiting on the
 rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
-other writers out while a batch picks its ids, taking a row out of a
+other writers out while a batch picks its ids, adding rows to and taking a row out of a
 full-text index, inserting many rows in one statement (or only those not there yet, saying
 which), and the home's size. Upserts (`ON CONFLICT`) and
 `RETURNING` are the same on both (SQLite 3.35 and later) and need no
@@ -66,6 +66,10 @@ class Dialect(Protocol):
     ) -> list[tuple[Any, ...]]:
         """Insert those of `rows` whose unique keys are not in `table` yet (the rest are skipped, as `ON CONFLICT
         DO NOTHING` skips them); the `returning` columns of each row inserted, in order."""
+        ...
+
+    def fts_insert(self, conn: Any, table: str, rows: list[tuple[int, str]]) -> None:
+        """Add `(rowid, text)` rows to the graph's full-text `table` (a row is a node's id, or minus its piece's)."""
         ...
 
     def fts_delete(self, table: str) -> str:

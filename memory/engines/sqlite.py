@@ -42,6 +42,9 @@ class SqliteDialect:
         )
         return [tuple(row) for values in rows for row in conn.execute(sql, values).fetchall()]
 
+    def fts_insert(self, conn: Any, table: str, rows: list[tuple[int, str]]) -> None:
+        self.insert_many(conn, table, {"rowid": "bigint", "text": "text"}, rows)
+
     def fts_delete(self, table: str) -> str:
         return f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)"
 

@@ -8,7 +8,8 @@ still its own holds until it commits. JSON fields are read with
 `->>` from the text cast to `jsonb`. Writers run at once here, so a batch
 that picks its own next ids (one past the largest) first locks the table
 against other writers (readers go on). A full-text row is a plain row of
-its table, deleted by its key. Many rows go in as one statement over arrays
+its table, deleted by its key; it goes in with its node's project and kind,
+which a search filters by (one join for the batch). Many rows go in as one statement over arrays
 (`unnest`), so the statement triggers that keep the full-text vocabulary
 run once per batch, not once per row.
 """
@@ -49,6 +50,16 @@ class PostgresDialect:
         added = [tuple(row) for row in conn.execute(sql, _arrays(rows))]
         conn.grew(table, len(added))
         return added
+
+    def fts_insert(self, conn: Any, table: str, rows: list[tuple[int, str]]) -> None:
+        if rows:
+            conn.execute(
+                f"INSERT INTO {table} (rowid, text, project, kind) SELECT r.id, r.text, n.project, n.kind"
+                " FROM unnest(CAST(? AS bigint[]), CAST(? AS text[])) AS r(id, text)"
+                " LEFT JOIN memory_pieces p ON p.id = -r.id LEFT JOIN memory_nodes n ON n.id = coalesce(p.node, r.id)",
+                _arrays(rows),
+            )
+            conn.grew(table, len(rows))
 
     def fts_delete(self, table: str) -> str:
         return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"

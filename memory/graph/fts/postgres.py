@@ -19,7 +19,7 @@ IDF is read by its place in the query's array, not by a join). `ts_rank_cd`,
 PostgreSQL's own ranking, has no inverse document frequency, and left
 LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
 filtered in the query itself, by the copy of both each row of the index
-carries (a trigger fills them from the node): reading each match's node
+carries (the dialect's `fts_insert` gives them): reading each match's node
 instead cost a lookup per match, or a hash of every node of the graph. A
 word of several tokens (`x-ray`) is a phrase (`<->`).
 """

@@ -169,19 +169,12 @@ def index_rows_carry_their_node(conn: PgConnection) -> None:
 
     A search read each match's node to filter it (a lookup per match, or a
     hash of every node of the graph); the row now has what the filter
-    needs. A trigger fills both from the node (of the row, or of its piece)
-    as the row goes in; a node's project and kind never change afterwards."""
+    needs. The dialect's `fts_insert` gives both from the node (of the row, or
+    of its piece) as the rows go in; a node's project and kind never change
+    afterwards."""
     conn.execute("ALTER TABLE memory_fts ADD COLUMN project TEXT, ADD COLUMN kind TEXT")
     node = "CASE WHEN {row} < 0 THEN (SELECT node FROM memory_pieces p WHERE p.id = -{row}) ELSE {row} END"
     conn.execute(
         "UPDATE memory_fts f SET project = n.project, kind = n.kind FROM memory_nodes n"
         f" WHERE n.id = {node.format(row='f.rowid')}"
-    )
-    conn.execute(
-        "CREATE FUNCTION memory_fts_node() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-        " SELECT n.project, n.kind INTO NEW.project, NEW.kind FROM memory_nodes n"
-        f" WHERE n.id = {node.format(row='NEW.rowid')}; RETURN NEW; END $$"
-    )
-    conn.execute(
-        "CREATE TRIGGER memory_fts_node BEFORE INSERT ON memory_fts FOR EACH ROW EXECUTE FUNCTION memory_fts_node()"
     )
