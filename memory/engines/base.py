@@ -16,9 +16,9 @@ of its store or of its transaction's connection (memory/engines/dialects.py,
 `dialect_of`) for the fragment instead of testing which engine it runs on.
 What differs so far: taking the next rows of a queue without waiting on the
 rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
-other writers out while a batch picks its ids, taking a row out of a
-full-text index, inserting many rows in one statement, the home's size, and waking the
-processes that wait for new jobs. Upserts (`ON CONFLICT`) and
+other writers out while a batch picks its ids, adding rows to and taking a row out of a
+full-text index, inserting many rows in one statement (or only those not there yet, saying
+which), the home's size, and waking the processes that wait for new jobs. Upserts (`ON CONFLICT`) and
 `RETURNING` are the same on both (SQLite 3.35 and later) and need no
 dialect. Full-text search differs most (FTS5 tables on SQLite, `tsvector`
 columns under a GIN index on PostgreSQL: memory/engines/postgres/schema/),
@@ -59,6 +59,17 @@ class Dialect(Protocol):
     def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
         """Insert `rows` into `table`'s `columns` (name -> PostgreSQL type), as few statements as the engine
         allows: a table whose statement triggers keep a summary (PostgreSQL's `memory_vocab`) runs them once."""
+        ...
+
+    def insert_new(
+        self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]], returning: str
+    ) -> list[tuple[Any, ...]]:
+        """Insert those of `rows` whose unique keys are not in `table` yet (the rest are skipped, as `ON CONFLICT
+        DO NOTHING` skips them); the `returning` columns of each row inserted, in order."""
+        ...
+
+    def fts_insert(self, conn: Any, table: str, rows: list[tuple[int, str]]) -> None:
+        """Add `(rowid, text)` rows to the graph's full-text `table` (a row is a node's id, or minus its piece's)."""
         ...
 
     def fts_delete(self, table: str) -> str:

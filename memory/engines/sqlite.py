@@ -35,6 +35,18 @@ class SqliteDialect:
         marks = ", ".join("?" * len(columns))
         conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
+    def insert_new(
+        self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]], returning: str
+    ) -> list[tuple[Any, ...]]:
+        marks = ", ".join("?" * len(columns))
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}) ON CONFLICT DO NOTHING RETURNING {returning}"
+        )
+        return [tuple(row) for values in rows for row in conn.execute(sql, values).fetchall()]
+
+    def fts_insert(self, conn: Any, table: str, rows: list[tuple[int, str]]) -> None:
+        self.insert_many(conn, table, {"rowid": "bigint", "text": "text"}, rows)
+
     def fts_delete(self, table: str) -> str:
         return f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)"
 

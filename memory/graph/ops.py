@@ -54,6 +54,30 @@ __all__ = [
 ]
 
 
+# The columns a batch writes (name -> PostgreSQL type, for the dialect's `insert_many`).
+_NODE_ROW = {
+    "id": "bigint",
+    "kind": "text",
+    "text": "text",
+    "name": "text",
+    "hash": "text",
+    "meta": "text",
+    "created": "float8",
+    "updated": "float8",
+    "project": "text",
+}
+_ADD_EVENT_ROW = {"at": "float8", "op": "text", "node": "bigint", "after": "text", "cause": "text"}
+_EDGE_ROW = {
+    "src": "bigint",
+    "dst": "bigint",
+    "kind": "text",
+    "weight": "float8",
+    "created": "float8",
+    "updated": "float8",
+}
+_LINK_EVENT_ROW = {"at": "float8", "op": "text", "edge": "bigint", "after": "text", "cause": "text"}
+
+
 @dataclass(frozen=True)
 class NewNode:
     """A node to remember; `name` makes it a named node (an entity), identified by name."""
@@ -138,15 +162,11 @@ def insert_nodes(
             added[item.kind, item.name] = _json({"kind": item.kind, "name": item.name})
         events.append((now, "add", node_id, added[item.kind, item.name], cause))
         results.append((node_id, True))
-    conn.executemany(
-        "INSERT INTO memory_nodes (id, kind, text, name, hash, meta, created, updated, project)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
+    dialect_of(conn).insert_many(conn, "memory_nodes", _NODE_ROW, rows)
     if used:
         conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", used)
     index_texts(conn, fts_rows)
-    conn.executemany("INSERT INTO memory_events (at, op, node, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+    dialect_of(conn).insert_many(conn, "memory_events", _ADD_EVENT_ROW, events)
     return results
 
 
@@ -332,20 +352,18 @@ def insert_edges(
         if found[src].project != found[dst].project:
             raise NotFoundError(f"no memory {node_ref(dst)} in the project of {node_ref(src)}")
     now = time.time()
-    new = 0
     for src, dst, kind, weight in links:
         check_edge_kind(kind)
         if src == dst or not 0.0 <= weight <= 1.0:
             raise UsageError(f"cannot link {node_ref(src)} to {node_ref(dst)} with weight {weight}")
-        added = conn.execute(
-            "INSERT INTO memory_edges (src, dst, kind, weight, created, updated) VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT DO NOTHING RETURNING id",
-            [src, dst, kind, weight, now, now],
-        ).fetchone()
-        if added:
-            new += 1
-            log_event(conn, "link", edge=added[0], after={"src": src, "dst": dst, "kind": kind}, cause=cause)
-    return new
+    rows = [(src, dst, kind, weight, now, now) for src, dst, kind, weight in links]
+    added = dialect_of(conn).insert_new(conn, "memory_edges", _EDGE_ROW, rows, "id, src, dst, kind")
+    events = [
+        (now, "link", edge_id, _json({"src": src, "dst": dst, "kind": kind}), cause)
+        for edge_id, src, dst, kind in added
+    ]
+    dialect_of(conn).insert_many(conn, "memory_events", _LINK_EVENT_ROW, events)
+    return len(added)
 
 
 def unlink_edge(conn: sqlite3.Connection, edge_id: int, cause: str | None = None) -> None:

@@ -67,7 +67,7 @@ def index_texts(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> No
                 'INSERT INTO memory_pieces (node, start, "end") VALUES (?, ?, ?) RETURNING id', [node_id, start, end]
             ).fetchone()[0]
             whole.append((-piece, text[start:end]))
-    dialect_of(conn).insert_many(conn, "memory_fts", {"rowid": "bigint", "text": "text"}, whole)
+    dialect_of(conn).fts_insert(conn, "memory_fts", whole)
 
 
 def unindex_text(conn: sqlite3.Connection, node_id: int, text: str) -> None:

@@ -67,6 +67,12 @@ class PgConnection:
 
     def __init__(self, raw: psycopg.Connection) -> None:
         self.raw = raw
+        self.grown: dict[str, int] = {}  # table -> rows this transaction added in bulk (`grew`)
+
+    def grew(self, table: str, rows: int) -> None:
+        """Note that this transaction added `rows` rows to `table` in one statement (the store may then refresh
+        the table's planner statistics once the transaction commits)."""
+        self.grown[table] = self.grown.get(table, 0) + rows
 
     @property
     def conn(self) -> PgConnection:

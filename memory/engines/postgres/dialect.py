@@ -8,7 +8,8 @@ still its own holds until it commits. JSON fields are read with
 `->>` from the text cast to `jsonb`. Writers run at once here, so a batch
 that picks its own next ids (one past the largest) first locks the table
 against other writers (readers go on). A full-text row is a plain row of
-its table, deleted by its key. Many rows go in as one statement over arrays
+its table, deleted by its key; it goes in with its node's project and kind,
+which a search filters by (one join for the batch). Many rows go in as one statement over arrays
 (`unnest`), so the statement triggers that keep the full-text vocabulary
 run once per batch, not once per row. `notify` is `pg_notify`, which
 PostgreSQL delivers to the channel's listeners only when the transaction
@@ -39,13 +40,29 @@ class PostgresDialect:
         return f"LOCK TABLE {table} IN EXCLUSIVE MODE"
 
     def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            conn.execute(_from_arrays(table, columns), _arrays(rows))
+            conn.grew(table, len(rows))
+
+    def insert_new(
+        self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]], returning: str
+    ) -> list[tuple[Any, ...]]:
         if not rows:
-            return
-        arrays = ", ".join(f"CAST(? AS {kind}[])" for kind in columns.values())
-        conn.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})",
-            [list(column) for column in zip(*rows, strict=True)],
-        )
+            return []
+        sql = f"{_from_arrays(table, columns)} ON CONFLICT DO NOTHING RETURNING {returning}"
+        added = [tuple(row) for row in conn.execute(sql, _arrays(rows))]
+        conn.grew(table, len(added))
+        return added
+
+    def fts_insert(self, conn: Any, table: str, rows: list[tuple[int, str]]) -> None:
+        if rows:
+            conn.execute(
+                f"INSERT INTO {table} (rowid, text, project, kind) SELECT r.id, r.text, n.project, n.kind"
+                " FROM unnest(CAST(? AS bigint[]), CAST(? AS text[])) AS r(id, text)"
+                " LEFT JOIN memory_pieces p ON p.id = -r.id LEFT JOIN memory_nodes n ON n.id = coalesce(p.node, r.id)",
+                _arrays(rows),
+            )
+            conn.grew(table, len(rows))
 
     def fts_delete(self, table: str) -> str:
         return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"
@@ -55,6 +72,16 @@ class PostgresDialect:
 
     def notify(self, channel: str) -> str:
         return f"SELECT pg_notify('{channel}', ?)"
+
+
+def _from_arrays(table: str, columns: dict[str, str]) -> str:
+    """An INSERT of `columns` from one array parameter per column, unnested together."""
+    arrays = ", ".join(f"CAST(? AS {kind}[])" for kind in columns.values())
+    return f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})"
+
+
+def _arrays(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 POSTGRESQL = PostgresDialect()

@@ -42,6 +42,21 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 30.0
 READERS = 4
+GROWTH_TO_ANALYZE = 0.2  # a table grown by this share of its rows since its statistics were taken is analyzed
+ROWS_TO_ANALYZE = 1_000  # ... by one transaction of at least this many rows (smaller writes: autovacuum's)
+
+
+def _refresh_statistics(raw: psycopg.Connection, grown: dict[str, int]) -> None:
+    """ANALYZE each table a committed transaction grew by `ROWS_TO_ANALYZE` rows or more, when they are
+    `GROWTH_TO_ANALYZE` of the rows its statistics saw (or it was never analyzed), outside the transaction. A
+    bulk load is faster than autovacuum's next look (a minute), and until the planner knows a table's size it
+    reads a batch's lookups by the wrong index (a batch's twins by project, 200 ms instead of 1)."""
+    for table, rows in grown.items():
+        if rows < ROWS_TO_ANALYZE:
+            continue
+        seen = raw.execute("SELECT reltuples FROM pg_class WHERE oid = CAST(%s AS regclass)", [table]).fetchone()
+        if seen is not None and (seen[0] < 0 or rows >= GROWTH_TO_ANALYZE * seen[0]):
+            raw.execute(f"ANALYZE {table}")
 
 
 def translate(exc: psycopg.Error, location: str, doing: str) -> StoreError | None:
@@ -126,10 +141,14 @@ class PgStore:
         if self._closed:
             raise StoreError(f"the Loci home {self.location} is closed")
         try:
-            with self._pool.connection() as raw, raw.transaction():
-                if first:
-                    raw.execute(first)
-                return fn(PgConnection(raw))
+            with self._pool.connection() as raw:
+                conn = PgConnection(raw)
+                with raw.transaction():
+                    if first:
+                        raw.execute(first)
+                    result = fn(conn)
+                _refresh_statistics(raw, conn.grown)
+                return result
         except psycopg.Error as exc:
             if found := translate(exc, self.location, doing):
                 raise found from exc

@@ -6,15 +6,22 @@ FTS5 table has, keyed the same way (a node's id, or minus its piece's), with
 where SQLite's tokenizer has Porter's). A word's tokens are asked of the
 same configuration (`stems`), so they agree with the index; `documents`
 reads how many rows hold a token from `memory_vocab`, which triggers keep
-(as FTS5's vocabulary table does on SQLite). `matches` ranks the rows
+(as FTS5's vocabulary table does on SQLite), and they keep the number of
+rows too (`memory_fts_count`), so BM25's IDF is FTS5's, exactly. `matches` ranks the rows
 holding any (or every) word by BM25 as FTS5 computes it, in one query:
 each matched lexeme's inverse document frequency (`_idf`, from the
 vocabulary and the table's row count) times its saturated frequency in the
 row (its positions), normalized by the row's length (its distinct lexemes)
-over the matched rows' average. `ts_rank_cd`, PostgreSQL's own ranking,
-has no inverse document frequency, and left LoCoMo's recall@10 0.24 below
-SQLite's. A node's project and kind are filtered in the query itself. A word
-of several tokens (`x-ray`) is a phrase (`<->`).
+over the matched rows' average. A row's own lexemes are not all unnested:
+`setweight` marks the query's lexemes and `ts_filter` keeps only them, so a
+row of forty lexemes yields the one or two the query holds (and each one's
+IDF is read by its place in the query's array, not by a join). `ts_rank_cd`,
+PostgreSQL's own ranking, has no inverse document frequency, and left
+LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
+filtered in the query itself, by the copy of both each row of the index
+carries (the dialect's `fts_insert` gives them): reading each match's node
+instead cost a lookup per match, or a hash of every node of the graph. A
+word of several tokens (`x-ray`) is a phrase (`<->`).
 """
 
 from __future__ import annotations
@@ -79,28 +86,27 @@ def matches(
     lexemes = sorted({token for found in tokens.values() for token in found})
     idf = _idf(conn, lexemes)
     where, params = " WHERE f.tsv @@ CAST(? AS tsquery)", [query]
-    join = f" JOIN memory_nodes n ON n.id = ({NODE_OF_ROW})" if kinds or project is not ALL else ""
     if kinds:
-        where += f" AND n.kind IN ({','.join('?' * len(kinds))})"
+        where += f" AND f.kind IN ({','.join('?' * len(kinds))})"
         params += kinds
     if project is not ALL:
-        where += " AND n.project = ?"
+        where += " AND f.project = ?"
         params.append(project)
     if newest:  # the newest rows holding the words, scored without ranking every match
         where += " ORDER BY f.rowid DESC LIMIT ?"
         params.append(limit * PIECES_WIDEN)
     sql = (
-        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{join}{where}),"
+        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{where}),"
         " a AS (SELECT greatest(avg(len), 1) AS avgdl FROM m),"
-        " w AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS float8[])) AS w(lex, idf)),"
-        " s AS (SELECT m.r AS rowid, sum(w.idf * cardinality(x.positions) * ?"
-        " / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
-        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(m.tsv) AS x JOIN w ON w.lex = x.lexeme GROUP BY m.r)"
+        " s AS (SELECT m.r AS rowid, sum((CAST(? AS float8[]))[array_position(CAST(? AS text[]), x.lexeme)]"
+        " * cardinality(x.positions) * ? / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
+        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}'))"
+        " AS x GROUP BY m.r)"
         f" SELECT {NODE_OF_ROW}, f.score FROM s f ORDER BY "
         + ("f.rowid DESC" if newest else "f.score DESC, f.rowid")
         + " LIMIT ?"
     )
-    params += [lexemes, [idf[lexeme] for lexeme in lexemes], K1 + 1, K1, B, B, limit * PIECES_WIDEN]
+    params += [[idf[lexeme] for lexeme in lexemes], lexemes, K1 + 1, K1, B, B, lexemes, limit * PIECES_WIDEN]
     best: dict[int, float] = {}
     for node_id, score in conn.execute(sql, params):
         if node_id is not None and node_id not in best:
@@ -110,13 +116,12 @@ def matches(
 
 def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:
     """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth)."""
-    # The planner's row count when the table has been analyzed (a lookup), else a count.
-    total = conn.execute(
-        "SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM memory_fts) END"
-        " FROM pg_class c WHERE c.oid = 'memory_fts'::regclass"
-    ).fetchone()[0]
-    sql = "SELECT term, doc FROM memory_vocab WHERE term = ANY(CAST(? AS text[]))"
-    found = dict.fromkeys(lexemes, 0) | dict(conn.execute(sql, [lexemes]).fetchall())
+    sql = (
+        "SELECT c.n, v.term, v.doc FROM memory_fts_count c LEFT JOIN memory_vocab v ON v.term = ANY(CAST(? AS text[]))"
+    )
+    rows = conn.execute(sql, [lexemes]).fetchall()
+    total = rows[0][0]
+    found = dict.fromkeys(lexemes, 0) | {term: docs for _, term, docs in rows if term is not None}
     return {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
 
 

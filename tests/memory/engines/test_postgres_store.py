@@ -108,3 +108,18 @@ async def test_a_connection_string_that_is_not_one_is_a_usage_error() -> None:
 async def test_sqlites_store_refuses_a_connection_string_instead_of_making_a_file() -> None:
     with anyio.fail_after(10), pytest.raises(UsageError, match="keeps its home in SQLite"):
         await Store.open("postgresql://u@127.0.0.1:1/db")
+
+
+async def test_a_bulk_load_leaves_the_planner_knowing_the_tables_size(postgres_url: str) -> None:
+    from memory.graph.graph import Graph, NewNode
+
+    async with await PgStore.open(postgres_url) as store:
+        await Graph(store).add_many([NewNode(f"bulk fact number {i}") for i in range(1_500)])
+        seen = await store.read(
+            lambda conn: dict(
+                conn.execute(
+                    "SELECT relname, reltuples FROM pg_class WHERE relname IN ('memory_nodes', 'memory_fts')"
+                ).fetchall()
+            )
+        )
+    assert seen == {"memory_nodes": 1_500, "memory_fts": 1_500}

@@ -185,3 +185,20 @@ async def test_a_project_recalls_gets_and_exports_only_its_own_nodes(engine_stor
     out = io.StringIO()
     await export_graph(engine_store, out, project="a")
     assert [node["text"] for node in json.loads(out.getvalue())["nodes"]] == [kept.text]
+
+
+async def test_a_batch_of_links_adds_only_new_keys_and_logs_each_once(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
+    ids = [n for n, _ in await graph.add_many([NewNode(f"linked fact {i}") for i in range(4)])]
+    assert await graph.link_many([(ids[0], ids[1], "related", 0.5)]) == 1
+    batch = [(ids[0], ids[1], "related", 0.9), (ids[1], ids[2], "related", 0.4), (ids[2], ids[3], "distill", 0.3)]
+    assert await graph.link_many(batch + batch[1:]) == 2
+    links = await engine_store.read(
+        lambda conn: conn.execute("SELECT edge, after FROM memory_events WHERE op = 'link' ORDER BY id").fetchall()
+    )
+    assert [json.loads(after) for _, after in links] == [
+        {"src": ids[0], "dst": ids[1], "kind": "related"},
+        {"src": ids[1], "dst": ids[2], "kind": "related"},
+        {"src": ids[2], "dst": ids[3], "kind": "distill"},
+    ]
+    assert len({edge for edge, _ in links}) == 3

@@ -133,3 +133,48 @@ def add_vocabulary(conn: PgConnection) -> None:
         "CREATE TRIGGER memory_vocab_on_delete AFTER DELETE ON memory_fts REFERENCING OLD TABLE AS removed"
         " FOR EACH STATEMENT EXECUTE FUNCTION memory_vocab_remove()"
     )
+
+
+@MIGRATIONS()
+def count_indexed_rows(conn: PgConnection) -> None:
+    """How many rows `memory_fts` holds, kept by the vocabulary's triggers: BM25's document count, exact.
+
+    The planner's estimate (`pg_class.reltuples`) is only as new as the
+    table's last ANALYZE, so an IDF computed from it changed with when
+    autovacuum last looked, and fell below a word's own document count
+    after a load (a logarithm of a negative number). One row here is read
+    instead, and counting the table is never needed."""
+    conn.execute("CREATE TABLE memory_fts_count (one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), n BIGINT NOT NULL)")
+    conn.execute("INSERT INTO memory_fts_count (n) SELECT count(*) FROM memory_fts")
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION memory_vocab_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " INSERT INTO memory_vocab (term, doc) SELECT x.lexeme, count(*) FROM added, unnest(added.tsv) AS x"
+        " GROUP BY x.lexeme ORDER BY x.lexeme"
+        " ON CONFLICT (term) DO UPDATE SET doc = memory_vocab.doc + excluded.doc;"
+        " UPDATE memory_fts_count SET n = n + (SELECT count(*) FROM added);"
+        " RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION memory_vocab_remove() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " UPDATE memory_vocab v SET doc = v.doc - gone.n FROM (SELECT x.lexeme, count(*) AS n"
+        " FROM removed, unnest(removed.tsv) AS x GROUP BY x.lexeme) AS gone WHERE v.term = gone.lexeme;"
+        " UPDATE memory_fts_count SET n = n - (SELECT count(*) FROM removed);"
+        " RETURN NULL; END $$"
+    )
+
+
+@MIGRATIONS()
+def index_rows_carry_their_node(conn: PgConnection) -> None:
+    """Each row of `memory_fts` carries its node's project and kind, which a search filters by.
+
+    A search read each match's node to filter it (a lookup per match, or a
+    hash of every node of the graph); the row now has what the filter
+    needs. The dialect's `fts_insert` gives both from the node (of the row, or
+    of its piece) as the rows go in; a node's project and kind never change
+    afterwards."""
+    conn.execute("ALTER TABLE memory_fts ADD COLUMN project TEXT, ADD COLUMN kind TEXT")
+    node = "CASE WHEN {row} < 0 THEN (SELECT node FROM memory_pieces p WHERE p.id = -{row}) ELSE {row} END"
+    conn.execute(
+        "UPDATE memory_fts f SET project = n.project, kind = n.kind FROM memory_nodes n"
+        f" WHERE n.id = {node.format(row='f.rowid')}"
+    )
