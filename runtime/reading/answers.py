@@ -27,8 +27,10 @@ question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
 anything with a digit, `_` or an inner `.`), each name (a capitalised word
 that is not a stop word; a sentence's first word only when a capitalised
 word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
-answer with none of these must have its evidence: a line that holds at
-least half of its own words (`locate_evidence`), or it is `partial`.
+answer with none of these must have its evidence: a line that holds
+more than half of its own words (`locate_evidence`: "a cookie with no
+value" is not on a line that says only "HTTP Cookie File"), or it is
+`partial`.
 A claim counts only on a line about the question, when some line shown
 holds a word of it ("1" is on some line of any file, `_MAXHEADERS = 100` is
 where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
@@ -244,7 +246,7 @@ async def locate_evidence(
 ) -> list[dict[str, Any]]:
     """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words, among
     the lines found that hold a word of `question` when some do; [] when no such line holds a claim, or (for
-    an answer without claims of its own, beyond the question's) half of its own words, those not in
+    an answer without claims of its own, beyond the question's) more than half of its own words, those not in
     `question`."""
     terms = line_terms(answer)
     own = terms - line_terms(question) or terms
@@ -269,7 +271,7 @@ async def locate_evidence(
     for score, ref, number, on_question in found:
         if any(score) and (on_question or not about) and (best is None or score > best[0]):
             best = (score, ref, number)
-    if best is None or (not best[0][0] and 2 * best[0][1] < max(2, len(own))):
+    if best is None or (not best[0][0] and 2 * best[0][1] <= len(own)):
         return []
     return [{"id": best[1], "start": best[2], "end": best[2]}]
 

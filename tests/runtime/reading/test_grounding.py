@@ -130,7 +130,15 @@ def test_an_answer_that_describes_the_lines_instead_of_answering_is_not_an_answe
 
 async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_a_line(tmp_path: Path) -> None:
     path = tmp_path / "cookiejar.py"
-    path.write_text("import time\nEPOCH_YEAR = 1970\ndef _timegm(tt):\n    year = tt[0]\n", encoding="utf-8")
+    lines = [
+        "import time",
+        'NETSCAPE_MAGIC_RGX = re.compile("#( Netscape)? HTTP Cookie File")',
+        "# a cookie with no name, whereas http.cookiejar regards it as a",
+        "EPOCH_YEAR = 1970",
+        "def _timegm(tt):",
+        "    year = tt[0]",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     model = ScriptedModel(["EPOCH_YEAR is a cookie with no value."], parameters=SMALL, context_window=4_096)
     async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
         result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
