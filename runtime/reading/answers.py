@@ -37,7 +37,7 @@ where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
 line does not answer who put the package together): a document line (the
 prompt numbers them, `N| text`) whose BM25 score for the question's words
 (`memory.context.lexical.Ranker`, over the document lines shown) is at least
-`ANSWERING` of the best one's (`PAX_FORMAT = 2` does not say what
+`ANSWERING` (half) of the best one's (`PAX_FORMAT = 2` does not say what
 `DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better), or
 another line (the run's own turns and results) that holds a word of the
 question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
@@ -90,7 +90,7 @@ SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
-ANSWERING = 0.6  # a claim's line scores at least this share of the best line's score for the question
+ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
 def complete_sentences(text: str) -> str:
