@@ -2,8 +2,10 @@
 
 The questions (`bench/data/qa_files.json`) were written by hand on files no
 one wrote for Loci: standard-library modules of Python 3.11 and Debian
-copyright files, each pointed at by its path on the machine, each answer a
-span of one line of its file (`grep -F` finds it). A question whose file is
+copyright files, each pointed at by its path on the machine (`{stdlib}/argparse.py`:
+Python's own modules are found where this Python keeps them,
+`sysconfig.get_paths()["stdlib"]`, so the set runs on any machine), each
+answer a span of one line of its file (`grep -F` finds it). A question whose file is
 missing is skipped, and the report says which and why. Each question is
 answered three ways, in the same run, on the same loaded model:
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Sequence
@@ -66,7 +69,7 @@ def file_set(path: Path = FILES) -> tuple[list[FileQuestion], list[str]]:
         raise UsageError(f"{path} is not a question file (a JSON object with `questions`): {exc}") from exc
     found, skipped = [], []
     for row in rows:
-        file = Path(row["file"])
+        file = Path(str(row["file"]).replace("{stdlib}", sysconfig.get_paths()["stdlib"]))
         if file.is_file():
             found.append(FileQuestion(file, str(row["question"]), str(row["answer"])))
         else:

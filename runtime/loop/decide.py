@@ -27,11 +27,12 @@ An answer is sent back once, with the reason, when it is not an answer
 lines it found are its better second try), or when it is not grounded: a
 name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
-task in the reason. If the next answer is no better, the run answers with
-a line instead, quoted with its id: the line shown that holds the claims of
-the answer that do stand, else the best line of the documents for the task
-(`runtime.reading.look.quote_lines`), and says why it is `partial`: an answer is
-never the prompt, and never `done` on a claim no line holds. Evidence the
+task in the reason. If the next answer is no better, it is `partial` and
+the reason names what no line holds: when some of its claims stand, the
+answer keeps the model's words and cites the line shown that holds them;
+when none does, the run answers with the best line of the documents for
+the task instead, quoted with its id (`runtime.reading.look.quote_lines`).
+An answer is never the prompt, and never `done` on a claim no line holds. Evidence the
 model cites must exist; when the run has documents, an answer that cites
 none gets the document line its claims or words are on
 (`runtime.reading.answers.locate_evidence`), or the reason that it has none.
@@ -202,9 +203,13 @@ class Decider:
         if not action.evidence:
             action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents, task)
         try:
-            return "\n".join(cited.text for cited in await check_evidence(self.contexts, action.evidence))
+            spans = await check_evidence(self.contexts, action.evidence)
         except InvalidAction:
             return ""  # evidence that does not exist is sent back by the evidence check, not here
+        # numbered as the prompt numbers document lines, so the rule weighs them as the document lines they are
+        return "\n".join(
+            f"{number}| {line}" for span in spans for number, line in enumerate(span.text.split("\n"), span.start)
+        )
 
     async def _with_best_lines(self, problem: str, regions: Regions) -> str:
         lines = await best_lines(self.contexts, regions.task, self.documents, k=3)
@@ -254,12 +259,14 @@ class Decider:
             lines = await best_lines(self.contexts, regions.task, self.documents, k=1)
         else:
             lines = []
-        action.answer = quote_lines(lines, most=1) or "(no answer: nothing found)"
         action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]
-        evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
         which = "the line that holds what of it stands" if spot else "the best line"
-        instead = f"{which} is quoted instead" + (f" of {said[:80]!r}" if said and "grounded" in problem else "")
-        return evidence, f"not an answer: {problem}; {instead}"
+        if spot:  # some of the model's answer stands: it stays, `partial`, the line that holds that cited beside it
+            evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
+            return evidence, f"{problem}; {which} is cited"
+        action.answer = quote_lines(lines, most=1) or "(no answer: nothing found)"
+        evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
+        return evidence, f"not an answer: {problem}; {which} is quoted instead"
 
     async def _evidence(self, action: Action, task: str, *, last_try: bool) -> tuple[list[Cited], str | None]:
         """The cited evidence, checked; without any, the document line the answer's words are on."""

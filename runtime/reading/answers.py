@@ -27,13 +27,21 @@ question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
 anything with a digit, `_` or an inner `.`), each name (a capitalised word
 that is not a stop word; a sentence's first word only when a capitalised
 word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
-answer with none of these must have its evidence: a line that holds at
-least half of its own words (`locate_evidence`), or it is `partial`.
-A claim counts only on a line that also holds a content word of the
-question ("1" is on some line of any file, `_MAXHEADERS = 100` is where the
-answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:` line does not
-answer who put the package together). Words are compared as the one lexical
-ranker compares them
+answer with none of these must have its evidence: a line that holds
+more than half of its own words (`locate_evidence`: "a cookie with no
+value" is not on a line that says only "HTTP Cookie File"), or it is
+`partial`.
+A claim counts only on a line about the question, when some line shown
+holds a word of it ("1" is on some line of any file, `_MAXHEADERS = 100` is
+where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
+line does not answer who put the package together): a document line (the
+prompt numbers them, `N| text`) whose BM25 score for the question's words
+(`memory.context.lexical.Ranker`, over the document lines shown) is at least
+`ANSWERING` (half) of the best one's (`PAX_FORMAT = 2` does not say what
+`DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better), or
+another line (the run's own turns and results) that holds a word of the
+question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
+Words are compared as the one lexical ranker compares them
 (`memory.context.lexical`), the line numbers the prompt puts before lines
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
 beside a line that says "Author: Steven J. Bethard" is not. `loci run`,
@@ -43,8 +51,10 @@ all decide with it.
 `locate_evidence` finds the document line an answer rests on when the model
 did not cite one (a free-text answer cites nothing): the line of the run's
 documents that shares the most words with the answer, found by full-text
-search. An answer whose words are on no line has no evidence, and the run
-says so (`partial`).
+search, among the lines found that hold a word of the question when some
+do ("a cookie with no value", beside a line that names `http.cookiejar`,
+does not say what `EPOCH_YEAR` is). An answer whose words are on no such
+line has no evidence, and the run says so (`partial`).
 """
 
 from __future__ import annotations
@@ -53,7 +63,7 @@ import re
 from typing import Any
 
 from memory.context.fulltext import STOP_WORDS, content_words
-from memory.context.lexical import content_terms, line_terms, stem, words
+from memory.context.lexical import Ranker, content_terms, line_terms, stem, words
 from memory.context.store import ContextStore
 from memory.errors import UsageError
 
@@ -79,6 +89,8 @@ SHOWN_HEADER = re.compile(r"^(\w+:\d+) ")  # `doc:1 lines 3-9:` or `doc:1 name (
 SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
 def complete_sentences(text: str) -> str:
@@ -157,27 +169,53 @@ def claims(answer: str) -> list[str]:
 
 def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
-    claim must be on a line that also holds a content word of the question, when some line shown holds one
-    (a small number is on some line of any file, and a name on the next line is another person's)."""
+    claim must be on a line about the question, when some line shown holds a word of it (a small number is
+    on some line of any file, and a name on the next line is another person's): a document line (numbered
+    `N| text`) that answers the question about as well as the best document line does, or another line
+    (the run's own turns and results) that holds a word of the question. A number counts only whole (not
+    the 1 of `HTTP/1.1`)."""
     text = NUMBERED.sub("", shown) + "\n" + question
-    held = set(words(text)) | line_terms(text)
     flat = _flat(text)
-    asked = set(content_terms(question)) & line_terms(NUMBERED.sub("", shown)) if question else set()
+    about = _about(shown, question) if question else None
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):
         if " " in claim or not _RUN.fullmatch(claim):
             if _flat(claim) not in flat:
                 missing.append(claim)
-        elif claim.casefold() not in held and stem(claim) not in held:
+        elif not _holds(text, claim) or (
+            about is not None and claim.casefold() not in in_question and not any(_holds(line, claim) for line in about)
+        ):
             missing.append(claim)
-        elif asked and claim.casefold() not in in_question:
-            lines = (
-                line for line in text.split("\n") if claim.casefold() in words(line) or stem(claim) in line_terms(line)
-            )
-            if not any(line_terms(line) & asked for line in lines):
-                missing.append(claim)
     return missing
+
+
+def _about(shown: str, question: str) -> list[str] | None:
+    """The lines of `shown` about the question: the document lines whose BM25 score for its words is at
+    least `ANSWERING` of the best document line's, and the other lines that hold one of its words; None when
+    no line holds a word of it."""
+    asked = set(content_terms(question))
+    ranker = Ranker(asked)
+    rows: list[tuple[str, set[str]]] = []
+    others: list[str] = []
+    for line in shown.split("\n"):
+        if numbered := SHOWN_ROW.match(line):
+            row = numbered.group(2)
+            rows.append((row, ranker.held(row)))
+            ranker.count(row, rows[-1][1])
+        elif line_terms(line) & asked:
+            others.append(line)
+    scores = [ranker.score(row, terms) for row, terms in rows]
+    best = max(scores, default=0.0)
+    about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
+    return about + others if about or others else None
+
+
+def _holds(text: str, claim: str) -> bool:
+    """Whether `text` holds `claim`: a number as a whole number, anything else as a word or its stem."""
+    if _NUMBER.fullmatch(claim):
+        return claim in {run.strip("-_.") for run in _RUN.findall(text)}
+    return claim.casefold() in words(text) or stem(claim) in line_terms(text)
 
 
 def supporting_line(answer: str, shown: str, question: str) -> tuple[str, int, str] | None:
@@ -206,9 +244,10 @@ def supporting_line(answer: str, shown: str, question: str) -> tuple[str, int, s
 async def locate_evidence(
     contexts: ContextStore, answer: str, ids: list[str], question: str = ""
 ) -> list[dict[str, Any]]:
-    """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words; []
-    when no line holds a claim, or (for an answer without claims of its own, beyond the question's) half
-    of its own words, those not in `question`."""
+    """The one line of the documents `ids` that holds the most of `answer`'s claims, then of its words, among
+    the lines found that hold a word of `question` when some do; [] when no such line holds a claim, or (for
+    an answer without claims of its own, beyond the question's) more than half of its own words, those not in
+    `question`."""
     terms = line_terms(answer)
     own = terms - line_terms(question) or terms
     said = {claim.casefold() for claim in claims(answer) if _RUN.fullmatch(claim)} - set(words(question))
@@ -218,15 +257,21 @@ async def locate_evidence(
         hits = await contexts.search(" ".join(content_words(answer)), ids=ids, k=3)
     except UsageError:
         return []
-    best: tuple[tuple[int, int], str, int] | None = None
+    asked = set(content_terms(question))
+    found: list[tuple[tuple[int, int], str, int, bool]] = []
     for hit in hits:
         span = await contexts.read(hit.id, hit.start_line, hit.end_line, max_tokens=2_000)
         for number, line in enumerate(span.text.split("\n"), start=span.start_line):
             held = line_terms(line) | set(words(line))
-            score = (len(said & held), len(own & held))
-            if any(score) and (best is None or score > best[0]):
-                best = (score, hit.id, number)
-    if best is None or (not best[0][0] and 2 * best[0][1] < max(2, len(own))):
+            found.append(((len(said & held), len(own & held)), hit.id, number, bool(held & asked)))
+    # when a line found is about the question, the evidence is one that is: "a cookie with no value", beside
+    # a line that names http.cookiejar, does not say what EPOCH_YEAR is
+    about = any(on_question for *_, on_question in found)
+    best: tuple[tuple[int, int], str, int] | None = None
+    for score, ref, number, on_question in found:
+        if any(score) and (on_question or not about) and (best is None or score > best[0]):
+            best = (score, ref, number)
+    if best is None or (not best[0][0] and 2 * best[0][1] <= len(own)):
         return []
     return [{"id": best[1], "start": best[2], "end": best[2]}]
 

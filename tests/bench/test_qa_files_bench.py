@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,18 @@ def test_a_question_whose_file_is_missing_is_skipped_with_the_reason(tmp_path: P
     path.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(UsageError, match="not a question file"):
         file_set(path)
+
+
+def test_python_modules_are_found_where_this_python_keeps_its_standard_library(tmp_path: Path) -> None:
+    rows = [{"file": "{stdlib}/argparse.py", "question": "Who wrote argparse?", "answer": "Steven J. Bethard"}]
+    (tmp_path / "set.json").write_text(json.dumps({"questions": rows}), encoding="utf-8")
+    [q], skipped = file_set(tmp_path / "set.json")
+    assert q.file == Path(sysconfig.get_paths()["stdlib"]) / "argparse.py" and not skipped
+    assert all("{stdlib}" in row["file"] or not row["file"].endswith(".py") for row in _shipped())
+
+
+def _shipped() -> list[dict[str, str]]:
+    return json.loads(FILES.read_text(encoding="utf-8"))["questions"]
 
 
 async def test_the_arms_are_scored_and_a_wrong_done_answer_is_counted(tmp_path: Path) -> None:

@@ -53,6 +53,35 @@ def test_a_claim_is_grounded_on_a_line_and_not_on_a_line_number() -> None:
     assert ungrounded("Matthias Klose", bash, asked) == []
 
 
+def test_a_claim_stands_only_on_a_line_that_answers_the_question_about_as_well_as_the_best() -> None:
+    tar = (
+        "109| PAX_FORMAT = 2                  # POSIX.1-2001 (pax) format\n"
+        "110| DEFAULT_FORMAT = PAX_FORMAT\n"
+        "196| def itn(n, digits=8, format=DEFAULT_FORMAT):"
+    )
+    asked = "What is the value of DEFAULT_FORMAT in tarfile?"
+    assert ungrounded("It is 2.", tar, asked) == ["2"] and ungrounded("It is PAX_FORMAT.", tar, asked) == []
+    bash = (
+        "24| Files: support/bash.xbm\n25| Copyright: (C) 1992 Simon Marshall\n"
+        "226| Files: support/man2html.c\n227| Copyright: Richard Verhoeven"
+    )
+    asked = "Who holds the copyright of support/bash.xbm?"
+    assert ungrounded("Richard Verhoeven", bash, asked) == ["Richard", "Verhoeven"]
+    gzip = (
+        "7| Copyright: 1999-2022 Free Software Foundation, Inc.\n"
+        "11| Files: debian/*\n"
+        "12| Copyright: 1995-2017 Bdale Garbee <bdale@gag.com>"
+    )
+    asked = "Who holds the copyright of the gzip debian/* files?"
+    assert ungrounded("The Free Software Foundation", gzip, asked) == ["Free", "Software", "Foundation"]
+
+
+def test_a_number_stands_only_as_a_whole_number() -> None:
+    shown = '1| r"""HTTP/1.1 client library\n112| _MAXHEADERS = 100'
+    asked = "How many headers at most does http.client accept?"
+    assert ungrounded("1", shown, asked) == ["1"] and ungrounded("1.1", shown, asked) == []
+
+
 async def test_a_short_answer_that_is_a_span_of_a_line_is_done(tmp_path: Path, argparse_file: Path) -> None:
     model = ScriptedModel(["Steven J. Bethard"], parameters=SMALL, context_window=4_096)
     async with open_session(model, tmp_path / "loci.db", files=[argparse_file]) as session:
@@ -101,7 +130,15 @@ def test_an_answer_that_describes_the_lines_instead_of_answering_is_not_an_answe
 
 async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_a_line(tmp_path: Path) -> None:
     path = tmp_path / "cookiejar.py"
-    path.write_text("import time\nEPOCH_YEAR = 1970\ndef _timegm(tt):\n    year = tt[0]\n", encoding="utf-8")
+    lines = [
+        "import time",
+        'NETSCAPE_MAGIC_RGX = re.compile("#( Netscape)? HTTP Cookie File")',
+        "# a cookie with no name, whereas http.cookiejar regards it as a",
+        "EPOCH_YEAR = 1970",
+        "def _timegm(tt):",
+        "    year = tt[0]",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     model = ScriptedModel(["EPOCH_YEAR is a cookie with no value."], parameters=SMALL, context_window=4_096)
     async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
         result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
@@ -109,7 +146,9 @@ async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_
     assert result.status == "partial" and (result.reason or "").startswith("no evidence")
 
 
-async def test_a_partial_answer_quotes_the_line_that_holds_what_of_it_stands(tmp_path: Path) -> None:
+async def test_a_partial_answer_keeps_the_models_words_and_cites_the_line_that_holds_what_of_it_stands(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "copyright"
     path.write_text(
         "Source: ftp://ftp.gnu.org/gnu/tar/\nComment:\n  GNU tar was originally written by Graham Todd.\n"
@@ -122,4 +161,7 @@ async def test_a_partial_answer_quotes_the_line_that_holds_what_of_it_stands(tmp
         result = await session.agent.run("Who originally wrote GNU tar?")
     model.check_used()
     assert result.status == "partial" and "'Sergey'" in (result.reason or "")
-    assert result.answer == 'doc:1:3: "GNU tar was originally written by Graham Todd."'
+    assert result.answer == both  # the model's best answer, `partial`; the line beside it
+    assert [(span.start, span.text.strip()) for span in result.evidence] == [
+        (3, "GNU tar was originally written by Graham Todd.")
+    ]
