@@ -133,13 +133,13 @@ class Runs:
         }
 
         def update(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-            cursor = db.execute(
-                "UPDATE runs SET status=:status, answer=:answer, reason=:reason, evidence=:evidence,"
-                " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id AND project=:project RETURNING *",
-                {**values, "id": run_id, "project": project},
+            return list(
+                db.query(
+                    "UPDATE runs SET status=:status, answer=:answer, reason=:reason, evidence=:evidence,"
+                    " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id AND project=:project RETURNING *",
+                    {**values, "id": run_id, "project": project},
+                )
             )
-            columns = [c[0] for c in cursor.description]
-            return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
         rows = await self.store.write(update)
         if not rows:
