@@ -27,7 +27,10 @@ first result is the newest statement, per system and category),
 BM25), and `graph_below_ablation`: each cut-off, overall and in each category
 of at least `JUDGED` questions, where Loci is below its no-graph ablation by
 more than `TOLERANCE` (the graph must earn its place; an empty list says it
-did). `--embed SPEC` adds recall by meaning (vectors fused with BM25,
+did), and `graph_moves`: at each cut-off, overall and per category, how many
+questions the graph gave more evidence in the first k than the ablation did
+(`up`) and how many less (`down`), so a shortfall shows as one question
+moved or as many. `--embed SPEC` adds recall by meaning (vectors fused with BM25,
 memory/graph/recall.py) to Loci and the ablation; the default, `none`,
 measures lexical plus graph, offline.
 
@@ -59,7 +62,17 @@ from memory.location import is_postgres
 from memory.projects import writable_project
 from runtime.models.embedders import embedder_from_spec
 
-__all__ = ["DEFAULT_DATA", "JUDGED", "TOLERANCE", "add_arguments", "ask_sample", "below_ablation", "run", "summary"]
+__all__ = [
+    "DEFAULT_DATA",
+    "JUDGED",
+    "TOLERANCE",
+    "add_arguments",
+    "ask_sample",
+    "below_ablation",
+    "graph_moves",
+    "run",
+    "summary",
+]
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "recall_generated.json"
 SYSTEMS = ("loci", "bm25", "no_graph")
@@ -129,6 +142,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result["baseline_bm25"] = summary(scores["bm25"], ks)
     result["ablation_no_graph"] = summary(scores["no_graph"], ks)
     result["graph_below_ablation"] = below_ablation(result, result["ablation_no_graph"], ks)
+    result["graph_moves"] = graph_moves(scores["loci"], scores["no_graph"], ks)
     result["newest_at_1"] = {name: summary(newest[name], [1]) for name in SYSTEMS}
     result["ingest_s"] = round(ingest_s, 4)
     result["query_ms_p50"] = _median(times["loci"])
@@ -247,3 +261,18 @@ def below_ablation(loci: dict[str, Any], ablation: dict[str, Any], ks: list[int]
         for k in ks
         if mine[(key := f"recall_at_{k}")] < theirs[key] - TOLERANCE
     ]
+
+
+def graph_moves(
+    loci: list[tuple[str, list[float]]], ablation: list[tuple[str, list[float]]], ks: list[int]
+) -> dict[str, dict[str, dict[str, int]]]:
+    """Per `all` and per category, per cut-off: the questions where Loci's share of evidence in the first k is
+    above the ablation's (`up`) and below it (`down`). The two lists hold the same questions in the same order."""
+    moves: dict[str, dict[str, dict[str, int]]] = {}
+    for (category, mine), (_, theirs) in zip(loci, ablation, strict=True):
+        for group in ("all", category):
+            cells = moves.setdefault(group, {str(k): {"up": 0, "down": 0} for k in ks})
+            for k, a, b in zip(ks, mine, theirs, strict=True):
+                if a != b:
+                    cells[str(k)]["up" if a > b else "down"] += 1
+    return moves

@@ -71,3 +71,4 @@ async def test_a_chat_that_fails_is_reported_and_the_others_are_measured(tmp_pat
     assert result["recall_at_5"] == 1.0 and set(result["by_category"]) == set(PROBES) - {"abstention"}
     assert result["newest_at_1"]["loci"]["questions"] == 2
     assert {"baseline_bm25", "ablation_no_graph"} <= set(result)
+    assert set(result["graph_moves"]) == {"all", *result["by_category"]}

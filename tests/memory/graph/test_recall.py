@@ -65,6 +65,28 @@ async def test_the_best_direct_match_stays_first_when_the_graph_lifts_a_near_tie
     assert found[0].score > found[1].score and found[0].score == round(sum(found[0].parts.values()), 4)
 
 
+async def test_a_link_between_two_matches_counts_once_times_its_corroboration(graph: Graph) -> None:
+    added = [
+        NewNode("The harbour lighthouse keeper logs the tide."),
+        NewNode("A lighthouse stands on the cape."),
+        NewNode("Gulls circle over fishing boats."),
+    ]
+    keeper, cape, gulls = [node_id for node_id, _ in await graph.add_many(added)]
+    await graph.link_many([(keeper, cape, "related", 0.1), (keeper, gulls, "related", 0.1)])
+    query = "harbour lighthouse keeper tide"
+
+    async def parts(corroboration: float) -> dict[int, dict[str, float]]:
+        found = await Recall(graph, Weights(corroboration=corroboration)).recall(query, k=3, record=False, hops=1)
+        return {r.node.id: r.parts for r in found}
+
+    once, twice = await parts(1.0), await parts(2.0)
+    # Read once from each end, the link between the two matches counts once: as much as the same link
+    # to a turn that matches nothing, where the match leaves room for it.
+    assert once[cape]["graph"] / (1 - once[cape]["lexical"]) == pytest.approx(once[gulls]["graph"], abs=2e-3)
+    assert twice[cape]["graph"] == pytest.approx(2 * once[cape]["graph"], abs=2e-3)
+    assert twice[gulls]["graph"] == once[gulls]["graph"] > 0
+
+
 async def test_two_hops_reach_further_with_decay(graph: Graph, recall: Recall) -> None:
     ids = [n for n, _ in await graph.add_many([NewNode("zebra stripes"), NewNode("middle node"), NewNode("far node")])]
     await graph.link_many([(ids[0], ids[1], "related", 1.0), (ids[1], ids[2], "related", 1.0)])
