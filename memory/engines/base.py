@@ -15,7 +15,10 @@ memory/engines/postgres/dialect.py): the SQL that uses it asks the dialect
 of its store or of its transaction's connection (memory/engines/dialects.py,
 `dialect_of`) for the fragment instead of testing which engine it runs on.
 What differs so far: taking the next rows of a queue without waiting on the
-rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
+rows another worker holds, locking the rows a transaction read to change,
+reading (as text or as an integer) and setting a field of a JSON text
+column, building a JSON object, a scalar maximum, rounding a float, the
+integer part of a number, whether a table exists, keeping
 other writers out while a batch picks its ids, adding rows to and taking a row out of a
 full-text index, inserting many rows in one statement (or only those not there yet, saying
 which), the home's size, and waking the processes that wait for new jobs. Upserts (`ON CONFLICT`) and
@@ -50,6 +53,34 @@ class Dialect(Protocol):
 
     def json_text(self, column: str, key: str) -> str:
         """The text of field `key` of the JSON object stored as text in `column`."""
+        ...
+
+    def json_int(self, column: str, key: str) -> str:
+        """Field `key` of the JSON object stored as text in `column`, as an integer (NULL when it is missing)."""
+        ...
+
+    def json_with(self, column: str, key: str, value: str) -> str:
+        """The JSON text of `column` with field `key` set to the SQL expression `value` (a number)."""
+        ...
+
+    def json_object(self, fields: dict[str, str]) -> str:
+        """A JSON object as text, each key (a name) given by its SQL expression."""
+        ...
+
+    def greatest(self, *values: str) -> str:
+        """The largest of the SQL expressions `values` (SQLite's scalar `max`)."""
+        ...
+
+    def round(self, value: str, digits: int) -> str:
+        """The SQL number `value` rounded to `digits` decimals, as a float."""
+        ...
+
+    def whole(self, value: str) -> str:
+        """The integer part of the non-negative SQL number `value` (the periods whole in a time)."""
+        ...
+
+    def has_table(self) -> str:
+        """A query with one row when the table named by its one parameter exists, none when it does not."""
         ...
 
     def lock_new_ids(self, table: str) -> str:

@@ -3,7 +3,9 @@
 A claim needs nothing at the end of its SELECT, because
 `Store.write` already holds SQLite's one write lock (`BEGIN IMMEDIATE`) for
 the whole transaction, which is also why picking new ids needs no lock;
-JSON fields are read with `json_extract`; an FTS5 table with external
+JSON fields are read with `json_extract` and set with `json_set`; a scalar
+maximum is `max(a, b)`, and a number's integer part is its CAST (which
+truncates); an FTS5 table with external
 content forgets a row by the 'delete' command, given the text it indexed.
 SQLite cannot wake another process, so a queued job notifies no one: workers
 poll.
@@ -27,6 +29,28 @@ class SqliteDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}')"
+
+    def json_int(self, column: str, key: str) -> str:
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_with(self, column: str, key: str, value: str) -> str:
+        return f"json_set({column}, '$.{key}', {value})"
+
+    def json_object(self, fields: dict[str, str]) -> str:
+        pairs = ", ".join(f"'{key}', {value}" for key, value in fields.items())
+        return f"json_object({pairs})"
+
+    def greatest(self, *values: str) -> str:
+        return f"max({', '.join(values)})"
+
+    def round(self, value: str, digits: int) -> str:
+        return f"round({value}, {digits})"
+
+    def whole(self, value: str) -> str:
+        return f"CAST({value} AS INTEGER)"
+
+    def has_table(self) -> str:
+        return "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     def lock_new_ids(self, table: str) -> str:
         return ""

@@ -5,7 +5,12 @@ rows it takes until its transaction ends, and another worker's SELECT passes
 them by instead of waiting or taking them too; a row read to be changed
 (`for_update`) is locked the same way, so a worker's check that a job is
 still its own holds until it commits. JSON fields are read with
-`->>` from the text cast to `jsonb`. Writers run at once here, so a batch
+`->>` from the text cast to `jsonb` (and cast to a number where one is
+wanted), set with `jsonb_set` and built with `json_build_object`, each
+written back as text. A scalar maximum is `greatest`; `round` to some
+digits takes a `numeric` (there is none for a float), and a number's
+integer part is `trunc` (a CAST to an integer rounds here, where SQLite's
+truncates). Writers run at once here, so a batch
 that picks its own next ids (one past the largest) first locks the table
 against other writers (readers go on). A full-text row is a plain row of
 its table, deleted by its key; it goes in with its node's project and kind,
@@ -35,6 +40,28 @@ class PostgresDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column})::jsonb ->> '{key}'"
+
+    def json_int(self, column: str, key: str) -> str:
+        return f"CAST(({column})::jsonb ->> '{key}' AS BIGINT)"
+
+    def json_with(self, column: str, key: str, value: str) -> str:
+        return f"CAST(jsonb_set(({column})::jsonb, '{{{key}}}', to_jsonb({value})) AS TEXT)"
+
+    def json_object(self, fields: dict[str, str]) -> str:
+        pairs = ", ".join(f"'{key}', {value}" for key, value in fields.items())
+        return f"CAST(json_build_object({pairs}) AS TEXT)"
+
+    def greatest(self, *values: str) -> str:
+        return f"greatest({', '.join(values)})"
+
+    def round(self, value: str, digits: int) -> str:
+        return f"CAST(round(CAST({value} AS NUMERIC), {digits}) AS DOUBLE PRECISION)"
+
+    def whole(self, value: str) -> str:
+        return f"trunc({value})"
+
+    def has_table(self) -> str:
+        return "SELECT 1 WHERE to_regclass(?) IS NOT NULL"
 
     def lock_new_ids(self, table: str) -> str:
         return f"LOCK TABLE {table} IN EXCLUSIVE MODE"

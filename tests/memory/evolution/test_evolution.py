@@ -1,4 +1,4 @@
-"""Formation, feedback, refinement and consolidation over a real SQLite home."""
+"""Formation, feedback, refinement and consolidation over a real home, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from memory.evolution.params import EvolutionParams
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
-from memory.store import Store
+from memory.engines.base import Engine
 
 PARAMS = EvolutionParams(distill_n=2, distill_theta=0.6, min_cycles=1)
 
 
 @pytest.fixture
-def evo(store: Store) -> Evolution:
-    return Evolution(Graph(store), PARAMS)
+def evo(engine_store: Engine) -> Evolution:
+    return Evolution(Graph(engine_store), PARAMS)
 
 
 async def facts(evo: Evolution, *texts: str) -> list[int]:
@@ -229,7 +229,7 @@ def test_the_signature_is_the_tools_and_argument_shapes_of_the_steps_that_worked
 
 
 async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_would_not_lift(evo: Evolution) -> None:
-    worded, helped = await facts(evo, "the kestrel route on the map", "the kestrel route to the meadow")
+    worded, helped = await facts(evo, "the kestrel route on the old map", "the kestrel route to the far meadow")
     recall = Recall(evo.graph)
 
     async def first() -> int:
@@ -244,8 +244,8 @@ async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_w
     assert await first() == helped
 
 
-async def test_an_overloaded_fact_is_split_but_a_message_someone_said_stays_whole(store: Store) -> None:
-    evo = Evolution(Graph(store), EvolutionParams(split_chars=80))
+async def test_an_overloaded_fact_is_split_but_a_message_someone_said_stays_whole(engine_store: Engine) -> None:
+    evo = Evolution(Graph(engine_store), EvolutionParams(split_chars=80))
     long = "The harbor gate opens at six. " * 3 + "The meadow path closes at nine. " * 3
     fact, _ = await evo.graph.remember(long)
     said, _ = await evo.graph.remember(long.replace("harbor", "river"), meta={"speaker": "assistant", "ref": "7"})
