@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from memory.engines.base import Engine
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.engines.base import Engine
 
 
 async def test_episodes_are_found_by_their_task_not_by_episode_or_run(engine_store: Engine) -> None:

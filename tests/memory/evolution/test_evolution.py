@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.episodes import Episode, Step, parse_outcome, step_signature
 from memory.evolution.evolution import Evolution
@@ -11,7 +12,6 @@ from memory.evolution.params import EvolutionParams
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
-from memory.engines.base import Engine
 
 PARAMS = EvolutionParams(distill_n=2, distill_theta=0.6, min_cycles=1)
 
