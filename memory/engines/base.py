@@ -18,7 +18,9 @@ What differs so far: taking the next rows of a queue without waiting on the
 rows another worker holds, locking the rows a transaction read to change,
 reading (as text or as an integer) and setting a field of a JSON text
 column, building a JSON object, a scalar maximum, rounding a float, the
-integer part of a number, whether a table exists, keeping
+integer part of a number, whether a table exists, a home's tables and
+their columns, emptying a full-text index, the next id after rows copied in
+with theirs, keeping
 other writers out while a batch picks its ids, adding rows to and taking a row out of a
 full-text index, inserting many rows in one statement (or only those not there yet, saying
 which), the home's size, and waking the processes that wait for new jobs. Upserts (`ON CONFLICT`) and
@@ -105,6 +107,22 @@ class Dialect(Protocol):
 
     def fts_delete(self, table: str) -> str:
         """The statement that takes the row `(rowid, text)` given as parameters out of the full-text `table`."""
+        ...
+
+    def tables(self) -> str:
+        """A query for the names of the home's own tables, one a row (an index's internal tables left out)."""
+        ...
+
+    def columns(self) -> str:
+        """A query for `(name, type)` of each stored column of the table its one parameter names, in order."""
+        ...
+
+    def clear_index(self, table: str) -> str:
+        """The statement that empties the graph's full-text `table`."""
+        ...
+
+    def reset_ids(self, conn: Any, table: str) -> None:
+        """Make the ids `table` gives next follow the largest it holds (after rows came in with their ids)."""
         ...
 
     def home_bytes(self) -> str:

@@ -16,7 +16,10 @@ against other writers (readers go on). A full-text row is a plain row of
 its table, deleted by its key; it goes in with its node's project and kind,
 which a search filters by (one join for the batch). Many rows go in as one statement over arrays
 (`unnest`), so the statement triggers that keep the full-text vocabulary
-run once per batch, not once per row. `notify` is `pg_notify`, which
+run once per batch, not once per row. A table's columns are read from the catalog with their types (a
+generated one, as the index's `tsv`, is left out), and rows copied in with
+their ids move the identity's sequence past the largest (`reset_ids`).
+`notify` is `pg_notify`, which
 PostgreSQL delivers to the channel's listeners only when the transaction
 commits (memory/engines/postgres/listen.py): a job queued in a transaction
 wakes the workers once it can be claimed, and never if it rolls back.
@@ -93,6 +96,26 @@ class PostgresDialect:
 
     def fts_delete(self, table: str) -> str:
         return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"
+
+    def tables(self) -> str:
+        return "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+
+    def columns(self) -> str:
+        return (
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass(?)"
+            " AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum"
+        )
+
+    def clear_index(self, table: str) -> str:
+        return f"DELETE FROM {table}"
+
+    def reset_ids(self, conn: Any, table: str) -> None:
+        identities = "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(?) AND attidentity <> ''"
+        for (column,) in conn.execute(identities, [table]).fetchall():
+            conn.execute(
+                f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max({column}), 0) + 1, false) FROM {table}",
+                [table, column],
+            )
 
     def home_bytes(self) -> str:
         return "SELECT pg_database_size(current_database())"
