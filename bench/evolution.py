@@ -65,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale-nodes", type=int, default=100_000, help="graph size for the timing measures (0: skip)")
     parser.add_argument("--scale-jobs", type=int, default=60, help="refinement jobs timed on the large graph")
     parser.add_argument(
+        "--db", default=None, help="time the large graph here: a file, or an empty postgresql://... database"
+    )
+    parser.add_argument(
         "--data", type=Path, default=None, help="LoCoMo JSON or BEAM chats: measure learning on their conversations"
     )
     parser.add_argument("--shown", type=int, default=10, help="with --data: turns a training recall shows")
@@ -78,7 +81,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="loci-evolution-") as tmp:
         static = await _arm(world, tasks, Path(tmp) / "static.db", args, evolve=False)
         evolving = await _arm(world, tasks, Path(tmp) / "evolving.db", args, evolve=True)
-        scale = await measure_scale(Path(tmp) / "scale.db", args.scale_nodes, args.scale_jobs, args.seed)
+        scale = await measure_scale(args.db or Path(tmp) / "scale.db", args.scale_nodes, args.scale_jobs, args.seed)
     return _report(static, evolving, scale, args)
 
 
