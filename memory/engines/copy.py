@@ -1,7 +1,7 @@
 """Copying a home's rows to another home, on either engine, ids and history kept.
 
 `copy_home(src, dst)` reads every table of the source in one snapshot
-(`snapshot`: its rows held in memory once) and writes them into the
+(its rows held in memory once) and writes them into the
 destination in one transaction, so a copy that fails leaves the destination
 as it was. A row keeps its id, so the graph's links, its events (its
 history) and the queue's jobs still point where they did. What the engines
@@ -77,7 +77,7 @@ async def copy_home(
     """Copy `src`'s rows into `dst` in one transaction; each table's count, the source's tables with rows left
     out (`skip_missing`), and the full-text rows `reindex(conn)` made in the destination."""
     schema = await dst.read(lambda db: _schema(db.conn))
-    tables, missing = await src.read(lambda db: snapshot(db.conn, schema))
+    tables, missing = await src.read(lambda db: _snapshot(db.conn, schema))
     held = [_rows(name, count) for name, count in missing.items() if count]
     if held and not skip_missing:
         raise UsageError(
@@ -90,7 +90,7 @@ async def copy_home(
     return [Copied(t.name, len(t.rows), counts[t.name]) for t in tables], left_out, indexed
 
 
-def snapshot(conn: Any, schema: dict[str, dict[str, str]]) -> tuple[list[_Table], dict[str, int]]:
+def _snapshot(conn: Any, schema: dict[str, dict[str, str]]) -> tuple[list[_Table], dict[str, int]]:
     """The source's tables that `schema` (the destination's: table -> column -> type) also has, with their rows,
     parents first; and the rows of each source table the destination lacks."""
     names = _ordered(_data_tables(conn))

@@ -23,8 +23,11 @@ Idempotence follows from the rules: decay applies whole periods and records
 the period it reached, pruned edges are gone, and a status is a function of
 the counts, which consolidation does not change. A second pass in the same
 period as the first finds nothing to do. The edge work is a few set-based
-statements, so a pass over a large graph costs what SQLite does, not a
-Python loop.
+statements, so a pass over a large graph costs what the database does, not
+a Python loop. They run on either engine: the fragments that differ (a
+scalar maximum, rounding, a period's integer part, a JSON object) come from
+the dialect (`_edge_sql`), and the named parameters are numbered
+(`_numbered`), which both drivers take.
 """
 
 from __future__ import annotations
