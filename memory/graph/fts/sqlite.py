@@ -81,9 +81,12 @@ def holding_every(
     conn: sqlite3.Connection, words: list[str], kind: str, project: str, limit: int
 ) -> list[tuple[int, str]]:
     """`(id, text)` of up to `limit` live, unnamed nodes of `kind` in `project` whose own row (not a piece's)
-    holds every one of `words`, unranked: an FTS5 AND costs what its rarest word costs."""
+    holds every one of `words`, unranked: an FTS5 AND costs what its rarest word costs.
+
+    The CROSS JOIN keeps FTS5 the outer loop: left to choose, SQLite walked the project's nodes by its
+    index and asked FTS5 the whole AND once per node (78 s for one fact at 20,000 nodes, 19 ms so)."""
     rows = conn.execute(
-        "SELECT f.rowid, n.text FROM memory_fts f JOIN memory_nodes n ON n.id = f.rowid"
+        "SELECT f.rowid, n.text FROM memory_fts f CROSS JOIN memory_nodes n ON n.id = f.rowid"
         " WHERE memory_fts MATCH ? AND n.kind = ? AND n.deleted IS NULL AND n.name IS NULL"
         " AND n.project = ? LIMIT ?",
         [" AND ".join(fts_phrase(w) for w in words), kind, project, limit],
