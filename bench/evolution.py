@@ -42,6 +42,7 @@ from typing import Any
 from bench.evolution_locomo import run_locomo
 from bench.evolution_scale import measure_scale
 from bench.evolution_world import TOOLS, Task, World
+from memory.errors import UsageError
 from memory.evolution.episodes import Episode
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph, NewNode
@@ -74,6 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.data is not None and args.db is not None:
+        raise UsageError("--db is where the synthetic graph is timed; with --data the homes are temporary files")
     if args.data is not None:
         return await run_locomo(args)
     world = World(args.seed)

@@ -34,5 +34,7 @@ async def test_the_scale_measures_run_on_postgresql_with_the_same_outcome(postgr
     )
     assert result["scale_engine"] == "postgresql" and result["scale_nodes"] >= 1500
     assert result["first_consolidation"]["changes"] > 0 and result["second_consolidation_changes"] == 0
+    with pytest.raises(UsageError, match="the homes are temporary files"):
+        await load("evolution").run(_args("--data", "x.json", "--db", postgres_url))
     with pytest.raises(UsageError, match="in an empty home"):
         await load("evolution").run(_args("--episodes", "1", "--scale-nodes", "10", "--db", postgres_url))
