@@ -169,6 +169,24 @@ async def test_a_recurring_successful_sequence_becomes_a_probationary_procedure_
     assert any(e["op"] == "status" and "refine" in e["cause"] for e in traced["events"])
 
 
+async def test_with_a_model_a_new_procedure_is_described_in_its_own_job(engine_store: Engine) -> None:
+    asked: list[str] = []
+
+    async def language(prompt: str) -> str:
+        asked.append(prompt)
+        return "Use it to deploy an app: make the release with the staging key."
+
+    evo = Evolution(Graph(engine_store), PARAMS, language=language)
+    a, b = await facts(evo, "deploy uses make release", "release needs the staging key")
+    for task in ("deploy the web app", "deploy the api app"):
+        await evo.episodes.write(Episode(task, recipe(a, b), outcome=1.0))
+    ran = await drain(evo)
+    assert ran["done"] == 3  # two refinements, then the description the second one queued
+    [proc] = await evo.procedures("deploy")
+    assert proc["text"].startswith("Use it to deploy an app:") and "Steps: memory_recall(query:str)" in proc["text"]
+    assert len(asked) == 1 and "deploy the web app" in asked[0]
+
+
 async def deploy_procedure(evo: Evolution) -> tuple[int, int, int]:
     """Two facts and the probationary procedure distilled from two successful deploys: (a, b, procedure)."""
     a, b = await facts(evo, "deploy uses make release", "release needs the staging key")
