@@ -42,6 +42,7 @@ from typing import Any
 from bench.evolution_locomo import run_locomo
 from bench.evolution_scale import measure_scale
 from bench.evolution_world import TOOLS, Task, World
+from memory.errors import UsageError
 from memory.evolution.episodes import Episode
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph, NewNode
@@ -65,12 +66,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale-nodes", type=int, default=100_000, help="graph size for the timing measures (0: skip)")
     parser.add_argument("--scale-jobs", type=int, default=60, help="refinement jobs timed on the large graph")
     parser.add_argument(
+        "--db", default=None, help="time the large graph here: a file, or an empty postgresql://... database"
+    )
+    parser.add_argument(
         "--data", type=Path, default=None, help="LoCoMo JSON or BEAM chats: measure learning on their conversations"
     )
     parser.add_argument("--shown", type=int, default=10, help="with --data: turns a training recall shows")
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.data is not None and args.db is not None:
+        raise UsageError("--db is where the synthetic graph is timed; with --data the homes are temporary files")
     if args.data is not None:
         return await run_locomo(args)
     world = World(args.seed)
@@ -78,7 +84,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="loci-evolution-") as tmp:
         static = await _arm(world, tasks, Path(tmp) / "static.db", args, evolve=False)
         evolving = await _arm(world, tasks, Path(tmp) / "evolving.db", args, evolve=True)
-        scale = await measure_scale(Path(tmp) / "scale.db", args.scale_nodes, args.scale_jobs, args.seed)
+        scale = await measure_scale(args.db or Path(tmp) / "scale.db", args.scale_nodes, args.scale_jobs, args.seed)
     return _report(static, evolving, scale, args)
 
 

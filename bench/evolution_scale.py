@@ -9,6 +9,8 @@ days, as a long-lived home would have) and times a consolidation pass over
 the whole graph, and counts what a second pass right after it changes (0
 when consolidation is idempotent).
 
+`--db` names the home the timings run in: a file, or an empty PostgreSQL
+database (`postgresql://…`), so both engines are timed by the same code.
 Times are wall-clock; the `_cpu_` keys are the process's CPU time over the
 same spans, which a machine shared with other work inflates less.
 """
@@ -22,11 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.memory import make_sentences
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
+from memory.errors import UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph, NewNode
 from memory.jobs.worker import Worker
-from memory.store import Store
 
 __all__ = ["measure_scale"]
 
@@ -34,11 +38,15 @@ BATCH = 5_000
 DAY = 86_400.0
 
 
-async def measure_scale(path: Path, nodes: int, jobs: int, seed: int) -> dict[str, Any]:
+async def measure_scale(home: str | Path, nodes: int, jobs: int, seed: int) -> dict[str, Any]:
+    """The timings in `home`: a file, or an empty postgresql://... database (`--db`)."""
     if nodes <= 0:
         return {}
     rng = random.Random(seed)
-    async with await Store.open(path) as store:
+    async with use_engine(home) as store:
+        held = await store.read(lambda db: db.conn.execute("SELECT count(*) FROM memory_nodes").fetchone()[0])
+        if held:
+            raise UsageError(f"bench evolution times its graph in an empty home; {store.location} holds {held} nodes")
         graph = Graph(store)
         ids = await _build(graph, nodes, rng, seed)
         evolution = Evolution(graph)
@@ -67,6 +75,7 @@ async def measure_scale(path: Path, nodes: int, jobs: int, seed: int) -> dict[st
         "refine_p50_ms": round(statistics.median(refine_ms), 3),
         "refine_p95_ms": round(sorted(refine_ms)[int(0.95 * len(refine_ms))], 3),
         "refine_p50_cpu_ms": round(statistics.median(refine_cpu_ms), 3),
+        "scale_engine": store.engine,
         "consolidate_s_100k": round(consolidate_s, 3),
         "consolidate_cpu_s_100k": round(consolidate_cpu_s, 3),
         "first_consolidation": first,
@@ -92,7 +101,7 @@ async def _build(graph: Graph, nodes: int, rng: random.Random, seed: int) -> lis
     return ids
 
 
-async def _age(store: Store, rng: random.Random) -> None:
+async def _age(store: Engine, rng: random.Random) -> None:
     """Spread the edges' creation and last use over the past 200 days."""
     now = time.time()
 

@@ -3,12 +3,16 @@
 `build_compat_server` serves the nine tools of `tools/memory_compat.py`
 under the reference's names, titles and hints. Run it over stdio with
 `python -m servers.memory_compat --db PATH` or
-`loci serve memory --compat --db PATH`.
+`loci serve memory --compat --db PATH`. Its home follows the rule of every
+`loci` command: `--db`, else `$LOCI_DB` when it is set, else
+`$LOCI_HOME/loci.db`; it is a SQLite file (the entities' substring search
+is SQLite's FTS5), and a connection string is refused in one line, exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import anyio
@@ -17,6 +21,7 @@ from mcp.types import ToolAnnotations
 
 from memory.errors import LociError
 from memory.graph.entities import EntityGraph
+from memory.location import LOCI_DB
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store, default_db_path
 from servers.errors import readable_errors
@@ -54,10 +59,12 @@ async def _serve(db: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m servers.memory_compat", description=__doc__.splitlines()[0])
-    parser.add_argument("--db", default=str(default_db_path()), help="the Loci home (a SQLite file)")
+    parser.add_argument(
+        "--db", default=None, help="the Loci home, a SQLite file (default: $LOCI_DB, else $LOCI_HOME/loci.db)"
+    )
     args = parser.parse_args(argv)
     try:
-        anyio.run(_serve, args.db)
+        anyio.run(_serve, args.db or os.environ.get(LOCI_DB) or str(default_db_path()))
     except LociError as exc:
         print(f"loci: {exc}", file=sys.stderr)
         return 2

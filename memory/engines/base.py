@@ -15,7 +15,12 @@ memory/engines/postgres/dialect.py): the SQL that uses it asks the dialect
 of its store or of its transaction's connection (memory/engines/dialects.py,
 `dialect_of`) for the fragment instead of testing which engine it runs on.
 What differs so far: taking the next rows of a queue without waiting on the
-rows another worker holds, locking the rows a transaction read to change, reading a field of a JSON text column, keeping
+rows another worker holds, locking the rows a transaction read to change,
+reading (as text or as an integer) and setting a field of a JSON text
+column, building a JSON object, a scalar maximum, rounding a float, the
+integer part of a number, whether a table exists, a home's tables and
+their columns, emptying a full-text index, the next id after rows copied in
+with theirs, keeping
 other writers out while a batch picks its ids, adding rows to and taking a row out of a
 full-text index, inserting many rows in one statement (or only those not there yet, saying
 which), the home's size, and waking the processes that wait for new jobs. Upserts (`ON CONFLICT`) and
@@ -52,6 +57,34 @@ class Dialect(Protocol):
         """The text of field `key` of the JSON object stored as text in `column`."""
         ...
 
+    def json_int(self, column: str, key: str) -> str:
+        """Field `key` of the JSON object stored as text in `column`, as an integer (NULL when it is missing)."""
+        ...
+
+    def json_with(self, column: str, key: str, value: str) -> str:
+        """The JSON text of `column` with field `key` set to the SQL expression `value` (a number)."""
+        ...
+
+    def json_object(self, fields: dict[str, str]) -> str:
+        """A JSON object as text, each key (a name) given by its SQL expression."""
+        ...
+
+    def greatest(self, *values: str) -> str:
+        """The largest of the SQL expressions `values` (SQLite's scalar `max`)."""
+        ...
+
+    def round(self, value: str, digits: int) -> str:
+        """The SQL number `value` rounded to `digits` decimals, as a float."""
+        ...
+
+    def whole(self, value: str) -> str:
+        """The integer part of the non-negative SQL number `value` (the periods whole in a time)."""
+        ...
+
+    def has_table(self) -> str:
+        """A query with one row when the table named by its one parameter exists, none when it does not."""
+        ...
+
     def lock_new_ids(self, table: str) -> str:
         """The statement that keeps other writers out of `table` while a write picks its next ids ("": none)."""
         ...
@@ -74,6 +107,22 @@ class Dialect(Protocol):
 
     def fts_delete(self, table: str) -> str:
         """The statement that takes the row `(rowid, text)` given as parameters out of the full-text `table`."""
+        ...
+
+    def tables(self) -> str:
+        """A query for the names of the home's own tables, one a row (an index's internal tables left out)."""
+        ...
+
+    def columns(self) -> str:
+        """A query for `(name, type)` of each stored column of the table its one parameter names, in order."""
+        ...
+
+    def clear_index(self, table: str) -> str:
+        """The statement that empties the graph's full-text `table`."""
+        ...
+
+    def reset_ids(self, conn: Any, table: str) -> None:
+        """Make the ids `table` gives next follow the largest it holds (after rows came in with their ids)."""
         ...
 
     def home_bytes(self) -> str:

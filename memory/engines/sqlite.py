@@ -3,10 +3,15 @@
 A claim needs nothing at the end of its SELECT, because
 `Store.write` already holds SQLite's one write lock (`BEGIN IMMEDIATE`) for
 the whole transaction, which is also why picking new ids needs no lock;
-JSON fields are read with `json_extract`; an FTS5 table with external
+JSON fields are read with `json_extract` and set with `json_set`; a scalar
+maximum is `max(a, b)`, and a number's integer part is its CAST (which
+truncates); an FTS5 table with external
 content forgets a row by the 'delete' command, given the text it indexed.
-SQLite cannot wake another process, so a queued job notifies no one: workers
-poll.
+A home's tables are those `pragma_table_list` does not call an index's
+shadow; an FTS5 table with external content is emptied by its 'delete-all'
+command, and an INTEGER PRIMARY KEY always takes one past the largest, so
+rows copied in with their ids need nothing more. SQLite cannot wake another
+process, so a queued job notifies no one: workers poll.
 """
 
 from __future__ import annotations
@@ -27,6 +32,28 @@ class SqliteDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}')"
+
+    def json_int(self, column: str, key: str) -> str:
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_with(self, column: str, key: str, value: str) -> str:
+        return f"json_set({column}, '$.{key}', {value})"
+
+    def json_object(self, fields: dict[str, str]) -> str:
+        pairs = ", ".join(f"'{key}', {value}" for key, value in fields.items())
+        return f"json_object({pairs})"
+
+    def greatest(self, *values: str) -> str:
+        return f"max({', '.join(values)})"
+
+    def round(self, value: str, digits: int) -> str:
+        return f"round({value}, {digits})"
+
+    def whole(self, value: str) -> str:
+        return f"CAST({value} AS INTEGER)"
+
+    def has_table(self) -> str:
+        return "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     def lock_new_ids(self, table: str) -> str:
         return ""
@@ -49,6 +76,21 @@ class SqliteDialect:
 
     def fts_delete(self, table: str) -> str:
         return f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)"
+
+    def tables(self) -> str:
+        return (
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual')"
+            " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
+
+    def columns(self) -> str:
+        return "SELECT name, type FROM pragma_table_info(?)"
+
+    def clear_index(self, table: str) -> str:
+        return f"INSERT INTO {table} ({table}) VALUES ('delete-all')"
+
+    def reset_ids(self, conn: Any, table: str) -> None:
+        return None
 
     def home_bytes(self) -> str:
         return "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"

@@ -23,17 +23,23 @@ Idempotence follows from the rules: decay applies whole periods and records
 the period it reached, pruned edges are gone, and a status is a function of
 the counts, which consolidation does not change. A second pass in the same
 period as the first finds nothing to do. The edge work is a few set-based
-statements, so a pass over a large graph costs what SQLite does, not a
-Python loop.
+statements, so a pass over a large graph costs what the database does, not
+a Python loop. They run on either engine: the fragments that differ (a
+scalar maximum, rounding, a period's integer part, a JSON object) come from
+the dialect (`_edge_sql`), and the named parameters are numbered
+(`_numbered`), which both drivers take.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
 
+from memory.engines.base import Dialect
+from memory.engines.dialects import dialect_of
 from memory.evolution.params import EvolutionParams
 from memory.graph.ops import log_event
 
@@ -62,15 +68,24 @@ class ConsolidationPlan:
 
 # Time runs in whole periods (days, by default) counted from the Unix epoch, so a pass applies the decay of
 # the periods that ended since an edge was last used or decayed, and two passes in one period agree.
-_LAST = (
-    "max(CAST(coalesce(last_used, created) / :period AS INTEGER), CAST(coalesce(consolidated, 0) / :period AS INTEGER))"
-)
-_DUE = f"(:epoch - {_LAST})"
-_DECAYED = f"round(weight * pow(:decay, max({_DUE}, 0)), 6)"
-_UNUSED = "(:epoch - CAST(coalesce(last_used, created) / :period AS INTEGER))"
-_LIVE = "deleted IS NULL AND kind = 'related'"
-DECAY_WHERE = f"{_LIVE} AND {_DUE} >= 1"
-PRUNE_WHERE = f"{_LIVE} AND {_DECAYED} < :prune_below AND {_UNUSED} > :horizon"
+def _edge_sql(d: Dialect) -> tuple[str, str, str]:
+    """The SQL of an edge's decayed weight, and the conditions to decay and to prune it, in `d`'s SQL."""
+    last = d.greatest(d.whole("coalesce(last_used, created) / :period"), d.whole("coalesce(consolidated, 0) / :period"))
+    due = f"(:epoch - {last})"
+    decayed = d.round(f"weight * pow(:decay, {d.greatest(due, '0')})", 6)
+    unused = f"(:epoch - {d.whole('coalesce(last_used, created) / :period')})"
+    live = "deleted IS NULL AND kind = 'related'"
+    return decayed, f"{live} AND {due} >= 1", f"{live} AND {decayed} < :prune_below AND {unused} > :horizon"
+
+
+def _numbered(sql: str, values: dict) -> tuple[str, list]:
+    """`sql` with its named parameters (`:epoch`) numbered (`?2`), which both engines take, and their values."""
+    names = list(dict.fromkeys(_NAMED.findall(sql)))
+    numbered = _NAMED.sub(lambda m: f"?{names.index(m.group(1)) + 1}", sql)
+    return numbered, [values[name] for name in names]
+
+
+_NAMED = re.compile(r"(?<![:\w]):([a-z_]+)")
 
 
 def _values(params: EvolutionParams, now: float) -> dict[str, float]:
@@ -113,11 +128,17 @@ def plan(
     """What a pass at `now` would change; `count_edges=False` leaves the edge counts to `apply_plan`."""
     values = _values(params, time.time() if now is None else now)
     found = ConsolidationPlan()
+    d = dialect_of(conn)
     if count_edges:
-        found.decayed = conn.execute(f"SELECT count(*) FROM memory_edges WHERE {DECAY_WHERE}", values).fetchone()[0]
-        found.pruned = conn.execute(f"SELECT count(*) FROM memory_edges WHERE {PRUNE_WHERE}", values).fetchone()[0]
+        _, decay_where, prune_where = _edge_sql(d)
+        found.decayed = conn.execute(
+            *_numbered(f"SELECT count(*) FROM memory_edges WHERE {decay_where}", values)
+        ).fetchone()[0]
+        found.pruned = conn.execute(
+            *_numbered(f"SELECT count(*) FROM memory_edges WHERE {prune_where}", values)
+        ).fetchone()[0]
     procedures = conn.execute(
-        "SELECT id, status, successes, failures, coalesce(json_extract(meta, '$.cycles'), 0) FROM memory_nodes"
+        f"SELECT id, status, successes, failures, coalesce({d.json_int('meta', 'cycles')}, 0) FROM memory_nodes"
         " WHERE kind = 'procedural' AND deleted IS NULL"
     ).fetchall()
     for node_id, status, successes, failures, cycles in procedures:
@@ -135,35 +156,51 @@ def apply_plan(
     One scan finds the edges to decay or prune and their new weights (a temporary table); the events
     and the two updates then read that table instead of scanning the edges again."""
     values = {**_values(params, time.time() if now is None else now), "cause": cause, "at": time.time()}
-    conn.execute("DROP TABLE IF EXISTS temp.consolidation")
+    d = dialect_of(conn)
+    decayed_sql, decay_where, prune_where = _edge_sql(d)
+    conn.execute("DROP TABLE IF EXISTS consolidation")  # the temporary table, the name's first meaning on both
     conn.execute(
-        f"CREATE TEMP TABLE consolidation AS SELECT id, weight AS before, {_DECAYED} AS after,"
-        f" ({DECAY_WHERE}) AS decays, ({PRUNE_WHERE}) AS prunes FROM memory_edges"
-        f" WHERE ({DECAY_WHERE}) OR ({PRUNE_WHERE})",
-        values,
+        *_numbered(
+            f"CREATE TEMP TABLE consolidation AS SELECT id, weight AS before, {decayed_sql} AS after,"
+            f" ({decay_where}) AS decays, ({prune_where}) AS prunes FROM memory_edges"
+            f" WHERE ({decay_where}) OR ({prune_where})",
+            values,
+        )
     )
-    decayed, pruned = conn.execute("SELECT sum(decays), sum(prunes) FROM temp.consolidation").fetchone()
+    decayed, pruned = conn.execute(
+        "SELECT sum(CAST(decays AS INTEGER)), sum(CAST(prunes AS INTEGER)) FROM consolidation"
+    ).fetchone()
     found.decayed, found.pruned = decayed or 0, pruned or 0
+    was, now_is = d.json_object({"weight": "before"}), d.json_object({"weight": "after"})
+    pruned_as = d.json_object({"weight": "after", "why": "'pruned'"})
     conn.execute(
-        "INSERT INTO memory_events (at, op, edge, before, after, cause) SELECT :at, 'decay', id,"
-        " json_object('weight', before), json_object('weight', after), :cause FROM temp.consolidation WHERE decays",
-        values,
+        *_numbered(
+            f"INSERT INTO memory_events (at, op, edge, before, after, cause) SELECT :at, 'decay', id,"
+            f" {was}, {now_is}, :cause FROM consolidation WHERE decays",
+            values,
+        )
     )
     conn.execute(
-        "INSERT INTO memory_events (at, op, edge, before, cause) SELECT :at, 'unlink', id,"
-        " json_object('weight', after, 'why', 'pruned'), :cause FROM temp.consolidation WHERE prunes",
-        values,
+        *_numbered(
+            "INSERT INTO memory_events (at, op, edge, before, cause) SELECT :at, 'unlink', id,"
+            f" {pruned_as}, :cause FROM consolidation WHERE prunes",
+            values,
+        )
     )
     conn.execute(
-        "UPDATE memory_edges SET weight = c.after, consolidated = :epoch * :period, updated = :at"
-        " FROM temp.consolidation AS c WHERE c.decays AND memory_edges.id = c.id",
-        values,
+        *_numbered(
+            "UPDATE memory_edges SET weight = c.after, consolidated = :epoch * :period, updated = :at"
+            " FROM consolidation AS c WHERE c.decays AND memory_edges.id = c.id",
+            values,
+        )
     )
     conn.execute(
-        "UPDATE memory_edges SET deleted = :at FROM temp.consolidation AS c WHERE c.prunes AND memory_edges.id = c.id",
-        values,
+        *_numbered(
+            "UPDATE memory_edges SET deleted = :at FROM consolidation AS c WHERE c.prunes AND memory_edges.id = c.id",
+            values,
+        )
     )
-    conn.execute("DROP TABLE temp.consolidation")
+    conn.execute("DROP TABLE consolidation")
     for node_id, before, after, mean in found.statuses:
         conn.execute("UPDATE memory_nodes SET status = ?, updated = ? WHERE id = ?", [after, values["at"], node_id])
         log_event(

@@ -21,6 +21,7 @@ import sqlite3
 import time
 from collections import Counter
 
+from memory.engines.dialects import dialect_of
 from memory.evolution.params import EvolutionParams
 from memory.graph.ops import NewNode, insert_nodes, live_node, log_event, upsert_edge
 from memory.graph.terms import query_terms
@@ -35,7 +36,7 @@ def procedure_for(conn: sqlite3.Connection, signature: str, project: str) -> int
     """The live procedure of `project` distilled from this signature, if any."""
     row = conn.execute(
         "SELECT id FROM memory_nodes WHERE kind = 'procedural' AND deleted IS NULL"
-        " AND json_extract(meta, '$.signature') = ? AND project = ?",
+        f" AND {dialect_of(conn).json_text('meta', 'signature')} = ? AND project = ?",
         [signature, project],
     ).fetchone()
     return row[0] if row else None

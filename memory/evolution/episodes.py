@@ -37,6 +37,7 @@ from typing import Any
 
 import sqlite_utils
 
+from memory.engines.dialects import dialect_of
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
 from memory.graph.graph import Graph
@@ -278,7 +279,7 @@ def _episode(conn: sqlite3.Connection, target: object, bare: str, project: str |
 
 def _has_run(conn: sqlite3.Connection, run_id: int, project: str | None) -> bool:
     """Whether `project` (any, for `ALL`) has the run `run_id`, in a home that has a runs table."""
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone():
+    if not conn.execute(dialect_of(conn).has_table(), ["runs"]).fetchone():
         return False
     mine, scope = ("", []) if project is ALL else (" AND project = ?", [project])
     return conn.execute(f"SELECT 1 FROM runs WHERE id = ?{mine}", [run_id, *scope]).fetchone() is not None

@@ -28,8 +28,9 @@ import json
 import re
 import sqlite3
 
-from memory.context.fulltext import fts_phrase
+from memory.engines.dialects import dialect_of
 from memory.evolution.params import EvolutionParams
+from memory.graph.fts.index import text_index
 from memory.graph.ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
 from memory.graph.records import EDGE_COLUMNS, edge_from_row
 from memory.graph.terms import query_terms
@@ -47,20 +48,15 @@ def _words(text: str) -> set[str]:
 def look_alikes(conn: sqlite3.Connection, node_id: int, params: EvolutionParams) -> tuple[int, list[int]]:
     """How many candidates were compared, and the live facts near-identical to `node_id`.
 
-    Candidates hold every word of the fact (an FTS5 AND, which costs what its rarest word costs, not
-    what the graph's size does); a twin missing one of this fact's words is found from its own side,
-    when it is refined."""
+    Candidates hold every word of the fact (the full-text index's AND, memory/graph/fts/, which costs
+    what its rarest word costs, not what the graph's size does); a twin missing one of this fact's words
+    is found from its own side, when it is refined."""
     node = live_node(conn, node_id)
     words = _words(node.text)
     if node.kind != "semantic" or not words:
         return 0, []
     terms = sorted(words, key=lambda w: (-len(w), w))[:MATCH_TERMS]
-    rows = conn.execute(
-        "SELECT f.rowid, n.text FROM memory_fts f JOIN memory_nodes n ON n.id = f.rowid"
-        " WHERE memory_fts MATCH ? AND n.kind = 'semantic' AND n.deleted IS NULL AND n.name IS NULL"
-        " AND n.project = ? LIMIT ?",
-        [" AND ".join(fts_phrase(t) for t in terms), node.project, params.merge_candidates + 1],
-    ).fetchall()
+    rows = text_index(conn).holding_every(conn, terms, "semantic", node.project, params.merge_candidates + 1)
     found = []
     for other, text in rows:
         if other == node_id:
@@ -79,6 +75,7 @@ def merge_nodes(conn: sqlite3.Connection, keep: int, drop: int, cause: str) -> i
         f"SELECT {EDGE_COLUMNS} FROM memory_edges WHERE deleted IS NULL AND (src = ? OR dst = ?)", [drop, drop]
     ).fetchall()
     moved = 0
+    latest = dialect_of(conn).greatest("coalesce(last_used, 0)", "coalesce(?, 0)")
     for edge in map(edge_from_row, rows):
         src, dst = (keep if edge.src == drop else edge.src), (keep if edge.dst == drop else edge.dst)
         if src == dst:
@@ -86,7 +83,7 @@ def merge_nodes(conn: sqlite3.Connection, keep: int, drop: int, cause: str) -> i
         twin, created = upsert_edge(conn, src, dst, edge.kind, label=edge.label, weight=None, cause=cause)
         conn.execute(
             "UPDATE memory_edges SET weight = ?, uses = uses + ?, co_success = co_success + ?,"
-            " co_failure = co_failure + ?, last_used = max(coalesce(last_used, 0), coalesce(?, 0)) WHERE id = ?",
+            f" co_failure = co_failure + ?, last_used = {latest} WHERE id = ?",
             [
                 edge.weight if created else max(edge.weight, twin.weight),
                 edge.uses,

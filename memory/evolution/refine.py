@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from memory.engines.dialects import dialect_of
 from memory.evolution.distill import distill
 from memory.evolution.granularity import look_alikes, merge_nodes, split_node
 from memory.evolution.params import EvolutionParams
@@ -137,12 +138,12 @@ def _count_outcome(
     column = "successes" if success else "failures"
     conn.executemany(f"UPDATE memory_nodes SET {column} = {column} + 1 WHERE id = ?", [(i,) for i in used])
     done.add(column, len(used))
+    dialect = dialect_of(conn)
     for node_id, kind in used.items():
         if kind == "procedural":
+            cycles = f"coalesce({dialect.json_int('meta', 'cycles')}, 0) + 1"
             conn.execute(
-                "UPDATE memory_nodes SET meta = json_set(meta, '$.cycles',"
-                " coalesce(json_extract(meta, '$.cycles'), 0) + 1) WHERE id = ?",
-                [node_id],
+                f"UPDATE memory_nodes SET meta = {dialect.json_with('meta', 'cycles', cycles)} WHERE id = ?", [node_id]
             )
         log_event(conn, "outcome", node=node_id, after={column: 1}, cause=cause)
     facts = [i for i, kind in used.items() if kind == "semantic"]

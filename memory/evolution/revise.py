@@ -30,6 +30,7 @@ import json
 import sqlite3
 import time
 
+from memory.engines.dialects import dialect_of
 from memory.graph.ops import log_event
 
 __all__ = ["COUNTED", "undo_counting"]
@@ -83,10 +84,14 @@ def _undo(
     now = time.time()
     if op == "outcome" and node is not None and not suffix:
         column = "successes" if "successes" in after else "failures"
-        conn.execute(f"UPDATE memory_nodes SET {column} = max(0, {column} - 1) WHERE id = ?", [node])
+        dialect = dialect_of(conn)
+        cycles = dialect.json_int("meta", "cycles")
         conn.execute(
-            "UPDATE memory_nodes SET meta = json_set(meta, '$.cycles', max(0, json_extract(meta, '$.cycles') - 1))"
-            " WHERE id = ? AND kind = 'procedural' AND json_extract(meta, '$.cycles') IS NOT NULL",
+            f"UPDATE memory_nodes SET {column} = {dialect.greatest('0', f'{column} - 1')} WHERE id = ?", [node]
+        )
+        fewer = dialect.json_with("meta", "cycles", dialect.greatest("0", f"{cycles} - 1"))
+        conn.execute(
+            f"UPDATE memory_nodes SET meta = {fewer} WHERE id = ? AND kind = 'procedural' AND {cycles} IS NOT NULL",
             [node],
         )
         log_event(conn, "revise", node=node, after={column: -1}, cause=cause)
@@ -113,6 +118,6 @@ def _unweight(conn: sqlite3.Connection, edge: int, delta: float, after: dict, ca
         return
     weight = round(min(1.0, max(0.0, row[0] + delta)), 6)
     counters = [name for name in ("co_success", "co_failure") if name in after]
-    sets = "".join(f", {name} = max(0, {name} - 1)" for name in counters)
+    sets = "".join(f", {name} = {dialect_of(conn).greatest('0', f'{name} - 1')}" for name in counters)
     conn.execute(f"UPDATE memory_edges SET weight = ?, updated = ?{sets} WHERE id = ?", [weight, now, edge])
     log_event(conn, "reweight", edge=edge, before={"weight": row[0]}, after={"weight": weight}, cause=cause)

@@ -17,7 +17,7 @@ All pieces share one index with the short nodes, so their BM25 statistics
 are on one scale. `memory_fts` keeps `memory_nodes` as its external content;
 the pieces' rows have no content row there, so nothing reads their columns
 back (only rowids and `bm25()`), and removing a piece gives its text again
-from the node's span. These functions run inside the caller's transaction
+from the node's span. `reindex` fills an empty index from the graph. These functions run inside the caller's transaction
 (memory/graph/ops.py, memory/graph/revisions.py).
 """
 
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from memory.engines.dialects import dialect_of
 
-__all__ = ["LONG_CHARS", "NODE_OF_ROW", "PIECE_CHARS", "index_texts", "pieces_of", "spans", "unindex_text"]
+__all__ = ["LONG_CHARS", "NODE_OF_ROW", "PIECE_CHARS", "index_texts", "pieces_of", "reindex", "spans", "unindex_text"]
 
 LONG_CHARS = 16_000
 PIECE_CHARS = 4_000
@@ -68,6 +68,28 @@ def index_texts(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> No
             ).fetchone()[0]
             whole.append((-piece, text[start:end]))
     dialect_of(conn).fts_insert(conn, "memory_fts", whole)
+
+
+def reindex(conn: sqlite3.Connection, batch: int = 5_000) -> int:
+    """Fill the empty BM25 index again from the graph: each live node whole, or by the pieces it has (a home
+    whose rows were copied in with their ids, memory/engines/copy.py). How many rows went in."""
+    dialect, added, after = dialect_of(conn), 0, 0
+    while True:
+        nodes = conn.execute(
+            "SELECT id, text FROM memory_nodes WHERE deleted IS NULL AND id > ? ORDER BY id LIMIT ?", [after, batch]
+        ).fetchall()
+        if not nodes:
+            return added
+        first, after = nodes[0][0], nodes[-1][0]
+        cut: dict[int, list[tuple[int, int, int]]] = {}
+        sql = 'SELECT id, node, start, "end" FROM memory_pieces WHERE node BETWEEN ? AND ? ORDER BY node, start'
+        for piece, node, start, end in conn.execute(sql, [first, after]).fetchall():
+            cut.setdefault(node, []).append((piece, start, end))
+        texts: list[tuple[int, str]] = []
+        for node, text in nodes:
+            texts += [(-piece, text[start:end]) for piece, start, end in cut[node]] if node in cut else [(node, text)]
+        dialect.fts_insert(conn, "memory_fts", texts)
+        added += len(texts)
 
 
 def unindex_text(conn: sqlite3.Connection, node_id: int, text: str) -> None:

@@ -12,6 +12,8 @@ feedback again counts once; a different one replaces the earlier verdict
 (its refinement undoes what the earlier one did). Feedback queues the run's
 refinement, which the next
 `loci memory refine` (or a long-lived process's worker) carries out.
+Each runs on either engine (`open_home`: a SQLite file or a
+`postgresql://` connection string).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from runtime.cli.display import safe
@@ -49,7 +50,9 @@ def register(sub: Any) -> None:
     parser.add_argument("run_id", help="the run id that `loci run --json` printed (12 or run:12)")
     parser.add_argument("outcome", help="good, bad, or a number from 0 to 1")
     parser.add_argument("note", nargs="?", default="", help="what went right or wrong, in words")
-    parser.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
+    parser.add_argument(
+        "--db", default=None, help="the Loci home: a SQLite file or postgresql://... (default: $LOCI_HOME/loci.db)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_project(parser)
     parser.set_defaults(handler=handle, memory_command="feedback")
@@ -59,7 +62,7 @@ async def handle(args: argparse.Namespace) -> int:
     from memory.evolution.evolution import Evolution
     from memory.graph.graph import Graph
 
-    async with open_home(args.db, postgres=args.memory_command == "history") as store:
+    async with open_home(args.db) as store:
         evolution = Evolution(Graph(store, project=project_of(args)))
         result = await _dispatch(evolution, args)
     if args.json:

@@ -52,6 +52,7 @@ COMMANDS: dict[str, str] = {
     "ui": "runtime.cli.ui",
     "tokens": "runtime.cli.tokens",
     "worker": "runtime.cli.worker",
+    "home": "runtime.cli.home_copy",
     "bench": "bench.cli",
 }
 

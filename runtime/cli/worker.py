@@ -12,7 +12,8 @@ the same host. `--lease` is how long the jobs this worker claims stay its
 own when it cannot be seen to die (from another machine).
 
 The kinds are those a process without a model runs (`Evolution.handlers`:
-`refine`), narrowed by `--kinds`. On PostgreSQL a kind whose handler's SQL
+`refine`, which runs on both engines), narrowed by `--kinds`. On PostgreSQL
+a kind whose handler's SQL
 runs on SQLite only (`SQLITE_ONLY`) is left queued, never claimed and
 failed, and the worker says so once, at start; with no kind left to run it
 says why in one line and exits 2. On PostgreSQL the worker waits for a
@@ -48,8 +49,8 @@ __all__ = ["SQLITE_ONLY", "register", "runnable"]
 
 log = logging.getLogger("loci.jobs")
 
-# The job kinds whose handlers write with SQL that runs on SQLite only (JSON functions, the context store).
-SQLITE_ONLY = frozenset({"refine", "describe", "note"})
+# The job kinds whose handlers write with SQL that runs on SQLite only (a note's rewrite: the context store).
+SQLITE_ONLY = frozenset({"note"})
 POLL_S = 5.0
 
 

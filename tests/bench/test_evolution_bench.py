@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
+import pytest
+
 from bench import load
+from memory.errors import UsageError
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -23,3 +26,15 @@ async def test_bench_evolution_reports_both_arms_and_the_scale_measures() -> Non
     assert result["first_consolidation"]["changes"] > 0
     assert sum(result["procedures_by_status"].values()) >= 1  # 100 episodes are enough to distil a recipe
     json.dumps(result)
+
+
+async def test_the_scale_measures_run_on_postgresql_with_the_same_outcome(postgres_url: str) -> None:
+    result = await load("evolution").run(
+        _args("--episodes", "50", "--scale-nodes", "1500", "--scale-jobs", "5", "--db", postgres_url)
+    )
+    assert result["scale_engine"] == "postgresql" and result["scale_nodes"] >= 1500
+    assert result["first_consolidation"]["changes"] > 0 and result["second_consolidation_changes"] == 0
+    with pytest.raises(UsageError, match="the homes are temporary files"):
+        await load("evolution").run(_args("--data", "x.json", "--db", postgres_url))
+    with pytest.raises(UsageError, match="in an empty home"):
+        await load("evolution").run(_args("--episodes", "1", "--scale-nodes", "10", "--db", postgres_url))

@@ -12,6 +12,7 @@ every answer.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from memory.location import NOT_ON_POSTGRES
 from memory.store import Store
 from servers.memory_compat import build_compat_server
 
@@ -182,3 +184,37 @@ async def test_the_reference_server_gives_the_same_answers(tmp_path: Path) -> No
         async with Client(loci_stdio(tmp_path / "loci.db")) as client:
             ours = await replay(client)
     assert ours == theirs
+
+
+async def test_without_db_the_server_takes_loci_db_as_every_command_does(tmp_path: Path) -> None:
+    chosen, given = tmp_path / "chosen.db", tmp_path / "given.db"
+    env = {**os.environ, "LOCI_DB": str(chosen), "LOCI_HOME": str(tmp_path / "home")}
+    for args, home in (
+        (["-m", "servers.memory_compat"], chosen),
+        (["-m", "servers.memory_compat", "--db", str(given)], given),
+    ):
+        server = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO), env=env)
+        with anyio.fail_after(60):
+            async with Client(server) as client:
+                await client.call_tool("create_entities", {"entities": [JOHN]})
+        async with await Store.open(home) as store:
+            assert await store.read(
+                lambda db: db.conn.execute("SELECT name FROM memory_nodes WHERE name IS NOT NULL").fetchall()
+            ) == [("John_Smith",)]
+    assert not (tmp_path / "home").exists()
+
+
+def test_a_connection_string_in_loci_db_is_refused_in_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "LOCI_DB": "postgresql://loci@127.0.0.1:1/loci", "LOCI_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "servers.memory_compat"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=str(REPO),
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"loci: {NOT_ON_POSTGRES}\n"
+    assert list(tmp_path.iterdir()) == []

@@ -5,13 +5,21 @@ rows it takes until its transaction ends, and another worker's SELECT passes
 them by instead of waiting or taking them too; a row read to be changed
 (`for_update`) is locked the same way, so a worker's check that a job is
 still its own holds until it commits. JSON fields are read with
-`->>` from the text cast to `jsonb`. Writers run at once here, so a batch
+`->>` from the text cast to `jsonb` (and cast to a number where one is
+wanted), set with `jsonb_set` and built with `json_build_object`, each
+written back as text. A scalar maximum is `greatest`; `round` to some
+digits takes a `numeric` (there is none for a float), and a number's
+integer part is `trunc` (a CAST to an integer rounds here, where SQLite's
+truncates). Writers run at once here, so a batch
 that picks its own next ids (one past the largest) first locks the table
 against other writers (readers go on). A full-text row is a plain row of
 its table, deleted by its key; it goes in with its node's project and kind,
 which a search filters by (one join for the batch). Many rows go in as one statement over arrays
 (`unnest`), so the statement triggers that keep the full-text vocabulary
-run once per batch, not once per row. `notify` is `pg_notify`, which
+run once per batch, not once per row. A table's columns are read from the catalog with their types (a
+generated one, as the index's `tsv`, is left out), and rows copied in with
+their ids move the identity's sequence past the largest (`reset_ids`).
+`notify` is `pg_notify`, which
 PostgreSQL delivers to the channel's listeners only when the transaction
 commits (memory/engines/postgres/listen.py): a job queued in a transaction
 wakes the workers once it can be claimed, and never if it rolls back.
@@ -35,6 +43,28 @@ class PostgresDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column})::jsonb ->> '{key}'"
+
+    def json_int(self, column: str, key: str) -> str:
+        return f"CAST(({column})::jsonb ->> '{key}' AS BIGINT)"
+
+    def json_with(self, column: str, key: str, value: str) -> str:
+        return f"CAST(jsonb_set(({column})::jsonb, '{{{key}}}', to_jsonb({value})) AS TEXT)"
+
+    def json_object(self, fields: dict[str, str]) -> str:
+        pairs = ", ".join(f"'{key}', {value}" for key, value in fields.items())
+        return f"CAST(json_build_object({pairs}) AS TEXT)"
+
+    def greatest(self, *values: str) -> str:
+        return f"greatest({', '.join(values)})"
+
+    def round(self, value: str, digits: int) -> str:
+        return f"CAST(round(CAST({value} AS NUMERIC), {digits}) AS DOUBLE PRECISION)"
+
+    def whole(self, value: str) -> str:
+        return f"trunc({value})"
+
+    def has_table(self) -> str:
+        return "SELECT 1 WHERE to_regclass(?) IS NOT NULL"
 
     def lock_new_ids(self, table: str) -> str:
         return f"LOCK TABLE {table} IN EXCLUSIVE MODE"
@@ -66,6 +96,26 @@ class PostgresDialect:
 
     def fts_delete(self, table: str) -> str:
         return f"DELETE FROM {table} WHERE rowid = ? AND text = ?"
+
+    def tables(self) -> str:
+        return "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+
+    def columns(self) -> str:
+        return (
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass(?)"
+            " AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum"
+        )
+
+    def clear_index(self, table: str) -> str:
+        return f"DELETE FROM {table}"
+
+    def reset_ids(self, conn: Any, table: str) -> None:
+        identities = "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(?) AND attidentity <> ''"
+        for (column,) in conn.execute(identities, [table]).fetchall():
+            conn.execute(
+                f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max({column}), 0) + 1, false) FROM {table}",
+                [table, column],
+            )
 
     def home_bytes(self) -> str:
         return "SELECT pg_database_size(current_database())"

@@ -1,8 +1,10 @@
 """Which full-text index a connection's home has: SQLite's FTS5 or PostgreSQL's `tsvector`.
 
 Both modules (memory/graph/fts/sqlite.py, memory/graph/fts/postgres.py) give
-the same three functions, `stems`, `documents` and `matches`; the recall
-steps (memory/graph/terms.py, memory/graph/ranking.py) call them through
+the same four functions, `stems`, `documents`, `matches` and
+`holding_every`; the recall steps (memory/graph/terms.py,
+memory/graph/ranking.py) and granularity's look-alikes
+(memory/evolution/granularity.py) call them through
 `text_index(conn)`, chosen by the engine's dialect, so nothing above this
 module asks which engine it runs on.
 """

@@ -21,7 +21,8 @@ LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
 filtered in the query itself, by the copy of both each row of the index
 carries (the dialect's `fts_insert` gives them): reading each match's node
 instead cost a lookup per match, or a hash of every node of the graph. A
-word of several tokens (`x-ray`) is a phrase (`<->`).
+word of several tokens (`x-ray`) is a phrase (`<->`). `holding_every` finds
+the nodes whose own row holds every word of a list, unranked.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 from memory.graph.pieces import NODE_OF_ROW
 from memory.projects import ALL
 
-__all__ = ["documents", "matches", "stems"]
+__all__ = ["documents", "holding_every", "matches", "stems"]
 
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 STEMS_KEPT = 10_000
@@ -112,6 +113,21 @@ def matches(
         if node_id is not None and node_id not in best:
             best[node_id] = float(score)
     return list(best.items())[:limit]
+
+
+def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: int) -> list[tuple[int, str]]:
+    """`(id, text)` of up to `limit` live, unnamed nodes of `kind` in `project` whose own row (not a piece's)
+    holds every one of `words`, unranked (the GIN index finds them; the row's copy of kind and project filters)."""
+    query = _query(stems(conn, words), every=True)
+    if not query:
+        return []
+    rows = conn.execute(
+        "SELECT f.rowid, n.text FROM memory_fts f JOIN memory_nodes n ON n.id = f.rowid"
+        " WHERE f.tsv @@ CAST(? AS tsquery) AND f.kind = ? AND f.project = ? AND n.deleted IS NULL"
+        " AND n.name IS NULL LIMIT ?",
+        [query, kind, project, limit],
+    )
+    return [(node_id, text) for node_id, text in rows]
 
 
 def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:

@@ -5,19 +5,20 @@ a long one (memory/graph/pieces.py). A word's tokens are asked of FTS5
 itself (`stems`, through a private in-memory FTS5 table with the same
 tokenizer, so they always agree with the index), how many rows hold a token
 of its vocabulary (`documents`, from `memory_vocab`), and the best rows of
-the words of a query (`matches`: any of them, or every one), by BM25.
+the words of a query (`matches`: any of them, or every one), by BM25, and
+the nodes whose row holds every word of a list, unranked (`holding_every`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from memory.context.fulltext import fts_literal
+from memory.context.fulltext import fts_literal, fts_phrase
 from memory.graph.pieces import NODE_OF_ROW
 from memory.params import in_chunks
 from memory.projects import ALL
 
-__all__ = ["PIECES_WIDEN", "STEM_TOKENIZER", "WIDEN", "documents", "matches", "stems"]
+__all__ = ["PIECES_WIDEN", "STEM_TOKENIZER", "WIDEN", "documents", "holding_every", "matches", "stems"]
 
 STEM_TOKENIZER = "porter unicode61"
 STEMS_KEPT = 10_000
@@ -74,6 +75,23 @@ def matches(
     """`(node id, BM25 score)` of the best rows holding any of `words` (with `every`: all of them)."""
     match = " AND ".join(fts_literal([w]) for w in words) if every else fts_literal(words)
     return _ranked(conn, match, kinds, limit, project, newest) if match else []
+
+
+def holding_every(
+    conn: sqlite3.Connection, words: list[str], kind: str, project: str, limit: int
+) -> list[tuple[int, str]]:
+    """`(id, text)` of up to `limit` live, unnamed nodes of `kind` in `project` whose own row (not a piece's)
+    holds every one of `words`, unranked: an FTS5 AND costs what its rarest word costs.
+
+    The CROSS JOIN keeps FTS5 the outer loop: left to choose, SQLite walked the project's nodes by its
+    index and asked FTS5 the whole AND once per node (78 s for one fact at 20,000 nodes, 19 ms so)."""
+    rows = conn.execute(
+        "SELECT f.rowid, n.text FROM memory_fts f CROSS JOIN memory_nodes n ON n.id = f.rowid"
+        " WHERE memory_fts MATCH ? AND n.kind = ? AND n.deleted IS NULL AND n.name IS NULL"
+        " AND n.project = ? LIMIT ?",
+        [" AND ".join(fts_phrase(w) for w in words), kind, project, limit],
+    )
+    return [(node_id, text) for node_id, text in rows]
 
 
 def _ranked(

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from memory.engines.base import Engine
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.store import Store
 
 
-async def test_episodes_are_found_by_their_task_not_by_episode_or_run(store: Store) -> None:
-    graph = Graph(store)
+async def test_episodes_are_found_by_their_task_not_by_episode_or_run(engine_store: Engine) -> None:
+    graph = Graph(engine_store)
     episodes = Evolution(graph).episodes
     step = Step("context_search", {"query": "bzip2"})
     await episodes.write(Episode("Who holds the copyright of bzip2?", [step], run_id=14))

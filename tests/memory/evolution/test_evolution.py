@@ -1,9 +1,10 @@
-"""Formation, feedback, refinement and consolidation over a real SQLite home."""
+"""Formation, feedback, refinement and consolidation over a real home, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.episodes import Episode, Step, parse_outcome, step_signature
 from memory.evolution.evolution import Evolution
@@ -11,14 +12,13 @@ from memory.evolution.params import EvolutionParams
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
-from memory.store import Store
 
 PARAMS = EvolutionParams(distill_n=2, distill_theta=0.6, min_cycles=1)
 
 
 @pytest.fixture
-def evo(store: Store) -> Evolution:
-    return Evolution(Graph(store), PARAMS)
+def evo(engine_store: Engine) -> Evolution:
+    return Evolution(Graph(engine_store), PARAMS)
 
 
 async def facts(evo: Evolution, *texts: str) -> list[int]:
@@ -169,6 +169,24 @@ async def test_a_recurring_successful_sequence_becomes_a_probationary_procedure_
     assert any(e["op"] == "status" and "refine" in e["cause"] for e in traced["events"])
 
 
+async def test_with_a_model_a_new_procedure_is_described_in_its_own_job(engine_store: Engine) -> None:
+    asked: list[str] = []
+
+    async def language(prompt: str) -> str:
+        asked.append(prompt)
+        return "Use it to deploy an app: make the release with the staging key."
+
+    evo = Evolution(Graph(engine_store), PARAMS, language=language)
+    a, b = await facts(evo, "deploy uses make release", "release needs the staging key")
+    for task in ("deploy the web app", "deploy the api app"):
+        await evo.episodes.write(Episode(task, recipe(a, b), outcome=1.0))
+    ran = await drain(evo)
+    assert ran["done"] == 3  # two refinements, then the description the second one queued
+    [proc] = await evo.procedures("deploy")
+    assert proc["text"].startswith("Use it to deploy an app:") and "Steps: memory_recall(query:str)" in proc["text"]
+    assert len(asked) == 1 and "deploy the web app" in asked[0]
+
+
 async def deploy_procedure(evo: Evolution) -> tuple[int, int, int]:
     """Two facts and the probationary procedure distilled from two successful deploys: (a, b, procedure)."""
     a, b = await facts(evo, "deploy uses make release", "release needs the staging key")
@@ -229,7 +247,7 @@ def test_the_signature_is_the_tools_and_argument_shapes_of_the_steps_that_worked
 
 
 async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_would_not_lift(evo: Evolution) -> None:
-    worded, helped = await facts(evo, "the kestrel route on the map", "the kestrel route to the meadow")
+    worded, helped = await facts(evo, "the kestrel route on the old map", "the kestrel route to the far meadow")
     recall = Recall(evo.graph)
 
     async def first() -> int:
@@ -244,8 +262,8 @@ async def test_a_fact_that_helped_a_run_may_lead_over_an_equal_match_the_graph_w
     assert await first() == helped
 
 
-async def test_an_overloaded_fact_is_split_but_a_message_someone_said_stays_whole(store: Store) -> None:
-    evo = Evolution(Graph(store), EvolutionParams(split_chars=80))
+async def test_an_overloaded_fact_is_split_but_a_message_someone_said_stays_whole(engine_store: Engine) -> None:
+    evo = Evolution(Graph(engine_store), EvolutionParams(split_chars=80))
     long = "The harbor gate opens at six. " * 3 + "The meadow path closes at nine. " * 3
     fact, _ = await evo.graph.remember(long)
     said, _ = await evo.graph.remember(long.replace("harbor", "river"), meta={"speaker": "assistant", "ref": "7"})

@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import psycopg
 import pytest
 
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.evolution.params import EvolutionParams
 from memory.graph.graph import Graph
 from memory.jobs.worker import Worker
-from memory.store import Store
+from memory.location import is_postgres
 
 PARAMS = EvolutionParams(distill_n=99)
 
 
 @pytest.fixture
-def evo(store: Store) -> Evolution:
-    return Evolution(Graph(store), PARAMS)
+def fresh_home(home: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A second home on the engine of `home`, empty."""
+    if not is_postgres(home):
+        return str(tmp_path / "fresh.db")
+    with psycopg.connect(request.getfixturevalue("postgres_server"), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE fresh_" + home.rsplit("_", 1)[1])
+    return home.rsplit("/", 1)[0] + "/fresh_" + home.rsplit("_", 1)[1]
+
+
+@pytest.fixture
+def evo(engine_store: Engine) -> Evolution:
+    return Evolution(Graph(engine_store), PARAMS)
 
 
 async def drain(evo: Evolution) -> dict[str, int]:
@@ -45,7 +60,7 @@ async def setup(evo: Evolution) -> tuple[int, list[int]]:
     return episode, ids
 
 
-async def test_a_later_verdict_replaces_the_earlier_and_undoes_its_effects(evo: Evolution) -> None:
+async def test_a_later_verdict_replaces_the_earlier_and_undoes_its_effects(evo: Evolution, fresh_home: str) -> None:
     episode, _ = await setup(evo)
     before = await state(evo, episode)
     assert (await evo.episodes.feedback(f"mem:{episode}", "good", bare="mem"))["counted"]
@@ -58,7 +73,7 @@ async def test_a_later_verdict_replaces_the_earlier_and_undoes_its_effects(evo: 
     bad_now = await state(evo, episode)
 
     # the same home, had the verdict been bad from the start
-    async with await Store.open(evo.graph.store.path.with_name("fresh.db")) as store:
+    async with use_engine(fresh_home) as store:
         fresh = Evolution(Graph(store), PARAMS)
         other, _ = await setup(fresh)
         await fresh.episodes.feedback(f"mem:{other}", "bad", bare="mem")

@@ -28,6 +28,7 @@ def test_every_listed_command_module_registers_a_command() -> None:
         "ui",
         "tokens",
         "worker",
+        "home",
         "bench",
     }
     assert set(cli.COMMANDS) == set(commands)

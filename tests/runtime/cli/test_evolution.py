@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from memory.engines.select import use_engine
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph
 from tests.runtime.cli_helpers import loci, script
 
 
@@ -51,6 +55,23 @@ def test_bad_evolution_input_is_a_clear_usage_error(tmp_path: Path, args: list[s
     done = loci(*args, home=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+async def test_feedback_refine_consolidate_and_procedures_run_alike_on_either_engine(home: str, tmp_path: Path) -> None:
+    async with use_engine(home) as store:
+        evolution = Evolution(Graph(store))
+        fact, _ = await evolution.graph.remember("the harbor fee is 35 euros")
+        steps = [Step("memory_recall", {"query": "fee"}, used=(fact.id,)), Step("memory_get", {"id": fact.ref})]
+        episode = await evolution.episodes.write(Episode("what is the harbor fee", steps, run_id=7))
+    at = ("--db", home)
+    assert run_json("memory", "refine", *at, home=tmp_path)["ran"]["done"] == 1  # formation's job: no outcome yet
+    assert run_json("feedback", "7", "good", "right fee", *at, home=tmp_path)["episode"] == f"mem:{episode}"
+    assert run_json("memory", "refine", *at, home=tmp_path)["queue"]["done"] == 2
+    assert run_json("memory", "show", fact.ref, *at, home=tmp_path)["successes"] == 1
+    assert run_json("memory", "consolidate", *at, home=tmp_path)["changes"] == 0
+    assert run_json("memory", "procedures", *at, home=tmp_path) == []  # one success distils nothing yet
+    history = run_json("memory", "history", fact.ref, *at, home=tmp_path)
+    assert [e["op"] for e in history["events"]] == ["add", "outcome"]
 
 
 def test_consolidate_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:

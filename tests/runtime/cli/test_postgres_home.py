@@ -67,11 +67,8 @@ def test_doctor_says_in_one_line_that_a_database_cannot_be_reached(tmp_path: Pat
     "argv",
     [
         ["memory", "import", "/etc/hostname"],
-        ["memory", "refine"],
-        ["memory", "procedures"],
         ["chat"],
         ["digest", "--question", "what?", "/etc/hostname"],
-        ["feedback", "run:1", "good"],
         ["jobs"],
         ["ui", "--port", "0"],
         ["serve"],

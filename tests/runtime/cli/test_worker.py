@@ -24,8 +24,12 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from memory.engines.select import use_engine
+from memory.evolution.episodes import Episode, Step
+from memory.evolution.evolution import Evolution
+from memory.graph.graph import Graph
 from memory.jobs.queue import Jobs
 from runtime.cli.main import main
+from runtime.cli.worker import runnable
 
 WORKER = """
 import os, socket, sys, anyio
@@ -133,9 +137,9 @@ async def test_two_workers_on_postgresql_do_each_job_once(postgres_url: str) -> 
     rows = touched_pg(postgres_url)
     assert sorted(job for job, _ in rows) == sorted(ids)  # every job once: no job missing, none twice
     assert sorted(done) == sorted(ids)
-    for log in logs:  # `refine` runs on SQLite only: said once, and no refine job claimed
-        assert log[0] == "loci: loci.jobs: jobs of kind refine stay queued: their handlers run on SQLite only"
-        assert log[1].startswith("loci worker: running touch jobs of project default in postgresql://")
+    for log in logs:  # every kind runs there: nothing is said to stay queued
+        assert len(log) == 1
+        assert log[0].startswith("loci worker: running refine, touch jobs of project default in postgresql://")
 
 
 async def test_a_job_of_a_killed_worker_is_done_once_by_the_other(postgres_url: str) -> None:
@@ -220,16 +224,28 @@ async def test_once_on_sqlite_runs_the_queue_and_exits(tmp_path: Path) -> None:
         assert [row[0] for row in conn.execute("SELECT job FROM touched ORDER BY job")] == ids
 
 
-async def test_on_postgresql_a_worker_with_no_kind_that_runs_there_says_so(postgres_url: str) -> None:
+async def test_on_postgresql_a_worker_runs_the_refinement_an_episode_queued(postgres_url: str) -> None:
+    async with use_engine(postgres_url) as store:
+        evolution = Evolution(Graph(store))
+        fact, _ = await evolution.graph.remember("the harbor fee is 35 euros")
+        step = Step("memory_get", {"id": fact.ref}, used=(fact.id,))
+        await evolution.episodes.write(Episode("what is the harbor fee", [step], outcome=1.0))
     result = await anyio.run_process(
         [sys.executable, "-m", "runtime.cli.main", "worker", "--db", postgres_url, "--once"],
         env=child_env(),
         check=False,
     )
-    assert result.returncode == 2
-    assert result.stderr.decode().splitlines() == [
-        "loci: no job kind of this worker runs on PostgreSQL yet (SQLite only: refine)"
-    ]
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().startswith("ran 1 jobs (0 to retry, 0 failed, 0 lost")
+    async with use_engine(postgres_url) as store:
+        assert (await Graph(store).get(fact.id)).successes == 1
+
+
+def test_a_kind_whose_handler_runs_on_sqlite_only_stays_queued_on_postgresql() -> None:
+    handlers = {"refine": object(), "note": object()}
+    assert runnable(handlers, "postgresql", None) == ({"refine": handlers["refine"]}, ["note"])
+    assert runnable(handlers, "sqlite", None) == (handlers, [])
+    assert runnable(handlers, "postgresql", ["note"]) == ({}, ["note"])
 
 
 @pytest.mark.parametrize(
