@@ -35,6 +35,7 @@ PG_MIGRATION_SETS = (
     "memory.engines.postgres.schema.graph",
     "memory.engines.postgres.schema.jobs",
     "memory.engines.postgres.schema.imports",
+    "memory.engines.postgres.schema.context",
 )
 
 Step = Callable[[PgConnection], None]
