@@ -25,8 +25,8 @@ import anyio
 from memory.errors import UsageError
 from memory.projects import writable_project
 from memory.records.digest_jobs import DigestJobs
-from memory.store import Store, default_db_path
 from runtime.cli.flags import add_project, project_of
+from runtime.cli.home import open_home
 from runtime.digest.batch import read_jobs, run_batch
 from runtime.digest.modes import STRATEGIES
 from runtime.digest.progress import ProgressBar, progress_wanted
@@ -178,7 +178,7 @@ def summary(record: dict[str, Any]) -> str:
 
 
 async def list_jobs(args: argparse.Namespace) -> int:
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db) as store:
         jobs = await DigestJobs(store, project=project_of(args)).list(args.limit)
     rows = [
         {

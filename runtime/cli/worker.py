@@ -44,12 +44,10 @@ from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
 from runtime.cli.flags import add_project, at_least, project_of
 from runtime.cli.home import open_home
 
-__all__ = ["SQLITE_ONLY", "register", "runnable"]
+__all__ = ["register", "runnable"]
 
 log = logging.getLogger("loci.jobs")
 
-# The job kinds whose handlers write with SQL that runs on SQLite only (JSON functions, the context store).
-SQLITE_ONLY = frozenset({"refine", "describe", "note"})
 POLL_S = 5.0
 
 
@@ -79,6 +77,8 @@ def runnable(handlers: dict[str, Any], engine: str, wanted: list[str] | None) ->
     unknown = [kind for kind in wanted or () if kind not in handlers]
     if unknown:
         raise UsageError(f"--kinds: no handler for {', '.join(unknown)}; this worker runs {', '.join(handlers)}")
+    from runtime.session.background import SQLITE_ONLY  # the session's modules: only when a worker starts
+
     chosen = {kind: run for kind, run in handlers.items() if wanted is None or kind in wanted}
     if engine == "sqlite":
         return chosen, []

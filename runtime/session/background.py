@@ -12,7 +12,8 @@ for a session, from the session's `Background`:
   model can run: the memory graph's jobs (`Evolution.handlers`) and the
   `note` rewrites (`runtime.prompt.notes.NoteRefiner`). A job that needs a
   local model waits for the foreground to be idle, so a person's turn is
-  never queued behind it.
+  never queued behind it. On PostgreSQL the kinds whose handlers run on
+  SQLite only (`SQLITE_ONLY`) are left queued.
 - `CALLER` (the benchmarks): no worker; the note jobs are queued and the
   caller runs them itself (`runtime.prompt.notes.rewrite_queued`).
 
@@ -38,7 +39,11 @@ from memory.jobs.worker import Handler, Worker
 from runtime.models.base import Model, is_serial
 from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner
 
-__all__ = ["Background", "SessionWorker", "background_worker", "serving", "session_worker"]
+__all__ = ["SQLITE_ONLY", "Background", "SessionWorker", "background_worker", "serving", "session_worker"]
+
+# The job kinds whose handlers write with SQL that runs on SQLite only (JSON functions): on PostgreSQL no
+# worker claims them, and they stay queued.
+SQLITE_ONLY = frozenset({"refine", "describe"})
 
 
 class Background(enum.Enum):
@@ -64,7 +69,10 @@ async def session_worker(
     jobs = evolution.jobs
     notes: dict[str, Handler] = {NOTE_JOB: NoteRefiner(model, contexts, jobs, evolution.foreground)}
     if background is Background.ALL:
-        worker = Worker(jobs, {**evolution.handlers(), **notes})
+        handlers = {**evolution.handlers(), **notes}
+        if contexts.store.engine != "sqlite":
+            handlers = {kind: run for kind, run in handlers.items() if kind not in SQLITE_ONLY}
+        worker = Worker(jobs, handlers)
     elif background is Background.OWN and not is_serial(model) and note_mode is NoteMode.BACKGROUND:
         worker = Worker(jobs, notes, after=await jobs.last_id())
     else:
