@@ -101,7 +101,7 @@ def fts_search(db: Any, query: str, refs: list[str] | None, k: int, *, project: 
     """The best `k` chunks for `query` in the objects of `project` (ALL: of every project),
     optionally among the objects `refs` (ids such as doc:3), on the engine `db` belongs to."""
     words = content_words(query)
-    phrases = [[word.text for word in word_tokens(w)] for w in words]
+    phrases = [[word for word, _, _ in word_tokens(w)] for w in words]
     rows = chunk_index(db).matches(db, fts_literal(words), phrases, refs, k + RECORD_ROOM, SNIPPET_TOKENS, project)
     hits: list[Hit] = []
     quoted: list[str] = []  # the text of the document hits, flattened

@@ -99,22 +99,25 @@ def matches(
         for offset, word in enumerate(phrase)
     ]
     sql = (
-        "WITH m AS (SELECT f.rowid, f.tsv, f.len, o.kind, o.id AS oid FROM context_fts f"
+        "WITH m AS MATERIALIZED (SELECT f.rowid, f.tsv, f.len, o.kind, o.id AS oid FROM context_fts f"
         " JOIN context_chunks c ON c.id = f.rowid JOIN context_objects o ON o.id = c.object_id"
         f" WHERE f.tsv @@ CAST(? AS tsquery) AND o.complete = 1{where}),"
         " p AS (SELECT * FROM unnest(CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS integer[]),"
         " CAST(? AS integer[])) AS p(term, word, off, size)),"
-        " e AS (SELECT m.rowid, x.lexeme, y.at FROM m"
-        " CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}')) AS x"
-        " CROSS JOIN LATERAL unnest(x.positions) AS y(at)),"
-        " h AS (SELECT e.rowid, p.term FROM e JOIN p ON p.word = e.lexeme"
-        " GROUP BY e.rowid, p.term, e.at - p.off HAVING count(*) = max(p.size)),"
-        " t AS (SELECT rowid, term, count(*) AS tf FROM h GROUP BY rowid, term),"
-        " s AS (SELECT t.rowid, sum((CAST(? AS float8[]))[t.term] * t.tf * ? / (t.tf + ? * (1 - ? + ? * m.len"
-        " / (SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)))) AS score"
-        " FROM t JOIN m ON m.rowid = t.rowid GROUP BY t.rowid)"
-        " SELECT m.kind, m.oid, c.start_line, c.end_line, c.text, s.score FROM s JOIN m ON m.rowid = s.rowid"
-        " JOIN context_chunks c ON c.id = s.rowid ORDER BY m.kind != 'doc', s.score DESC, s.rowid LIMIT ?"
+        " x AS (SELECT m.rowid, x.lexeme, x.positions FROM m"
+        " CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}')) AS x),"
+        # a word's frequency is its number of places; a phrase's, the places where its words stand in order
+        " t AS (SELECT x.rowid, p.term, cardinality(x.positions) AS tf FROM x JOIN p ON p.word = x.lexeme"
+        " WHERE p.size = 1 UNION ALL SELECT h.rowid, h.term, count(*) FROM (SELECT x.rowid, p.term FROM x"
+        " JOIN p ON p.word = x.lexeme AND p.size > 1 CROSS JOIN LATERAL unnest(x.positions) AS y(at)"
+        " GROUP BY x.rowid, p.term, y.at - p.off HAVING count(*) = max(p.size)) AS h GROUP BY h.rowid, h.term),"
+        " s AS (SELECT m.rowid, m.kind, m.oid, sum((CAST(? AS float8[]))[t.term] * t.tf * ? / (t.tf + ? * (1 - ?"
+        " + ? * m.len / (SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)))) AS score"
+        " FROM t JOIN m ON m.rowid = t.rowid GROUP BY m.rowid, m.kind, m.oid"
+        " ORDER BY m.kind != 'doc', score DESC, m.rowid LIMIT ?)"
+        " SELECT s.kind, s.oid, c.start_line, c.end_line, c.text, s.score"
+        " FROM s JOIN context_chunks c ON c.id = s.rowid"
+        " ORDER BY s.kind != 'doc', s.score DESC, s.rowid"
     )
     words = sorted({word for phrase in phrases for word in phrase})
     params = [
@@ -129,9 +132,15 @@ def matches(
         B,
         limit,
     ]
+    # The statement's plan hardly depends on its parameters, and planning it costs more than running it on a
+    # small home: each connection prepares it once and runs its one generic plan from then on.
+    from memory.engines.postgres.connection import pg_sql  # psycopg: never imported on SQLite (the hook's recall)
+
+    conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+    rows = conn.raw.execute(pg_sql(sql), params, prepare=True).fetchall()
     return [
         (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
-        for kind, oid, first, last, text, score in conn.execute(sql, params).fetchall()
+        for kind, oid, first, last, text, score in rows
     ]
 
 

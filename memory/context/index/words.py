@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from bisect import bisect_left
 
 __all__ = ["MAX_POSITION", "Word", "fold", "snippet", "tsvector_text", "word_tokens"]
 
@@ -30,13 +30,10 @@ MAX_POSITION = 16_383  # PostgreSQL keeps a word's place up to here (a chunk hol
 MAX_PLACES = 256  # the places of one word a tsvector keeps
 MAX_LEXEME_BYTES = 2_000  # a tsvector refuses a longer word (FTS5 keeps it; no chunk of text has one)
 _RUN = re.compile(r"[^\W_]+")
+_SENTENCE_END = re.compile(r"[.:][ \t\n\r]+")  # what ends a sentence for FTS5: where the next word starts
 
 
-@dataclass(frozen=True)
-class Word:
-    text: str  # folded
-    start: int  # character offsets in the text
-    end: int
+Word = tuple[str, int, int]  # a word folded, and where it starts and ends in the text (character offsets)
 
 
 def fold(word: str) -> str:
@@ -49,15 +46,17 @@ def fold(word: str) -> str:
 
 def word_tokens(text: str) -> list[Word]:
     """The words of `text` in order, each folded, with where it is."""
-    return [Word(fold(match.group()), match.start(), match.end()) for match in _RUN.finditer(text)]
+    if text.isascii():  # folding keeps every offset: fold the text once
+        return [(m.group(), m.start(), m.end()) for m in _RUN.finditer(text.lower())]
+    return [(fold(m.group()), m.start(), m.end()) for m in _RUN.finditer(text)]
 
 
 def tsvector_text(text: str) -> tuple[str, int]:
     """`text` as a `tsvector` literal of its words at their places, and its number of words."""
     places: dict[str, list[int]] = {}
     found = word_tokens(text)
-    for position, word in enumerate(found, 1):
-        held = places.setdefault(word.text, [])
+    for position, (word, _, _) in enumerate(found, 1):
+        held = places.setdefault(word, [])
         if len(held) < MAX_PLACES:
             held.append(min(position, MAX_POSITION))
     literal = " ".join(
@@ -93,12 +92,15 @@ def snippet(text: str, phrases: list[list[str]], size: int, marks: tuple[str, st
 
 def _hits(found: list[Word], phrases: list[list[str]]) -> list[tuple[int, int, int]]:
     """`(first word, phrase, length)` of every place a phrase is found, in order."""
-    words = [word.text for word in found]
+    words = [word for word, _, _ in found]
+    places: dict[str, list[int]] = {}
+    for index, word in enumerate(words):
+        places.setdefault(word, []).append(index)
     hits = [
         (i, p, len(parts))
         for p, parts in enumerate(phrases)
         if parts
-        for i in range(len(words) - len(parts) + 1)
+        for i in places.get(parts[0], ())
         if words[i : i + len(parts)] == parts
     ]
     return sorted(hits)
@@ -108,26 +110,23 @@ def _score(hits: list[tuple[int, int, int]], total: int, start: int, size: int) 
     """The window at `start`'s score (1000 a phrase, 1 a repeat) and where FTS5 moves it to centre its hits."""
     seen: set[int] = set()
     score, first, last = 0, -1, 0
-    for at, phrase, length in hits:
-        if start <= at < start + size:
-            score += 1 if phrase in seen else 1000
-            seen.add(phrase)
-            first = at if first < 0 else first
-            last = at + length
+    for at, phrase, length in hits[bisect_left(hits, (start,)) :]:
+        if at >= start + size:
+            break
+        score += 1 if phrase in seen else 1000
+        seen.add(phrase)
+        first = at if first < 0 else first
+        last = at + length
     adjusted = first - (size - (last - first)) // 2
     return score, max(0, min(adjusted, total - size))
 
 
 def _sentence_starts(text: str, found: list[Word]) -> list[int]:
     """The words that open a sentence: the first, and each after a `.` or `:` and a space."""
-    starts = [0] if found else []
-    for index, word in enumerate(found[1:], 1):
-        at = word.start - 1
-        while at >= 0 and text[at] in " \t\n\r":
-            at -= 1
-        if at < word.start - 1 and at >= 0 and text[at] in ".:":
-            starts.append(index)
-    return starts
+    if not found:
+        return []
+    ends = {match.end() for match in _SENTENCE_END.finditer(text)}
+    return [0] + [index for index, (_, start, _) in enumerate(found[1:], 1) if start in ends]
 
 
 def _cut(
@@ -148,12 +147,13 @@ def _cut(
         else:
             spans.append([at, end])
     out = [ellipsis] if start > 0 else []
-    offset = found[start].start if start > 0 else 0
+    offset = found[start][1] if start > 0 else 0
     for first_word, last_word in spans:
-        begin = found[max(first_word, start)].start
-        finish = found[min(last_word, last)].end
+        begin = found[max(first_word, start)][1]
+        finish = found[min(last_word, last)][2]
         out += [text[offset:begin], opening, text[begin:finish], closing]
         offset = finish
-    out.append(text[offset : found[last].end])
-    out.append(text[found[last].end :] if last >= len(found) - 1 else ellipsis)
+    end = found[last][2]
+    out.append(text[offset:end])
+    out.append(text[end:] if last >= len(found) - 1 else ellipsis)
     return "".join(out)

@@ -74,5 +74,5 @@ def test_a_snippet_is_the_one_fts5_cuts(text: str, query: str) -> None:
     conn.execute("INSERT INTO t (text) VALUES (?)", [text])
     match = fts_literal(query)
     [(expected,)] = conn.execute("SELECT snippet(t, 0, '[', ']', ' … ', 6) FROM t WHERE t MATCH ?", [match])
-    phrases = [[w.text for w in word_tokens(word)] for word in query.split()]
+    phrases = [[w for w, _, _ in word_tokens(word)] for word in query.split()]
     assert snippet(text, phrases, 6) == expected
