@@ -53,22 +53,25 @@ def word_tokens(text: str) -> list[Word]:
 
 def tsvector_text(text: str) -> tuple[str, int]:
     """`text` as a `tsvector` literal of its words at their places, and its number of words."""
+    found = _RUN.findall(text.lower()) if text.isascii() else [fold(word) for word in _RUN.findall(text)]
     places: dict[str, list[int]] = {}
-    found = word_tokens(text)
-    for position, (word, _, _) in enumerate(found, 1):
-        held = places.setdefault(word, [])
-        if len(held) < MAX_PLACES:
-            held.append(min(position, MAX_POSITION))
+    for position, word in enumerate(found[:MAX_POSITION], 1):
+        if (held := places.get(word)) is None:
+            places[word] = [position]
+        elif len(held) < MAX_PLACES:
+            held.append(position)
+    if len(found) > MAX_POSITION:  # PostgreSQL keeps the rest at its last place
+        for word in found[MAX_POSITION:]:
+            held = places.setdefault(word, [])
+            if len(held) < MAX_PLACES and (not held or held[-1] < MAX_POSITION):
+                held.append(MAX_POSITION)
+    # a word is letters and digits: nothing in it to quote
     literal = " ".join(
-        f"'{_quoted(word)}':{','.join(map(str, sorted(set(held))))}"
+        f"'{word}':{','.join(map(str, held))}"
         for word, held in places.items()
-        if len(word.encode()) <= MAX_LEXEME_BYTES
+        if len(word) <= MAX_LEXEME_BYTES // 4 or len(word.encode()) <= MAX_LEXEME_BYTES
     )
     return literal, len(found)
-
-
-def _quoted(word: str) -> str:
-    return word.replace("\\", "\\\\").replace("'", "''")
 
 
 def snippet(text: str, phrases: list[list[str]], size: int, marks: tuple[str, str, str] = ("[", "]", " … ")) -> str:
