@@ -365,6 +365,7 @@ def _complete_object(conn: Any, object_id: int, stream: ChunkStream, meta: dict[
         "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?",
         [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id],
     )
+    chunk_index(conn).loaded(conn, stream.seq)
 
 
 def _insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:

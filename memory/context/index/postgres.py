@@ -29,7 +29,7 @@ from memory.context.index.words import tsvector_text
 from memory.context.loader import Chunk
 from memory.projects import in_project
 
-__all__ = ["delete_object", "insert_chunks", "matches"]
+__all__ = ["delete_object", "insert_chunks", "loaded", "matches"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 _CHUNK_COLUMNS = {
@@ -62,6 +62,14 @@ def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
         [[c.seq for c in batch], [v[0] for v in vectors], [v[1] for v in vectors], object_id],
     )
     conn.grew("context_fts", len(batch))
+
+
+def loaded(conn: Any, chunks: int) -> None:
+    """Note an object of `chunks` chunks, loaded a batch at a time, as grown in the transaction that completes it:
+    the store then refreshes the planner's statistics of a table that grew by a large share (a batch alone is
+    too small to), so the searches and reads that follow a big load are planned for the table it left."""
+    for table in ("context_chunks", "context_fts"):
+        conn.grew(table, chunks)
 
 
 def delete_object(conn: Any, object_id: int) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from memory.context.loader import Chunk
 from memory.projects import in_project
 
-__all__ = ["delete_object", "insert_chunks", "matches"]
+__all__ = ["delete_object", "insert_chunks", "loaded", "matches"]
 
 
 def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
@@ -37,6 +37,10 @@ def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
             ],
         )
         conn.execute("INSERT INTO context_fts (rowid, text) VALUES (?, ?)", [cursor.lastrowid, chunk.text])
+
+
+def loaded(conn: Any, chunks: int) -> None:
+    """Nothing: FTS5 keeps its own statistics."""
 
 
 def delete_object(conn: Any, object_id: int) -> None:
