@@ -83,12 +83,15 @@ def iter_pieces(
 def _chunks_from(db: Any, sql: str, object_id: int, first: int) -> Iterator[tuple[int, int, int, int, str]]:
     """The chunks from the one `sql` finds for `first` on, in order, a page at a time: a read stops after a few,
     and PostgreSQL's driver would fetch every row a query gives before the first is read."""
-    rows = db.execute(sql, [object_id, first, PAGE_CHUNKS]).fetchall()
-    while rows:
-        yield from rows
-        if len(rows) < PAGE_CHUNKS:
+    params = [object_id, first, PAGE_CHUNKS]
+    while True:
+        count = 0
+        for row in db.execute(sql, params):  # SQLite's cursor steps as the rows are taken
+            count += 1
+            yield row
+        if count < PAGE_CHUNKS:
             return
-        rows = db.execute(_AFTER, [object_id, rows[-1][0], PAGE_CHUNKS]).fetchall()
+        sql, params = _AFTER, [object_id, row[0], PAGE_CHUNKS]
 
 
 def _previous_ends_line(db: sqlite_utils.Database, object_id: int, seq: int) -> bool:
