@@ -140,12 +140,8 @@ def matches(
         B,
         limit,
     ]
-    # The statement's plan hardly depends on its parameters, and planning it costs more than running it on a
-    # small home: each connection prepares it once and runs its one generic plan from then on.
-    from memory.engines.postgres.connection import pg_sql  # psycopg: never imported on SQLite (the hook's recall)
-
-    conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-    rows = conn.raw.execute(pg_sql(sql), params, prepare=True).fetchall()
+    conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")  # see the module's docstring
+    rows = conn.execute(sql, params).fetchall()
     return [
         (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
         for kind, oid, first, last, text, score in rows
