@@ -8,6 +8,9 @@ reads through the public async API. Each size runs in its own process so
 that `peak_rss_mb` (the process's high-water mark) belongs to that size
 alone: the claim to check is that memory does not grow with the corpus.
 
+With `--db postgresql://…` the one size (`--tokens`) is loaded into that
+empty database instead, and `db_bytes` is the database's size.
+
 Goals on the reference machine: ten million tokens loaded in at most 60 s,
 search p50 at most 50 ms, peak RSS at most 500 MB.
 """
@@ -30,8 +33,10 @@ import anyio
 
 from bench.corpus import Corpus, token_counter
 from memory.context.store import ContextStore
-from memory.errors import LociError
-from memory.store import Store
+from memory.engines.dialects import dialect_of
+from memory.engines.select import use_engine
+from memory.errors import LociError, UsageError
+from memory.location import is_postgres
 
 __all__ = ["GOALS", "add_arguments", "measure", "run"]
 
@@ -47,11 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--queries", type=int, default=100, help="searches timed per size")
     parser.add_argument("--reads", type=int, default=100, help="reads timed per size")
     parser.add_argument("--counter", choices=["auto", "tiktoken", "estimate"], default="auto", help="token counter")
+    parser.add_argument(
+        "--db", default=None, help="load into an empty postgresql://... database (one size) instead of a new file"
+    )
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     sizes = [args.tokens]
-    if 0 < args.compare_tokens < args.tokens:
+    if args.db and not is_postgres(args.db):
+        raise UsageError(f"--db takes an empty postgresql://... database, not {args.db}")
+    if 0 < args.compare_tokens < args.tokens and not args.db:
         sizes.insert(0, args.compare_tokens)
     results = {}
     for size in sizes:
@@ -63,13 +73,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             str(args.queries),
             str(args.reads),
             args.counter,
+            args.db or "",
         ]
         done = await anyio.run_process(command, check=False, stderr=subprocess.PIPE)
         if done.returncode != 0:
             raise LociError(f"the context-store benchmark at {size} tokens failed: {done.stderr.decode()[-2000:]}")
         results[size] = json.loads(done.stdout)
     main = results[args.tokens]
-    report: dict[str, Any] = {"bench": "context-store", **main}
+    report: dict[str, Any] = {"bench": "context-store", "engine": "postgresql" if args.db else "sqlite", **main}
     if len(sizes) > 1:
         report["compare"] = results[sizes[0]]
         report["rss_ratio"] = round(main["peak_rss_mb"] / results[sizes[0]]["peak_rss_mb"], 2)
@@ -83,15 +94,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-async def measure(tokens: int, queries: int, reads: int, counter: str) -> dict[str, Any]:
-    """One size, in this process: generate, load, search, read; then the sizes on disk and in memory."""
+async def measure(tokens: int, queries: int, reads: int, counter: str, db: str = "") -> dict[str, Any]:
+    """One size, in this process: generate, load, search, read; then the sizes on disk and in memory. The home
+    is a new SQLite file, or the empty PostgreSQL database `db`."""
     counter_name, count = token_counter(counter)
     with tempfile.TemporaryDirectory(prefix="loci-bench-") as tmp:
         corpus = Corpus()
         started = time.perf_counter()
         corpus.write(Path(tmp) / "corpus", tokens, FILE_TOKENS, count)
         generate_s = time.perf_counter() - started
-        async with await Store.open(Path(tmp) / "bench.db") as store:
+        async with use_engine(db or Path(tmp) / "bench.db") as store:
+            held = await store.read(lambda conn: conn.execute("SELECT count(*) FROM context_objects").fetchone()[0])
+            if held:
+                raise UsageError(f"bench context-store loads an empty database; {store.location} holds {held} objects")
             contexts = ContextStore(store, count)
             started = time.perf_counter()
             loaded = await contexts.add_directory(Path(tmp) / "corpus")
@@ -99,7 +114,8 @@ async def measure(tokens: int, queries: int, reads: int, counter: str) -> dict[s
             loaded_tokens = sum(o.tokens for o in loaded.objects)
             search_ms = await _time_searches(contexts, corpus, queries)
             read_ms = await _time_reads(contexts, loaded.objects, reads)
-        db_bytes = sum(p.stat().st_size for p in Path(tmp).glob("bench.db*"))
+            size = await store.read(lambda conn: conn.execute(dialect_of(conn).home_bytes()).fetchone()[0])
+        db_bytes = size if db else sum(p.stat().st_size for p in Path(tmp).glob("bench.db*"))
     return {
         "tokens": loaded_tokens,
         "files": len(loaded.objects),
@@ -155,6 +171,6 @@ def _percentile(values: list[float], pct: int) -> float:
 
 
 if __name__ == "__main__":
-    size, n_queries, n_reads, counter_choice = sys.argv[1:5]
-    result = anyio.run(measure, int(size), int(n_queries), int(n_reads), counter_choice)
+    size, n_queries, n_reads, counter_choice, home = sys.argv[1:6]
+    result = anyio.run(measure, int(size), int(n_queries), int(n_reads), counter_choice, home)
     print(json.dumps(result))

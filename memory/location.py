@@ -29,8 +29,9 @@ LOCI_DB = "LOCI_DB"
 # What a part still on SQLite says to a connection string (memory.store.Store.open, and commands that check early).
 NOT_ON_POSTGRES = (
     "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
-    "loci memory add|update|forget|link|search|show|neighbors|stats|export|history|restore|refine|consolidate"
-    "|procedures, loci feedback, loci home copy, loci doctor --db and loci worker; "
+    "loci memory add|update|forget|link|search|show|neighbors|stats|export|history|restore|import|refine"
+    "|consolidate|procedures, loci run, chat, digest, jobs, feedback, serve (over stdio), home copy, doctor --db "
+    "and loci worker; "
     "see the page 'From one laptop to a team server'"
 )
 _SCHEME = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""Full-text search over chunks: FTS5, BM25, and every query taken literally.
+"""Full-text search over chunks: BM25 on either engine, and every query taken literally.
 
 The model writes queries, and a query is words, not FTS5 syntax: each word
 is quoted (`fts_literal`), so `NEAR(`, `*`, `-` or an unbalanced quote are
@@ -14,10 +14,12 @@ left out of the match unless nothing else is left, so they never rank a line.
 A hit carries its best line whole (`line_text`), which a reader needs more than
 a snippet of bracketed matches.
 
-`ORDER BY rank ... LIMIT k` lets FTS5 sort the matches itself and compute the
-snippet only for the k rows returned, which keeps a search on ten million
-tokens in milliseconds. A hit names its chunk's line range and its line
-that holds the rarest query words, so the next step can read just there.
+The index is FTS5 on SQLite and a `tsvector` of the same words on
+PostgreSQL, one module each (memory/context/index/), chosen by the engine's
+dialect; both rank by FTS5's BM25 over the same words, so a store on either
+engine answers a search with the same chunks in the same order. A hit names
+its chunk's line range and its line that holds the rarest query words, so
+the next step can read just there.
 
 Documents come first: a run's own records (`obs:N` search results, `turn:N`,
 `note:N`) match the words of the lines they quote, and would otherwise
@@ -35,16 +37,16 @@ run them, and they must be bounded in time.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
+from memory.context.index import postgres, sqlite
+from memory.context.index.words import word_tokens
 from memory.context.loader import split_lines
 from memory.context.objects import Hit
-from memory.projects import in_project
+from memory.engines.dialects import dialect_of
 
-if TYPE_CHECKING:  # the hook recall imports this module for `query_words`, and must start without sqlite-utils
-    import sqlite_utils
-
-__all__ = ["STOP_WORDS", "content_words", "fts_literal", "fts_phrase", "fts_search", "query_words"]
+__all__ = ["STOP_WORDS", "chunk_index", "content_words", "fts_literal", "fts_phrase", "fts_search", "query_words"]
 
 _STOP_TEXT = (
     "a about after again all also am an and any are as at be been before being between both but by can could did do"
@@ -60,6 +62,7 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 SNIPPET_TOKENS = 16
 LINE_CHARS = 600
 RECORD_ROOM = 8  # rows beyond k, so that records dropped as copies leave k hits
+_INDEXES = {"sqlite": sqlite, "postgresql": postgres}  # the index of each engine (memory/context/index/)
 _WORD = re.compile(r"[^\W_]+")
 _QUOTING = re.compile(r"^\s*(?:\w+:\d+(?::\d+)?:?\s*|\d+\|\s*)")  # `doc:1:49: ` or `12| ` before a line
 
@@ -89,38 +92,27 @@ def fts_literal(query: str | list[str]) -> str:
     return " OR ".join(fts_phrase(w) for w in words)
 
 
-def fts_search(
-    db: sqlite_utils.Database, query: str, refs: list[str] | None, k: int, *, project: str | None
-) -> list[Hit]:
+def chunk_index(conn: Any) -> ModuleType:
+    """The full-text index module (memory/context/index/) of the engine `conn` belongs to."""
+    return _INDEXES[dialect_of(conn).name]
+
+
+def fts_search(db: Any, query: str, refs: list[str] | None, k: int, *, project: str | None) -> list[Hit]:
     """The best `k` chunks for `query` in the objects of `project` (ALL: of every project),
-    optionally among the objects `refs` (ids such as doc:3)."""
+    optionally among the objects `refs` (ids such as doc:3), on the engine `db` belongs to."""
     words = content_words(query)
-    match = fts_literal(words)
-    sql = (
-        "SELECT o.kind, o.id, c.start_line, c.end_line, c.text,"
-        f" snippet(context_fts, 0, '[', ']', ' … ', {SNIPPET_TOKENS}), context_fts.rank"
-        " FROM context_fts JOIN context_chunks c ON c.id = context_fts.rowid"
-        " JOIN context_objects o ON o.id = c.object_id"
-        " WHERE context_fts MATCH ? AND o.complete = 1"
-    )
-    where, args = in_project(project, "o.project")
-    sql += where
-    params: list[Any] = [match, *args]
-    if refs:
-        sql += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
-        params += refs
-    sql += " ORDER BY o.kind != 'doc', context_fts.rank LIMIT ?"
-    params.append(k + RECORD_ROOM)
+    phrases = [[word for word, _, _ in word_tokens(w)] for w in words]
+    rows = chunk_index(db).matches(db, fts_literal(words), phrases, refs, k + RECORD_ROOM, SNIPPET_TOKENS, project)
     hits: list[Hit] = []
     quoted: list[str] = []  # the text of the document hits, flattened
-    for kind, oid, first, last, text, snippet, score in db.execute(sql, params).fetchall():
+    for kind, oid, first, last, text, snippet, score in rows:
         line = _best_line(text, first, words)
         whole = split_lines(text)[line - first].rstrip("\n") if line - first < len(split_lines(text)) else ""
         if kind == "doc":
             quoted.append(_flat(text))
         elif (flat := _flat(_QUOTING.sub("", whole))) and any(flat in doc for doc in quoted):
             continue  # a record of a run that only repeats a document's line
-        hits.append(Hit(f"{kind}:{oid}", first, last, snippet, -score, line, whole[:LINE_CHARS]))
+        hits.append(Hit(f"{kind}:{oid}", first, last, snippet, score, line, whole[:LINE_CHARS]))
     return hits[:k]
 
 

@@ -4,7 +4,10 @@ A pattern is compiled here first, so a pattern that does not compile gets a
 clear error with its position and no process is started. The scan itself
 runs in a child process (`memory/context/regex_worker.py`) that reads the SQLite
 file on its own read-only connection and streams its hits back; at the
-deadline the child is killed. This bounds even a single pathological
+deadline the child is killed. A PostgreSQL home is read here instead, a page
+of chunks at a time, and sent to the child over its stdin while its hits
+come back (the child starts with the standard library alone, which has no
+PostgreSQL driver); the child scans the same chunks in the same order. This bounds even a single pathological
 `re.search` (`(a+)+$` against a long run of a's), which no check between
 chunks and no thread could stop, and the CPU comes back with it.
 
@@ -22,17 +25,23 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
+from anyio.abc import ByteSendStream
 
 from memory.context.objects import Hit
+from memory.engines.base import Engine
+from memory.engines.dialects import dialect_of
 from memory.errors import StoreError, UsageError
+from memory.projects import in_project
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_PATTERN", "check_pattern", "regex_search"]
 
 DEFAULT_TIMEOUT = 5.0
 MAX_PATTERN = 1_000
 WORKER = Path(__file__).with_name("regex_worker.py")
+PAGE_ROWS = 256  # chunks read and sent to the scanning process at a time (a home it cannot read itself)
 
 
 def check_pattern(pattern: str) -> re.Pattern[str]:
@@ -51,7 +60,7 @@ def check_pattern(pattern: str) -> re.Pattern[str]:
 
 
 async def regex_search(
-    db_path: Path,
+    store: Engine,
     pattern: str,
     refs: list[str] | None,
     k: int,
@@ -62,8 +71,9 @@ async def regex_search(
     """The first `k` lines matching `pattern` in the objects of `project` (None: of every project),
     in document order; `UsageError` past `timeout` seconds."""
     check_pattern(pattern)
-    wanted = {"db": str(db_path), "pattern": pattern, "refs": refs or None, "k": k, "project": project}
-    request = json.dumps(wanted).encode()
+    wanted: dict[str, object] = {"pattern": pattern, "k": k}
+    if on_sqlite := dialect_of(store).name == "sqlite":
+        wanted |= {"db": store.location, "refs": refs or None, "project": project}
     hits: list[Hit] = []
     done: dict[str, object] = {}
     command = [sys.executable, "-I", "-S", str(WORKER)]
@@ -72,15 +82,16 @@ async def regex_search(
     ) as process:
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         with anyio.move_on_after(timeout) as deadline:
-            await process.stdin.send(request)
-            await process.stdin.aclose()
-            pending = b""
-            async for data in process.stdout:
-                *lines, pending = (pending + data).split(b"\n")
-                for line in lines:
-                    _take(json.loads(line), hits, done)
-            error = b"".join([chunk async for chunk in process.stderr])
-            code = await process.wait()
+            async with anyio.create_task_group() as group:
+                group.start_soon(_send, process.stdin, wanted, None if on_sqlite else (store, refs, project))
+                pending = b""
+                async for data in process.stdout:
+                    *lines, pending = (pending + data).split(b"\n")
+                    for line in lines:
+                        _take(json.loads(line), hits, done)
+                error = b"".join([chunk async for chunk in process.stderr])
+                code = await process.wait()
+                group.cancel_scope.cancel()  # the scan ended: stop sending chunks it no longer reads
         if deadline.cancelled_caught:
             process.kill()
     if deadline.cancelled_caught:
@@ -93,6 +104,38 @@ async def regex_search(
         message = error.decode("utf-8", "replace").strip().splitlines()
         raise StoreError(f"the regular-expression scan failed: {message[-1] if message else f'exit code {code}'}")
     return hits
+
+
+async def _send(
+    stdin: ByteSendStream, request: dict[str, object], chunks: tuple[Engine, list[str] | None, str | None] | None
+) -> None:
+    """The request to the scanning process, then, when it cannot read the home itself, the chunks to scan."""
+    try:
+        await stdin.send(json.dumps(request).encode() + b"\n")
+        if chunks is not None:
+            store, refs, project = chunks
+            after = (0, -1)
+            while rows := await store.read(lambda db, a=after: _page(db, a, refs, project)):
+                await stdin.send(b"".join(json.dumps(row[:5]).encode() + b"\n" for row in rows))
+                after = (rows[-1][5], rows[-1][6])
+        await stdin.aclose()
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError):
+        pass  # the scan found its k lines, or failed (said on stderr), and reads no more
+
+
+def _page(db: Any, after: tuple[int, int], refs: list[str] | None, project: str | None) -> list[tuple[Any, ...]]:
+    """The next `PAGE_ROWS` chunks to scan after chunk `after` (object, seq), in document order."""
+    where, params = in_project(project, "o.project")
+    if refs:
+        where += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
+        params += refs
+    sql = (
+        "SELECT o.kind, o.id, c.start_line, c.end_line, c.text, c.object_id, c.seq FROM context_chunks c"
+        " JOIN context_objects o ON o.id = c.object_id"
+        f" WHERE o.complete = 1 AND (c.object_id > ? OR (c.object_id = ? AND c.seq > ?)){where}"
+        " ORDER BY c.object_id, c.seq LIMIT ?"
+    )
+    return [tuple(row) for row in db.execute(sql, [after[0], after[0], after[1], *params, PAGE_ROWS]).fetchall()]
 
 
 def _take(record: dict[str, object], hits: list[Hit], done: dict[str, object]) -> None:

@@ -6,10 +6,14 @@ milliseconds) and kills it at its deadline. Python's `re` cannot be
 interrupted inside one `search`, and a thread cannot be stopped: a separate
 process is the only bound that also gives the CPU back.
 
-Protocol: one JSON request on stdin (`db`, `pattern`, `refs` or null, `k`,
-`project` or null for every project);
-one JSON line per hit on stdout, flushed at once so that the parent keeps
-what was found before a timeout; a last line `{"done": true, ...}`.
+Protocol: one JSON request line on stdin (`pattern`, `k`, and for a SQLite
+home `db`, `refs` or null and `project` or null for every project). A home
+this process cannot open (PostgreSQL: its driver is not in the standard
+library) has no `db`: the parent then sends the chunks to scan after the
+request, one JSON line each (`[kind, number, first line, last line,
+text]`, in document order), and closes stdin at the end. One JSON line
+per hit on stdout, flushed at once so that the parent keeps what was found
+before a timeout; a last line `{"done": true, ...}`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import json
 import re
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
@@ -26,8 +32,20 @@ CONTEXT_CHARS = 60
 
 
 def main() -> int:
-    request = json.loads(sys.stdin.read())
+    request = json.loads(sys.stdin.readline())
     pattern = re.compile(request["pattern"], re.MULTILINE)
+    found = chunks = 0
+    for kind, oid, first, last, text in _chunks(request) if "db" in request else map(json.loads, sys.stdin):
+        chunks += 1
+        found += _scan(pattern, f"{kind}:{oid}", first, last, text, request["k"] - found)
+        if found >= request["k"]:
+            break
+    print(json.dumps({"done": True, "chunks": chunks}), flush=True)
+    return 0
+
+
+def _chunks(request: dict[str, Any]) -> Iterator[tuple[str, int, int, int, str]]:
+    """The chunks of a SQLite home to scan, read on a read-only connection of this process."""
     refs = request.get("refs") or []
     project = request.get("project")
     conn = sqlite3.connect(Path(request["db"]).as_uri() + "?mode=ro", uri=True)
@@ -43,14 +61,7 @@ def main() -> int:
         sql += " AND o.project = ?"
         params.append(project)
     sql += " ORDER BY c.object_id, c.seq"
-    found = chunks = 0
-    for kind, oid, first, last, text in conn.execute(sql, params):
-        chunks += 1
-        found += _scan(pattern, f"{kind}:{oid}", first, last, text, request["k"] - found)
-        if found >= request["k"]:
-            break
-    print(json.dumps({"done": True, "chunks": chunks}), flush=True)
-    return 0
+    yield from conn.execute(sql, params)
 
 
 def _scan(pattern: re.Pattern[str], ref: str, first: int, last: int, text: str, wanted: int) -> int:

@@ -15,7 +15,9 @@ on (`next_start`, in lines when the cut falls between lines, in tokens when
 it falls inside a long line). A single piece larger than the budget is cut
 by characters, so no read ever returns more than the budget.
 
-These functions are synchronous: they run inside `Store.read`.
+These functions are synchronous: they run inside a store's `read`, on either
+engine. The chunks are read a few at a time (`PAGE_CHUNKS`), since a read
+stops after the chunks its budget allows.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import sqlite_utils
 
@@ -33,13 +36,18 @@ __all__ = ["Piece", "iter_lines", "iter_pieces", "read_span"]
 
 MIN_CUT_TOKENS = 16
 
+PAGE_CHUNKS = 8  # chunks read at a time: a read within its budget needs one or two
 _BY_LINE = (
     "SELECT seq, start_line, start_token, end_token, text FROM context_chunks"
-    " WHERE object_id = ? AND end_line >= ? ORDER BY end_line, seq"
+    " WHERE object_id = ? AND end_line >= ? ORDER BY end_line, seq LIMIT ?"
 )
 _BY_TOKEN = (
     "SELECT seq, start_line, start_token, end_token, text FROM context_chunks"
-    " WHERE object_id = ? AND end_token > ? ORDER BY end_token, seq"
+    " WHERE object_id = ? AND end_token > ? ORDER BY end_token, seq LIMIT ?"
+)
+_AFTER = (
+    "SELECT seq, start_line, start_token, end_token, text FROM context_chunks"
+    " WHERE object_id = ? AND seq > ? ORDER BY seq LIMIT ?"
 )
 
 
@@ -58,7 +66,7 @@ def iter_pieces(
     """Pieces in order from the chunk holding line `first` (or 0-based token `first`)."""
     sql = _BY_LINE if unit == "lines" else _BY_TOKEN
     starts_line: bool | None = None
-    for seq, line, start_token, end_token, text in db.execute(sql, [object_id, first]):
+    for seq, line, start_token, end_token, text in _chunks_from(db, sql, object_id, first):
         if starts_line is None:
             starts_line = seq == 0 or _previous_ends_line(db, object_id, seq)
         lines = split_lines(text)
@@ -70,6 +78,20 @@ def iter_pieces(
             token = end
             starts_line = part.endswith("\n")
             line += starts_line
+
+
+def _chunks_from(db: Any, sql: str, object_id: int, first: int) -> Iterator[tuple[int, int, int, int, str]]:
+    """The chunks from the one `sql` finds for `first` on, in order, a page at a time: a read stops after a few,
+    and PostgreSQL's driver would fetch every row a query gives before the first is read."""
+    params = [object_id, first, PAGE_CHUNKS]
+    while True:
+        count = 0
+        for row in db.execute(sql, params):  # SQLite's cursor steps as the rows are taken
+            count += 1
+            yield row
+        if count < PAGE_CHUNKS:
+            return
+        sql, params = _AFTER, [object_id, row[0], PAGE_CHUNKS]
 
 
 def _previous_ends_line(db: sqlite_utils.Database, object_id: int, seq: int) -> bool:

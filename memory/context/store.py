@@ -35,7 +35,6 @@ objects and loads none.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -44,20 +43,20 @@ from typing import Any, BinaryIO
 
 import anyio
 import anyio.to_thread
-import sqlite_utils
 
-from memory.context.fulltext import fts_literal, fts_search
-from memory.context.loader import SNIFF_BYTES, ChunkStream, binary_reason, detect_format
+from memory.context.fulltext import chunk_index, fts_literal, fts_search
+from memory.context.loader import SNIFF_BYTES, Chunk, ChunkStream, binary_reason, detect_format
 from memory.context.objects import KINDS, UNITS, ContextObject, Hit, Span, Target, parse_id
 from memory.context.outline import Outline, build_outline
 from memory.context.paths import Roots, walk
 from memory.context.regex_scan import DEFAULT_TIMEOUT, regex_search
 from memory.context.schema import MIGRATIONS
 from memory.context.spans import iter_lines, read_span
+from memory.engines.base import Engine
+from memory.engines.dialects import dialect_of
 from memory.errors import NotFoundError, UsageError
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 from memory.regular import open_regular
-from memory.store import Store
 
 __all__ = [
     "KINDS",
@@ -87,12 +86,12 @@ class Loaded:
 
 
 class ContextStore:
-    """The context objects of one project in a `Store` (`project=ALL`: of every project, for reading),
+    """The context objects of one project in a home on either engine (`project=ALL`: of every project, for reading),
     with an optional token counter and an allow-list of roots."""
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         count_tokens: Callable[[str], int] | None = None,
         *,
         roots: Iterable[str | Path] | None = None,
@@ -116,9 +115,7 @@ class ContextStore:
         meta = {"format": "text", **(meta or {})}
         return await self._load(kind, name, None, ChunkStream.from_text(text, self.count_tokens), meta, {})
 
-    def add_text_now(
-        self, conn: sqlite3.Connection, kind: str, name: str, text: str, meta: dict[str, Any] | None = None
-    ) -> str:
+    def add_text_now(self, conn: Any, kind: str, name: str, text: str, meta: dict[str, Any] | None = None) -> str:
         """`add_text` inside the caller's transaction (a job's effect), for a short text; the new object's id."""
         _check_kind(kind)
         meta = {"format": "text", **(meta or {})}
@@ -221,11 +218,11 @@ class ContextStore:
         """The object this project already loaded from `source`, if the file has not changed since
         (size and mtime)."""
 
-        def fetch(db: sqlite_utils.Database) -> ContextObject | None:
+        def fetch(db: Any) -> ContextObject | None:
             rows = list(
                 db.query(
                     "SELECT * FROM context_objects WHERE source = ? AND kind = ? AND project = ? AND complete = 1"
-                    " AND json_extract(meta, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1",
+                    f" AND {dialect_of(db).json_text('meta', 'fingerprint')} = ? ORDER BY id DESC LIMIT 1",
                     [source, kind, self.project, fingerprint],
                 )
             )
@@ -257,7 +254,7 @@ class ContextStore:
         where, args = in_project(self.project)
         sql = f"SELECT * FROM context_objects WHERE id = ? AND kind = ? AND complete = 1{where}"
 
-        def fetch(db: sqlite_utils.Database) -> ContextObject:
+        def fetch(db: Any) -> ContextObject:
             rows = list(db.query(sql, [number, kind, *args]))
             if not rows:
                 raise NotFoundError(f"no context object {ref}; context_list shows the ids there are")
@@ -268,14 +265,14 @@ class ContextStore:
     async def last_id(self) -> int:
         """The highest object row id of the project so far (0 without one): objects made later have higher ids."""
         where, args = in_project(self.project)
-        sql = f"SELECT COALESCE(MAX(id), 0) FROM context_objects WHERE 1{where}"
+        sql = f"SELECT COALESCE(MAX(id), 0) FROM context_objects WHERE TRUE{where}"
         return await self.store.read(lambda db: int(db.execute(sql, args).fetchone()[0]))
 
     async def list(self, kinds: Iterable[str] | None = None) -> list[ContextObject]:
         wanted = list(kinds or KINDS)
         where, args = in_project(self.project)
 
-        def fetch(db: sqlite_utils.Database) -> list[ContextObject]:
+        def fetch(db: Any) -> list[ContextObject]:
             marks = ",".join("?" * len(wanted))
             sql = f"SELECT * FROM context_objects WHERE kind IN ({marks}) AND complete = 1{where} ORDER BY id"
             return [_object(row) for row in db.query(sql, [*wanted, *args])]
@@ -315,7 +312,7 @@ class ContextStore:
         refs = [f"{kind}:{number}" for kind, number in (parse_id(ref) for ref in ids or [])]
         k = max(1, k)
         if regex:
-            return await regex_search(self.store.path, query, refs, k, self.regex_timeout, project=self.project)
+            return await regex_search(self.store, query, refs, k, self.regex_timeout, project=self.project)
         if not fts_literal(query):
             raise UsageError("the search query has no words to look for")
         return await self.store.read(lambda db: fts_search(db, query, refs, k, project=self.project))
@@ -353,54 +350,30 @@ def _check_kind(kind: str) -> None:
         raise UsageError(f"unknown context kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-def _insert_object(
-    conn: sqlite3.Connection, project: str, kind: str, name: str, source: str | None, meta: dict[str, Any]
-) -> int:
-    cursor = conn.execute(
+def _insert_object(conn: Any, project: str, kind: str, name: str, source: str | None, meta: dict[str, Any]) -> int:
+    row = conn.execute(
         "INSERT INTO context_objects (project, kind, name, source, meta, created, complete)"
-        " VALUES (?, ?, ?, ?, ?, ?, 0)",
+        " VALUES (?, ?, ?, ?, ?, ?, 0) RETURNING id",
         [project, kind, name, source, json.dumps(meta), time.time()],
-    )
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
+    ).fetchone()
+    return int(row[0])
 
 
-def _complete_object(conn: sqlite3.Connection, object_id: int, stream: ChunkStream, meta: dict[str, Any]) -> None:
+def _complete_object(conn: Any, object_id: int, stream: ChunkStream, meta: dict[str, Any]) -> None:
     """Write an object's totals and mark it complete: readers see it from now on."""
     conn.execute(
         "UPDATE context_objects SET chars = ?, lines = ?, tokens = ?, meta = ?, complete = 1 WHERE id = ?",
         [stream.chars, stream.lines, stream.tokens, json.dumps(meta), object_id],
     )
+    chunk_index(conn).loaded(conn, stream.seq)
 
 
-def _insert_chunks(conn: sqlite3.Connection, object_id: int, batch: list[Any]) -> None:
-    for chunk in batch:
-        cursor = conn.execute(
-            "INSERT INTO context_chunks (object_id, seq, start_line, end_line, start_char,"
-            " end_char, start_token, end_token, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                object_id,
-                chunk.seq,
-                chunk.start_line,
-                chunk.end_line,
-                chunk.start_char,
-                chunk.end_char,
-                chunk.start_token,
-                chunk.end_token,
-                chunk.text,
-            ],
-        )
-        conn.execute("INSERT INTO context_fts (rowid, text) VALUES (?, ?)", [cursor.lastrowid, chunk.text])
+def _insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
+    chunk_index(conn).insert_chunks(conn, object_id, batch)
 
 
-def _delete_object(db: sqlite_utils.Database, object_id: int) -> None:
-    db.execute(
-        "INSERT INTO context_fts (context_fts, rowid, text)"
-        " SELECT 'delete', id, text FROM context_chunks WHERE object_id = ?",
-        [object_id],
-    )
-    db.execute("DELETE FROM context_chunks WHERE object_id = ?", [object_id])
-    db.execute("DELETE FROM context_objects WHERE id = ?", [object_id])
+def _delete_object(db: Any, object_id: int) -> None:
+    chunk_index(db).delete_object(db.conn, object_id)
 
 
 def _object(row: dict[str, Any]) -> ContextObject:

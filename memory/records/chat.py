@@ -23,13 +23,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import sqlite_utils
 from sqlite_utils import Migrations
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from memory.store import Store
 
 __all__ = ["ChatLog", "ChatMessage", "ChatSession"]
 
@@ -77,19 +78,20 @@ class ChatMessage:
 class ChatLog:
     """The chat sessions of one project of a store (`project=ALL`: of every project, for reading)."""
 
-    def __init__(self, store: Store, *, project: str | None = DEFAULT_PROJECT) -> None:
+    def __init__(self, store: Engine, *, project: str | None = DEFAULT_PROJECT) -> None:
         self.store = store
         self.project = project if project is ALL else check_project(project)
 
     async def start(self, model: str) -> ChatSession:
         project = writable_project(self.project)
 
-        def insert(db: sqlite_utils.Database) -> ChatSession:
+        def insert(db: Any) -> ChatSession:
             created = time.time()
-            cursor = db.execute(
-                "INSERT INTO chat_sessions (created, model, project) VALUES (?, ?, ?)", [created, model, project]
-            )
-            return ChatSession(int(cursor.lastrowid or 0), created, model, project)
+            row = db.execute(
+                "INSERT INTO chat_sessions (created, model, project) VALUES (?, ?, ?) RETURNING id",
+                [created, model, project],
+            ).fetchone()
+            return ChatSession(int(row[0]), created, model, project)
 
         return await self.store.write(insert)
 
@@ -97,10 +99,10 @@ class ChatLog:
         """The session `session_id`, or the latest one; a clear error when there is none."""
         return await self.store.read(lambda db: self._find(db, session_id))
 
-    def _find(self, db: sqlite_utils.Database, session_id: int | None) -> ChatSession:
+    def _find(self, db: Any, session_id: int | None) -> ChatSession:
         where, args = in_project(self.project)
         if session_id is None:
-            rows = list(db.query(f"SELECT * FROM chat_sessions WHERE 1{where} ORDER BY id DESC LIMIT 1", args))
+            rows = list(db.query(f"SELECT * FROM chat_sessions WHERE TRUE{where} ORDER BY id DESC LIMIT 1", args))
             missing = "there is no chat to resume in this home; start one with `loci chat`"
         else:
             rows = list(db.query(f"SELECT * FROM chat_sessions WHERE id = ?{where}", [session_id, *args]))
@@ -115,14 +117,14 @@ class ChatLog:
         """Append one message to a session of this project, committed before this returns."""
         writable_project(self.project)
 
-        def insert(db: sqlite_utils.Database) -> ChatMessage:
+        def insert(db: Any) -> ChatMessage:
             self._find(db, session_id)
             row = db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?", [session_id]
             ).fetchone()
             message = ChatMessage(int(row[0]), role, text, state, time.time(), tuple(window or ()))
             db.execute(
-                "INSERT INTO chat_messages (session_id, seq, role, text, state, created, window)"
+                'INSERT INTO chat_messages (session_id, seq, role, text, state, created, "window")'
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [session_id, message.seq, role, text, state, message.created, json.dumps(list(message.window))],
             )
@@ -134,11 +136,11 @@ class ChatLog:
         """The session's messages in order; none for a session that is not this project's."""
         where, args = in_project(self.project, "s.project")
         sql = (
-            "SELECT m.seq, m.role, m.text, m.state, m.created, m.window FROM chat_messages m"
+            'SELECT m.seq, m.role, m.text, m.state, m.created, m."window" FROM chat_messages m'
             f" JOIN chat_sessions s ON s.id = m.session_id WHERE m.session_id = ?{where} ORDER BY m.seq"
         )
 
-        def fetch(db: sqlite_utils.Database) -> list[ChatMessage]:
+        def fetch(db: Any) -> list[ChatMessage]:
             rows = db.query(sql, [session_id, *args])
             return [
                 ChatMessage(r["seq"], r["role"], r["text"], r["state"], r["created"], tuple(json.loads(r["window"])))

@@ -30,9 +30,9 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from memory.store import Store
 
 __all__ = ["STATUSES", "DigestJob", "DigestJobs"]
 
@@ -89,7 +89,7 @@ class DigestJob:
 class DigestJobs:
     """The digest jobs of one project of a home (`project=ALL`: of every project, for reading)."""
 
-    def __init__(self, store: Store, *, project: str | None = DEFAULT_PROJECT) -> None:
+    def __init__(self, store: Engine, *, project: str | None = DEFAULT_PROJECT) -> None:
         self.store = store
         self.project = project if project is ALL else check_project(project)
 
@@ -100,22 +100,22 @@ class DigestJobs:
         project = writable_project(self.project)
         row = [now, now, os.getpid(), question, strategy, model, json.dumps(settings), json.dumps(files), project]
 
-        def insert(db: sqlite_utils.Database) -> int:
-            cursor = db.execute(
-                "INSERT INTO digest_jobs"
-                " (created, updated, status, pid, question, strategy, model, settings, files, project)"
-                " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
-                row,
+        def insert(db: Any) -> int:
+            return int(
+                db.execute(
+                    "INSERT INTO digest_jobs"
+                    " (created, updated, status, pid, question, strategy, model, settings, files, project)"
+                    " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    row,
+                ).fetchone()[0]
             )
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
 
         return await self.store.write(insert)
 
     async def get(self, job_id: int) -> DigestJob:
         where, args = in_project(self.project)
 
-        def fetch(db: sqlite_utils.Database) -> DigestJob:
+        def fetch(db: Any) -> DigestJob:
             rows = list(db.query(f"SELECT * FROM digest_jobs WHERE id = ?{where}", [job_id, *args]))
             if not rows:
                 raise NotFoundError(f"no digest job {job_id}; `loci jobs` lists the jobs there are")
@@ -128,7 +128,7 @@ class DigestJobs:
         if limit < 1:
             raise UsageError(f"--limit must be at least 1, not {limit}")
         where, args = in_project(self.project)
-        sql = f"SELECT * FROM digest_jobs WHERE 1{where} ORDER BY id DESC LIMIT ?"
+        sql = f"SELECT * FROM digest_jobs WHERE TRUE{where} ORDER BY id DESC LIMIT ?"
         return await self.store.read(lambda db: [_job(row) for row in db.query(sql, [*args, limit])])
 
     async def checkpoint(self, job_id: int, state: dict[str, Any]) -> None:

@@ -28,9 +28,9 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from memory.store import Store
 
 __all__ = ["STATUSES", "RunRecord", "Runs", "parse_run_id"]
 
@@ -98,14 +98,15 @@ class RunRecord:
 class Runs:
     """The runs of one project of a home (`project=ALL`: of every project, for reading)."""
 
-    def __init__(self, store: Store, *, project: str | None = DEFAULT_PROJECT) -> None:
+    def __init__(self, store: Engine, *, project: str | None = DEFAULT_PROJECT) -> None:
         self.store = store
         self.project = project if project is ALL else check_project(project)
 
     async def start(self, task: str, *, model: str = "", source: str = "run") -> int:
         project = writable_project(self.project)
-        row = {"task": task, "model": model, "source": source, "status": "running", "started": time.time()}
-        return await self.store.write(lambda db: db["runs"].insert({**row, "project": project}).last_pk)
+        sql = "INSERT INTO runs (task, model, source, status, started, project) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"
+        values = [task, model, source, "running", time.time(), project]
+        return await self.store.write(lambda db: int(db.execute(sql, values).fetchone()[0]))
 
     async def finish(
         self,
@@ -132,12 +133,12 @@ class Runs:
             "finished": time.time(),
         }
 
-        def update(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+        def update(db: Any) -> list[dict[str, Any]]:
             return list(
                 db.query(
-                    "UPDATE runs SET status=:status, answer=:answer, reason=:reason, evidence=:evidence,"
-                    " turns=:turns, tokens=:tokens, finished=:finished WHERE id=:id AND project=:project RETURNING *",
-                    {**values, "id": run_id, "project": project},
+                    "UPDATE runs SET status = ?, answer = ?, reason = ?, evidence = ?, turns = ?, tokens = ?,"
+                    " finished = ? WHERE id = ? AND project = ? RETURNING *",
+                    [*values.values(), run_id, project],
                 )
             )
 
@@ -157,7 +158,7 @@ class Runs:
 
     async def list(self, limit: int = 20) -> list[RunRecord]:
         where, args = in_project(self.project)
-        sql = f"SELECT * FROM runs WHERE 1{where} ORDER BY id DESC LIMIT ?"
+        sql = f"SELECT * FROM runs WHERE TRUE{where} ORDER BY id DESC LIMIT ?"
         rows = await self.store.read(lambda db: list(db.query(sql, [*args, limit])))
         return [_record(row) for row in rows]
 

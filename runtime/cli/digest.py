@@ -25,8 +25,8 @@ import anyio
 from memory.errors import UsageError
 from memory.projects import writable_project
 from memory.records.digest_jobs import DigestJobs
-from memory.store import Store, default_db_path
 from runtime.cli.flags import add_project, project_of
+from runtime.cli.home import open_home
 from runtime.digest.batch import read_jobs, run_batch
 from runtime.digest.modes import STRATEGIES
 from runtime.digest.progress import ProgressBar, progress_wanted
@@ -46,7 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--model", "-m", default=None, help=f"model spec (default {DEFAULT_SPEC}; --resume: the job's)")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
-    parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    parser.add_argument(
+        "--db", default=None, help="the home: a SQLite file or postgresql://... (default $LOCI_HOME/loci.db)"
+    )
     add_project(parser)
     parser.add_argument("--chunk-tokens", type=int, default=None, help="stream: tokens a chunk (default: what fits)")
     parser.add_argument(
@@ -62,7 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
     jobs = sub.add_parser("jobs", help="list digest jobs and their status")
-    jobs.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    jobs.add_argument(
+        "--db", default=None, help="the home: a SQLite file or postgresql://... (default $LOCI_HOME/loci.db)"
+    )
     add_project(jobs, every=True)
     jobs.add_argument("--limit", type=int, default=50, help="the most recent N jobs (default 50)")
     jobs.add_argument("--json", action="store_true", help="print the jobs as JSON")
@@ -178,7 +182,7 @@ def summary(record: dict[str, Any]) -> str:
 
 
 async def list_jobs(args: argparse.Namespace) -> int:
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db) as store:
         jobs = await DigestJobs(store, project=project_of(args)).list(args.limit)
     rows = [
         {

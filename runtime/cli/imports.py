@@ -25,8 +25,8 @@ from memory.errors import UsageError
 from memory.graph.graph import Graph
 from memory.imports.files import FORMATS, ImportReport, detect, import_file
 from memory.projects import writable_project
-from memory.store import Store, default_db_path
 from runtime.cli.flags import project_of
+from runtime.cli.home import open_home
 
 __all__ = ["register_import"]
 
@@ -42,7 +42,7 @@ def register_import(sub: Any, common: argparse.ArgumentParser) -> None:
 async def handle(args: argparse.Namespace) -> int:
     files = _folder(args.file, args.format) if args.file.is_dir() else [args.file]
     reports = []
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db) as store:
         project = writable_project(project_of(args))
         graph, contexts = Graph(store, project=project), ContextStore(store, project=project)
         for path in files:

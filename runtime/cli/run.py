@@ -61,7 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--context-window", type=int, default=None, help="the model's context window in tokens")
-    parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="the home: a SQLite file or a postgresql:// connection string (default $LOCI_HOME/loci.db)",
+    )
     add_project(parser)
     parser.add_argument("--state-tokens", type=int, help="budget S of the working state (default: from the window)")
     parser.add_argument("--window-tokens", type=int, help="budget W of the recent-turns window")

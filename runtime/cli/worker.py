@@ -12,11 +12,8 @@ the same host. `--lease` is how long the jobs this worker claims stay its
 own when it cannot be seen to die (from another machine).
 
 The kinds are those a process without a model runs (`Evolution.handlers`:
-`refine`, which runs on both engines), narrowed by `--kinds`. On PostgreSQL
-a kind whose handler's SQL
-runs on SQLite only (`SQLITE_ONLY`) is left queued, never claimed and
-failed, and the worker says so once, at start; with no kind left to run it
-says why in one line and exits 2. On PostgreSQL the worker waits for a
+`refine`), narrowed by `--kinds`; every handler runs on both engines. On
+PostgreSQL the worker waits for a
 queued job's `NOTIFY` (memory/engines/postgres/listen.py) and polls every
 `--poll` seconds besides, for the jobs a dead worker left; on SQLite it polls.
 
@@ -45,12 +42,10 @@ from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
 from runtime.cli.flags import add_project, at_least, project_of
 from runtime.cli.home import open_home
 
-__all__ = ["SQLITE_ONLY", "register", "runnable"]
+__all__ = ["register", "runnable"]
 
 log = logging.getLogger("loci.jobs")
 
-# The job kinds whose handlers write with SQL that runs on SQLite only (a note's rewrite: the context store).
-SQLITE_ONLY = frozenset({"note"})
 POLL_S = 5.0
 
 
@@ -75,16 +70,12 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
-def runnable(handlers: dict[str, Any], engine: str, wanted: list[str] | None) -> tuple[dict[str, Any], list[str]]:
-    """The handlers a worker on `engine` runs (of `wanted`, if given), and the kinds it leaves queued there."""
+def runnable(handlers: dict[str, Any], wanted: list[str] | None) -> dict[str, Any]:
+    """The handlers a worker runs: those of `wanted`, if given, else all; a kind with no handler is a `UsageError`."""
     unknown = [kind for kind in wanted or () if kind not in handlers]
     if unknown:
         raise UsageError(f"--kinds: no handler for {', '.join(unknown)}; this worker runs {', '.join(handlers)}")
-    chosen = {kind: run for kind, run in handlers.items() if wanted is None or kind in wanted}
-    if engine == "sqlite":
-        return chosen, []
-    left = [kind for kind in chosen if kind in SQLITE_ONLY]
-    return {kind: run for kind, run in chosen.items() if kind not in left}, left
+    return {kind: run for kind, run in handlers.items() if wanted is None or kind in wanted}
 
 
 async def handle(args: argparse.Namespace) -> int:
@@ -100,11 +91,7 @@ async def handle(args: argparse.Namespace) -> int:
         store = await stack.enter_async_context(open_home(args.db))
         limits = JobLimits(DEFAULT_LIMITS.max_attempts, args.lease)
         evolution = Evolution(Graph(store, project=project), jobs=Jobs(store, limits, project=project))
-        handlers, left = runnable(evolution.handlers(), store.engine, wanted)
-        if left and not handlers:
-            raise UsageError(f"no job kind of this worker runs on PostgreSQL yet (SQLite only: {', '.join(left)})")
-        if left:
-            log.warning("jobs of kind %s stay queued: their handlers run on SQLite only", ", ".join(left))
+        handlers = runnable(evolution.handlers(), wanted)
         listener = None if args.once else await _listener(store, stack)
         worker = Worker(evolution.jobs, handlers, poll_s=args.poll, listener=listener)
         whose = "every project" if project is None else f"project {project}"

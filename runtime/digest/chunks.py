@@ -22,7 +22,7 @@ import sqlite_utils
 
 from memory.context.loader import split_lines
 from memory.context.store import ContextObject, parse_id
-from memory.store import Store
+from memory.engines.base import Engine
 from runtime.prompt.build import fit
 
 __all__ = ["Piece", "Position", "pieces"]
@@ -67,7 +67,7 @@ class _Unit:
 
 
 async def pieces(
-    store: Store, objects: Sequence[ContextObject], start: Position, max_tokens: int, count: Callable[[str], int]
+    store: Engine, objects: Sequence[ContextObject], start: Position, max_tokens: int, count: Callable[[str], int]
 ) -> AsyncIterator[Piece]:
     """The digest chunks of `objects` from `start` on, each at most `max_tokens` tokens."""
     for doc in range(start.doc, len(objects)):
@@ -89,7 +89,7 @@ def _piece(doc: int, group: list[_Unit], end: Position) -> Piece:
 
 
 async def _units(
-    store: Store, obj: ContextObject, start: Position, max_tokens: int, count: Callable[[str], int]
+    store: Engine, obj: ContextObject, start: Position, max_tokens: int, count: Callable[[str], int]
 ) -> AsyncIterator[_Unit]:
     number = parse_id(obj.id)[1]
     seq = start.seq

@@ -34,7 +34,7 @@ from typing import Any
 from memory.context.lexical import Ranker, content_terms, line_terms, scan_lines, terms_pattern
 from memory.context.objects import parse_id
 from memory.context.store import ContextObject
-from memory.store import Store
+from memory.engines.base import Engine
 
 __all__ = ["Found", "content_words", "line_words", "scan"]
 
@@ -71,7 +71,7 @@ def content_words(question: str) -> list[str]:
     return content_terms(question)
 
 
-async def scan(store: Store, objects: Sequence[ContextObject], question: str, keep: int = KEEP) -> list[Found]:
+async def scan(store: Engine, objects: Sequence[ContextObject], question: str, keep: int = KEEP) -> list[Found]:
     """The best lines for `question` in `objects`, best first, then the lines they bridge to; [] when
     no line holds a content word."""
     wanted = set(content_words(question))
@@ -90,7 +90,7 @@ async def scan(store: Store, objects: Sequence[ContextObject], question: str, ke
     return found
 
 
-async def _counted(store: Store, numbers: list[int], words: set[str]) -> Ranker:
+async def _counted(store: Engine, numbers: list[int], words: set[str]) -> Ranker:
     """The first pass: in how many lines each of `words` occurs, among every line."""
     ranker = Ranker(words)
     async for _, _, text in scan_lines(store, numbers, terms_pattern(words), ranker):
@@ -99,7 +99,7 @@ async def _counted(store: Store, numbers: list[int], words: set[str]) -> Ranker:
 
 
 async def _best(
-    store: Store,
+    store: Engine,
     numbers: list[int],
     ranker: Ranker,
     keep: int,

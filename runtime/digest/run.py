@@ -41,10 +41,12 @@ import anyio
 import anyio.to_thread
 
 from memory.context.store import ContextObject, ContextStore
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
 from memory.errors import UsageError
 from memory.projects import DEFAULT_PROJECT
 from memory.records.digest_jobs import DigestJob, DigestJobs
-from memory.store import Store, default_db_path, use_store
+from memory.store import default_db_path
 from runtime.digest.inputs import Input, check_inputs, load_inputs
 from runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
 from runtime.digest.settings import MeteredModel, Progress, Settings
@@ -66,7 +68,7 @@ async def digest(
     question: str,
     *,
     model: Model | str = DEFAULT_SPEC,
-    db: str | Path | Store | None = None,
+    db: str | Path | Engine | None = None,
     strategy: str = "auto",
     chunk_tokens: int | None = None,
     memory_tokens: int | None = None,
@@ -86,7 +88,7 @@ async def digest(
         settings = Settings.for_model(
             loaded, question, chunk_tokens=chunk_tokens, memory_tokens=memory_tokens, max_turns=max_turns
         )
-        async with use_store(db or default_db_path()) as store:
+        async with use_engine(db or default_db_path()) as store:
             files = [item.as_json() for item in inputs]
             jobs = DigestJobs(store, project=project)
             job = await jobs.get(await jobs.create(question, strategy, spec, settings.as_json(), files))
@@ -97,13 +99,13 @@ async def resume(
     job_id: int,
     *,
     model: Model | str | None = None,
-    db: str | Path | Store | None = None,
+    db: str | Path | Engine | None = None,
     context_window: int | None = None,
     progress: ProgressHook | None = None,
     project: str = DEFAULT_PROJECT,
 ) -> dict[str, Any]:
     """Continue job `job_id` of `project` from its last checkpoint (a finished job returns its record)."""
-    async with use_store(db or default_db_path()) as store:
+    async with use_engine(db or default_db_path()) as store:
         job = await DigestJobs(store, project=project).get(job_id)
         if job.status == "done" and job.result is not None:
             return job.result
@@ -161,7 +163,7 @@ class _Run:
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         job: DigestJob,
         model: Model,
         inputs: list[Input],

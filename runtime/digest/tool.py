@@ -20,9 +20,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
 from memory.context.paths import Roots
+from memory.engines.base import Engine
 from memory.errors import LociError, UsageError
 from memory.projects import DEFAULT_PROJECT
-from memory.store import Store
 from runtime.digest.run import digest
 from runtime.digest.settings import Progress
 from runtime.models.specs import DEFAULT_SPEC
@@ -43,7 +43,7 @@ class DigestTool:
     """Holds the server's model spec, home and roots; `digest` is the tool function."""
 
     def __init__(
-        self, spec: str, db: Path | Store, roots: list[Path] | Roots, *, project: str = DEFAULT_PROJECT
+        self, spec: str, db: Path | Engine, roots: list[Path] | Roots, *, project: str = DEFAULT_PROJECT
     ) -> None:
         self.spec, self.db, self.project = spec, db, project
         self.roots = roots if isinstance(roots, Roots) else Roots(roots) if roots else Roots(None)

@@ -64,7 +64,8 @@ async def session_worker(
     jobs = evolution.jobs
     notes: dict[str, Handler] = {NOTE_JOB: NoteRefiner(model, contexts, jobs, evolution.foreground)}
     if background is Background.ALL:
-        worker = Worker(jobs, {**evolution.handlers(), **notes})
+        handlers = {**evolution.handlers(), **notes}
+        worker = Worker(jobs, handlers)
     elif background is Background.OWN and not is_serial(model) and note_mode is NoteMode.BACKGROUND:
         worker = Worker(jobs, notes, after=await jobs.last_id())
     else:

@@ -1,7 +1,8 @@
 """Wiring for one agent session: home, context store, built-in servers, host.
 
 `open_session` is what `loci run`, `loci chat`, `loci digest` and the
-`run_task` and `digest` MCP tools share: it opens the SQLite home, binds the
+`run_task` and `digest` MCP tools share: it opens the home (a SQLite file or a
+PostgreSQL database, memory/engines/select.py), binds the
 context store to the model's tokenizer, loads the user's files, connects the
 MCP host to the built-in servers in-process (and to external ones from an
 `mcpServers` file), and yields a `Session` whose `Agent` is ready to run.
@@ -18,8 +19,8 @@ Every collaborator is built here, before what uses it: the memory side
 background worker `runtime.session.background.session_worker` decides on (`background`:
 the session's own for note rewrites beside a remote model, every job kind for
 `loci chat`, none for a caller that runs the jobs itself), then the `Agent`,
-given the queue its folds' rewrites go to. `db` is a path, or a `Store` the
-caller already holds, which the session uses and leaves open, so no path
+given the queue its folds' rewrites go to. `db` is a path, a connection string, or a
+store the caller already holds, which the session uses and leaves open, so no path
 opens a second writer on one home.
 
 The session hears every turn its agent reports (`TurnLog`, which passes each on to the caller's
@@ -38,6 +39,8 @@ from typing import Any
 import anyio
 
 from memory.context.store import ContextObject, ContextStore
+from memory.engines.base import Engine
+from memory.engines.select import use_engine
 from memory.errors import NotFoundError, UsageError
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
@@ -45,7 +48,6 @@ from memory.imports.transcript import conversation_document
 from memory.projects import DEFAULT_PROJECT
 from memory.records.runs import Runs
 from memory.regular import describe_mode
-from memory.store import Store, use_store
 from runtime.host.host import McpHost
 from runtime.loop.agent import Agent, OnTurn
 from runtime.loop.records import RunConfig, RunResult, TurnTrace
@@ -84,7 +86,7 @@ class TurnLog:
 @dataclass
 class Session:
     agent: Agent
-    store: Store
+    store: Engine
     contexts: ContextStore
     host: McpHost
     loaded: list[ContextObject]
@@ -174,7 +176,7 @@ def check_files(files: Sequence[str | Path]) -> list[Path]:
 @asynccontextmanager
 async def open_session(
     model: Model,
-    db: str | Path | Store,
+    db: str | Path | Engine,
     config: RunConfig | None = None,
     *,
     files: Sequence[str | Path] = (),
@@ -184,11 +186,11 @@ async def open_session(
     evaluator: Evaluator | None = None,
     project: str = DEFAULT_PROJECT,
 ) -> AsyncIterator[Session]:
-    """A session on `model` over one project of the home `db` (a path, or a `Store` the caller holds and keeps
-    open): its documents, memories, runs and jobs are that project's."""
+    """A session on `model` over one project of the home `db` (a path, a connection string, or a store the
+    caller holds and keeps open): its documents, memories, runs and jobs are that project's."""
     config = config or RunConfig()
     paths = check_files(files)
-    async with use_store(db) as store, McpHost() as host:
+    async with use_engine(db) as store, McpHost() as host:
         contexts = ContextStore(store, model.count_tokens, conversations=conversation_document, project=project)
         loaded = [await contexts.add_file(path) for path in paths]
         ledger = Ledger(max_tokens=config.limits.max_tokens, max_seconds=config.limits.max_seconds)

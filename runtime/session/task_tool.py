@@ -25,9 +25,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from memory.context.paths import Roots
+from memory.engines.base import Engine
 from memory.errors import UsageError
 from memory.projects import DEFAULT_PROJECT
-from memory.store import Store
 from runtime.loop.records import Limits, RunConfig, TurnTrace
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
@@ -60,7 +60,7 @@ class TaskRunner:
     def __init__(
         self,
         spec: str,
-        db: Path | Store,
+        db: Path | Engine,
         roots: list[Path] | Roots,
         *,
         mcp_config: str | Path | None = None,

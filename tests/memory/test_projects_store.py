@@ -10,6 +10,7 @@ import pytest
 import sqlite_utils
 
 from memory.context.store import ContextStore
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, StoreError, UsageError
 from memory.jobs.queue import Jobs
 from memory.projects import ALL
@@ -26,6 +27,12 @@ PROJECT_STEPS = (
     "chat_by_project",
     "jobs_by_project",
 )
+
+
+@pytest.fixture
+def store(engine_store: Engine) -> Engine:
+    """A home on each engine: these tests run on SQLite and on PostgreSQL."""
+    return engine_store
 
 
 def old_home(path: Path, *rows: tuple[str, dict[str, object]]) -> None:

@@ -35,6 +35,8 @@ PG_MIGRATION_SETS = (
     "memory.engines.postgres.schema.graph",
     "memory.engines.postgres.schema.jobs",
     "memory.engines.postgres.schema.imports",
+    "memory.engines.postgres.schema.context",
+    "memory.engines.postgres.schema.records",
 )
 
 Step = Callable[[PgConnection], None]

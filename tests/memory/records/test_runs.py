@@ -6,9 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.records.runs import Runs
 from memory.store import Store
+
+
+@pytest.fixture
+def store(engine_store: Engine) -> Engine:
+    """A home on each engine: these tests run on SQLite and on PostgreSQL."""
+    return engine_store
 
 
 async def test_a_run_is_running_until_it_finishes(store: Store) -> None:

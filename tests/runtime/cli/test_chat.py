@@ -172,7 +172,7 @@ def script_file(tmp_path: Path) -> Path:
     return path
 
 
-async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path) -> None:
+async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path, home: str) -> None:
     env = {**os.environ, "LOCI_HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
     command = [
         sys.executable,
@@ -182,7 +182,7 @@ async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path) -> None:
         "--model",
         f"scripted:{script_file(tmp_path)}",
         "--db",
-        str(tmp_path / "loci.db"),
+        home,
     ]
     process = await anyio.open_process(command, cwd=ROOT, env=env)
     assert process.stdin is not None and process.stdout is not None
@@ -208,13 +208,13 @@ async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path) -> None:
     assert "[state: fee known: 35 euros]" in out
 
 
-async def test_resume_restores_the_window_in_a_new_session(tmp_path: Path) -> None:
+async def test_resume_restores_the_window_in_a_new_session(home: str) -> None:
     first_model = ScriptedModel([tool("context_list", "looked"), answer("none loaded", "looked")])
-    async with open_session(first_model, tmp_path / "loci.db") as session:
+    async with open_session(first_model, home) as session:
         await run_chat(session, ["what is loaded?"])
         held = session.agent.window.ids()
     second_model = ScriptedModel([answer("still none", "looked again")])
-    async with open_session(second_model, tmp_path / "loci.db") as session:
+    async with open_session(second_model, home) as session:
         await run_chat(session, ["and now?"], resume="latest")
     assert held and held[0].startswith("turn:")
     shown = second_model.calls[0].messages[1]["content"]

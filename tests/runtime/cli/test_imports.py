@@ -1,4 +1,5 @@
-"""`loci memory import` as a person runs it, and the same `bench recall` numbers as the bench's own loader."""
+"""`loci memory import` as a person runs it (into a home on either engine), and the same `bench recall`
+numbers as the bench's own loader."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from tests.runtime.cli_helpers import loci
 FIXTURES = Path(__file__).parents[2] / "memory" / "imports" / "fixtures"
 
 
-def test_import_reports_new_turns_then_nothing(tmp_path: Path) -> None:
-    db = str(tmp_path / "loci.db")
+def test_import_reports_new_turns_then_nothing(tmp_path: Path, home: str) -> None:
+    db = home
     first = loci("memory", "import", str(FIXTURES / "claude_code.jsonl"), "--db", db, "--json", home=tmp_path)
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout)

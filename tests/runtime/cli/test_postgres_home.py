@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memory.location import NOT_ON_POSTGRES
+from tests.runtime.cli_helpers import script
 
 NOWHERE = "postgresql://loci@127.0.0.1:1/loci"
 
@@ -66,13 +67,9 @@ def test_doctor_says_in_one_line_that_a_database_cannot_be_reached(tmp_path: Pat
 @pytest.mark.parametrize(
     "argv",
     [
-        ["memory", "import", "/etc/hostname"],
-        ["chat"],
-        ["digest", "--question", "what?", "/etc/hostname"],
-        ["jobs"],
         ["ui", "--port", "0"],
-        ["serve"],
         ["serve", "--http"],
+        ["serve", "memory", "--compat"],
         ["hooks", "install", "--client", "claude-code", "--dir", "."],
     ],
 )
@@ -94,3 +91,24 @@ def test_a_hook_given_a_connection_string_says_so_and_never_fails_its_client(tmp
     assert done.returncode == 0
     assert done.stderr == f"loci: {NOT_ON_POSTGRES}\n" and done.stdout == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_run_answers_from_a_document_and_records_the_run_on_either_engine(home: str, tmp_path: Path) -> None:
+    doc = tmp_path / "shed.md"
+    doc.write_text("# Shed\nThe shed code is 4417.\n", encoding="utf-8")
+    model = script(
+        tmp_path,
+        [
+            {"state": "", "tool": "context_search", "arguments": {"query": "shed code"}},
+            {"state": "", "answer": "4417", "evidence": [{"id": "doc:1", "start": 2, "end": 2}]},
+        ],
+    )
+    done = loci(
+        tmp_path, "run", "What is the shed code?", "--file", str(doc), "--model", model, "--json", env={"LOCI_DB": home}
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["answer"], out["status"], out["run_id"]) == ("4417", "done", 1)
+    assert out["evidence"][0]["text"] == "The shed code is 4417.\n"
+    episodes = loci(tmp_path, "memory", "search", "shed code", "--json", env={"LOCI_DB": home})
+    assert episodes.returncode == 0 and "shed code" in episodes.stdout

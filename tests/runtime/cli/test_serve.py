@@ -1,4 +1,5 @@
-"""`loci serve` over stdio, as an MCP client launches it: tools, resources, logging, subsets, config."""
+"""`loci serve` over stdio, as an MCP client launches it: tools, resources, logging, subsets, config; the
+server of every tool set on either engine (`home`)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ async def test_compat_server_over_stdio_answers_the_reference_tools(tmp_path: Pa
     assert "Ada" in found.content[0].text and not found.is_error
 
 
-async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resources(tmp_path: Path) -> None:
+async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resources(tmp_path: Path, home: str) -> None:
     root = tmp_path / "notes"
     root.mkdir()
     (root / "shed.md").write_text("# Shed\nThe shed code is 4417.\nIt changes monthly.\n", encoding="utf-8")
@@ -41,7 +42,7 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
             {"state": "", "answer": "4417", "evidence": [{"id": "doc:1", "start": 2, "end": 2}]},
         ],
     )
-    args = ["--db", str(tmp_path / "m.db"), "--root", str(root), "--model", model]
+    args = ["--db", home, "--root", str(root), "--model", model]
     with anyio.fail_after(120):
         async with Client(serve(*args)) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}

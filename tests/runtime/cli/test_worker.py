@@ -24,6 +24,7 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from memory.engines.select import use_engine
+from memory.errors import UsageError
 from memory.evolution.episodes import Episode, Step
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
@@ -241,11 +242,12 @@ async def test_on_postgresql_a_worker_runs_the_refinement_an_episode_queued(post
         assert (await Graph(store).get(fact.id)).successes == 1
 
 
-def test_a_kind_whose_handler_runs_on_sqlite_only_stays_queued_on_postgresql() -> None:
+def test_kinds_narrow_the_handlers_and_an_unknown_kind_is_refused() -> None:
     handlers = {"refine": object(), "note": object()}
-    assert runnable(handlers, "postgresql", None) == ({"refine": handlers["refine"]}, ["note"])
-    assert runnable(handlers, "sqlite", None) == (handlers, [])
-    assert runnable(handlers, "postgresql", ["note"]) == ({}, ["note"])
+    assert runnable(handlers, None) == handlers
+    assert runnable(handlers, ["note"]) == {"note": handlers["note"]}
+    with pytest.raises(UsageError, match="--kinds: no handler for nope"):
+        runnable(handlers, ["nope"])
 
 
 @pytest.mark.parametrize(

@@ -54,8 +54,8 @@ def script(path: Path, replies: list[str]) -> str:
     return f"scripted:{path}"
 
 
-def test_kill_9_then_resume_reads_only_the_chunks_not_yet_read(tmp_path: Path) -> None:
-    doc, db = write_doc(tmp_path / "log.txt"), tmp_path / "loci.db"
+def test_kill_9_then_resume_reads_only_the_chunks_not_yet_read(tmp_path: Path, home: str) -> None:
+    doc, db = write_doc(tmp_path / "log.txt"), home
     command = [sys.executable, "-c", CHILD, str(doc), str(db)]
     with subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
         try:
@@ -86,8 +86,8 @@ def test_kill_9_then_resume_reads_only_the_chunks_not_yet_read(tmp_path: Path) -
     assert job["status"] == "done"
 
 
-def test_digest_prints_the_record_as_json_and_no_progress_bar_into_a_pipe(tmp_path: Path) -> None:
-    doc, db = write_doc(tmp_path / "log.txt"), tmp_path / "loci.db"
+def test_digest_prints_the_record_as_json_and_no_progress_bar_into_a_pipe(tmp_path: Path, home: str) -> None:
+    doc, db = write_doc(tmp_path / "log.txt"), home
     done = loci(
         "digest", str(doc), "-q", "Code?", "--db", str(db), "--model", script(tmp_path / "r.json", ["7316"]), "--json"
     )

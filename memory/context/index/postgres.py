@@ -1,0 +1,161 @@
+"""The context store's full-text index on PostgreSQL: the words FTS5 sees, ranked by FTS5's BM25.
+
+`context_fts` (memory/engines/postgres/schema/context.py) holds a row per
+chunk: its words at their places as a `tsvector` (memory/context/index/words.py,
+the words `unicode61` gives SQLite's FTS5) and its number of words, under a
+GIN index; triggers keep the table's rows and words in `context_fts_count`.
+A chunk goes in with the batch it was loaded in, one statement for the
+chunks and one for their index rows.
+
+A search ranks as FTS5 ranks the same rows. Each query word is a phrase of
+its words (`default_format` is `default <-> format`), matched with `@@`.
+FTS5's BM25 then, in one query: a phrase's frequency in a row is the number
+of places its words stand in order (read from the positions of the query's
+words alone: `setweight` marks them and `ts_filter` keeps them), its
+inverse document frequency counts the rows of the whole table that hold it
+(`log((N - n + 0.5) / (n + 0.5))`, never below a millionth), and a row's
+length is its number of words over the table's average (k1 1.2, b 0.75).
+Documents come first, each kind by that score; ties by chunk. The snippet is
+FTS5's, cut in Python from the rows returned.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from memory.context.index.words import snippet as cut_snippet
+from memory.context.index.words import tsvector_text
+from memory.context.loader import Chunk
+from memory.projects import in_project
+
+__all__ = ["delete_object", "insert_chunks", "loaded", "matches"]
+
+K1, B = 1.2, 0.75  # FTS5's bm25() defaults
+_CHUNK_COLUMNS = {
+    "object_id": "bigint",
+    "seq": "integer",
+    "start_line": "bigint",
+    "end_line": "bigint",
+    "start_char": "bigint",
+    "end_char": "bigint",
+    "start_token": "bigint",
+    "end_token": "bigint",
+    "text": "text",
+}
+
+
+def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
+    """Store the chunks of one object and their index rows, a statement each."""
+    if not batch:
+        return
+    rows = [
+        (object_id, c.seq, c.start_line, c.end_line, c.start_char, c.end_char, c.start_token, c.end_token, c.text)
+        for c in batch
+    ]
+    conn.dialect.insert_many(conn, "context_chunks", _CHUNK_COLUMNS, rows)
+    vectors = [tsvector_text(chunk.text) for chunk in batch]
+    conn.execute(
+        "INSERT INTO context_fts (rowid, tsv, len) SELECT c.id, CAST(t.tsv AS tsvector), t.len"
+        " FROM unnest(CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS integer[])) AS t(seq, tsv, len)"
+        " JOIN context_chunks c ON c.object_id = ? AND c.seq = t.seq",
+        [[c.seq for c in batch], [v[0] for v in vectors], [v[1] for v in vectors], object_id],
+    )
+    conn.grew("context_fts", len(batch))
+
+
+def loaded(conn: Any, chunks: int) -> None:
+    """Note an object of `chunks` chunks, loaded a batch at a time, as grown in the transaction that completes it:
+    the store then refreshes the planner's statistics of a table that grew by a large share (a batch alone is
+    too small to), so the searches and reads that follow a big load are planned for the table it left."""
+    for table in ("context_chunks", "context_fts"):
+        conn.grew(table, chunks)
+
+
+def delete_object(conn: Any, object_id: int) -> None:
+    """Take an object, its chunks and their index rows out."""
+    conn.execute(
+        "DELETE FROM context_fts WHERE rowid IN (SELECT id FROM context_chunks WHERE object_id = ?)", [object_id]
+    )
+    conn.execute("DELETE FROM context_chunks WHERE object_id = ?", [object_id])
+    conn.execute("DELETE FROM context_objects WHERE id = ?", [object_id])
+
+
+def matches(
+    conn: Any,
+    match: str,
+    phrases: list[list[str]],
+    refs: list[str] | None,
+    limit: int,
+    snippet: int,
+    project: str | None,
+) -> list[tuple[str, int, int, int, str, str, float]]:
+    """`(kind, object number, first line, last line, text, snippet, BM25)` of the best chunks holding any of
+    `phrases` (folded words) in `project`'s complete objects (among `refs`), documents first, best first."""
+    phrases = [list(p) for p in dict.fromkeys(tuple(p) for p in phrases if p)]
+    if not phrases:
+        return []
+    queries = [" <-> ".join(_lexeme(word) for word in phrase) for phrase in phrases]
+    idf = _idf(conn, queries)
+    where, args = in_project(project, "o.project")
+    if refs:
+        where += f" AND o.kind || ':' || o.id IN ({','.join('?' * len(refs))})"
+        args += refs
+    parts = [
+        (term, word, offset, len(phrase))
+        for term, phrase in enumerate(phrases, 1)
+        for offset, word in enumerate(phrase)
+    ]
+    sql = (
+        "WITH m AS MATERIALIZED (SELECT f.rowid, f.tsv, f.len, o.kind, o.id AS oid FROM context_fts f"
+        " JOIN context_chunks c ON c.id = f.rowid JOIN context_objects o ON o.id = c.object_id"
+        f" WHERE f.tsv @@ CAST(? AS tsquery) AND o.complete = 1{where}),"
+        " p AS (SELECT * FROM unnest(CAST(? AS integer[]), CAST(? AS text[]), CAST(? AS integer[]),"
+        " CAST(? AS integer[])) AS p(term, word, off, size)),"
+        " x AS (SELECT m.rowid, x.lexeme, x.positions FROM m"
+        " CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}')) AS x),"
+        # a word's frequency is its number of places; a phrase's, the places where its words stand in order
+        " t AS (SELECT x.rowid, p.term, cardinality(x.positions) AS tf FROM x JOIN p ON p.word = x.lexeme"
+        " WHERE p.size = 1 UNION ALL SELECT h.rowid, h.term, count(*) FROM (SELECT x.rowid, p.term FROM x"
+        " JOIN p ON p.word = x.lexeme AND p.size > 1 CROSS JOIN LATERAL unnest(x.positions) AS y(at)"
+        " GROUP BY x.rowid, p.term, y.at - p.off HAVING count(*) = max(p.size)) AS h GROUP BY h.rowid, h.term),"
+        " s AS (SELECT m.rowid, m.kind, m.oid, sum((CAST(? AS float8[]))[t.term] * t.tf * ? / (t.tf + ? * (1 - ?"
+        " + ? * m.len / (SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)))) AS score"
+        " FROM t JOIN m ON m.rowid = t.rowid GROUP BY m.rowid, m.kind, m.oid"
+        " ORDER BY m.kind != 'doc', score DESC, m.rowid LIMIT ?)"
+        " SELECT s.kind, s.oid, c.start_line, c.end_line, c.text, s.score"
+        " FROM s JOIN context_chunks c ON c.id = s.rowid"
+        " ORDER BY s.kind != 'doc', s.score DESC, s.rowid"
+    )
+    words = sorted({word for phrase in phrases for word in phrase})
+    params = [
+        " | ".join(f"({q})" for q in queries),
+        *args,
+        *(list(column) for column in zip(*parts, strict=True)),
+        words,
+        idf,
+        K1 + 1,
+        K1,
+        B,
+        B,
+        limit,
+    ]
+    conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")  # see the module's docstring
+    rows = conn.execute(sql, params).fetchall()
+    return [
+        (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
+        for kind, oid, first, last, text, score in rows
+    ]
+
+
+def _idf(conn: Any, queries: list[str]) -> list[float]:
+    """Each phrase's inverse document frequency over the whole index, as FTS5 computes it."""
+    counts = ", ".join("(SELECT count(*) FROM context_fts WHERE tsv @@ CAST(? AS tsquery))" for _ in queries)
+    row = conn.execute(f"SELECT n, {counts} FROM context_fts_count", queries).fetchone()
+    total = row[0]
+    return [max(1e-6, math.log((total - hits + 0.5) / (hits + 0.5))) for hits in row[1:]]
+
+
+def _lexeme(word: str) -> str:
+    """`word` quoted as one tsquery lexeme, taken as it is."""
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
