@@ -11,9 +11,10 @@ the full-text index, and moving an identity's sequence past the ids copied
 in (`reset_ids`: on PostgreSQL, so the next row a home adds does not take an
 id a copied row holds).
 
-What is derived is not copied but made again: the graph's full-text index
-(`memory_fts`, and what its triggers or FTS5 keep from it) is filled from
-the copied nodes by the caller's `reindex` (memory/graph/pieces.py), since
+What is derived is not copied but made again: the full-text indexes of the
+graph (`memory_fts`) and of the context store (`context_fts`), and what their
+triggers or FTS5 keep from them, are filled from the copied nodes and chunks
+by the caller's `reindex` (memory/graph/pieces.py, memory/context/index/), since
 SQLite's FTS5 and PostgreSQL's `tsvector` hold different things; each
 home keeps its own record of migrations. The tables are written parents
 first (`PARENTS`, which other tables' rows name), so PostgreSQL's foreign
@@ -42,7 +43,15 @@ __all__ = ["DERIVED", "PARENTS", "Copied", "copy_home"]
 
 # Made again in the destination, never copied: the full-text index and what is kept from it, the migrations.
 DERIVED = frozenset(
-    {"memory_fts", "memory_vocab", "memory_fts_count", "context_fts", "_sqlite_migrations", "loci_migrations"}
+    {
+        "memory_fts",
+        "memory_vocab",
+        "memory_fts_count",
+        "context_fts",
+        "context_fts_count",
+        "_sqlite_migrations",
+        "loci_migrations",
+    }
 )
 # The tables whose rows other tables' rows name, written first (and emptied last).
 PARENTS = ("memory_nodes", "chat_sessions", "context_objects", "runs")

@@ -10,8 +10,9 @@ file, or the tables of an empty database) when it has none. The copy itself
 is `memory.engines.copy.copy_home`, in one transaction of the destination:
 it refuses a destination that holds rows unless `--replace` (which empties
 it first), and a source whose rows the destination has no table for yet
-unless `--skip-missing`. The graph's full-text index is made again from the
-copied nodes (`memory.graph.pieces.reindex`).
+unless `--skip-missing`. The full-text indexes are made again, the graph's
+from the copied nodes (`memory.graph.pieces.reindex`) and the documents' from
+the copied chunks (the context store's index module, `reindex`).
 
 Then it verifies, and says what it did, a line a table: each table's rows
 counted again in the destination against the source, and a sample of
@@ -58,7 +59,6 @@ def register(sub: Any) -> None:
 async def handle(args: argparse.Namespace) -> int:
     from memory.engines.copy import copy_home
     from memory.engines.select import use_engine
-    from memory.graph.pieces import reindex
 
     src, dst = _home(args.src, "source", must_exist=True), _home(args.dst, "destination", must_exist=False)
     if src == dst:
@@ -69,7 +69,7 @@ async def handle(args: argparse.Namespace) -> int:
     try:
         async with use_engine(dst) as target:
             copied, left_out, indexed = await copy_home(
-                source, target, reindex, replace=args.replace, skip_missing=args.skip_missing
+                source, target, _reindex, replace=args.replace, skip_missing=args.skip_missing
             )
             recalls = await recall_sample(source, target, args.sample)
     finally:
@@ -143,13 +143,21 @@ async def recall_sample(source: Any, target: Any, size: int) -> dict[str, Any]:
     return {"asked": len(sampled), "found": found, "same": same, "lost": lost}
 
 
+def _reindex(conn: Any) -> int:
+    """Fill the destination's full-text indexes from its copied rows: the graph's, then the documents'."""
+    from memory.context.fulltext import chunk_index
+    from memory.graph.pieces import reindex
+
+    return reindex(conn) + chunk_index(conn).reindex(conn)
+
+
 def _print(report: dict[str, Any]) -> None:
     print(f"copied {report['source']} into {report['destination']}")
     for table, rows in report["tables"].items():
         print(f"{table}: {rows:,} row{'s' if rows != 1 else ''}")
     for table in report["left_out"]:
         print(f"{table}: left out (the destination has no such table yet)")  # --skip-missing
-    print(f"memory_fts: {report['indexed']:,} rows indexed again")
+    print(f"full-text indexes: {report['indexed']:,} rows made again (memories and document chunks)")
     recalls = report["recalls"]
     print(
         f"verified: every table's rows counted again; {recalls['found']} of {recalls['asked']} sampled recalls found"

@@ -29,7 +29,7 @@ from memory.context.index.words import tsvector_text
 from memory.context.loader import Chunk
 from memory.projects import in_project
 
-__all__ = ["delete_object", "insert_chunks", "loaded", "matches"]
+__all__ = ["delete_object", "insert_chunks", "loaded", "matches", "reindex"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 _CHUNK_COLUMNS = {
@@ -70,6 +70,27 @@ def loaded(conn: Any, chunks: int) -> None:
     too small to), so the searches and reads that follow a big load are planned for the table it left."""
     for table in ("context_chunks", "context_fts"):
         conn.grew(table, chunks)
+
+
+def reindex(conn: Any, batch: int = 2_000) -> int:
+    """Fill the empty index from the stored chunks (a home whose rows were copied in with their ids,
+    memory/engines/copy.py), a batch of chunks a statement. How many rows went in."""
+    added, after = 0, 0
+    while True:
+        chunks = conn.execute(
+            "SELECT id, text FROM context_chunks WHERE id > ? ORDER BY id LIMIT ?", [after, batch]
+        ).fetchall()
+        if not chunks:
+            return added
+        after = chunks[-1][0]
+        vectors = [tsvector_text(text) for _, text in chunks]
+        conn.execute(
+            "INSERT INTO context_fts (rowid, tsv, len) SELECT t.id, CAST(t.tsv AS tsvector), t.len"
+            " FROM unnest(CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS integer[])) AS t(id, tsv, len)",
+            [[chunk_id for chunk_id, _ in chunks], [v[0] for v in vectors], [v[1] for v in vectors]],
+        )
+        conn.grew("context_fts", len(chunks))
+        added += len(chunks)
 
 
 def delete_object(conn: Any, object_id: int) -> None:

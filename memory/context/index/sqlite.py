@@ -15,7 +15,7 @@ from typing import Any
 from memory.context.loader import Chunk
 from memory.projects import in_project
 
-__all__ = ["delete_object", "insert_chunks", "loaded", "matches"]
+__all__ = ["delete_object", "insert_chunks", "loaded", "matches", "reindex"]
 
 
 def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
@@ -41,6 +41,13 @@ def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
 
 def loaded(conn: Any, chunks: int) -> None:
     """Nothing: FTS5 keeps its own statistics."""
+
+
+def reindex(conn: Any) -> int:
+    """Build the index again from the stored chunks (FTS5's `rebuild`: the index reads its content table).
+    How many chunks it holds."""
+    conn.execute("INSERT INTO context_fts (context_fts) VALUES ('rebuild')")
+    return conn.execute("SELECT count(*) FROM context_chunks").fetchone()[0]
 
 
 def delete_object(conn: Any, object_id: int) -> None:

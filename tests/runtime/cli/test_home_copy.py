@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memory.context.store import ContextStore
 from memory.engines.base import Engine
 from memory.engines.select import use_engine
 from memory.evolution.episodes import Episode, Step
@@ -21,7 +22,16 @@ from memory.graph.graph import Graph
 from memory.graph.recall import Recall
 from memory.jobs.worker import Worker
 
-TABLES = ("memory_nodes", "memory_edges", "memory_events", "memory_episodes", "memory_pieces", "jobs")
+TABLES = (
+    "memory_nodes",
+    "memory_edges",
+    "memory_events",
+    "memory_episodes",
+    "memory_pieces",
+    "jobs",
+    "context_objects",
+    "context_chunks",
+)
 LONG = "the pier log, line after line. " * 700 + "At the very end: the kestrel nests under berth 9."
 
 
@@ -38,6 +48,7 @@ async def fill(db: str) -> dict[str, int]:
         await evolution.episodes.write(Episode("what is the harbor fee", steps, outcome=1.0))
         await Worker(evolution.jobs, evolution.handlers()).drain()
         shop, _ = await Graph(store, project="shop").remember("the shop opens at nine")
+        await ContextStore(store).add_text("doc", "harbor.txt", "Tides\nThe DEFAULT_MOORING is buoy 12.\n")
         return {"fee": fee.id, "long": long.id, "gone": gone.id, "shop": shop.id}
 
 
@@ -87,6 +98,8 @@ async def test_a_sqlite_home_copied_to_postgresql_and_back_keeps_every_row_and_i
             assert await rows(target, table) == await rows(source, table), table
         found = await Recall(Graph(target)).recall("where does the kestrel nest", k=1, record=False)
         assert [r.node.id for r in found] == [ids["long"]]
+        hits = await ContextStore(target).search("DEFAULT_MOORING")  # the documents' index, made again
+        assert [hit.line_text for hit in hits] == ["The DEFAULT_MOORING is buoy 12."]
 
 
 async def test_a_destination_that_holds_rows_is_refused_unless_replaced(tmp_path: Path, postgres_url: str) -> None:
@@ -115,13 +128,14 @@ async def test_rows_the_destination_has_no_table_for_are_refused_unless_skipped(
     first = str(tmp_path / "first.db")
     await fill(first)
     with sqlite3.connect(first) as conn:
-        conn.execute("INSERT INTO chat_sessions (created, model) VALUES (1, 'scripted')")
+        conn.execute("CREATE TABLE scratch (note TEXT)")  # a table of a later Loci, or of a tool beside it
+        conn.execute("INSERT INTO scratch VALUES ('kept aside')")
     refused = copy(tmp_path, first, postgres_url)
     assert refused.returncode == 2
-    assert "has no table yet for chat_sessions (1 row)" in refused.stderr and refused.stderr.count("\n") == 1
+    assert "has no table yet for scratch (1 row)" in refused.stderr and refused.stderr.count("\n") == 1
     skipped = copy(tmp_path, first, postgres_url, "--skip-missing")
     assert skipped.returncode == 0, skipped.stderr
-    assert "chat_sessions: left out (the destination has no such table yet)" in skipped.stdout.splitlines()
+    assert "scratch: left out (the destination has no such table yet)" in skipped.stdout.splitlines()
 
 
 @pytest.mark.parametrize(
