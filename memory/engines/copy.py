@@ -23,7 +23,7 @@ keys hold at every statement.
 A copy refuses, in one line (`UsageError`) and before it writes: a
 destination that holds rows already, unless `replace` (it is emptied first,
 in the same transaction); a source table with rows whose table the
-destination lacks (the parts of Loci not yet on PostgreSQL), unless
+destination lacks (a table of a later Loci, or of a tool beside it), unless
 `skip_missing`; and a source column the destination's table lacks. Once
 written, the destination's rows are counted again in a read of their own
 (`Copied.found`), for the caller to compare.
