@@ -29,7 +29,8 @@ LOCI_DB = "LOCI_DB"
 # What a part still on SQLite says to a connection string (memory.store.Store.open, and commands that check early).
 NOT_ON_POSTGRES = (
     "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
-    "loci memory add|update|forget|link|search|show|neighbors|stats|export|history|restore, loci doctor --db "
+    "loci memory add|update|forget|link|search|show|neighbors|stats|export|history|restore, loci doctor --db, "
+    "loci serve memory, loci tokens, loci ui (the memory graph) "
     "and loci worker (the job kinds whose handlers run there); "
     "see the page 'From one laptop to a team server'"
 )

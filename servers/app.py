@@ -8,7 +8,9 @@ Resources (`servers.resources`, with completion of their ids), the logging
 capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
 list are served here too.
 
-The server's lifespan opens the SQLite home, builds the tool sets over it
+The server's lifespan opens the SQLite home (or borrows the open home it is
+given, on either engine: on PostgreSQL `loci serve` offers the memory tool
+set alone), builds the tool sets over it
 (noting each tool's input schema, which the HTTP transport looks up by name
 on every call), and closes both when the last client is gone (once per stdio connection,
 once for the whole HTTP app). A tool set is a name and a factory
@@ -52,6 +54,7 @@ from mcp.types import (
 
 from memory.context.paths import Roots
 from memory.context.store import ContextStore
+from memory.engines.base import Engine
 from memory.errors import LociError
 from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
@@ -108,7 +111,7 @@ BUILT_IN: Mapping[str, ToolSetFactory] = {"context": _context_set, "memory": _me
 
 
 def build_app(
-    home: Store | str | Path,
+    home: Engine | str | Path,
     tools: Sequence[str] = ("context", "memory"),
     *,
     tool_sets: Mapping[str, ToolSetFactory] = BUILT_IN,
@@ -135,9 +138,7 @@ def build_app(
     @asynccontextmanager
     async def lifespan(_: Server[LociState]) -> AsyncIterator[LociState]:
         async with AsyncExitStack() as stack:
-            store = home if isinstance(home, Store) else await Store.open(home)
-            if not isinstance(home, Store):
-                stack.callback(store.close)
+            store = await _borrowed_or_opened(home, stack)
             contexts = ContextStore(store, roots=allowed.roots, project=project)
             state = LociState(store, contexts, allowed, project, read_only, client_log, stack, dict(options or {}))
             for part in chosen:
@@ -166,6 +167,16 @@ def build_app(
             on_list_prompts=_list_prompts,
             on_completion=_complete,
         )
+
+
+async def _borrowed_or_opened(home: Engine | str | Path, stack: AsyncExitStack) -> Any:
+    """The home given open (on either engine: the caller's to close), or the SQLite file at a path, opened and
+    closed with `stack`."""
+    if not isinstance(home, str | Path):
+        return home
+    store = await Store.open(home)
+    stack.callback(store.close)
+    return store
 
 
 async def _list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:

@@ -46,10 +46,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.projects import check_project
 from memory.regular import read_regular
-from memory.store import Store
 from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
@@ -126,7 +126,7 @@ ServerFor = Callable[[str, bool], "Server[Any] | MCPServer"]
 def http_app(
     server_for: ServerFor,
     *,
-    store: Store,
+    store: Engine,
     project: str,
     host: str,
     token: str | None,
@@ -161,7 +161,7 @@ def http_app(
 async def serve_http(
     server_for: ServerFor,
     *,
-    store: Store,
+    store: Engine,
     project: str,
     host: str = "127.0.0.1",
     port: int = 8765,

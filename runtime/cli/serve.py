@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory.errors import UsageError
-from memory.location import NOT_ON_POSTGRES, is_postgres
+from memory.location import is_postgres, shown
 from runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
 from runtime.cli.flags import add_project, at_least, project_of
 from runtime.models.specs import DEFAULT_SPEC
@@ -80,7 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("parts", nargs="*", default=[], metavar="PART", help="context, memory (default: all)")
     parser.add_argument("--tools", default=None, help=f"comma-separated tool sets to serve: {','.join(SERVED)}")
     parser.add_argument("--compat", action="store_true", help="with `memory`: the reference memory server's tool set")
-    parser.add_argument("--db", default=None, help="the SQLite home (default $LOCI_HOME/loci.db)")
+    parser.add_argument(
+        "--db", default=None, help="the home: a SQLite file or postgresql://... (default $LOCI_HOME/loci.db)"
+    )
     parser.add_argument("--model", default=DEFAULT_SPEC, help="model spec for run_task and digest")
     add_project(parser)
     parser.add_argument(
@@ -117,7 +119,7 @@ def chosen_tools(args: argparse.Namespace) -> tuple[str, ...]:
 
 async def run(args: argparse.Namespace) -> int:
     if args.db and is_postgres(args.db):
-        raise UsageError(NOT_ON_POSTGRES)  # before serving: the store opens after the client has connected
+        on_postgres(args)  # before serving: the store opens after the client has connected
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)
@@ -175,10 +177,10 @@ async def run(args: argparse.Namespace) -> int:
 
 async def _home_has_tokens(args: argparse.Namespace) -> bool:
     """Whether the home has tokens of its own (then a bind off loopback needs no `--token-file`)."""
+    from memory.engines.select import use_engine
     from memory.records.tokens import Tokens
-    from memory.store import Store
 
-    async with await Store.open(_home(args.db)) as store:
+    async with use_engine(_home(args.db)) as store:
         return await Tokens(store).any()
 
 
@@ -212,23 +214,25 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
     return serve
 
 
-async def _serve_full(args: argparse.Namespace, db: Path, tools: tuple[str, ...], serve: Any) -> None:
+async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str, ...], serve: Any) -> None:
     """Open the home, run the background worker of every project, and serve the merged server on it:
     `serve(store, server_for)`, where `server_for(project, read_only)` builds the server of one project."""
     from memory.context.paths import Roots
+    from memory.engines.select import use_engine
     from memory.evolution.evolution import Evolution
     from memory.graph.graph import Graph
     from memory.projects import ALL
-    from memory.store import Store
     from runtime.cli.main import VERSION
+    from runtime.cli.worker import runnable
     from runtime.session.background import background_worker
     from servers.app import build_app
 
     roots = Roots(args.root) if args.root else Roots(None)
     options = {"model": args.model, "mcp_config": args.mcp_config}
     # The background worker refines the memory graph of every project while the server runs (a job knows its
-    # project), on its own connection to the home; the tools of each server see its own project only.
-    async with await Store.open(db) as store:
+    # project), on its own connection to the home; the tools of each server see its own project only. On
+    # PostgreSQL it runs the kinds whose handlers run there, and none when no kind does yet.
+    async with use_engine(db) as store:
         evolution = Evolution(Graph(store, project=ALL))
 
         def server_for(project: str, read_only: bool) -> Any:
@@ -243,11 +247,15 @@ async def _serve_full(args: argparse.Namespace, db: Path, tools: tuple[str, ...]
                 read_only=read_only,
             )
 
-        async with background_worker(evolution.jobs, evolution.handlers()):
+        handlers, _ = runnable(evolution.handlers(), store.engine, None)
+        if not handlers:
+            await serve(store, server_for)
+            return
+        async with background_worker(evolution.jobs, handlers):
             await serve(store, server_for)
 
 
-async def _serve_compat(args: argparse.Namespace, db: Path, tools: tuple[str, ...], serve: Any) -> None:
+async def _serve_compat(args: argparse.Namespace, db: str | Path, tools: tuple[str, ...], serve: Any) -> None:
     from memory.store import Store
     from servers.memory_compat import build_compat_server
 
@@ -272,7 +280,20 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _home(db: str | None) -> Path:
+def on_postgres(args: argparse.Namespace) -> None:
+    """Nothing when the command serves what runs on PostgreSQL (the memory tool set), else one `UsageError`."""
+    tools = ("memory",) if args.compat else chosen_tools(args)
+    if args.compat or tools != ("memory",):
+        raise UsageError(
+            f"on PostgreSQL loci serve offers the memory tool set alone (loci serve memory --db {shown(args.db)});"
+            " the context, run and digest tool sets and --compat keep their home in SQLite for now"
+        )
+
+
+def _home(db: str | None) -> str | Path:
+    """The home to open: a connection string as given, a path expanded, or the default SQLite file."""
     from memory.store import default_db_path
 
+    if db and is_postgres(db):
+        return db
     return Path(db).expanduser() if db else default_db_path()

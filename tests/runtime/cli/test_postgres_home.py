@@ -73,9 +73,6 @@ def test_doctor_says_in_one_line_that_a_database_cannot_be_reached(tmp_path: Pat
         ["digest", "--question", "what?", "/etc/hostname"],
         ["feedback", "run:1", "good"],
         ["jobs"],
-        ["ui", "--port", "0"],
-        ["serve"],
-        ["serve", "--http"],
         ["hooks", "install", "--client", "claude-code", "--dir", "."],
     ],
 )
@@ -89,6 +86,23 @@ def test_a_command_not_yet_on_postgresql_refuses_a_connection_string(
         done = loci(tmp_path, *argv, env={"LOCI_DB": NOWHERE})
     assert done.returncode == 2, done.stderr
     assert done.stderr == f"loci: {NOT_ON_POSTGRES}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve"],
+        ["serve", "--http"],
+        ["serve", "context"],
+        ["serve", "--tools", "memory,run"],
+        ["serve", "memory", "--compat"],
+    ],
+)
+def test_serve_on_postgresql_offers_the_memory_tool_set_alone(tmp_path: Path, argv: list[str]) -> None:
+    done = loci(tmp_path, *argv, "--db", NOWHERE)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "offers the memory tool set alone" in done.stderr
     assert list(tmp_path.iterdir()) == []
 
 
