@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -123,6 +124,28 @@ async def test_tools_picks_a_subset(tmp_path: Path) -> None:
             outside = await client.call_tool("context_list", {})
     assert names and all(name.startswith("memory_") for name in names)
     assert outside.is_error and "Unknown tool" in outside.content[0].text
+
+
+@pytest.mark.parametrize("early", ["1", "0"])
+async def test_the_memory_tool_set_over_stdio_keeps_its_home_in_postgresql(
+    tmp_path: Path, postgres_url: str, early: str
+) -> None:
+    import psycopg
+
+    launched = serve("memory", "--db", postgres_url)
+    launched.env = {**os.environ, "LOCI_SERVE_EARLY": early}
+    with anyio.fail_after(60):
+        async with Client(launched) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            added = await client.call_tool("memory_remember", {"text": "the harbour key hangs by the door"})
+            recalled = await client.call_tool("memory_recall", {"query": "harbour key"})
+            listed = await client.list_resources()
+    assert names and all(name.startswith("memory_") for name in names)
+    assert not added.is_error and "harbour key" in json.dumps(recalled.structured_content)
+    assert [str(r.uri) for r in listed.resources] == [f"loci://memory/{added.structured_content['id']}"]
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT text FROM memory_nodes").fetchall() == [("the harbour key hangs by the door",)]
+    assert list(tmp_path.iterdir()) == []
 
 
 def loci(*args: str) -> subprocess.CompletedProcess[str]:
