@@ -68,10 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class TeamClient:
     """One MCP session over streamable HTTP: `open` (initialize), then `call(tool, arguments)` for its result."""
 
-    def __init__(self, http: httpx.AsyncClient, url: str, token: str) -> None:
+    def __init__(self, http: httpx.AsyncClient, url: str, token: str | None = None) -> None:
         self.http = http
         self.url = url
-        self.headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
+        self.headers = {**ACCEPT, **({"Authorization": f"Bearer {token}"} if token else {})}
         self._next = 0
 
     async def open(self) -> None:

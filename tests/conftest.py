@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
+from bench.postgres_cluster import cluster
 from memory.engines.base import Engine
 from memory.engines.select import use_engine
 from memory.store import Store
 from runtime.models.scripted import ScriptedModel
-from bench.postgres_cluster import cluster
 
 
 @pytest.fixture(scope="session", autouse=True)
