@@ -77,7 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class TeamClient:
-    """One MCP session over streamable HTTP: `open` (initialize), then `call(tool, arguments)` for its result."""
+    """One MCP session over streamable HTTP: `open` (initialize), then `call(tool, arguments)` for its result. `url`
+    may be changed between calls (a stateless server's client may call any server)."""
 
     def __init__(self, http: httpx.AsyncClient, url: str, token: str | None = None) -> None:
         self.http = http
@@ -88,8 +89,10 @@ class TeamClient:
     async def open(self) -> None:
         params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench-team", "version": "1"}}
         response = await self._post({"jsonrpc": "2.0", "id": self._id(), "method": "initialize", "params": params})
-        self.headers = {**self.headers, "mcp-session-id": response.headers["mcp-session-id"]}
-        self.headers["mcp-protocol-version"] = PROTOCOL
+        session = response.headers.get("mcp-session-id")  # none from a stateless server
+        self.headers = {**self.headers, "mcp-protocol-version": PROTOCOL}
+        if session is not None:
+            self.headers["mcp-session-id"] = session
         await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
