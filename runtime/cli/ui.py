@@ -6,7 +6,9 @@
     loci ui --host 0.0.0.0                  off loopback over a home with tokens: each reads its own projects
 
 The page, its data API and its safety rules live in `servers/ui/`; this
-command opens the home `query_only` for reads (feedback is its one write)
+command opens the home, a SQLite file or a PostgreSQL database (whose page
+shows the memory graph, the procedures and the job queue: runs, documents and
+digest jobs are kept in SQLite homes so far), `query_only` for reads (feedback is its one write)
 and serves until Ctrl-C. Starlette and uvicorn are imported only when the
 command runs, so `loci` itself starts without them.
 """
@@ -51,7 +53,7 @@ async def run(args: argparse.Namespace) -> int:
 
     at_least(0, token_cache=args.token_cache)
     token = read_token(None, args.token_file)
-    db = args.db if args.db and is_postgres(args.db) else Path(args.db).expanduser() if args.db else default_db_path()
+    db = _home(args.db)
     if token is not None or (isinstance(db, Path) and not db.exists()):
         session_token(token, args.host)  # a short token, or none over a new home, is refused before opening it
     async with await open_engine(db, query_only=True) as store:
@@ -65,3 +67,10 @@ async def run(args: argparse.Namespace) -> int:
             token_cache=TOKEN_CACHE_S if args.token_cache is None else args.token_cache,
         )
     return 0
+
+
+def _home(db: str | None) -> str | Path:
+    """The home to open: a connection string as given, a path expanded, or the default SQLite file."""
+    if db and is_postgres(db):
+        return db
+    return Path(db).expanduser() if db else default_db_path()
