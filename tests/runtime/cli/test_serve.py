@@ -181,3 +181,12 @@ def test_print_config_for_http_never_prints_the_token(tmp_path: Path) -> None:
         "headers": {"Authorization": "Bearer ${env:LOCI_TOKEN}"},
     }
     assert "s3cret-token" not in done.stdout
+
+
+def test_print_config_over_postgresql_gives_the_connection_string_and_hides_its_password_in_the_note() -> None:
+    url = "postgresql://loci:pw-4471@db.invalid/loci"
+    done = loci("serve", "memory", "--print-config", "--db", url)
+    entry = json.loads(done.stdout)["mcpServers"]["loci"]
+    assert done.returncode == 0, done.stderr
+    assert entry["args"][entry["args"].index("--db") + 1] == url  # the server it launches needs the whole string
+    assert "db.invalid" in done.stderr and "pw-4471" not in done.stderr
