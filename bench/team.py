@@ -77,8 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class TeamClient:
-    """One MCP session over streamable HTTP: `open` (initialize), then `call(tool, arguments)` for its result. `url`
-    may be changed between calls (a stateless server's client may call any server)."""
+    """One MCP session over streamable HTTP: `open` (initialize), then `call(tool, arguments)` for its result; a
+    call `at` another server's URL goes there instead (a stateless server's client may call any server)."""
 
     def __init__(self, http: httpx.AsyncClient, url: str, token: str | None = None) -> None:
         self.http = http
@@ -95,18 +95,18 @@ class TeamClient:
             self.headers["mcp-session-id"] = session
         await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, tool: str, arguments: dict[str, Any], *, at: str | None = None) -> dict[str, Any]:
         """The tool's result (`structuredContent`, `isError`), or an error raised when the call got no answer."""
         body = {"jsonrpc": "2.0", "id": self._id(), "method": "tools/call"}
         body["params"] = {"name": tool, "arguments": arguments}
-        return _message(await self._post(body))["result"]
+        return _message(await self._post(body, at))["result"]
 
     def _id(self) -> int:
         self._next += 1
         return self._next
 
-    async def _post(self, body: dict[str, Any]) -> httpx.Response:
-        response = await self.http.post(self.url, json=body, headers=self.headers)
+    async def _post(self, body: dict[str, Any], at: str | None = None) -> httpx.Response:
+        response = await self.http.post(at or self.url, json=body, headers=self.headers)
         response.raise_for_status()
         return response
 

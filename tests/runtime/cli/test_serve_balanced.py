@@ -40,9 +40,8 @@ async def test_stateless_servers_answer_any_call_over_the_same_memory(two: tuple
             client = TeamClient(http, first.url)
             await client.open()
             written = await client.call("memory_remember", {"text": "the ferry leaves at nine"})
-            client.url = second.url
-            recalled = await client.call("memory_recall", {"query": "ferry"})
-            again = await client.call("memory_remember", {"text": "the ferry leaves at nine"})
+            recalled = await client.call("memory_recall", {"query": "ferry"}, at=second.url)
+            again = await client.call("memory_remember", {"text": "the ferry leaves at nine"}, at=second.url)
     assert "mcp-session-id" not in client.headers
     assert not recalled["isError"] and written["structuredContent"]["id"] in str(recalled["structuredContent"])
     assert again["structuredContent"]["id"] == written["structuredContent"]["id"]
@@ -57,7 +56,6 @@ async def test_a_session_is_known_to_the_server_that_opened_it_only(two: tuple[S
             client = TeamClient(http, first.url)
             await client.open()
             await client.call("memory_stats", {})
-            client.url = second.url
             with pytest.raises(httpx.HTTPStatusError) as refused:
-                await client.call("memory_stats", {})
+                await client.call("memory_stats", {}, at=second.url)
     assert refused.value.response.status_code == 404
