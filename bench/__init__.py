@@ -25,6 +25,7 @@ BENCHES: dict[str, str] = {
     "llama-modes": "bench.llama_modes",
     "evolution": "bench.evolution",
     "mcp": "bench.mcp",
+    "team": "bench.team",
     "sessions": "bench.sessions",
     "digest": "bench.digest",
     "qa": "bench.qa",

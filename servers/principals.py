@@ -27,8 +27,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from memory.engines.base import Engine
 from memory.records.tokens import Principal, Tokens, token_digest
-from memory.store import Store
 from servers.bearer import bearer_ok
 
 __all__ = ["TOKEN_CACHE_S", "Principal", "Principals", "bearer_credentials"]
@@ -52,7 +52,7 @@ class Principals:
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         owner: Principal,
         *,
         token: str | None,

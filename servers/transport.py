@@ -20,7 +20,10 @@ bodies over `MAX_BODY_BYTES` get 413. Sessions are capped: at most
 `MAX_SESSIONS` open at once (`--max-sessions`; one more gets 503) and a
 session with no request in flight for `SESSION_IDLE_S` (`--session-idle`)
 is closed, so clients that initialize and never close cannot grow the
-server without bound. The access log is off unless asked for, and it never
+server without bound. With `--stateless` there are no sessions: each
+request is answered on its own (no server-to-client requests, notifications
+only), so several servers over one home behind a load balancer need no
+affinity. The access log is off unless asked for, and it never
 shows a token: tokens travel only in a header, which it does not print.
 
 Stdio is servers/stdio.py's (re-exported here as `serve_stdio`).
@@ -46,10 +49,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.projects import check_project
 from memory.regular import read_regular
-from memory.store import Store
 from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
@@ -126,7 +129,7 @@ ServerFor = Callable[[str, bool], "Server[Any] | MCPServer"]
 def http_app(
     server_for: ServerFor,
     *,
-    store: Store,
+    store: Engine,
     project: str,
     host: str,
     token: str | None,
@@ -134,11 +137,13 @@ def http_app(
     max_body: int = MAX_BODY_BYTES,
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
+    stateless: bool = False,
 ) -> ASGIApp:
     """The ASGI app `serve_http` runs: each request's principal (servers/principals.py) served by the MCP app of
     its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
     holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
-    flight for `session_idle` seconds (None: no cap, no expiry)."""
+    flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request is
+    answered on its own, so any of several servers over one home answers any request."""
     check_project(project)
 
     def make(chosen: str, read_only: bool) -> Starlette:
@@ -148,6 +153,7 @@ def http_app(
             max_request_body_size=max_body,
             max_sessions=max_sessions,
             session_idle_timeout=session_idle,
+            stateless_http=stateless,
         )
 
     # Off loopback a request always needs a token: the server's own, or one of the home's.
@@ -161,7 +167,7 @@ def http_app(
 async def serve_http(
     server_for: ServerFor,
     *,
-    store: Store,
+    store: Engine,
     project: str,
     host: str = "127.0.0.1",
     port: int = 8765,
@@ -171,6 +177,7 @@ async def serve_http(
     access_log: bool = False,
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
+    stateless: bool = False,
 ) -> None:
     import uvicorn
 
@@ -184,6 +191,7 @@ async def serve_http(
         max_body=max_body,
         max_sessions=max_sessions,
         session_idle=session_idle,
+        stateless=stateless,
     )
     # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"

@@ -1,7 +1,7 @@
 """Shared fixtures: anyio on asyncio, a real SQLite home in tmp_path, scripts used in full.
 
 `postgres_server` starts one real PostgreSQL cluster for the session, only
-when a test asks for it (tests/postgres_cluster.py); `postgres_url` is a new
+when a test asks for it (bench/postgres_cluster.py); `postgres_url` is a new
 database on it for one test; `home` runs a test on each engine, and
 `engine_store` is the home opened there.
 
@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
+from bench.postgres_cluster import cluster
 from memory.engines.base import Engine
 from memory.engines.select import use_engine
 from memory.store import Store
 from runtime.models.scripted import ScriptedModel
-from tests.postgres_cluster import cluster
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -50,7 +50,7 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """One PostgreSQL cluster for the session (tests/postgres_cluster.py): its `postgres` database's URL."""
+    """One PostgreSQL cluster for the session (bench/postgres_cluster.py): its `postgres` database's URL."""
     with cluster() as url:
         yield url
 

@@ -15,8 +15,11 @@ guess sorts among the stored ones, which brings no token nearer: finding a
 token from its digest is finding a SHA-256 preimage.
 
 The table is its own migration set, in plain SQL (a `TEXT` digest, the
-projects as a JSON list in `TEXT`, times as `REAL` seconds), and every query
-is in this module. A revoked token's row is deleted: it is refused on the
+projects as a JSON list in `TEXT`, times as seconds), on SQLite here and on
+PostgreSQL in memory/engines/postgres/schema/tokens.py; every query is in
+this module, written once for both engines (`?` placeholders, `ON CONFLICT
+DO NOTHING` and `RETURNING`, which both understand), so `Tokens` takes a home
+on either (memory/engines/base.py `Engine`). A revoked token's row is deleted: it is refused on the
 next lookup. `last_used` is written when a server looks the token up, which
 the servers do once per their cache's expiry (servers/principals.py), not
 once per request.
@@ -29,7 +32,6 @@ import hmac
 import json
 import re
 import secrets
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,9 +40,9 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.projects import check_project
-from memory.store import Store
 
 __all__ = ["MAX_NAME_CHARS", "Principal", "TokenRecord", "Tokens", "check_token_name", "token_digest"]
 
@@ -110,7 +112,7 @@ def check_token_name(name: object) -> str:
 class Tokens:
     """The tokens of a home."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Engine) -> None:
         self.store = store
 
     async def add(self, name: str, projects: Sequence[str], *, read_only: bool = False) -> str:
@@ -120,38 +122,27 @@ class Tokens:
         if not chosen:
             raise UsageError("a token needs at least one project: --project NAME")
         token = secrets.token_urlsafe(32)
-        row = {
-            "name": name,
-            "digest": token_digest(token),
-            "projects": json.dumps(chosen),
-            "read_only": int(read_only),
-            "created": time.time(),
-        }
-
-        def insert(db: sqlite_utils.Database) -> None:
-            try:
-                db.execute(
-                    "INSERT INTO tokens (name, digest, projects, read_only, created)"
-                    " VALUES (:name, :digest, :projects, :read_only, :created)",
-                    row,
-                )
-            except sqlite3.IntegrityError:
-                raise UsageError(f"a token named {name!r} exists; revoke it first or choose another name") from None
-
-        await self.store.write(insert)
+        row = (name, token_digest(token), json.dumps(chosen), int(read_only), time.time())
+        sql = (
+            "INSERT INTO tokens (name, digest, projects, read_only, created) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING RETURNING id"
+        )
+        if not await self.store.write(lambda db: db.execute(sql, row).fetchall()):
+            raise UsageError(f"a token named {name!r} exists; revoke it first or choose another name")
         return token
 
     async def list(self) -> list[TokenRecord]:
         sql = "SELECT name, projects, read_only, created, last_used FROM tokens ORDER BY name"
-        rows = await self.store.read(lambda db: list(db.query(sql)))
+        rows = await self.store.read(lambda db: db.execute(sql).fetchall())
         return [
-            TokenRecord(r["name"], tuple(json.loads(r["projects"])), bool(r["read_only"]), r["created"], r["last_used"])
-            for r in rows
+            TokenRecord(name, tuple(json.loads(projects)), bool(read_only), created, last_used)
+            for name, projects, read_only, created, last_used in rows
         ]
 
     async def revoke(self, name: str) -> None:
         check_token_name(name)
-        gone = await self.store.write(lambda db: db.execute("DELETE FROM tokens WHERE name = ?", [name]).rowcount)
+        sql = "DELETE FROM tokens WHERE name = ? RETURNING id"
+        gone = await self.store.write(lambda db: db.execute(sql, [name]).fetchall())
         if not gone:
             raise NotFoundError(f"no token named {name!r}; loci tokens list shows them")
 

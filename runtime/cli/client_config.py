@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memory.location import shown
 from runtime.cli.flags import project_of
 
 __all__ = ["CLIENTS", "client_config", "config_note", "launch_command", "render_config", "serve_roots"]
@@ -58,13 +59,13 @@ def serve_roots(args: argparse.Namespace) -> list[str]:
     return [str(Path(root).expanduser().resolve()) for root in args.root or [Path.cwd()]]
 
 
-def serve_args(args: argparse.Namespace, tools: tuple[str, ...], db: Path) -> list[str]:
+def serve_args(args: argparse.Namespace, tools: tuple[str, ...], db: str | Path) -> list[str]:
     argv = ["serve"]
     if args.compat:
         argv += ["memory", "--compat"]
     elif args.tools or args.parts:
         argv += ["--tools", ",".join(tools)]
-    argv += ["--db", str(db.resolve()), "--project", project_of(args)]
+    argv += ["--db", _where(db), "--project", project_of(args)]
     if not args.compat:
         for root in serve_roots(args):
             argv += ["--root", root]
@@ -74,7 +75,9 @@ def serve_args(args: argparse.Namespace, tools: tuple[str, ...], db: Path) -> li
     return argv
 
 
-def client_config(args: argparse.Namespace, tools: tuple[str, ...], db: Path, *, token: bool = False) -> dict[str, Any]:
+def client_config(
+    args: argparse.Namespace, tools: tuple[str, ...], db: str | Path, *, token: bool = False
+) -> dict[str, Any]:
     """The snippet for `args.client`, as the object its file holds (Codex's as the TOML table's content)."""
     name = "loci-memory" if args.compat else "loci"
     client = args.client
@@ -109,9 +112,15 @@ def render_config(config: dict[str, Any], client: str) -> str:
     return "\n".join(lines)
 
 
-def config_note(args: argparse.Namespace, db: Path) -> str:
+def _where(db: str | Path) -> str:
+    """The home as the printed server is given it: a file's absolute path, or a connection string as given."""
+    return str(db.resolve()) if isinstance(db, Path) else db
+
+
+def config_note(args: argparse.Namespace, db: str | Path) -> str:
     """One line for stderr: which project and home the snippet serves, what it may load, where it goes."""
     if args.http:
         return f"loci: reaches the server `loci serve --http` runs on port {args.port}; paste into {WHERE[args.client]}"
     reads = "" if args.compat else f", loading files under {', '.join(serve_roots(args))}"
-    return f"loci: serves project {project_of(args)} of {db.resolve()}{reads}; paste into {WHERE[args.client]}"
+    home = db.resolve() if isinstance(db, Path) else shown(db)
+    return f"loci: serves project {project_of(args)} of {home}{reads}; paste into {WHERE[args.client]}"

@@ -5,6 +5,7 @@
     loci serve memory --compat                  a drop-in for @modelcontextprotocol/server-memory
     loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
     loci serve --http --host 0.0.0.0            over a home with tokens (`loci tokens`): each reaches its projects
+    loci serve memory --http --db postgresql://…   the memory tool set over PostgreSQL (--stateless: behind a balancer)
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
 
 Over HTTP each request is served by the server of its token's project
@@ -98,6 +99,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--access-log", action="store_true", help="log each HTTP request (never its headers)")
     parser.add_argument("--max-sessions", type=int, default=None, help="HTTP sessions open at once (64)")
     parser.add_argument(
+        "--stateless", action="store_true", help="HTTP without sessions: any of several servers answers any request"
+    )
+    parser.add_argument(
         "--session-idle", type=float, default=None, help="seconds before an idle HTTP session is closed (600)"
     )
     parser.add_argument(
@@ -118,7 +122,7 @@ def chosen_tools(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 async def run(args: argparse.Namespace) -> int:
-    if args.db and is_postgres(args.db) and (args.compat or args.http):
+    if args.db and is_postgres(args.db) and args.compat:
         raise UsageError(NOT_ON_POSTGRES)  # before serving: the store opens after the client has connected
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
@@ -276,6 +280,7 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
         "max_sessions": args.max_sessions,
         "session_idle": args.session_idle,
         "token_cache": args.token_cache,
+        "stateless": args.stateless or None,
     }
     return {name: value for name, value in given.items() if value is not None}
 

@@ -8,7 +8,9 @@
 Once a home has a token, its servers serve only requests that carry one
 (or the server's own `--token-file`), each limited to that token's projects
 (servers/principals.py). The tokens are kept hashed (memory/records/tokens.py):
-a lost token cannot be shown again, only revoked and replaced.
+a lost token cannot be shown again, only revoked and replaced. They live in
+the home, a SQLite file or a PostgreSQL database (`--db postgresql://...`),
+so every server over that home sees the same ones.
 """
 
 from __future__ import annotations
@@ -17,13 +19,12 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from memory.errors import UsageError
 from memory.records.tokens import Tokens
-from memory.store import Store, default_db_path
 from runtime.cli.display import one_line
+from runtime.cli.home import open_home
 
 __all__ = ["register"]
 
@@ -32,7 +33,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("tokens", help="add, list and revoke per-user tokens scoped to projects")
     sub = parser.add_subparsers(dest="tokens_command", metavar="SUBCOMMAND", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", type=Path, default=None, help="the Loci home (default: $LOCI_HOME/loci.db)")
+    common.add_argument(
+        "--db", default=None, help="the Loci home: a SQLite file or postgresql://... (default: $LOCI_HOME/loci.db)"
+    )
     common.add_argument("--json", action="store_true", help="print JSON")
     add = sub.add_parser("add", parents=[common], help="make a token and print it once")
     add.add_argument("name", help="who holds it: letters, digits, '.', '_', '@', '-'")
@@ -54,7 +57,7 @@ async def handle(args: argparse.Namespace) -> int:
             raise UsageError("a token needs at least one project: --project NAME")
         for project in args.project:
             check_project(project)
-    async with await Store.open(args.db or default_db_path()) as store:
+    async with open_home(args.db) as store:
         tokens = Tokens(store)
         if args.tokens_command == "add":
             token = await tokens.add(args.name, args.project, read_only=args.read_only)

@@ -25,6 +25,11 @@ the `X-Loci-Project` header names, which the principal must reach (else 403),
 or the principal's first. So a token of project `a` reads `a`'s views only,
 in their own queries; the page lists the principal's projects and sends the
 one chosen.
+
+The home is on either engine (memory/engines/base.py `Engine`). Over
+PostgreSQL the memory graph's views, the procedures and the job queue are
+served; the routes of runs, documents and digest jobs (`SQLITE_ONLY`), whose
+tables are kept in SQLite homes so far, answer 404 saying so.
 """
 
 from __future__ import annotations
@@ -40,12 +45,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from memory.context.store import ContextStore
+from memory.engines.base import Engine
 from memory.errors import LociError, NotFoundError, ToolError, UsageError
 from memory.graph.graph import Graph
 from memory.json_input import loads
 from memory.projects import DEFAULT_PROJECT, check_project
 from memory.records.tokens import Principal
-from memory.store import Store
 from servers.principals import TOKEN_CACHE_S, Principals
 from servers.ui.documents_view import LISTED_RECORDS, DocumentsView
 from servers.ui.graph_view import DEFAULT_DRAWN, GraphView
@@ -86,7 +91,7 @@ class Forbidden(UsageError):
 class Api:
     """The JSON routes, over the views of one project of a store (`ALL`: of every project)."""
 
-    def __init__(self, store: Store, project: str | None = DEFAULT_PROJECT) -> None:
+    def __init__(self, store: Engine, project: str | None = DEFAULT_PROJECT) -> None:
         graph = Graph(store, project=project)
         self.graph = GraphView(graph)
         self.runs = RunsView(graph)
@@ -132,10 +137,27 @@ GETS: dict[str, Callable[[Api, Request], Awaitable[Any]]] = {
 }
 
 
+# The views whose tables are kept in SQLite homes so far (runs, documents, digest jobs): over a home on PostgreSQL
+# they answer 404 saying so, and the memory graph's views, the procedures and the job queue are served.
+SQLITE_ONLY = frozenset(
+    {
+        "/api/runs",
+        "/api/runs/{ref}",
+        "/api/runs/{ref}/feedback",
+        "/api/digests",
+        "/api/documents",
+        "/api/records",
+        "/api/outline/{ref}",
+        "/api/read/{ref}",
+    }
+)
+KEPT_IN_SQLITE = "runs, documents and digest jobs are kept in SQLite homes so far: this page shows the memory graph"
+
+
 class ProjectApis:
     """One `Api` per project, made when first asked for; each request answered by its principal's project's."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Engine) -> None:
         self.store = store
         self._apis: dict[str | None, Api] = {}
 
@@ -160,17 +182,24 @@ class ProjectApis:
 
     def routes(self) -> list[Route]:
         routes = [Route("/api/projects", _json_route(self._projects), methods=["GET"])]
-        routes += [Route(path, self._endpoint(fn), methods=["GET"]) for path, fn in GETS.items()]
-        routes.append(Route("/api/runs/{ref}/feedback", self._endpoint(Api.feedback), methods=["POST"]))
+        routes += [Route(path, self._endpoint(path, fn), methods=["GET"]) for path, fn in GETS.items()]
+        feedback = "/api/runs/{ref}/feedback"
+        routes.append(Route(feedback, self._endpoint(feedback, Api.feedback), methods=["POST"]))
         return routes
 
-    def _endpoint(self, fn: Callable[[Api, Request], Awaitable[Any]]) -> Any:
+    def _endpoint(self, path: str, fn: Callable[[Api, Request], Awaitable[Any]]) -> Any:
+        if path in SQLITE_ONLY and getattr(self.store, "engine", "sqlite") != "sqlite":
+            return _json_route(_kept_in_sqlite)
         return _json_route(lambda request: fn(self.api(request), request))
 
     async def _projects(self, request: Request) -> dict[str, Any]:
         principal: Principal = request.state.principal
         named = [p for p in principal.projects if p is not None]
         return {"projects": named, "all": None in principal.projects, "read_only": principal.read_only}
+
+
+async def _kept_in_sqlite(request: Request) -> Any:
+    raise NotFoundError(KEPT_IN_SQLITE)
 
 
 def _json_route(fn: Any) -> Any:
@@ -189,7 +218,7 @@ async def _index(request: Request) -> Response:
 
 
 def build_ui_app(
-    store: Store,
+    store: Engine,
     *,
     host: str,
     token: str,

@@ -21,9 +21,9 @@ import secrets
 import socket
 import sys
 
+from memory.engines.base import Engine
 from memory.projects import DEFAULT_PROJECT
 from memory.records.tokens import Tokens
-from memory.store import Store
 from servers.bearer import check_bind, is_loopback
 from servers.principals import TOKEN_CACHE_S
 from servers.ui.app import build_ui_app
@@ -44,7 +44,7 @@ def session_token(given: str | None, host: str, *, home_tokens: bool = False) ->
 
 
 async def serve_ui(
-    store: Store,
+    store: Engine,
     *,
     host: str,
     port: int,

@@ -66,7 +66,7 @@ def _latest_jobs(db: sqlite_utils.Database, project: str | None) -> list[dict[st
     mine, params = in_project(project)
     sql = (
         "SELECT id, kind, key, status, attempts, max_attempts, error, created, updated, finished FROM jobs"
-        f" WHERE 1{mine}"
+        f" WHERE TRUE{mine}"
         " ORDER BY CASE status WHEN 'running' THEN 0 WHEN 'failed' THEN 1 WHEN 'queued' THEN 2 ELSE 3 END, id DESC"
         " LIMIT ?"
     )

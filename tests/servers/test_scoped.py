@@ -4,12 +4,14 @@ A token of project `a` cannot read, search, list, read as a resource (the
 export an MCP client has) or write project `b`; a token of both chooses one by
 the path; a read-only token cannot write; a revoked token is refused on its
 next request (`--token-cache 0`); the server's own `--token-file` still works.
+Each test runs over a SQLite home and a PostgreSQL one (`token_home`, where
+the server serves the memory tool set), but those of documents, runs and the
+compatible server, which are kept in SQLite homes so far.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,27 +24,37 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from memory.engines.select import use_engine
 from memory.errors import UsageError
 from memory.records.tokens import Tokens
-from memory.store import Store
 from servers.bearer import check_bind
 from servers.transport import http_app
 from tests.runtime.cli.test_serve_http import INIT as INIT_BODY
 from tests.runtime.cli.test_serve_http import TOKEN, Served, post, start, stop
-from tests.servers.tokens_home import TokenHome
+from tests.servers.tokens_home import TokenHome, revoke
 
 
-@pytest.fixture
-def served(tmp_path: Path, token_home: TokenHome) -> Iterator[Served]:
+def serving(tmp_path: Path, home: TokenHome) -> Iterator[Served]:
     owner = tmp_path / "owner-token"
     owner.write_text(TOKEN + "\n", encoding="utf-8")
-    server = start(tmp_path, "--token-cache", "0", "--token-file", str(owner), db=token_home.db)
+    parts = ("memory",) if home.on_postgres else ()
+    server = start(tmp_path, *parts, "--token-cache", "0", "--token-file", str(owner), db=home.db)
     try:
         yield server
     finally:
         stop(server.process)
         assert server.process.stderr is not None
         server.process.stderr.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path, token_home: TokenHome) -> Iterator[Served]:
+    yield from serving(tmp_path, token_home)
+
+
+@pytest.fixture
+def served_sqlite(tmp_path: Path, sqlite_token_home: TokenHome) -> Iterator[Served]:
+    yield from serving(tmp_path, sqlite_token_home)
 
 
 @asynccontextmanager
@@ -56,38 +68,56 @@ def at(served: Served, project: str) -> str:
     return served.url.replace("/mcp", f"/p/{project}/mcp")
 
 
-async def test_a_token_of_a_reads_searches_and_lists_a_only(served: Served, token_home: TokenHome) -> None:
+async def test_a_token_of_a_reads_searches_lists_and_exports_a_only(served: Served, token_home: TokenHome) -> None:
     with anyio.fail_after(60):
         async with connected(served.url, token_home.tokens["alice"]) as client:
             recalled = await client.call_tool("memory_recall", {"query": "vault code"})
+            stats = await client.call_tool("memory_stats", {})
+            resources = await client.list_resources()
+            own = await client.read_resource(f"loci://memory/{token_home.memories['a']}")
+            other_memory = await client.call_tool("memory_get", {"id": token_home.memories["b"]})
+            other_links = await client.call_tool("memory_neighbors", {"id": token_home.memories["b"]})
+    seen = json.dumps([recalled.structured_content, stats.structured_content])
+    assert "alpha" in seen and "bravo" not in seen
+    uris = " ".join(str(r.uri) for r in resources.resources)
+    assert token_home.memories["a"] in uris and token_home.memories["b"] not in uris
+    assert "alpha" in own.contents[0].text
+    assert other_memory.is_error and other_links.is_error
+    assert "bravo" not in json.dumps([other_memory.content[0].text, other_links.content[0].text])
+
+
+async def test_a_token_of_a_reads_searches_and_lists_the_documents_and_runs_of_a_only(
+    served_sqlite: Served, sqlite_token_home: TokenHome
+) -> None:
+    home = sqlite_token_home
+    with anyio.fail_after(60):
+        async with connected(served_sqlite.url, home.tokens["alice"]) as client:
             searched = await client.call_tool("context_search", {"query": "vault code"})
             listed = await client.call_tool("context_list", {})
             resources = await client.list_resources()
-            other_memory = await client.call_tool("memory_get", {"id": token_home.memories["b"]})
-            other_document = await client.call_tool("context_read", {"id": token_home.documents["b"]})
-            own_run = await client.read_resource(f"loci://runs/{token_home.runs['a']}")
-    seen = json.dumps([recalled.structured_content, searched.structured_content, listed.structured_content])
+            other_document = await client.call_tool("context_read", {"id": home.documents["b"]})
+            own_run = await client.read_resource(f"loci://runs/{home.runs['a']}")
+    seen = json.dumps([searched.structured_content, listed.structured_content])
     assert "alpha" in seen and "bravo" not in seen
-    uris = [str(r.uri) for r in resources.resources]
-    assert token_home.documents["a"] in " ".join(uris) and token_home.documents["b"] not in " ".join(uris)
-    assert other_memory.is_error and other_document.is_error
+    uris = " ".join(str(r.uri) for r in resources.resources)
+    assert home.documents["a"] in uris and home.documents["b"] not in uris
+    assert other_document.is_error
     assert "alpha" in own_run.contents[0].text
 
 
 async def test_a_token_of_a_cannot_read_b_as_a_resource(served: Served, token_home: TokenHome) -> None:
+    uris = [f"loci://memory/{token_home.memories['b']}"]
+    uris += [f"loci://runs/{run}" for project, run in token_home.runs.items() if project == "b"]
+    uris += [f"loci://context/{doc}" for project, doc in token_home.documents.items() if project == "b"]
     refused: list[str] = []
     with anyio.fail_after(60):
         async with connected(served.url, token_home.tokens["alice"]) as client:
-            for uri in (
-                f"loci://runs/{token_home.runs['b']}",
-                f"loci://memory/{token_home.memories['b']}",
-                f"loci://context/{token_home.documents['b']}",
-            ):
+            for uri in uris:
                 try:
                     await client.read_resource(uri)
                 except Exception as exc:  # the SDK raises the server's INVALID_PARAMS error
                     refused.append(str(exc))
-    assert len(refused) == 3 and not any("bravo" in r for r in refused)
+    assert len(refused) == len(uris) and not any("bravo" in r for r in refused)
 
 
 async def test_a_token_of_a_writes_into_a_and_is_refused_at_the_door_of_b(
@@ -99,8 +129,7 @@ async def test_a_token_of_a_writes_into_a_and_is_refused_at_the_door_of_b(
     door = post(at(served, "b"), {"Authorization": f"Bearer {token_home.tokens['alice']}"})
     assert not added.is_error
     assert door.status_code == 403 and "cannot reach the project 'b'" in door.json()["error"]
-    with sqlite3.connect(token_home.db) as db:
-        assert db.execute("SELECT project FROM memory_nodes WHERE text = 'alice wrote this'").fetchall() == [("a",)]
+    assert token_home.rows("SELECT project FROM memory_nodes WHERE text = 'alice wrote this'") == [("a",)]
 
 
 async def test_a_token_of_two_projects_chooses_one_by_the_path(served: Served, token_home: TokenHome) -> None:
@@ -114,26 +143,34 @@ async def test_a_token_of_two_projects_chooses_one_by_the_path(served: Served, t
 
 
 async def test_a_read_only_token_reads_and_cannot_write(served: Served, token_home: TokenHome) -> None:
+    own = token_home.memories["a"]
     with anyio.fail_after(60):
         async with connected(served.url, token_home.tokens["reader"]) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             recalled = await client.call_tool("memory_recall", {"query": "vault code"})
             written = await client.call_tool("memory_remember", {"text": "a reader's note"})
-            loaded = await client.call_tool("context_forget", {"id": token_home.documents["a"]})
-    assert "memory_recall" in names and not {"memory_remember", "context_load", "run_task"} & names
+            forgotten = await client.call_tool("memory_forget", {"id": own})
+    assert "memory_recall" in names and not {"memory_remember", "memory_forget", "context_load", "run_task"} & names
     assert "alpha" in json.dumps(recalled.structured_content)
     assert written.is_error and "read-only" in written.content[0].text
+    assert forgotten.is_error and "read-only" in forgotten.content[0].text
+    assert token_home.rows("SELECT count(*) FROM memory_nodes WHERE text = 'a reader''s note'") == [(0,)]
+    assert token_home.rows(f"SELECT deleted FROM memory_nodes WHERE id = {own.removeprefix('mem:')}") == [(None,)]
+
+
+async def test_a_read_only_token_cannot_forget_a_document(served_sqlite: Served, sqlite_token_home: TokenHome) -> None:
+    home = sqlite_token_home
+    with anyio.fail_after(60):
+        async with connected(served_sqlite.url, home.tokens["reader"]) as client:
+            loaded = await client.call_tool("context_forget", {"id": home.documents["a"]})
     assert loaded.is_error and "read-only" in loaded.content[0].text
-    with sqlite3.connect(token_home.db) as db:
-        assert db.execute("SELECT count(*) FROM memory_nodes WHERE text = 'a reader''s note'").fetchone() == (0,)
-        assert db.execute("SELECT count(*) FROM context_objects").fetchone() == (2,)
+    assert home.rows("SELECT count(*) FROM context_objects") == [(2,)]
 
 
 async def test_a_revoked_token_is_refused_on_its_next_request(served: Served, token_home: TokenHome) -> None:
     auth = {"Authorization": f"Bearer {token_home.tokens['bob']}"}
     before = post(served.url, auth)
-    async with await Store.open(token_home.db) as store:
-        await Tokens(store).revoke("bob")
+    await revoke(token_home.db, "bob")
     after = post(served.url, auth)
     assert before.status_code == 200 and after.status_code == 401
 
@@ -149,14 +186,11 @@ async def test_the_servers_own_token_file_still_reaches_its_project(served: Serv
             added = await client.call_tool("memory_remember", {"text": "the owner's note"})
             recalled = await client.call_tool("memory_recall", {"query": "vault code"})
     assert not added.is_error and "vault" not in json.dumps(recalled.structured_content)
-    with sqlite3.connect(token_home.db) as db:
-        assert db.execute("SELECT project FROM memory_nodes WHERE text = 'the owner''s note'").fetchall() == [
-            ("default",)
-        ]
+    assert token_home.rows("SELECT project FROM memory_nodes WHERE text = 'the owner''s note'") == [("default",)]
 
 
 async def test_off_loopback_a_server_without_its_own_token_never_serves_without_one(token_home: TokenHome) -> None:
-    async with await Store.open(token_home.db) as store:
+    async with use_engine(token_home.db) as store:
         app = http_app(_no_server, store=store, project="default", host="10.1.2.3", token=None)
         for name in ("alice", "bob", "both", "reader"):
             await Tokens(store).revoke(name)  # a home left without tokens does not open the server
@@ -172,9 +206,10 @@ def test_off_loopback_a_home_with_tokens_is_enough_to_start_and_a_new_home_is_no
 
 
 async def test_the_compatible_server_serves_a_tokens_project_and_refuses_a_reader(
-    tmp_path: Path, token_home: TokenHome
+    tmp_path: Path, sqlite_token_home: TokenHome
 ) -> None:
-    server = start(tmp_path, "memory", "--compat", "--token-cache", "0", db=token_home.db)
+    token_home = sqlite_token_home
+    server = start(tmp_path, "memory", "--compat", "--token-cache", "0", db=Path(token_home.db))
     try:
         reader = post(server.url, {"Authorization": f"Bearer {token_home.tokens['reader']}"})
         with anyio.fail_after(60):
@@ -187,8 +222,7 @@ async def test_the_compatible_server_serves_a_tokens_project_and_refuses_a_reade
         server.process.stderr.close()
     assert reader.status_code == 403 and "read-only" in reader.json()["error"]
     assert not made.is_error
-    with sqlite3.connect(token_home.db) as db:
-        assert db.execute("SELECT DISTINCT project FROM memory_nodes WHERE text LIKE '%alice%'").fetchall() == [("a",)]
+    assert token_home.rows("SELECT DISTINCT project FROM memory_nodes WHERE text LIKE '%alice%'") == [("a",)]
 
 
 def _no_server(project: str, read_only: bool) -> Any:
@@ -206,7 +240,6 @@ async def test_a_session_opened_by_one_token_is_unknown_to_another_project_or_to
     for name in ("bob", "reader"):
         headers = {"Authorization": f"Bearer {token_home.tokens[name]}", "mcp-session-id": session}
         assert post(served.url, headers, body).status_code == 404, name
-    with sqlite3.connect(token_home.db) as db:
-        assert db.execute("SELECT count(*) FROM memory_nodes WHERE text LIKE 'through%'").fetchone() == (0,)
+    assert token_home.rows("SELECT count(*) FROM memory_nodes WHERE text LIKE 'through%'") == [(0,)]
     own = {"Authorization": f"Bearer {token_home.tokens['alice']}", "mcp-session-id": session}
     assert post(served.url, own, body).status_code == 200  # the session itself is alive

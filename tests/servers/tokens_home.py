@@ -1,47 +1,68 @@
-"""A home of two projects, `a` and `b`, each with a memory, a document and a run (with its episode), and tokens.
+"""A home of two projects, `a` and `b`, each with a memory (and, on SQLite, a document and a run), and tokens.
 
 `two_projects(db)` writes it through the same classes the servers read with
 (Graph, ContextStore, Runs, Tokens) and returns what a test needs: each
-project's ids and the tokens, by name. The `token_home` fixture
-(tests/servers/conftest.py) is the one place that says which engine holds
-the home, so the tests of tokens can later run over a second one.
+project's ids and the tokens, by name. `db` is a SQLite file or a PostgreSQL
+connection string; documents, runs and episodes are kept in SQLite homes so
+far, so a home on PostgreSQL holds the memories and the tokens. The
+`token_home` fixture (tests/servers/conftest.py) makes it on each engine,
+`sqlite_token_home` on SQLite alone. `TokenHome.rows` reads the home back
+with the engine's own driver, as a test checks what a server wrote.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 from memory.context.store import ContextStore
+from memory.engines.select import use_engine
 from memory.evolution.episodes import Episode, Episodes
 from memory.graph.graph import Graph
+from memory.location import is_postgres
 from memory.records.runs import Runs
 from memory.records.tokens import Tokens
-from memory.store import Store
 
-__all__ = ["TokenHome", "two_projects"]
+__all__ = ["TokenHome", "revoke", "two_projects"]
 
 WORDS = {"a": "alpha", "b": "bravo"}
 
 
 @dataclass
 class TokenHome:
-    db: Path
+    db: str
     memories: dict[str, str] = field(default_factory=dict)  # project -> mem:N
-    documents: dict[str, str] = field(default_factory=dict)  # project -> doc:N
-    runs: dict[str, int] = field(default_factory=dict)  # project -> run id
+    documents: dict[str, str] = field(default_factory=dict)  # project -> doc:N (SQLite only)
+    runs: dict[str, int] = field(default_factory=dict)  # project -> run id (SQLite only)
     tokens: dict[str, str] = field(default_factory=dict)  # token name -> token
+
+    @property
+    def on_postgres(self) -> bool:
+        return is_postgres(self.db)
 
     def secret(self, project: str) -> str:
         return f"the {WORDS[project]} vault code is {WORDS[project]}-4471"
 
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of `sql` (no parameters), read with the engine's own driver."""
+        if self.on_postgres:
+            import psycopg
 
-async def two_projects(db: Path) -> TokenHome:
+            with psycopg.connect(self.db) as conn:
+                return [tuple(row) for row in conn.execute(sql.replace("%", "%%")).fetchall()]
+        with sqlite3.connect(self.db) as db:
+            return db.execute(sql).fetchall()
+
+
+async def two_projects(db: str) -> TokenHome:
     home = TokenHome(db)
-    async with await Store.open(db) as store:
+    async with use_engine(db) as store:
         for project in ("a", "b"):
             node, _ = await Graph(store, project=project).remember(home.secret(project))
             home.memories[project] = node.ref
+            if home.on_postgres:
+                continue
             doc = await ContextStore(store, project=project).add_text("doc", f"{project}.txt", home.secret(project))
             home.documents[project] = doc.id
             runs = Runs(store, project=project)
@@ -55,3 +76,8 @@ async def two_projects(db: Path) -> TokenHome:
         home.tokens["both"] = await tokens.add("both", ["a", "b"])
         home.tokens["reader"] = await tokens.add("reader", ["a"], read_only=True)
     return home
+
+
+async def revoke(db: str, name: str) -> None:
+    async with use_engine(db) as store:
+        await Tokens(store).revoke(name)

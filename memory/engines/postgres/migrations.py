@@ -30,13 +30,14 @@ __all__ = ["MIGRATION_LOCK", "PG_MIGRATION_SETS", "PgMigrations", "migrate", "pe
 # The advisory lock every migrating process takes (a constant: "loci" in ASCII).
 MIGRATION_LOCK = 0x6C6F6369
 
-# Every set, in the order a new database applies them. The per-user tokens' set goes after the graph's.
+# Every set, in the order a new database applies them.
 PG_MIGRATION_SETS = (
     "memory.engines.postgres.schema.graph",
     "memory.engines.postgres.schema.jobs",
     "memory.engines.postgres.schema.imports",
     "memory.engines.postgres.schema.context",
     "memory.engines.postgres.schema.records",
+    "memory.engines.postgres.schema.tokens",
 )
 
 Step = Callable[[PgConnection], None]

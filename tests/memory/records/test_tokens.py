@@ -1,9 +1,13 @@
-"""Tokens of a home: kept as digests only, listed without them, resolved to their principal, revoked by name."""
+"""Tokens of a home: kept as digests only, listed without them, resolved to their principal, revoked by name.
+
+Each runs on a SQLite home and a PostgreSQL one (`engine_store`), but the look at the SQLite file's bytes.
+"""
 
 from __future__ import annotations
 
 import pytest
 
+from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.records.tokens import Principal, Tokens, token_digest
 from memory.store import Store
@@ -17,16 +21,16 @@ async def test_a_token_is_kept_as_its_digest_and_never_in_clear(store: Store) ->
     assert token_digest(token).encode() in kept
 
 
-async def test_a_token_resolves_to_its_principal_and_a_guess_to_nobody(store: Store) -> None:
-    tokens = Tokens(store)
+async def test_a_token_resolves_to_its_principal_and_a_guess_to_nobody(engine_store: Engine) -> None:
+    tokens = Tokens(engine_store)
     token = await tokens.add("ci", ["app", "docs", "app"], read_only=True)
     assert await tokens.resolve(token) == Principal("ci", ("app", "docs"), read_only=True)
     assert await tokens.resolve(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
     assert await tokens.resolve("") is None
 
 
-async def test_the_list_shows_names_projects_and_use_but_no_token(store: Store) -> None:
-    tokens = Tokens(store)
+async def test_the_list_shows_names_projects_and_use_but_no_token(engine_store: Engine) -> None:
+    tokens = Tokens(engine_store)
     token = await tokens.add("alice", ["app"])
     await tokens.add("bob", ["docs"], read_only=True)
     before = {r.name: r for r in await tokens.list()}
@@ -38,8 +42,8 @@ async def test_the_list_shows_names_projects_and_use_but_no_token(store: Store) 
     assert token not in repr(after) and token_digest(token) not in repr(after)
 
 
-async def test_a_revoked_token_resolves_to_nobody(store: Store) -> None:
-    tokens = Tokens(store)
+async def test_a_revoked_token_resolves_to_nobody(engine_store: Engine) -> None:
+    tokens = Tokens(engine_store)
     token = await tokens.add("alice", ["app"])
     await tokens.revoke("alice")
     assert await tokens.resolve(token) is None and not await tokens.any()
@@ -57,14 +61,26 @@ async def test_a_revoked_token_resolves_to_nobody(store: Store) -> None:
     ],
 )
 async def test_bad_names_and_projects_are_refused_with_one_line(
-    store: Store, name: str, projects: list[str], message: str
+    engine_store: Engine, name: str, projects: list[str], message: str
 ) -> None:
     with pytest.raises(UsageError, match=message):
-        await Tokens(store).add(name, projects)
-    assert not await Tokens(store).any()
+        await Tokens(engine_store).add(name, projects)
+    assert not await Tokens(engine_store).any()
 
 
-async def test_a_name_is_one_token(store: Store) -> None:
-    await Tokens(store).add("alice", ["app"])
+async def test_a_name_is_one_token(engine_store: Engine) -> None:
+    await Tokens(engine_store).add("alice", ["app"])
     with pytest.raises(UsageError, match="a token named 'alice' exists"):
-        await Tokens(store).add("alice", ["docs"])
+        await Tokens(engine_store).add("alice", ["docs"])
+
+
+async def test_a_token_in_a_postgresql_home_is_kept_as_its_digest(postgres_url: str) -> None:
+    import psycopg
+
+    from memory.engines.select import use_engine
+
+    async with use_engine(postgres_url) as store:
+        token = await Tokens(store).add("alice", ["app"])
+    with psycopg.connect(postgres_url) as conn:
+        kept = conn.execute("SELECT name, digest, projects, read_only FROM tokens").fetchall()
+    assert kept == [("alice", token_digest(token), '["app"]', 0)]

@@ -67,8 +67,6 @@ def test_doctor_says_in_one_line_that_a_database_cannot_be_reached(tmp_path: Pat
 @pytest.mark.parametrize(
     "argv",
     [
-        ["ui", "--port", "0"],
-        ["serve", "--http"],
         ["serve", "memory", "--compat"],
         ["hooks", "install", "--client", "claude-code", "--dir", "."],
     ],

@@ -4,6 +4,7 @@ server of every tool set on either engine (`home`)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -126,6 +127,28 @@ async def test_tools_picks_a_subset(tmp_path: Path) -> None:
     assert outside.is_error and "Unknown tool" in outside.content[0].text
 
 
+@pytest.mark.parametrize("early", ["1", "0"])
+async def test_the_memory_tool_set_over_stdio_keeps_its_home_in_postgresql(
+    tmp_path: Path, postgres_url: str, early: str
+) -> None:
+    import psycopg
+
+    launched = serve("memory", "--db", postgres_url)
+    launched.env = {**os.environ, "LOCI_SERVE_EARLY": early}
+    with anyio.fail_after(60):
+        async with Client(launched) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            added = await client.call_tool("memory_remember", {"text": "the harbour key hangs by the door"})
+            recalled = await client.call_tool("memory_recall", {"query": "harbour key"})
+            listed = await client.list_resources()
+    assert names and all(name.startswith("memory_") for name in names)
+    assert not added.is_error and "harbour key" in json.dumps(recalled.structured_content)
+    assert [str(r.uri) for r in listed.resources] == [f"loci://memory/{added.structured_content['id']}"]
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT text FROM memory_nodes").fetchall() == [("the harbour key hangs by the door",)]
+    assert list(tmp_path.iterdir()) == []
+
+
 def loci(*args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "runtime.cli.main", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
@@ -159,3 +182,12 @@ def test_print_config_for_http_never_prints_the_token(tmp_path: Path) -> None:
         "headers": {"Authorization": "Bearer ${env:LOCI_TOKEN}"},
     }
     assert "s3cret-token" not in done.stdout
+
+
+def test_print_config_over_postgresql_gives_the_connection_string_and_hides_its_password_in_the_note() -> None:
+    url = "postgresql://loci:pw-4471@db.invalid/loci"
+    done = loci("serve", "memory", "--print-config", "--db", url)
+    entry = json.loads(done.stdout)["mcpServers"]["loci"]
+    assert done.returncode == 0, done.stderr
+    assert entry["args"][entry["args"].index("--db") + 1] == url  # the server it launches needs the whole string
+    assert "db.invalid" in done.stderr and "pw-4471" not in done.stderr

@@ -56,3 +56,14 @@ def test_a_second_token_of_one_name_is_refused(tmp_path: Path) -> None:
     second = loci("tokens", "add", "alice", "--project", "app", home=tmp_path)
     assert first.returncode == 0 and second.returncode == 2 and "exists" in second.stderr
     assert second.stdout == ""
+
+
+def test_tokens_are_added_listed_and_revoked_in_a_postgresql_home(tmp_path: Path, postgres_url: str) -> None:
+    added = loci("tokens", "add", "alice", "--project", "app", "--db", postgres_url, home=tmp_path)
+    listed = loci("tokens", "list", "--json", "--db", postgres_url, home=tmp_path)
+    revoked = loci("tokens", "revoke", "alice", "--db", postgres_url, home=tmp_path)
+    again = loci("tokens", "revoke", "alice", "--db", postgres_url, home=tmp_path)
+    assert added.returncode == 0 and len(added.stdout.strip()) == 43
+    assert [r["name"] for r in json.loads(listed.stdout)] == ["alice"] and added.stdout.strip() not in listed.stdout
+    assert revoked.returncode == 0 and again.returncode == 2 and "no token named 'alice'" in again.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing was made in the SQLite home

@@ -5,7 +5,9 @@ of `a` cannot read, search, list or write `b` (another project's ids are not
 found there), nor name `b` in `X-Loci-Project` (403); a token of both names
 one; a read-only token cannot post feedback; a revoked token is refused on
 its next request (`--token-cache 0`); the page's own session token still
-reads the server's project.
+reads the server's project. Each test runs over a SQLite home and a
+PostgreSQL one (`token_home`), but those of runs and documents, which are
+kept in SQLite homes so far (over PostgreSQL their views say so).
 """
 
 from __future__ import annotations
@@ -13,15 +15,13 @@ from __future__ import annotations
 import queue
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from memory.records.tokens import Tokens
-from memory.store import Store
-from tests.servers.tokens_home import TokenHome
+from servers.ui.app import KEPT_IN_SQLITE
+from tests.servers.tokens_home import TokenHome, revoke
 from tests.servers.ui.conftest import STARTUP_S, run_async, start_ui, stop
 
 OPTIONS = "options => options.map(o => o.value)"
@@ -45,9 +45,8 @@ def _headers(token: str | None, project: str | None) -> dict[str, str]:
     return headers | ({"x-loci-project": project} if project else {})
 
 
-@pytest.fixture
-def ui(token_home: TokenHome) -> Iterator[Page]:
-    process, lines = start_ui("--db", str(token_home.db), "--port", "0", "--token-cache", "0")
+def serving(home: TokenHome) -> Iterator[Page]:
+    process, lines = start_ui("--db", home.db, "--port", "0", "--token-cache", "0")
     try:
         line = lines.get(timeout=STARTUP_S)
     except queue.Empty:
@@ -59,32 +58,56 @@ def ui(token_home: TokenHome) -> Iterator[Page]:
         stop(process)
 
 
+@pytest.fixture
+def ui(token_home: TokenHome) -> Iterator[Page]:
+    yield from serving(token_home)
+
+
+@pytest.fixture
+def ui_sqlite(sqlite_token_home: TokenHome) -> Iterator[Page]:
+    yield from serving(sqlite_token_home)
+
+
 def test_a_token_of_a_reads_searches_and_lists_a_only(ui: Page, token_home: TokenHome) -> None:
     alice = token_home.tokens["alice"]
-    shown = [
-        ui.get(path, alice).text
-        for path in (
-            "/api/graph",
-            "/api/recall?q=vault+code",
-            "/api/documents",
-            "/api/runs",
-            "/api/records",
-            "/api/procedures",
-            "/api/jobs",
-            "/api/digests",
-        )
-    ]
-    theirs = [
-        ui.get(f"/api/node/{token_home.memories['b']}", alice),
-        ui.get(f"/api/runs/{token_home.runs['b']}", alice),
-        ui.get(f"/api/read/{token_home.documents['b']}", alice),
-    ]
-    jobs = ui.get("/api/jobs", alice).json()
+    paths = ("/api/graph", "/api/totals", "/api/recall?q=vault+code", "/api/procedures", "/api/jobs")
+    shown = [ui.get(path, alice) for path in paths]
+    theirs = ui.get(f"/api/node/{token_home.memories['b']}", alice)
+    around = ui.get(f"/api/around/{token_home.memories['b']}", alice)
     named = ui.get("/api/graph", alice, project="b")
-    assert all("bravo" not in text for text in shown) and "alpha" in shown[1] and "alpha" in shown[3]
-    assert [r.status_code for r in theirs] == [404, 404, 400] and not any("bravo" in r.text for r in theirs)
-    assert jobs["counts"]["queued"] == 1 and len(jobs["jobs"]) == 1  # its episode's refinement, not b's
+    assert [r.status_code for r in shown] == [200] * len(paths)
+    assert all("bravo" not in r.text for r in shown) and "alpha" in shown[2].text
+    assert shown[1].json()["total_nodes"] == (1 if token_home.on_postgres else 2)  # a's memory (and episode)
+    assert (theirs.status_code, around.status_code) == (404, 404)
+    assert "bravo" not in theirs.text + around.text
     assert named.status_code == 403 and named.json() == {"error": "this token cannot reach the project 'b'"}
+
+
+def test_a_token_of_a_reads_the_runs_and_documents_of_a_only(ui_sqlite: Page, sqlite_token_home: TokenHome) -> None:
+    home, alice = sqlite_token_home, sqlite_token_home.tokens["alice"]
+    paths = ("/api/documents", "/api/runs", "/api/records", "/api/digests")
+    shown = [ui_sqlite.get(path, alice).text for path in paths]
+    theirs = [
+        ui_sqlite.get(f"/api/runs/{home.runs['b']}", alice),
+        ui_sqlite.get(f"/api/read/{home.documents['b']}", alice),
+    ]
+    jobs = ui_sqlite.get("/api/jobs", alice).json()
+    assert all("bravo" not in text for text in shown) and "alpha" in shown[1]
+    assert [r.status_code for r in theirs] == [404, 400] and not any("bravo" in r.text for r in theirs)
+    assert jobs["counts"]["queued"] == 1 and len(jobs["jobs"]) == 1  # its episode's refinement, not b's
+
+
+def test_over_postgresql_the_views_of_runs_and_documents_say_they_are_kept_in_sqlite(
+    ui: Page, token_home: TokenHome
+) -> None:
+    paths = ("/api/runs", "/api/runs/1", "/api/documents", "/api/records", "/api/digests", "/api/read/doc:1")
+    answers = [ui.get(path, token_home.tokens["alice"]) for path in paths]
+    feedback = ui.post("/api/runs/1/feedback", token_home.tokens["alice"], {"outcome": "good"})
+    if token_home.on_postgres:
+        assert {r.status_code for r in [*answers, feedback]} == {404}
+        assert {r.json()["error"] for r in [*answers, feedback]} == {KEPT_IN_SQLITE}
+    else:
+        assert [r.status_code for r in answers[2:5]] == [200, 200, 200]
 
 
 def test_a_token_of_two_projects_lists_them_and_reads_the_one_it_names(ui: Page, token_home: TokenHome) -> None:
@@ -97,7 +120,10 @@ def test_a_token_of_two_projects_lists_them_and_reads_the_one_it_names(ui: Page,
     assert "bravo" in second and "alpha" not in second
 
 
-def test_feedback_is_written_in_the_tokens_project_only_and_never_by_a_reader(ui: Page, token_home: TokenHome) -> None:
+def test_feedback_is_written_in_the_tokens_project_only_and_never_by_a_reader(
+    ui_sqlite: Page, sqlite_token_home: TokenHome
+) -> None:
+    ui, token_home = ui_sqlite, sqlite_token_home
     own = ui.post(f"/api/runs/{token_home.runs['a']}/feedback", token_home.tokens["alice"], {"outcome": "good"})
     theirs = ui.post(f"/api/runs/{token_home.runs['b']}/feedback", token_home.tokens["alice"], {"outcome": "bad"})
     reader = ui.post(f"/api/runs/{token_home.runs['a']}/feedback", token_home.tokens["reader"], {"outcome": "bad"})
@@ -109,25 +135,20 @@ def test_feedback_is_written_in_the_tokens_project_only_and_never_by_a_reader(ui
 
 
 def test_a_revoked_token_is_refused_on_its_next_request(ui: Page, token_home: TokenHome) -> None:
-    before = ui.get("/api/runs", token_home.tokens["bob"])
+    before = ui.get("/api/graph", token_home.tokens["bob"])
     run_async(revoke, token_home.db, "bob")
-    after = ui.get("/api/runs", token_home.tokens["bob"])
+    after = ui.get("/api/graph", token_home.tokens["bob"])
     assert before.status_code == 200 and after.status_code == 401
 
 
 def test_without_a_token_nothing_is_read_and_the_session_token_reads_its_project(
     ui: Page, token_home: TokenHome
 ) -> None:
-    refused = ui.get("/api/runs", None)
+    refused = ui.get("/api/graph", None)
     owner = ui.get("/api/recall?q=vault+code", ui.session)
     assert refused.status_code == 401
     assert owner.status_code == 200 and owner.json()["hits"] == []  # the server's project, `default`, is empty
     assert ui.get("/", None).status_code == 200  # the page itself holds no data
-
-
-async def revoke(db: Path, name: str) -> None:
-    async with await Store.open(db) as store:
-        await Tokens(store).revoke(name)
 
 
 def _recall(page: Any, query: str) -> str:

@@ -1,4 +1,4 @@
-"""A real PostgreSQL for the tests: a cluster made with `initdb` in a temporary folder.
+"""A real PostgreSQL for the tests and the benchmarks: a cluster made with `initdb` in a temporary folder.
 
 `cluster()` finds Debian's binaries (on `PATH`, else the newest
 `/usr/lib/postgresql/N/bin`), makes a cluster with trust authentication on
@@ -7,7 +7,8 @@ starts it with `pg_ctl`; closing the context stops it at once and removes
 the folder. initdb refuses to run as root, so as root the cluster belongs to
 the `postgres` user (Debian's package makes it) and its commands run as that
 user. A machine without the binaries fails the tests that need them, saying
-what to install: the test command installs `postgresql`.
+what to install: the test command installs `postgresql`. `loci bench team`
+starts one the same way when it is given no `--db`.
 """
 
 from __future__ import annotations
