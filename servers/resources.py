@@ -9,10 +9,6 @@
 and the latest runs; `resources/templates/list` shows the three forms. A
 context object is read whole, up to `MAX_RESOURCE_TOKENS`; past that the
 text says where it stopped and which range URI reads on.
-
-Documents and runs are kept in SQLite homes so far: over a home on
-PostgreSQL the resources are the memories alone (`memories_only`), and a
-`loci://context/` or `loci://runs/` URI is not found there.
 """
 
 from __future__ import annotations
@@ -46,7 +42,6 @@ class Resources:
         self.project = project
         self.contexts = ContextStore(store, project=project)
         self.runs = Runs(store, project=project)
-        self.memories_only = getattr(store, "engine", "sqlite") != "sqlite"
 
     @staticmethod
     def templates() -> list[ResourceTemplate]:
@@ -72,7 +67,7 @@ class Resources:
         ]
 
     async def list(self) -> list[Resource]:
-        objects = [] if self.memories_only else (await self.contexts.list(("doc", "note")))[-LISTED:]
+        objects = (await self.contexts.list(("doc", "note")))[-LISTED:]
         shown = [
             Resource(uri=f"{SCHEME}context/{o.id}", name=o.name, description=f"{o.lines} lines", mime_type="text/plain")
             for o in objects
@@ -89,13 +84,11 @@ class Resources:
             )
             for i, text in rows
         ]
-        return shown if self.memories_only else shown + await self._list_runs()
+        return shown + await self._list_runs()
 
     async def read(self, uri: str) -> tuple[str, str]:
         """`(text, mime type)` of `uri`, or a `NotFoundError` that says what exists."""
         kind, _, ref = uri.removeprefix(SCHEME).partition("/") if uri.startswith(SCHEME) else ("", "", "")
-        if self.memories_only and kind != "memory":
-            raise NotFoundError(f"no resource {_short(uri)}: over a PostgreSQL home the resources are loci://memory/")
         if kind == "context" and ref:
             return await self._context(ref), "text/plain"
         if kind == "memory" and ref:
@@ -108,8 +101,6 @@ class Resources:
 
     async def complete(self, template: str, prefix: str, limit: int = 100) -> list[str]:
         """Ids that fill the `{id}` of `template` and start with `prefix`, newest first (for `completion/complete`)."""
-        if self.memories_only and template != "loci://memory/{id}":
-            return []
         if template == "loci://context/{id}":
             ids = [o.id for o in reversed(await self.contexts.list(("doc", "note", "obs", "turn")))]
         elif template == "loci://memory/{id}":
