@@ -21,7 +21,8 @@ Both arms recall test questions with `record=False`, so one test question
 does not steer the next; training recalls record their use, as a run does.
 
 Keys (flat): `static_recall_at_K` and `evolving_recall_at_K` for K in
-1, 5, 10, 20; `gain_at_10`; `by_category` (the same per LoCoMo category);
+1, 5, 10, 20; `gain_at_1` and `gain_at_10`; `by_category` (the same per category, the goal's
+two gains included: a loss at @1 in one kind shows there);
 `gain_at_10_unseen` over the test questions none of whose evidence turns was
 evidence of a training question (`unseen_questions` says how many), so a
 gain that only re-finds turns the training half named shows as such;
@@ -237,6 +238,7 @@ def _report(
             "questions": sum(1 for r in rows["static"] if r[0].category == category),
             **{f"static_recall_at_{k}": s[i] for i, k in enumerate(KS)},
             **{f"evolving_recall_at_{k}": e[i] for i, k in enumerate(KS)},
+            "gain_at_1": round(e[0] - s[0], 4),
             "gain_at_10": round(e[ten] - s[ten], 4),
         }
     result["refinement"] = changes
