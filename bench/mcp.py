@@ -19,7 +19,10 @@ it), holding `--baseline-entities` entities: its `search_nodes` round trip
 for an exact name, its cheapest read. Beside the absolute times it reports
 what each transport adds (`*_overhead_p50_ms`, the p50 less the in-process
 one) and the machine's load average, since absolute times mean little on a
-busy machine.
+busy machine; and the CPU time each path spends per call (`*_cpu_ms_per_call`:
+the server process's, read from /proc by bench/cpu.py, and in process and
+for the concurrent clients this process's own), which waiting for a core
+does not blur: on a shared machine that is the figure two trees compare by.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.cpu import ServerCpu
 from bench.memory import make_sentences
 from memory.errors import UsageError
 from memory.graph.graph import Graph, NewNode
@@ -87,26 +91,36 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         queries = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(args.calls)]
         result: dict[str, Any] = {"cpu": cpu_name(), "nodes": args.nodes, "calls": args.calls}
         async with await Store.open(db) as store, Client(build_app(store, ["memory"])) as client:
+            started = time.process_time()
             result.update(_stats("inprocess", await _time(client, queries)))
+            result["inprocess_cpu_ms_per_call"] = ServerCpu.per_call(started, time.process_time(), len(queries) + 1)
         stdio = StdioServerParameters(
             command=sys.executable, args=[*_loci(), "serve", "--tools", "memory", "--db", str(db)]
         )
         async with Client(stdio) as client:
+            servers = ServerCpu()
+            started = servers()
             result.update(_stats("stdio", await _time(client, queries)))
+            result["stdio_server_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(queries) + 1)
         async with await Store.open(db) as store:
             user = await Tokens(store).add("bench", [DEFAULT_PROJECT])
             result.update(await _token_check(store, user))
-        with http_server(db) as (url, token), http_server(db, "--token-cache", "0") as (uncached_url, _):
+        served = http_server(db)
+        with served as (url, token), http_server(db, "--token-cache", "0") as (uncached_url, _):
+            server = ServerCpu(served.process.pid)
+            started = server()
             async with (
                 _http_client(url, token) as own,
                 _http_client(url, user) as home,
                 _http_client(uncached_url, user) as uncached,
             ):
                 owners, users, looked_up = await _time_turns([own, home, uncached], queries)
+            # The first server answered the owner's calls and the home token's (kept per token hash), and a warm one.
+            result["http_server_cpu_ms_per_call"] = ServerCpu.per_call(started, server(), 2 * len(queries) + 2)
             result.update(_stats("http", owners))
             result.update(_stats("http_home_token", users))
             result.update(_stats("http_home_token_uncached", looked_up))
-            result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng))
+            result.update(await _concurrent(url, token, args.clients, args.concurrent_calls, words, rng, server))
         if not args.no_baseline:
             result.update(await _baseline(Path(tmp), args.baseline_entities, args.calls, rng))
     # What the transport adds to the same call: the path's p50 less the in-process p50.
@@ -194,7 +208,11 @@ def _stats(path: str, times: list[float]) -> dict[str, float]:
     }
 
 
-async def _concurrent(url: str, token: str, clients: int, calls: int, words: list[str], rng: random.Random) -> dict:
+async def _concurrent(
+    url: str, token: str, clients: int, calls: int, words: list[str], rng: random.Random, server: ServerCpu
+) -> dict:
+    """`clients` clients making `calls` calls each at once: the errors, the throughput, and where the CPU went
+    (the server's per call, and this process's, where the clients run)."""
     errors = 0
     queries = [[f"{rng.choice(words)} {rng.choice(words)}" for _ in range(calls)] for _ in range(clients)]
 
@@ -211,7 +229,7 @@ async def _concurrent(url: str, token: str, clients: int, calls: int, words: lis
         except Exception:
             errors += len(mine)
 
-    t0 = time.perf_counter()
+    t0, cpu0, mine0 = time.perf_counter(), server(), time.process_time()
     async with anyio.create_task_group() as group:
         for mine in queries:
             group.start_soon(one, mine)
@@ -221,6 +239,8 @@ async def _concurrent(url: str, token: str, clients: int, calls: int, words: lis
         "concurrent_calls": clients * calls,
         "concurrent_errors": errors,
         "concurrent_calls_per_s": round(clients * calls / elapsed, 1),
+        "concurrent_server_cpu_ms_per_call": ServerCpu.per_call(cpu0, server(), clients * calls),
+        "concurrent_client_cpu_ms_per_call": ServerCpu.per_call(mine0, time.process_time(), clients * calls),
     }
 
 
@@ -242,11 +262,18 @@ async def _baseline(tmp: Path, entities: int, calls: int, rng: random.Random) ->
         async with Client(params) as client:
             for start in range(0, entities, 100):
                 await client.call_tool("create_entities", {"entities": batch[start : start + 100]})
+            servers = ServerCpu()
+            started = servers()
             times = await _timed(lambda name, c=client: c.call_tool("search_nodes", {"query": name}), picks)
+            out[f"{key}_stdio_search_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(picks) + 1)
         out.update(_stats(f"{key}_stdio_search", times))
     out["reference_over_loci_stdio_search"] = round(
         out["reference_stdio_search_p50_ms"] / out["loci_compat_stdio_search_p50_ms"], 2
     )
+    if out["loci_compat_stdio_search_cpu_ms_per_call"]:
+        out["reference_over_loci_stdio_search_cpu"] = round(
+            out["reference_stdio_search_cpu_ms_per_call"] / out["loci_compat_stdio_search_cpu_ms_per_call"], 2
+        )
     return out
 
 

@@ -9,7 +9,9 @@ each and about two relations each, in calls of `--batch` items, then time
 The servers run one after the other, so they never share the two cores.
 
 It reports each server's per-call p50 for writes, searches and opens, the
-ratios (the reference's p50 over Loci's), and the share of exact-name
+ratios (the reference's p50 over Loci's), each server's CPU time per call in
+each phase and their ratios (bench/cpu.py: on a shared machine a round trip
+is mostly waiting for a core, the CPU a server spends is not), and the share of exact-name
 lookups and opens where both returned the same entities (compared as sets:
 Loci ranks search results, the reference returns them in file order).
 """
@@ -30,6 +32,7 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
+from bench.cpu import ServerCpu
 from bench.memory import make_sentences
 from memory.errors import UsageError
 
@@ -67,7 +70,10 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
     writes, searches, opens = [], [], []
     search_answers, open_answers = [], []
     started = time.perf_counter()
+    servers = ServerCpu()
+    cpu: dict[str, float] = {}
     async with Client(params) as client:
+        cpu["start"] = servers()
         for key, tool in (("entities", "create_entities"), ("relations", "create_relations")):
             items = work[key]
             for start in range(0, len(items), batch):
@@ -76,16 +82,19 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
                 writes.append(time.perf_counter() - t0)
                 if result.is_error:
                     raise UsageError(f"{tool} failed: {result.content}")
+        cpu["written"] = servers()
         for name in work["searches"]:
             t0 = time.perf_counter()
             result = await client.call_tool("search_nodes", {"query": name})
             searches.append(time.perf_counter() - t0)
             search_answers.append(sorted(e["name"] for e in result.structured_content["entities"]))
+        cpu["searched"] = servers()
         for names in work["opens"]:
             t0 = time.perf_counter()
             result = await client.call_tool("open_nodes", {"names": names})
             opens.append(time.perf_counter() - t0)
             open_answers.append(sorted(e["name"] for e in result.structured_content["entities"]))
+        cpu["opened"] = servers()
 
     def ms(values: list[float]) -> float:
         return round(statistics.median(values) * 1000, 3)
@@ -95,6 +104,9 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
         "search_p50_ms": ms(searches),
         "open_p50_ms": ms(opens),
         "write_calls": len(writes),
+        "write_cpu_ms_per_call": ServerCpu.per_call(cpu["start"], cpu["written"], len(writes)),
+        "search_cpu_ms_per_call": ServerCpu.per_call(cpu["written"], cpu["searched"], len(searches)),
+        "open_cpu_ms_per_call": ServerCpu.per_call(cpu["searched"], cpu["opened"], len(opens)),
         "total_s": round(time.perf_counter() - started, 2),
         "answers": (search_answers, open_answers),
     }
@@ -133,6 +145,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "write_ratio": ratio("write_p50_ms"),
         "search_ratio": ratio("search_p50_ms"),
         "open_ratio": ratio("open_p50_ms"),
+        "write_cpu_ratio": ratio("write_cpu_ms_per_call"),
+        "search_cpu_ratio": ratio("search_cpu_ms_per_call"),
+        "open_cpu_ratio": ratio("open_cpu_ms_per_call"),
         "exact_name_agreement": _agreement(their_search, our_search),
         "open_agreement": _agreement(their_open, our_open),
     }

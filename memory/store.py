@@ -15,7 +15,18 @@ same file (the MCP server beside the CLI) waits its turn instead of failing
 with "database is locked".
 
 Reads (`Store.read`) borrow a connection from a small pool, so a slow search
-does not hold up a write. A store opened with `query_only` (the page of
+does not hold up a write. Each pooled reader keeps its sqlite-utils wrapper, whose
+setup (a pragma, the plugins' functions) would otherwise run on every read.
+A read of a bounded number of rows through indexes (a recall) runs on the
+calling thread, the event loop's (`read_bounded`), and so does a small write
+(a recall's use counts, `write_bounded`) when this process's writer is free
+and no other process holds the file's write lock, which it asks without a
+busy wait; else that write waits its turn in a worker thread. On a machine
+whose cores are shared, each of a worker thread's two switches waits for a
+core and for the GIL, and together they cost more than the recall itself.
+The module's `read_bounded` and `write_bounded` take a home of either engine
+(PostgreSQL's reads and writes keep their worker threads: they wait on the
+network). Connections are opened by memory/connections.py. A store opened with `query_only` (the page of
 `loci ui`) gives its readers an authorizer that denies every write to the
 home (a connection's own temporary tables excepted): a read that tries to
 write fails, and only `Store.write` changes the file.
@@ -46,17 +57,17 @@ import logging
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
+from memory.connections import BUSY_TIMEOUT_S, connect, connect_wal, open_read_only, reads_only, unwritable
 from memory.errors import StoreError, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from memory.location import NOT_ON_POSTGRES, is_postgres
@@ -68,13 +79,14 @@ __all__ = [
     "check_home_path",
     "default_db_path",
     "migration_sets",
+    "read_bounded",
     "use_store",
+    "write_bounded",
 ]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
 
-BUSY_TIMEOUT_S = 30.0
 READERS = 4
 
 # Every migration set, in the order a new home applies them: the module that
@@ -139,6 +151,17 @@ async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
         yield store
 
 
+async def read_bounded(engine: Any, fn: Callable[[Any], T]) -> T:
+    """A bounded read on `engine` (a home of either kind): on the event loop's thread for a SQLite `Store`
+    (`Store.read_bounded`), through its `read` for any other (PostgreSQL's waits on the network)."""
+    return await (engine.read_bounded(fn) if isinstance(engine, Store) else engine.read(fn))
+
+
+async def write_bounded(engine: Any, fn: Callable[[Any], T]) -> T:
+    """A small write on `engine`: `Store.write_bounded` for a SQLite `Store`, its `write` for any other."""
+    return await (engine.write_bounded(fn) if isinstance(engine, Store) else engine.write(fn))
+
+
 class Store:
     """One SQLite file. Use `Store.open(path)`; close it with `close()` or `async with`."""
 
@@ -163,7 +186,7 @@ class Store:
         self._refusal = marked_damage(path)
         self._writer = sqlite_utils.Database(writer)
         self._write_lock = threading.Lock()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers: list[sqlite_utils.Database] = []
         self._pool_lock = threading.Lock()
         self._limiter = anyio.CapacityLimiter(READERS)
         self._closed = False
@@ -182,13 +205,13 @@ class Store:
         path = check_home_path(Path(path).expanduser())
         sets = migration_sets()
         try:
-            conn = _connect_wal(path, busy_timeout)
-            read_only, mode = _unwritable(path), None
+            conn = connect_wal(path, busy_timeout)
+            read_only, mode = unwritable(path), None
         except (OSError, sqlite3.Error) as exc:
             if isinstance(exc, sqlite3.Error) and is_busy(exc):  # locked, not read-only: say so, and wait no more
                 raise translate(exc, path, "open") or StoreError(str(exc)) from exc
             read_only = exc.strerror if isinstance(exc, OSError) else str(exc)
-            conn, mode = _open_read_only(path, read_only, busy_timeout)
+            conn, mode = open_read_only(path, read_only, busy_timeout)
         store = cls(path, conn, read_only, mode, query_only=query_only, busy_timeout=busy_timeout)
         try:
             # Look before locking: with nothing pending, opening takes no write
@@ -233,14 +256,7 @@ class Store:
 
     def write_sync(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
         """Run `fn(db)` in one `BEGIN IMMEDIATE` transaction on the writer connection."""
-        self._check_open()
-        if self._refusal:
-            raise StoreError(self._refusal)
-        if self.read_only:
-            raise StoreError(
-                f"cannot write the Loci home {self.path}: it is read-only to this process ({self.read_only}); "
-                "check that it and its directory are writable (permissions, lsattr's immutable flag, the mount)"
-            )
+        self._check_writable()
         with self._write_lock:
             conn = self._writer.conn
             try:
@@ -249,16 +265,31 @@ class Store:
                 raise self._failed(exc, "write") or StoreError(
                     f"the Loci home {self.path} stayed locked by another process: {exc}"
                 ) from exc
-            try:
-                result = fn(self._writer)
-                conn.commit()
-            except BaseException as exc:
-                if conn.in_transaction:
-                    conn.rollback()
-                if isinstance(exc, sqlite3.Error) and (found := self._failed(exc, "write", conn)):
-                    raise found from exc
-                raise
-            return result
+            return self._commit(fn)
+
+    def _commit(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        """`fn(db)` in the transaction just begun on the writer (its lock held), committed, or rolled back."""
+        conn = self._writer.conn
+        try:
+            result = fn(self._writer)
+            conn.commit()
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.rollback()
+            if isinstance(exc, sqlite3.Error) and (found := self._failed(exc, "write", conn)):
+                raise found from exc
+            raise
+        return result
+
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self._refusal:
+            raise StoreError(self._refusal)
+        if self.read_only:
+            raise StoreError(
+                f"cannot write the Loci home {self.path}: it is read-only to this process ({self.read_only}); "
+                "check that it and its directory are writable (permissions, lsattr's immutable flag, the mount)"
+            )
 
     async def write(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
         """`write_sync` in a worker thread: the event loop never waits on disk."""
@@ -267,26 +298,57 @@ class Store:
     def read_sync(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
         """Run `fn(db)` on a reader connection (a consistent WAL snapshot)."""
         self._check_open()
-        conn = self._borrow()
+        db = self._borrow()
         try:
-            return fn(sqlite_utils.Database(conn))
+            return fn(db)
         except sqlite3.Error as exc:
-            if found := self._failed(exc, "read", conn):
+            if found := self._failed(exc, "read", db.conn):
                 raise found from exc
             raise
         finally:
-            self._give_back(conn)
+            self._give_back(db)
 
     async def read(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
         return await anyio.to_thread.run_sync(self.read_sync, fn, limiter=self._limiter)
+
+    async def read_bounded(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        """`read_sync` on the calling thread (the event loop's), for a read of a bounded number of rows through
+        indexes (a recall, a lookup by name): it costs less than the two thread switches `read` adds, which on a
+        busy machine wait for a core and for the GIL."""
+        return self.read_sync(fn)
+
+    async def write_bounded(self, fn: Callable[[sqlite_utils.Database], T]) -> T:
+        """A small write (a recall's use counts) on the calling thread when this process's writer is free and no
+        other process holds the file's write lock; else `write`, in a worker thread, waiting its turn."""
+        self._check_writable()
+        if not self._write_lock.acquire(blocking=False):
+            return await self.write(fn)
+        try:
+            conn = self._writer.conn
+            conn.execute("PRAGMA busy_timeout=0")  # another process writing: no wait here, on the loop
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise self._failed(exc, "write") or StoreError(str(exc)) from exc
+                began = False
+            else:
+                began = True
+            finally:
+                conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            if began:
+                return self._commit(fn)
+        finally:
+            self._write_lock.release()
+        return await self.write(fn)
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         with self._pool_lock:
-            for conn in self._readers:
-                conn.close()
+            for reader in self._readers:
+                reader.conn.close()
             self._readers.clear()
         with self._write_lock:
             self._writer.conn.close()
@@ -301,132 +363,27 @@ class Store:
                 found = StoreError(self._refusal)
         return found
 
-    def _borrow(self) -> sqlite3.Connection:
+    def _borrow(self) -> sqlite_utils.Database:
+        """A reader from the pool, or a new one. Each keeps its `Database` wrapper, which sets up the connection
+        (a pragma, the plugins' functions) once, not on every read."""
         with self._pool_lock:
             if self._readers:
                 return self._readers.pop()
         try:
-            conn = _connect(self.path, self._read_mode, self.busy_timeout)
+            conn = connect(self.path, self._read_mode, self.busy_timeout)
         except sqlite3.Error as exc:
             raise translate(exc, self.path, "read") or StoreError(f"cannot read {self.path}: {exc}") from exc
         if self.query_only:
-            conn.set_authorizer(_reads_only)
-        return conn
+            conn.set_authorizer(reads_only)
+        return sqlite_utils.Database(conn)
 
-    def _give_back(self, conn: sqlite3.Connection) -> None:
+    def _give_back(self, db: sqlite_utils.Database) -> None:
         with self._pool_lock:
             if not self._closed and len(self._readers) < READERS:
-                self._readers.append(conn)
+                self._readers.append(db)
                 return
-        conn.close()
+        db.conn.close()
 
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError(f"the Loci home {self.path} is closed")
-
-
-# What a query-only reader may not do to the home itself; its own temporary tables (recall's stemmer) it may.
-_WRITES = frozenset(
-    {
-        sqlite3.SQLITE_INSERT,
-        sqlite3.SQLITE_UPDATE,
-        sqlite3.SQLITE_DELETE,
-        sqlite3.SQLITE_CREATE_TABLE,
-        sqlite3.SQLITE_CREATE_INDEX,
-        sqlite3.SQLITE_CREATE_TRIGGER,
-        sqlite3.SQLITE_CREATE_VIEW,
-        sqlite3.SQLITE_CREATE_VTABLE,
-        sqlite3.SQLITE_DROP_TABLE,
-        sqlite3.SQLITE_DROP_INDEX,
-        sqlite3.SQLITE_DROP_TRIGGER,
-        sqlite3.SQLITE_DROP_VIEW,
-        sqlite3.SQLITE_DROP_VTABLE,
-        sqlite3.SQLITE_ALTER_TABLE,
-    }
-)
-# Pragmas that change only the connection (sqlite-utils sets recursive_triggers on each Database it wraps).
-_CONNECTION_PRAGMAS = frozenset({"recursive_triggers", "busy_timeout", "foreign_keys", "synchronous", "cache_size"})
-
-
-def _reads_only(action: int, arg1: str | None, arg2: str | None, database: str | None, source: str | None) -> int:
-    """A SQLite authorizer: writes to the home are denied, and so are ATTACH and setting a pragma of the file."""
-    # Creating a temporary virtual table updates the schema table, which SQLite itself lets no statement touch.
-    if action in _WRITES and database != "temp" and not (action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master"):
-        return sqlite3.SQLITE_DENY
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_PRAGMA and arg2 is not None and (arg1 or "").lower() not in _CONNECTION_PRAGMAS:
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
-
-
-def _connect_wal(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """A writable connection in WAL mode. While another connection is turning a new file to WAL, SQLite answers
-    "database is locked" at once, without its busy handler: so this asks again, for up to `busy_timeout`."""
-    deadline = time.monotonic() + busy_timeout
-    pause = 0.01
-    while True:
-        conn = _connect(path, None, busy_timeout)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return conn
-        except sqlite3.Error as exc:
-            conn.close()
-            if not is_busy(exc) or time.monotonic() + pause > deadline:
-                raise
-        time.sleep(pause)  # a worker thread's wait (`Store.open` runs this off the event loop)
-        pause = min(pause * 2, 0.25)
-
-
-def _connect(path: Path, mode: str | None = None, busy_timeout: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
-    """A connection to `path`: read-write, or with `mode` "ro" (read-only) or "immutable" (no side files)."""
-    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE in write_sync).
-    if mode is None:
-        target, uri = str(path), False
-    else:
-        flag = "mode=ro" if mode == "ro" else "immutable=1"
-        target, uri = f"{path.absolute().as_uri()}?{flag}", True
-    conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=busy_timeout, uri=uri)
-    conn.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-    if mode is None:
-        conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA foreign_keys=ON")
-    return conn
-
-
-def _unwritable(path: Path) -> str | None:
-    """Why this process cannot write the file at `path` (sqlite3 would open it read-only in silence), or None.
-
-    It asks access(2) and never opens the file: closing any descriptor of
-    the file drops every POSIX lock this process holds on it, SQLite's
-    shared lock included, and without that lock the next process to close a
-    connection takes itself for the last user, checkpoints and deletes the
-    WAL, and this process's later commits go to a deleted file.
-    """
-    if os.access(path, os.W_OK):
-        return None
-    if os.statvfs(path).f_flag & os.ST_RDONLY:
-        return "its filesystem is mounted read-only"
-    return "writing it is denied (its permissions or lsattr's immutable flag)"
-
-
-def _open_read_only(path: Path, cause: str, busy_timeout: float) -> tuple[sqlite3.Connection, str]:
-    """The home opened for reading, after a read-write open failed with `cause`.
-
-    Read-only first; a WAL file whose directory cannot hold the `-shm` file
-    opens only as immutable, which is safe there: without that file no
-    process can be writing it.
-    """
-    if not path.exists():
-        raise StoreError(f"cannot create the Loci home {path}: {cause}")
-    last = cause
-    for mode in ("ro", "immutable"):
-        try:
-            conn = _connect(path, mode, busy_timeout)
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return conn, mode
-        except sqlite3.Error as exc:
-            last = str(exc)
-            if (found := translate(exc, path, "open")) and is_damage(exc):
-                raise found from exc
-    raise StoreError(f"cannot open the Loci home {path}: {cause} (and reading it failed too: {last})")

@@ -63,6 +63,7 @@ from servers.context import build_context_server
 from servers.memory import memory_server_for
 from servers.resources import Resources
 from servers.tool_sets import READ_TOOLS, parse_tools
+from servers.tracing import untraced
 from tools.context import ContextTools
 from tools.loading import LoadingTools
 
@@ -152,7 +153,7 @@ def build_app(
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)  # the logging capability, deprecated in 2026-07-28
-        return Server(
+        server = Server(
             name,
             version=version,
             instructions=INSTRUCTIONS,
@@ -167,6 +168,7 @@ def build_app(
             on_list_prompts=_list_prompts,
             on_completion=_complete,
         )
+    return untraced(server)
 
 
 async def _borrowed_or_opened(home: Engine | str | Path, stack: AsyncExitStack) -> Any:

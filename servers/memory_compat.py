@@ -26,6 +26,7 @@ from memory.projects import DEFAULT_PROJECT
 from memory.store import Store, default_db_path
 from servers.errors import readable_errors
 from servers.quoting import QUOTED_TOOLS, quoted
+from servers.tracing import untraced
 from tools.memory_compat import CompatTools
 
 __all__ = ["build_compat_server", "main"]
@@ -37,7 +38,7 @@ DESTRUCTIVE = {"delete_entities", "delete_observations", "delete_relations"}
 def build_compat_server(source: CompatTools | Store, project: str = DEFAULT_PROJECT) -> MCPServer:
     """The compat server, from its tools or from an open store (kept open by the caller)."""
     tools = source if isinstance(source, CompatTools) else CompatTools(EntityGraph(source, project=project))
-    server = MCPServer(name="memory-server")
+    server = untraced(MCPServer(name="memory-server"))
     for fn in tools.all():
         name = fn.__name__
         hints = ToolAnnotations(

@@ -49,7 +49,7 @@ from memory.graph.entities_ops import (
 )
 from memory.graph.ops import forget_node, unlink_edge
 from memory.projects import DEFAULT_PROJECT, check_project
-from memory.store import Store
+from memory.store import Store, read_bounded
 
 __all__ = ["EntityGraph"]
 
@@ -140,7 +140,7 @@ class EntityGraph:
             ids = sorted(entity_ids(db.conn, names, self.project).values())
             return graph_of(db.conn, ids, self.project)
 
-        return await self.store.read(read)
+        return await read_bounded(self.store, read)
 
     async def search_nodes(self, query: str) -> dict[str, list[dict[str, Any]]]:
         """Entities whose name, type or an observation contains `query` (any case), best first."""
@@ -149,7 +149,7 @@ class EntityGraph:
             ranked = _search(db.conn, query)
             return graph_of(db.conn, ranked, self.project, keep_order=True)
 
-        return await self.store.read(read)
+        return await read_bounded(self.store, read)
 
 
 def _unlink_relation(conn: sqlite3.Connection, src: int, dst: int, label: str) -> None:

@@ -42,7 +42,7 @@ from memory.graph.records import (
 )
 from memory.graph.revisions import restore_node
 from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from memory.store import Store
+from memory.store import Store, write_bounded
 
 __all__ = ["Graph", "Neighbor", "NewNode", "infer_edge_kind"]
 
@@ -193,7 +193,7 @@ class Graph:
 
     async def record_use(self, node_ids: Sequence[int], edge_ids: Sequence[int] = ()) -> None:
         if node_ids or edge_ids:
-            await self.store.write(lambda db: record_use(db.conn, node_ids, edge_ids))
+            await write_bounded(self.store, lambda db: record_use(db.conn, node_ids, edge_ids))
 
     async def history(self, node_id: int, limit: int = 20) -> list[dict[str, Any]]:
         """The latest events of one node of this project (a forgotten one too), newest first."""

@@ -53,6 +53,7 @@ from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights
 from memory.graph.records import check_kinds
 from memory.graph.terms import asks_for_replies, query_terms, searched_terms
 from memory.graph.vectors import VectorSearch
+from memory.store import read_bounded
 
 __all__ = ["Recall"]
 
@@ -97,7 +98,7 @@ class Recall:
         def read(db: sqlite_utils.Database) -> list[Recalled]:
             return self.ranking.rank(db.conn, terms, nearest, wanted, k, hops, replies=asks_for_replies(query))
 
-        found = await self.graph.store.read(read)
+        found = await read_bounded(self.graph.store, read)
         if record and found and not self.graph.store.read_only:
             ids = {r.node.id for r in found}
             edges = [r.via for r in found if r.via is not None]
