@@ -28,8 +28,8 @@ name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
 task in the reason. A reading run (a small model answering from the lines
 found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) is
-never sent back: on the real-file set its second answers rambled about the
-lines in 11 of 12 cases, and each cost a second call; the lines it found
+never sent back: on the real-file set each of its 11 second answers
+rambled about the lines, and each cost a second call; the lines it found
 are its better second try. If the next answer is no better, it is `partial` and
 the reason names what no line holds: when some of its claims stand, the
 answer keeps the model's words and cites the line shown that holds them;
