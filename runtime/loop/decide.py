@@ -23,11 +23,14 @@ cleaned (`runtime.reading.answers.clean_answer`: cut at its first repeated
 sentence, the prompt's own sentences dropped).
 
 An answer is sent back once, with the reason, when it is not an answer
-(empty, cut off, the prompt's own words; a reading run skips this one: the
-lines it found are its better second try), or when it is not grounded: a
+(empty, cut off, the prompt's own words), or when it is not grounded: a
 name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
-task in the reason. If the next answer is no better, it is `partial` and
+task in the reason. A reading run (a small model answering from the lines
+found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) is
+never sent back: on the real-file set each of its 11 second answers
+rambled about the lines, and each cost a second call; the lines it found
+are its better second try. If the next answer is no better, it is `partial` and
 the reason names what no line holds: when some of its claims stand, the
 answer keeps the model's words and cites the line shown that holds them;
 when none does, the run answers with the best line of the documents for
@@ -66,10 +69,11 @@ from runtime.reading.answers import (
 from runtime.reading.evidence import Cited, check_evidence
 from runtime.reading.look import Line, best_lines, quote_lines
 
-__all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "Decider"]
+__all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
 
 RETRY_TEMPERATURE = 0.7
 ANSWER_TOKENS = 96
+READ_TOKENS = 48  # a reading run's answer is a few words: capped as plain retrieval caps it
 WRITE_ANSWER = (
     "Task: {task}\nWrite the answer to the task now, in plain words, from the documents. Write only the answer."
 )
@@ -127,12 +131,13 @@ class Decider:
             return step
         await self._write(step, regions, tried.retries)
         problem = self._check(step, regions)
+        grounding = False
         if problem is None:
             problem = await self._ground(step, regions)
             grounding = problem is not None
-        else:
-            grounding = False
-        may_send_back = not tried.sent_back and not last_try and (grounding or not regions.reading)
+        # A reading run (a small model answering from the lines found) is not sent back: its second answer, with
+        # the best lines in the reason, rambled about the lines, and the lines it then quotes are its better try.
+        may_send_back = not tried.sent_back and not last_try and not regions.reading
         if problem and may_send_back:
             tried.sent_back = True
             raise InvalidAction(await self._with_best_lines(problem, regions) if grounding else problem)
@@ -163,7 +168,7 @@ class Decider:
             self.sizes,
             self.model.count_tokens,
         )
-        cap = min(ANSWER_TOKENS, self.sizes.reply)
+        cap = min(READ_TOKENS if regions.reading else ANSWER_TOKENS, self.sizes.reply)
         reply = await self._ask(prompt.messages, None, cap, retries)
         text = reply.text.strip()
         if reply.completion_tokens >= cap:  # capped: keep its whole sentences, or say it was cut off

@@ -46,7 +46,9 @@ from runtime.reading.look import Looked, best_lines, render_lines
 __all__ = ["LOOK_HITS", "RunState", "first_look", "look_turn", "next_hit", "reading_sizes", "record_turn"]
 
 LOOK_HITS = 8
-LOOK_TOKENS = 700  # the neighbours shown stop here; the best lines themselves may take the whole room
+# The neighbours shown stop here (the best lines themselves may take the whole room): each token shown is one a
+# CPU evaluates before the answer, and on the real-file set neighbours past 200 tokens made no answer right.
+LOOK_TOKENS = 200
 KEPT_OBSERVATION = 64
 LOOK_FRAME_TOKENS = 32  # the region's header and the question below the lines
 REFS_CHARS = 16_000  # a result's memory ids are read from its head (about 4,000 tokens)

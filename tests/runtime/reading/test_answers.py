@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from runtime.loop.decide import READ_TOKENS
 from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
@@ -123,6 +124,18 @@ async def test_a_reading_run_that_recites_the_prompt_answers_with_the_lines_foun
     assert "Zorvex" not in result.answer and 'doc:1:400: "line 400: each plot costs 35 euros a season"' in result.answer
     assert result.status == "partial" and "repeats the prompt's own words" in (result.reason or "")
     assert result.evidence[0].start == 400
+
+
+async def test_a_reading_run_with_an_invented_answer_is_partial_in_one_capped_call(tmp_path: Path, long: Path) -> None:
+    invented = "Each plot costs 99 euros, says Simon Marshall."
+    model = ScriptedModel([invented], parameters=SMALL, context_window=2_048)  # not asked again: one call
+    async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
+        result = await session.agent.run("How much does a plot cost?")
+    model.check_used()
+    assert len(model.calls) == 1 and model.calls[0].max_tokens == READ_TOKENS
+    assert result.status == "partial" and "not grounded" in (result.reason or "") and "'99'" in (result.reason or "")
+    assert result.answer == 'doc:1:400: "line 400: each plot costs 35 euros a season"'  # the best line, quoted
+    assert [span.start for span in result.evidence] == [400]
 
 
 async def test_an_identical_call_is_not_run_again_and_a_stuck_run_is_steered_to_answer(
