@@ -30,8 +30,8 @@ LOCI_DB = "LOCI_DB"
 NOT_ON_POSTGRES = (
     "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
     "loci memory add|update|forget|link|search|show|neighbors|stats|export|history|restore|import|refine"
-    "|consolidate|procedures, loci run, chat, digest, jobs, feedback, serve (but --compat), tokens, ui (the memory"
-    " graph), home copy, doctor --db and loci worker; "
+    "|consolidate|procedures, loci run, chat, digest, jobs, feedback, serve (but --compat), tokens, ui, home copy,"
+    " doctor --db and loci worker; "
     "see the page 'From one laptop to a team server'"
 )
 _SCHEME = re.compile(r"^postgres(?:ql)?:/", re.IGNORECASE)

@@ -58,12 +58,17 @@ def postgres_server() -> Iterator[str]:
 @pytest.fixture
 def postgres_url(postgres_server: str) -> str:
     """A new, empty database on the session's cluster, for one test."""
+    return new_database(postgres_server)
+
+
+def new_database(server: str) -> str:
+    """The URL of a new, empty database on the cluster whose `postgres` database is at `server`."""
     import psycopg
 
     name = f"loci_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
+    with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
-    return postgres_server.rsplit("/", 1)[0] + f"/{name}"
+    return server.rsplit("/", 1)[0] + f"/{name}"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

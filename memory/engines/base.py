@@ -20,8 +20,7 @@ reading (as text or as an integer) and setting a field of a JSON text
 column, building a JSON object, a scalar maximum, rounding a float, the
 integer part of a number, whether a table exists, a home's tables and
 their columns, emptying a full-text index, the next id after rows copied in
-with theirs, keeping
-other writers out while a batch picks its ids, adding rows to and taking a row out of a
+with theirs, the ids a batch of new rows takes, adding rows to and taking a row out of a
 full-text index, inserting many rows in one statement (or only those not there yet, saying
 which), the home's size, and waking the processes that wait for new jobs. Upserts (`ON CONFLICT`) and
 `RETURNING` are the same on both (SQLite 3.35 and later) and need no
@@ -85,8 +84,9 @@ class Dialect(Protocol):
         """A query with one row when the table named by its one parameter exists, none when it does not."""
         ...
 
-    def lock_new_ids(self, table: str) -> str:
-        """The statement that keeps other writers out of `table` while a write picks its next ids ("": none)."""
+    def new_ids(self, conn: Any, table: str, count: int) -> list[int]:
+        """The ids of the next `count` rows a write adds to `table` (its `id` column), ascending; the write
+        inserts them itself, as a batch of rows that must know their ids before they go in."""
         ...
 
     def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:

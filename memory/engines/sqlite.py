@@ -2,7 +2,8 @@
 
 A claim needs nothing at the end of its SELECT, because
 `Store.write` already holds SQLite's one write lock (`BEGIN IMMEDIATE`) for
-the whole transaction, which is also why picking new ids needs no lock;
+the whole transaction, which is also why a batch's new ids are simply
+the next ones past the largest (`new_ids`), with no lock of their own;
 JSON fields are read with `json_extract` and set with `json_set`; a scalar
 maximum is `max(a, b)`, and a number's integer part is its CAST (which
 truncates); an FTS5 table with external
@@ -55,8 +56,9 @@ class SqliteDialect:
     def has_table(self) -> str:
         return "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 
-    def lock_new_ids(self, table: str) -> str:
-        return ""
+    def new_ids(self, conn: Any, table: str, count: int) -> list[int]:
+        first = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0] if count else 0
+        return list(range(first, first + count))
 
     def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
         marks = ", ".join("?" * len(columns))

@@ -118,50 +118,48 @@ def insert_nodes(
     """Insert each node into `project`, or find its live twin there and count a use; `(id, created)` per item.
 
     The twins of unnamed nodes are looked up for the whole batch at once (by hash, through the partial
-    index that makes them unique), and the new nodes go in with one `executemany` at the ids SQLite
-    would give them (one past the largest, inside this write transaction, which other writers are kept
-    out of: the dialect's `lock_new_ids`), so a batch of thousands costs a few statements, not two per node."""
+    index that makes them unique); a second item of the batch with the twin or the name of a new one is
+    that node. Then the new nodes take their ids together (the dialect's `new_ids`: one past the largest
+    on SQLite, whose write transaction keeps other writers out; the identity's sequence on PostgreSQL,
+    which locks nothing), ascending in the order of `items`, and go in with one `executemany`, so a batch
+    of thousands costs a few statements, not two per node."""
     now = time.time()
     digests = [content_hash(item.kind, item.text) for item in items]
     twins = _unnamed_twins(conn, project, [d for d, item in zip(digests, items, strict=True) if item.name is None])
-    named: dict[str, int] = {}
-    if lock := dialect_of(conn).lock_new_ids("memory_nodes"):
-        conn.execute(lock)
-    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM memory_nodes").fetchone()[0]
-    results: list[tuple[int, bool]] = []
-    rows: list[tuple[Any, ...]] = []
-    fts_rows: list[tuple[int, str]] = []
-    events: list[tuple[Any, ...]] = []
-    used: list[tuple[float, int]] = []
-    added: dict[tuple[str, str | None], str | None] = {}  # the event's JSON, the same for every unnamed fact
-    for item, digest in zip(items, digests, strict=True):
-        if item.name is not None:
-            found = named.get(item.name)
-            if found is None:
+    fresh: list[int] = []  # the place in `items` of each new node, in order
+    seen: dict[str, int] = {}  # an item's hash (or name) -> its ref: the id found (> 0), or -(1 + its place in `fresh`)
+    refs: list[int] = []
+    for i, (item, digest) in enumerate(zip(items, digests, strict=True)):
+        key = digest if item.name is None else f"name:{item.name}"
+        if key not in seen:
+            if item.name is None:
+                found = twins.get(digest)
+            else:
                 row = conn.execute(
                     "SELECT id FROM memory_nodes WHERE project = ? AND name = ? AND deleted IS NULL",
                     [project, item.name],
                 ).fetchone()
                 found = row[0] if row else None
-        else:
-            found = twins.get(digest)
-            if found is not None:
-                used.append((now, found))
-        if found is not None:
-            results.append((found, False))
-            continue
-        node_id, next_id = next_id, next_id + 1
+            if found is None:
+                fresh.append(i)
+            seen[key] = found if found is not None else -len(fresh)
+        refs.append(seen[key])
+    ids = dialect_of(conn).new_ids(conn, "memory_nodes", len(fresh))
+    created = set(fresh)
+    rows: list[tuple[Any, ...]] = []
+    fts_rows: list[tuple[int, str]] = []
+    events: list[tuple[Any, ...]] = []
+    added: dict[tuple[str, str | None], str | None] = {}  # the event's JSON, the same for every unnamed fact
+    for i, node_id in zip(fresh, ids, strict=True):
+        item = items[i]
         meta = json.dumps(item.meta) if item.meta else "{}"
-        rows.append((node_id, item.kind, item.text, item.name, digest, meta, now, now, project))
-        if item.name is None:
-            twins[digest] = node_id
-        else:
-            named[item.name] = node_id
+        rows.append((node_id, item.kind, item.text, item.name, digests[i], meta, now, now, project))
         fts_rows.append((node_id, item.text))
         if (item.kind, item.name) not in added:
             added[item.kind, item.name] = _json({"kind": item.kind, "name": item.name})
         events.append((now, "add", node_id, added[item.kind, item.name], cause))
-        results.append((node_id, True))
+    results = [(ref if ref > 0 else ids[-ref - 1], i in created) for i, ref in enumerate(refs)]
+    used = [(now, found) for (found, new), item in zip(results, items, strict=True) if not (new or item.name)]
     dialect_of(conn).insert_many(conn, "memory_nodes", _NODE_ROW, rows)
     if used:
         conn.executemany("UPDATE memory_nodes SET uses = uses + 1, last_used = ? WHERE id = ?", used)

@@ -26,10 +26,8 @@ or the principal's first. So a token of project `a` reads `a`'s views only,
 in their own queries; the page lists the principal's projects and sends the
 one chosen.
 
-The home is on either engine (memory/engines/base.py `Engine`). Over
-PostgreSQL the memory graph's views, the procedures and the job queue are
-served; the routes of runs, documents and digest jobs (`SQLITE_ONLY`), whose
-tables are kept in SQLite homes so far, answer 404 saying so.
+The home is on either engine (memory/engines/base.py `Engine`), and every
+route is served on both: the views' SQL is the same on both engines.
 """
 
 from __future__ import annotations
@@ -137,23 +135,6 @@ GETS: dict[str, Callable[[Api, Request], Awaitable[Any]]] = {
 }
 
 
-# The views whose tables are kept in SQLite homes so far (runs, documents, digest jobs): over a home on PostgreSQL
-# they answer 404 saying so, and the memory graph's views, the procedures and the job queue are served.
-SQLITE_ONLY = frozenset(
-    {
-        "/api/runs",
-        "/api/runs/{ref}",
-        "/api/runs/{ref}/feedback",
-        "/api/digests",
-        "/api/documents",
-        "/api/records",
-        "/api/outline/{ref}",
-        "/api/read/{ref}",
-    }
-)
-KEPT_IN_SQLITE = "runs, documents and digest jobs are kept in SQLite homes so far: this page shows the memory graph"
-
-
 class ProjectApis:
     """One `Api` per project, made when first asked for; each request answered by its principal's project's."""
 
@@ -182,24 +163,18 @@ class ProjectApis:
 
     def routes(self) -> list[Route]:
         routes = [Route("/api/projects", _json_route(self._projects), methods=["GET"])]
-        routes += [Route(path, self._endpoint(path, fn), methods=["GET"]) for path, fn in GETS.items()]
+        routes += [Route(path, self._endpoint(fn), methods=["GET"]) for path, fn in GETS.items()]
         feedback = "/api/runs/{ref}/feedback"
-        routes.append(Route(feedback, self._endpoint(feedback, Api.feedback), methods=["POST"]))
+        routes.append(Route(feedback, self._endpoint(Api.feedback), methods=["POST"]))
         return routes
 
-    def _endpoint(self, path: str, fn: Callable[[Api, Request], Awaitable[Any]]) -> Any:
-        if path in SQLITE_ONLY and getattr(self.store, "engine", "sqlite") != "sqlite":
-            return _json_route(_kept_in_sqlite)
+    def _endpoint(self, fn: Callable[[Api, Request], Awaitable[Any]]) -> Any:
         return _json_route(lambda request: fn(self.api(request), request))
 
     async def _projects(self, request: Request) -> dict[str, Any]:
         principal: Principal = request.state.principal
         named = [p for p in principal.projects if p is not None]
         return {"projects": named, "all": None in principal.projects, "read_only": principal.read_only}
-
-
-async def _kept_in_sqlite(request: Request) -> Any:
-    raise NotFoundError(KEPT_IN_SQLITE)
 
 
 def _json_route(fn: Any) -> Any:

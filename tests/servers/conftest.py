@@ -2,7 +2,7 @@
 
 `token_home` runs a test on a SQLite file and on a new PostgreSQL database
 (the session's cluster, tests/conftest.py); `sqlite_token_home` is for the
-tests of documents and runs, which are kept in SQLite homes so far. Made in
+compatible server's test, whose home is kept in SQLite so far. Made in
 a thread of its own (`anyio.run` there), so sync tests (the browser's) and
 async ones take it alike.
 """

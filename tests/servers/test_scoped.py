@@ -4,9 +4,8 @@ A token of project `a` cannot read, search, list, read as a resource (the
 export an MCP client has) or write project `b`; a token of both chooses one by
 the path; a read-only token cannot write; a revoked token is refused on its
 next request (`--token-cache 0`); the server's own `--token-file` still works.
-Each test runs over a SQLite home and a PostgreSQL one (`token_home`, where
-the server serves the memory tool set), but those of documents, runs and the
-compatible server, which are kept in SQLite homes so far.
+Each test runs over a SQLite home and a PostgreSQL one (`token_home`), but
+that of the compatible server, which keeps its home in SQLite so far.
 """
 
 from __future__ import annotations
@@ -37,8 +36,7 @@ from tests.servers.tokens_home import TokenHome, revoke
 def serving(tmp_path: Path, home: TokenHome) -> Iterator[Served]:
     owner = tmp_path / "owner-token"
     owner.write_text(TOKEN + "\n", encoding="utf-8")
-    parts = ("memory",) if home.on_postgres else ()
-    server = start(tmp_path, *parts, "--token-cache", "0", "--token-file", str(owner), db=home.db)
+    server = start(tmp_path, "--token-cache", "0", "--token-file", str(owner), db=home.db)
     try:
         yield server
     finally:
@@ -50,11 +48,6 @@ def serving(tmp_path: Path, home: TokenHome) -> Iterator[Served]:
 @pytest.fixture
 def served(tmp_path: Path, token_home: TokenHome) -> Iterator[Served]:
     yield from serving(tmp_path, token_home)
-
-
-@pytest.fixture
-def served_sqlite(tmp_path: Path, sqlite_token_home: TokenHome) -> Iterator[Served]:
-    yield from serving(tmp_path, sqlite_token_home)
 
 
 @asynccontextmanager
@@ -87,11 +80,11 @@ async def test_a_token_of_a_reads_searches_lists_and_exports_a_only(served: Serv
 
 
 async def test_a_token_of_a_reads_searches_and_lists_the_documents_and_runs_of_a_only(
-    served_sqlite: Served, sqlite_token_home: TokenHome
+    served: Served, token_home: TokenHome
 ) -> None:
-    home = sqlite_token_home
+    home = token_home
     with anyio.fail_after(60):
-        async with connected(served_sqlite.url, home.tokens["alice"]) as client:
+        async with connected(served.url, home.tokens["alice"]) as client:
             searched = await client.call_tool("context_search", {"query": "vault code"})
             listed = await client.call_tool("context_list", {})
             resources = await client.list_resources()
@@ -158,10 +151,10 @@ async def test_a_read_only_token_reads_and_cannot_write(served: Served, token_ho
     assert token_home.rows(f"SELECT deleted FROM memory_nodes WHERE id = {own.removeprefix('mem:')}") == [(None,)]
 
 
-async def test_a_read_only_token_cannot_forget_a_document(served_sqlite: Served, sqlite_token_home: TokenHome) -> None:
-    home = sqlite_token_home
+async def test_a_read_only_token_cannot_forget_a_document(served: Served, token_home: TokenHome) -> None:
+    home = token_home
     with anyio.fail_after(60):
-        async with connected(served_sqlite.url, home.tokens["reader"]) as client:
+        async with connected(served.url, home.tokens["reader"]) as client:
             loaded = await client.call_tool("context_forget", {"id": home.documents["a"]})
     assert loaded.is_error and "read-only" in loaded.content[0].text
     assert home.rows("SELECT count(*) FROM context_objects") == [(2,)]

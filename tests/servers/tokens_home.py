@@ -1,12 +1,11 @@
-"""A home of two projects, `a` and `b`, each with a memory (and, on SQLite, a document and a run), and tokens.
+"""A home of two projects, `a` and `b`, each with a memory, a document and a run, and tokens.
 
 `two_projects(db)` writes it through the same classes the servers read with
 (Graph, ContextStore, Runs, Tokens) and returns what a test needs: each
 project's ids and the tokens, by name. `db` is a SQLite file or a PostgreSQL
-connection string; documents, runs and episodes are kept in SQLite homes so
-far, so a home on PostgreSQL holds the memories and the tokens. The
-`token_home` fixture (tests/servers/conftest.py) makes it on each engine,
-`sqlite_token_home` on SQLite alone. `TokenHome.rows` reads the home back
+connection string: the home is the same on both. The `token_home` fixture
+(tests/servers/conftest.py) makes it on each engine, `sqlite_token_home` on
+SQLite alone. `TokenHome.rows` reads the home back
 with the engine's own driver, as a test checks what a server wrote.
 """
 
@@ -33,8 +32,8 @@ WORDS = {"a": "alpha", "b": "bravo"}
 class TokenHome:
     db: str
     memories: dict[str, str] = field(default_factory=dict)  # project -> mem:N
-    documents: dict[str, str] = field(default_factory=dict)  # project -> doc:N (SQLite only)
-    runs: dict[str, int] = field(default_factory=dict)  # project -> run id (SQLite only)
+    documents: dict[str, str] = field(default_factory=dict)  # project -> doc:N
+    runs: dict[str, int] = field(default_factory=dict)  # project -> run id
     tokens: dict[str, str] = field(default_factory=dict)  # token name -> token
 
     @property
@@ -61,8 +60,6 @@ async def two_projects(db: str) -> TokenHome:
         for project in ("a", "b"):
             node, _ = await Graph(store, project=project).remember(home.secret(project))
             home.memories[project] = node.ref
-            if home.on_postgres:
-                continue
             doc = await ContextStore(store, project=project).add_text("doc", f"{project}.txt", home.secret(project))
             home.documents[project] = doc.id
             runs = Runs(store, project=project)

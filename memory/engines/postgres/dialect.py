@@ -11,8 +11,12 @@ written back as text. A scalar maximum is `greatest`; `round` to some
 digits takes a `numeric` (there is none for a float), and a number's
 integer part is `trunc` (a CAST to an integer rounds here, where SQLite's
 truncates). Writers run at once here, so a batch
-that picks its own next ids (one past the largest) first locks the table
-against other writers (readers go on). A full-text row is a plain row of
+whose rows must know their ids before they go in takes them from the id
+column's identity sequence (`new_ids`, one `nextval` per row in one
+statement), which never hands one id out twice and locks nothing: writers
+of other rows, and the use counts every recall updates, never wait on it.
+Ids are ascending within a batch, unique across writers, and may leave
+gaps (a rolled-back write's ids are not handed out again). A full-text row is a plain row of
 its table, deleted by its key; it goes in with its node's project and kind,
 which a search filters by (one join for the batch). Many rows go in as one statement over arrays
 (`unnest`), so the statement triggers that keep the full-text vocabulary
@@ -66,8 +70,11 @@ class PostgresDialect:
     def has_table(self) -> str:
         return "SELECT 1 WHERE to_regclass(?) IS NOT NULL"
 
-    def lock_new_ids(self, table: str) -> str:
-        return f"LOCK TABLE {table} IN EXCLUSIVE MODE"
+    def new_ids(self, conn: Any, table: str, count: int) -> list[int]:
+        if not count:
+            return []
+        sql = "SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)"
+        return sorted(row[0] for row in conn.execute(sql, [table, count]))
 
     def insert_many(self, conn: Any, table: str, columns: dict[str, str], rows: list[tuple[Any, ...]]) -> None:
         if rows:

@@ -1,5 +1,6 @@
 """The PostgreSQL home: migrated once under its advisory lock, reads that cannot write, claims that pass each
-other by, and one clear line for a database that cannot be reached."""
+other by, use counts that do not wait on a write adding nodes, and one clear line for a database that cannot be
+reached."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from memory.engines.postgres.connection import pg_sql
 from memory.engines.postgres.migrations import PG_MIGRATION_SETS, migration_sets
 from memory.engines.postgres.store import PgStore
 from memory.errors import StoreError, UsageError
+from memory.graph.ops import NewNode, insert_nodes, record_use
 from memory.location import is_postgres, shown
 from memory.store import Store
 
@@ -123,3 +125,33 @@ async def test_a_bulk_load_leaves_the_planner_knowing_the_tables_size(postgres_u
             )
         )
     assert seen == {"memory_nodes": 1_500, "memory_fts": 1_500}
+
+
+async def test_a_use_is_counted_while_another_write_is_adding_nodes(postgres_url: str) -> None:
+    """A batch holds its transaction open until a recall's use count has been written: its new ids come from the
+    sequence, so the count does not wait on it (a lock of the table would break the barrier)."""
+    both = threading.Barrier(2, timeout=30)
+    texts = [f"fact {n}" for n in range(50)]
+    added: list[tuple[int, bool]] = []
+
+    def add(conn: Any) -> None:
+        added.extend(insert_nodes(conn, [NewNode(text) for text in texts], project="default"))
+        both.wait()
+
+    def use(conn: Any) -> None:
+        conn.execute("SET LOCAL lock_timeout = '20s'")
+        record_use(conn, [first])
+        both.wait()
+
+    with anyio.fail_after(90):
+        async with await PgStore.open(postgres_url) as store:
+            [(first, _)] = await store.write(lambda conn: insert_nodes(conn, [NewNode("first")], project="default"))
+            async with anyio.create_task_group() as group:
+                group.start_soon(store.write, add)
+                group.start_soon(store.write, use)
+            sql = "SELECT uses FROM memory_nodes WHERE id = ?"
+            [(uses,)] = await store.read(lambda conn: conn.execute(sql, [first]).fetchall())
+            [(later, _)] = await store.write(lambda conn: insert_nodes(conn, [NewNode("later")], project="default"))
+    ids = [node for node, _ in added]
+    assert all(created for _, created in added) and uses == 1
+    assert ids == sorted(ids) and len({first, *ids}) == 51 and later > max(ids) > first

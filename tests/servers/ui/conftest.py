@@ -1,6 +1,8 @@
 """Fixtures for the page's tests: a home made by real runs, `loci ui` serving it, headless Chromium.
 
-The home is made once per module; `loci ui` runs as a user runs it, in a
+The home is made once per module on each engine (a SQLite file, a new
+database on the session's PostgreSQL cluster), and `rows` reads it back with
+the engine's own driver; `loci ui` runs as a user runs it, in a
 subprocess on a free port, and the fixture waits (bounded) for the URL it
 prints. The browser is Debian's chromium driven by Playwright, which never
 downloads one of its own. Each test gets a fresh page, and a folder for its
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import os
 import queue
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -23,6 +26,9 @@ from typing import Any
 import anyio
 import pytest
 
+from memory.engines.postgres.connection import pg_sql
+from memory.location import is_postgres
+from tests.conftest import new_database
 from tests.servers.ui.home import build_home
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -33,7 +39,7 @@ STARTUP_S = 120
 class Served:
     url: str  # the page's address, without the token
     token: str
-    db: Path
+    db: str  # a SQLite file or a PostgreSQL connection string
     ids: dict[str, Any]
 
     @property
@@ -47,11 +53,24 @@ def run_async(fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         return pool.submit(anyio.run, fn, *args).result(timeout=STARTUP_S)
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    db = tmp_path_factory.mktemp("ui-home") / "loci.db"
-    ids = run_async(build_home, db)
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def home(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("ui-home")
+    on_sqlite = request.param == "sqlite"
+    db = str(folder / "loci.db") if on_sqlite else new_database(request.getfixturevalue("postgres_server"))
+    ids = run_async(build_home, db, folder)
     return db, ids
+
+
+def rows(db: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    """The rows of `sql` (`?` placeholders) in the home at `db`, read with its engine's own driver."""
+    if is_postgres(db):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            return [tuple(row) for row in conn.execute(pg_sql(sql), params).fetchall()]
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql, params).fetchall()
 
 
 def start_ui(*args: str) -> tuple[subprocess.Popen[str], queue.Queue[str]]:
@@ -79,9 +98,9 @@ def stop(process: subprocess.Popen[str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(home: tuple[Path, dict[str, Any]]) -> Iterator[Served]:
+def served(home: tuple[str, dict[str, Any]]) -> Iterator[Served]:
     db, ids = home
-    process, lines = start_ui("--db", str(db), "--port", "0")
+    process, lines = start_ui("--db", db, "--port", "0")
     try:
         line = lines.get(timeout=STARTUP_S)
     except queue.Empty:

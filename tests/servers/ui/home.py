@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from memory.context.store import ContextStore
+from memory.engines.select import use_engine
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.jobs.worker import Worker
-from memory.store import Store
 from runtime.loop.records import Limits, RunConfig
 from runtime.models.scripted import ScriptedModel
 from runtime.session.session import open_session
@@ -84,24 +84,24 @@ WRONG = [
 SPENT = [{"state": "the budget will run out after this search", "tool": "memory_recall", "arguments": {"query": "tap"}}]
 
 
-async def _run(db: Path, steps: list[dict[str, Any]], task: str, files: list[Path], **config: Any) -> int:
+async def _run(db: str, steps: list[dict[str, Any]], task: str, files: list[Path], **config: Any) -> int:
     async with open_session(ScriptedModel(steps), db, RunConfig(**config), files=files) as session:
         run_id, _ = await session.run(task)
     return run_id
 
 
-async def build_home(db: Path) -> dict[str, Any]:
-    """Make the home at `db` (with its inputs beside it); returns the ids and paths the tests look for."""
-    folder = db.parent
+async def build_home(db: str, folder: Path) -> dict[str, Any]:
+    """Make the home at `db` (a file or a connection string) with its inputs in `folder`; returns the ids and paths
+    the tests look for."""
     chat = folder / "chat.txt"
     turns = write_chat(chat)
-    imported = loci("memory", "import", str(chat), "--db", str(db), home=folder, timeout=600)
+    imported = loci("memory", "import", str(chat), "--db", db, home=folder, timeout=600)
     assert imported.returncode == 0, imported.stderr
     licences = []
     for source, place in zip(COPYRIGHTS, ("licences/bash", "vendor/dpkg"), strict=True):
         (folder / place).mkdir(parents=True)
         licences.append(Path(shutil.copy(source, folder / place / "copyright")))
-    async with await Store.open(db) as store:
+    async with use_engine(db) as store:
         graph = Graph(store)
         facts = [(await graph.remember(text, cause="test home"))[0].id for text in FACTS]
         # loaded here so their ids are known (doc:1 the example, then the licences); the runs find them loaded
@@ -113,7 +113,7 @@ async def build_home(db: Path) -> dict[str, Any]:
     runs.append(await _run(db, _searched(docs[0]), "Which license covers bash?", [EXAMPLE, *licences]))
     wrong = await _run(db, WRONG, "Who keeps the waiting list?", [EXAMPLE])
     partial = await _run(db, SPENT, "When does the tap close?", [EXAMPLE], limits=Limits(max_tokens=50))
-    async with await Store.open(db) as store:
+    async with use_engine(db) as store:
         evolution = Evolution(Graph(store))
         for run_id in runs[1:4]:
             await evolution.episodes.feedback(run_id, "good", "right fee")

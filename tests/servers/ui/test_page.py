@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memory.engines.select import use_engine
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
-from memory.store import Store
-from tests.servers.ui.conftest import Served, run_async
+from tests.servers.ui.conftest import Served, rows, run_async
 
 pytestmark = pytest.mark.slow
 
@@ -22,17 +21,12 @@ def open_graph(page: Any, served: Served) -> None:
     page.wait_for_function("document.body.dataset.graph === 'top'")
 
 
-def recalled_ids(db: Path, query: str) -> list[str]:
+def recalled_ids(db: str, query: str) -> list[str]:
     async def recall() -> list[str]:
-        async with await Store.open(db, query_only=True) as store:
+        async with use_engine(db) as store:
             return [r.node.ref for r in await Recall(Graph(store)).recall(query, k=20, record=False)]
 
     return run_async(recall)
-
-
-def rows(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 def test_the_graph_draws_what_recall_returns_and_the_edges_it_spread_along(

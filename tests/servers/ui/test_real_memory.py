@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.servers.ui.conftest import Served
+from tests.servers.ui.conftest import Served, rows
 from tests.servers.ui.home import WRONG_NOTE
 
 pytestmark = pytest.mark.slow
@@ -27,11 +26,6 @@ GREEN = (47, 158, 105)
 def open_graph(page: Any, served: Served) -> None:
     page.goto(served.with_token)
     page.wait_for_function("document.body.dataset.counted === 'top'")
-
-
-def rows(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 def drawn(page: Any) -> dict[str, Any]:

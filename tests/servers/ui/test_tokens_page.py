@@ -6,8 +6,7 @@ found there), nor name `b` in `X-Loci-Project` (403); a token of both names
 one; a read-only token cannot post feedback; a revoked token is refused on
 its next request (`--token-cache 0`); the page's own session token still
 reads the server's project. Each test runs over a SQLite home and a
-PostgreSQL one (`token_home`), but those of runs and documents, which are
-kept in SQLite homes so far (over PostgreSQL their views say so).
+PostgreSQL one (`token_home`).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from typing import Any
 import httpx
 import pytest
 
-from servers.ui.app import KEPT_IN_SQLITE
 from tests.servers.tokens_home import TokenHome, revoke
 from tests.servers.ui.conftest import STARTUP_S, run_async, start_ui, stop
 
@@ -63,11 +61,6 @@ def ui(token_home: TokenHome) -> Iterator[Page]:
     yield from serving(token_home)
 
 
-@pytest.fixture
-def ui_sqlite(sqlite_token_home: TokenHome) -> Iterator[Page]:
-    yield from serving(sqlite_token_home)
-
-
 def test_a_token_of_a_reads_searches_and_lists_a_only(ui: Page, token_home: TokenHome) -> None:
     alice = token_home.tokens["alice"]
     paths = ("/api/graph", "/api/totals", "/api/recall?q=vault+code", "/api/procedures", "/api/jobs")
@@ -77,37 +70,26 @@ def test_a_token_of_a_reads_searches_and_lists_a_only(ui: Page, token_home: Toke
     named = ui.get("/api/graph", alice, project="b")
     assert [r.status_code for r in shown] == [200] * len(paths)
     assert all("bravo" not in r.text for r in shown) and "alpha" in shown[2].text
-    assert shown[1].json()["total_nodes"] == (1 if token_home.on_postgres else 2)  # a's memory (and episode)
+    assert shown[1].json()["total_nodes"] == 2  # a's memory and its run's episode
     assert (theirs.status_code, around.status_code) == (404, 404)
     assert "bravo" not in theirs.text + around.text
     assert named.status_code == 403 and named.json() == {"error": "this token cannot reach the project 'b'"}
 
 
-def test_a_token_of_a_reads_the_runs_and_documents_of_a_only(ui_sqlite: Page, sqlite_token_home: TokenHome) -> None:
-    home, alice = sqlite_token_home, sqlite_token_home.tokens["alice"]
+def test_a_token_of_a_reads_the_runs_and_documents_of_a_only(ui: Page, token_home: TokenHome) -> None:
+    home, alice = token_home, token_home.tokens["alice"]
     paths = ("/api/documents", "/api/runs", "/api/records", "/api/digests")
-    shown = [ui_sqlite.get(path, alice).text for path in paths]
-    theirs = [
-        ui_sqlite.get(f"/api/runs/{home.runs['b']}", alice),
-        ui_sqlite.get(f"/api/read/{home.documents['b']}", alice),
-    ]
-    jobs = ui_sqlite.get("/api/jobs", alice).json()
+    answers = [ui.get(path, alice) for path in paths]
+    shown = [r.text for r in answers]
+    own = [ui.get(f"/api/runs/{home.runs['a']}", alice), ui.get(f"/api/read/{home.documents['a']}", alice)]
+    theirs = [ui.get(f"/api/runs/{home.runs['b']}", alice), ui.get(f"/api/read/{home.documents['b']}", alice)]
+    jobs = ui.get("/api/jobs", alice).json()
+    assert [r.status_code for r in [*answers, *own]] == [200] * 6
     assert all("bravo" not in text for text in shown) and "alpha" in shown[1]
+    assert [d["name"] for d in answers[0].json()["documents"]] == ["a.txt"]
+    assert "alpha-4471" in own[0].text and "alpha-4471" in own[1].text
     assert [r.status_code for r in theirs] == [404, 400] and not any("bravo" in r.text for r in theirs)
     assert jobs["counts"]["queued"] == 1 and len(jobs["jobs"]) == 1  # its episode's refinement, not b's
-
-
-def test_over_postgresql_the_views_of_runs_and_documents_say_they_are_kept_in_sqlite(
-    ui: Page, token_home: TokenHome
-) -> None:
-    paths = ("/api/runs", "/api/runs/1", "/api/documents", "/api/records", "/api/digests", "/api/read/doc:1")
-    answers = [ui.get(path, token_home.tokens["alice"]) for path in paths]
-    feedback = ui.post("/api/runs/1/feedback", token_home.tokens["alice"], {"outcome": "good"})
-    if token_home.on_postgres:
-        assert {r.status_code for r in [*answers, feedback]} == {404}
-        assert {r.json()["error"] for r in [*answers, feedback]} == {KEPT_IN_SQLITE}
-    else:
-        assert [r.status_code for r in answers[2:5]] == [200, 200, 200]
 
 
 def test_a_token_of_two_projects_lists_them_and_reads_the_one_it_names(ui: Page, token_home: TokenHome) -> None:
@@ -120,10 +102,7 @@ def test_a_token_of_two_projects_lists_them_and_reads_the_one_it_names(ui: Page,
     assert "bravo" in second and "alpha" not in second
 
 
-def test_feedback_is_written_in_the_tokens_project_only_and_never_by_a_reader(
-    ui_sqlite: Page, sqlite_token_home: TokenHome
-) -> None:
-    ui, token_home = ui_sqlite, sqlite_token_home
+def test_feedback_is_written_in_the_tokens_project_only_and_never_by_a_reader(ui: Page, token_home: TokenHome) -> None:
     own = ui.post(f"/api/runs/{token_home.runs['a']}/feedback", token_home.tokens["alice"], {"outcome": "good"})
     theirs = ui.post(f"/api/runs/{token_home.runs['b']}/feedback", token_home.tokens["alice"], {"outcome": "bad"})
     reader = ui.post(f"/api/runs/{token_home.runs['a']}/feedback", token_home.tokens["reader"], {"outcome": "bad"})

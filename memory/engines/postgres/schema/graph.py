@@ -3,7 +3,10 @@
 The columns, their names and their meaning are SQLite's, so the graph's SQL
 reads both: times are seconds since the epoch (`DOUBLE PRECISION`), `meta`
 and the events' values are JSON as text, vectors are bytes. Ids are
-identity columns that also take an id given (a copied home keeps its ids).
+identity columns that also take an id given (a copied home keeps its ids);
+a new node takes its id from the identity's sequence (the dialect's
+`new_ids`), which `ids_come_from_the_sequence` moved past the nodes a home
+already had.
 Identity rules are the same partial unique indexes, per project.
 
 Full-text search: SQLite's FTS5 table `memory_fts` is here a plain table of
@@ -177,4 +180,14 @@ def index_rows_carry_their_node(conn: PgConnection) -> None:
     conn.execute(
         "UPDATE memory_fts f SET project = n.project, kind = n.kind FROM memory_nodes n"
         f" WHERE n.id = {node.format(row='f.rowid')}"
+    )
+
+
+@MIGRATIONS()
+def ids_come_from_the_sequence(conn: PgConnection) -> None:
+    """New nodes take their ids from `memory_nodes`' identity sequence, not one past the largest under a table lock.
+
+    The nodes a home has were given their ids, which left the sequence behind: it moves past the largest."""
+    conn.execute(
+        "SELECT setval(pg_get_serial_sequence('memory_nodes', 'id'), coalesce(max(id), 0) + 1, false) FROM memory_nodes"
     )
