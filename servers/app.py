@@ -9,8 +9,7 @@ capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
 list are served here too.
 
 The server's lifespan opens the SQLite home (or borrows the open home it is
-given, on either engine: on PostgreSQL `loci serve` offers the memory tool
-set alone), builds the tool sets over it
+given, on either engine), builds the tool sets over it
 (noting each tool's input schema, which the HTTP transport looks up by name
 on every call), and closes both when the last client is gone (once per stdio connection,
 once for the whole HTTP app). A tool set is a name and a factory
