@@ -373,7 +373,9 @@ def _insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
 
 
 def _delete_object(db: Any, object_id: int) -> None:
-    chunk_index(db).delete_object(db.conn, object_id)
+    chunk_index(db).unindex_object(db.conn, object_id)
+    db.conn.execute("DELETE FROM context_chunks WHERE object_id = ?", [object_id])
+    db.conn.execute("DELETE FROM context_objects WHERE id = ?", [object_id])
 
 
 def _object(row: dict[str, Any]) -> ContextObject:

@@ -29,7 +29,7 @@ from memory.context.index.words import tsvector_text
 from memory.context.loader import Chunk
 from memory.projects import in_project
 
-__all__ = ["delete_object", "insert_chunks", "loaded", "matches", "reindex"]
+__all__ = ["insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 _CHUNK_COLUMNS = {
@@ -93,13 +93,11 @@ def reindex(conn: Any, batch: int = 2_000) -> int:
         added += len(chunks)
 
 
-def delete_object(conn: Any, object_id: int) -> None:
-    """Take an object, its chunks and their index rows out."""
+def unindex_object(conn: Any, object_id: int) -> None:
+    """Take the index rows of an object's chunks out (before the chunks themselves go)."""
     conn.execute(
         "DELETE FROM context_fts WHERE rowid IN (SELECT id FROM context_chunks WHERE object_id = ?)", [object_id]
     )
-    conn.execute("DELETE FROM context_chunks WHERE object_id = ?", [object_id])
-    conn.execute("DELETE FROM context_objects WHERE id = ?", [object_id])
 
 
 def matches(

@@ -15,7 +15,7 @@ from typing import Any
 from memory.context.loader import Chunk
 from memory.projects import in_project
 
-__all__ = ["delete_object", "insert_chunks", "loaded", "matches", "reindex"]
+__all__ = ["insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 
 
 def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
@@ -50,15 +50,13 @@ def reindex(conn: Any) -> int:
     return conn.execute("SELECT count(*) FROM context_chunks").fetchone()[0]
 
 
-def delete_object(conn: Any, object_id: int) -> None:
-    """Take an object, its chunks and their index rows out."""
+def unindex_object(conn: Any, object_id: int) -> None:
+    """Take the index rows of an object's chunks out (before the chunks themselves go)."""
     conn.execute(
         "INSERT INTO context_fts (context_fts, rowid, text)"
         " SELECT 'delete', id, text FROM context_chunks WHERE object_id = ?",
         [object_id],
     )
-    conn.execute("DELETE FROM context_chunks WHERE object_id = ?", [object_id])
-    conn.execute("DELETE FROM context_objects WHERE id = ?", [object_id])
 
 
 def matches(
