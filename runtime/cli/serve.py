@@ -5,7 +5,7 @@
     loci serve memory --compat                  a drop-in for @modelcontextprotocol/server-memory
     loci serve --http --port 8765               on 127.0.0.1; another --host needs --token-file or LOCI_TOKEN
     loci serve --http --host 0.0.0.0            over a home with tokens (`loci tokens`): each reaches its projects
-    loci serve memory --http --db postgresql://…   the memory tool set over PostgreSQL (--stateless: behind a balancer)
+    loci serve --http --db postgresql://…       a home on PostgreSQL (--stateless: several servers behind a balancer)
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
 
 Over HTTP each request is served by the server of its token's project
@@ -227,15 +227,13 @@ async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str
     from memory.graph.graph import Graph
     from memory.projects import ALL
     from runtime.cli.main import VERSION
-    from runtime.cli.worker import runnable
     from runtime.session.background import background_worker
     from servers.app import build_app
 
     roots = Roots(args.root) if args.root else Roots(None)
     options = {"model": args.model, "mcp_config": args.mcp_config}
     # The background worker refines the memory graph of every project while the server runs (a job knows its
-    # project), on its own connection to the home; the tools of each server see its own project only. On
-    # PostgreSQL it runs the kinds whose handlers run there, and none when no kind does yet.
+    # project), on its own connection to the home; the tools of each server see its own project only.
     async with use_engine(db) as store:
         evolution = Evolution(Graph(store, project=ALL))
 
@@ -251,11 +249,7 @@ async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str
                 read_only=read_only,
             )
 
-        handlers = runnable(evolution.handlers(), None)
-        if not handlers:
-            await serve(store, server_for)
-            return
-        async with background_worker(evolution.jobs, handlers):
+        async with background_worker(evolution.jobs, evolution.handlers()):
             await serve(store, server_for)
 
 
