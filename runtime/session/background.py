@@ -64,8 +64,7 @@ async def session_worker(
     jobs = evolution.jobs
     notes: dict[str, Handler] = {NOTE_JOB: NoteRefiner(model, contexts, jobs, evolution.foreground)}
     if background is Background.ALL:
-        handlers = {**evolution.handlers(), **notes}
-        worker = Worker(jobs, handlers)
+        worker = Worker(jobs, {**evolution.handlers(), **notes})
     elif background is Background.OWN and not is_serial(model) and note_mode is NoteMode.BACKGROUND:
         worker = Worker(jobs, notes, after=await jobs.last_id())
     else:

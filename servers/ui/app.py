@@ -164,8 +164,7 @@ class ProjectApis:
     def routes(self) -> list[Route]:
         routes = [Route("/api/projects", _json_route(self._projects), methods=["GET"])]
         routes += [Route(path, self._endpoint(fn), methods=["GET"]) for path, fn in GETS.items()]
-        feedback = "/api/runs/{ref}/feedback"
-        routes.append(Route(feedback, self._endpoint(Api.feedback), methods=["POST"]))
+        routes.append(Route("/api/runs/{ref}/feedback", self._endpoint(Api.feedback), methods=["POST"]))
         return routes
 
     def _endpoint(self, fn: Callable[[Api, Request], Awaitable[Any]]) -> Any:
