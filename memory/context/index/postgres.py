@@ -43,6 +43,7 @@ _CHUNK_COLUMNS = {
     "end_token": "bigint",
     "text": "text",
 }
+_INDEX_COLUMNS = {"rowid": "bigint", "tsv": "tsvector", "len": "integer"}
 
 
 def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
@@ -83,14 +84,9 @@ def reindex(conn: Any, batch: int = 2_000) -> int:
         if not chunks:
             return added
         after = chunks[-1][0]
-        vectors = [tsvector_text(text) for _, text in chunks]
-        conn.execute(
-            "INSERT INTO context_fts (rowid, tsv, len) SELECT t.id, CAST(t.tsv AS tsvector), t.len"
-            " FROM unnest(CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS integer[])) AS t(id, tsv, len)",
-            [[chunk_id for chunk_id, _ in chunks], [v[0] for v in vectors], [v[1] for v in vectors]],
-        )
-        conn.grew("context_fts", len(chunks))
-        added += len(chunks)
+        rows = [(chunk_id, *tsvector_text(text)) for chunk_id, text in chunks]
+        conn.dialect.insert_many(conn, "context_fts", _INDEX_COLUMNS, rows)
+        added += len(rows)
 
 
 def unindex_object(conn: Any, object_id: int) -> None:

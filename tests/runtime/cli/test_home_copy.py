@@ -81,6 +81,8 @@ async def test_a_sqlite_home_copied_to_postgresql_and_back_keeps_every_row_and_i
         assert [r.node.id for r in await Recall(shop).recall("when does the shop open", record=False)] == [ids["shop"]]
         found = await Recall(Graph(target)).recall("where does the kestrel nest", k=1, record=False)
         assert [r.node.id for r in found] == [ids["long"]]  # its last piece, indexed again
+        hits = await ContextStore(target).search("DEFAULT_MOORING")  # the documents' index, made again
+        assert [hit.line_text for hit in hits] == ["The DEFAULT_MOORING is buoy 12."]
         history = await Evolution(Graph(target)).history(f"mem:{ids['gone']}")
         assert [event["op"] for event in history["events"]] == ["add", "delete"]
         newest, _ = await Graph(target).remember("a fact written after the copy")
