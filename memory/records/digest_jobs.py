@@ -8,8 +8,11 @@ after every chunk, in one short transaction through the store's writer, so
 a process killed at any point leaves the last finished chunk on disk and
 nothing half-written: `--resume` starts from there.
 
-The row keeps the pid of the process that runs the job; a `running` row
-whose process is gone was killed, and is reported as `interrupted`.
+The row keeps the host and pid of the process that runs the job; a
+`running` row whose process is gone from this host was killed, and is
+reported as `interrupted`. A job that runs on another host (a home on
+PostgreSQL is shared by several machines) cannot be checked from here and
+stays `running`.
 
 A job belongs to the project `DigestJobs` was built for (`memory.projects`),
 and is seen and resumed only through it: another project's job is "no
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +63,12 @@ def digest_jobs_by_project(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX digest_jobs_project ON digest_jobs (project, id)")
 
 
+@MIGRATIONS()
+def digest_jobs_host(db: sqlite_utils.Database) -> None:
+    """The host a job runs on, beside its pid: a pid says nothing about another machine's processes."""
+    db.execute("ALTER TABLE digest_jobs ADD COLUMN host TEXT")
+
+
 @dataclass
 class DigestJob:
     """One job as stored. `files` holds `{path, sha256}` per input; `state` is the last checkpoint."""
@@ -74,16 +84,22 @@ class DigestJob:
     result: dict[str, Any] | None = None
     error: str | None = None
     pid: int | None = None
+    host: str | None = None
     created: float = 0.0
     updated: float = 0.0
     project: str = DEFAULT_PROJECT
 
     @property
     def shown_status(self) -> str:
-        """`interrupted` for a `running` job whose process is gone (killed, or the machine restarted)."""
-        if self.status == "running" and not _alive(self.pid):
+        """`interrupted` for a `running` job whose process is gone from this host (killed, or the machine restarted)."""
+        if self.status == "running" and not _alive(self.host, self.pid):
             return "interrupted"
         return self.status
+
+    @property
+    def runs_here(self) -> bool:
+        """Whether this very process runs the job."""
+        return self.pid == os.getpid() and self.host in (None, socket.gethostname())
 
 
 class DigestJobs:
@@ -98,14 +114,15 @@ class DigestJobs:
     ) -> int:
         now = time.time()
         project = writable_project(self.project)
-        row = [now, now, os.getpid(), question, strategy, model, json.dumps(settings), json.dumps(files), project]
+        row = [now, now, os.getpid(), socket.gethostname(), question, strategy, model]
+        row += [json.dumps(settings), json.dumps(files), project]
 
         def insert(db: Any) -> int:
             return int(
                 db.execute(
                     "INSERT INTO digest_jobs"
-                    " (created, updated, status, pid, question, strategy, model, settings, files, project)"
-                    " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    " (created, updated, status, pid, host, question, strategy, model, settings, files, project)"
+                    " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     row,
                 ).fetchone()[0]
             )
@@ -138,7 +155,8 @@ class DigestJobs:
     async def claim(self, job_id: int, strategy: str, state: dict[str, Any]) -> None:
         """Mark the job as running in this process (a resume too), with the strategy it runs and its state."""
         state_json = json.dumps(state)
-        await self._update(job_id, status="running", pid=os.getpid(), strategy=strategy, error=None, state=state_json)
+        here = {"pid": os.getpid(), "host": socket.gethostname()}
+        await self._update(job_id, status="running", **here, strategy=strategy, error=None, state=state_json)
 
     async def finish(self, job_id: int, result: dict[str, Any], state: dict[str, Any]) -> None:
         await self._update(job_id, status="done", result=json.dumps(result), state=json.dumps(state))
@@ -156,7 +174,10 @@ class DigestJobs:
             raise NotFoundError(f"no digest job {job_id}; `loci jobs` lists the jobs there are")
 
 
-def _alive(pid: int | None) -> bool:
+def _alive(host: str | None, pid: int | None) -> bool:
+    """Whether the job's process may still run: False when it is gone from this host, True when it cannot be told."""
+    if host is not None and host != socket.gethostname():
+        return True
     if not pid:
         return False
     try:
@@ -181,6 +202,7 @@ def _job(row: dict[str, Any]) -> DigestJob:
         result=json.loads(row["result"]) if row["result"] else None,
         error=row["error"],
         pid=row["pid"],
+        host=row["host"],
         created=row["created"],
         updated=row["updated"],
         project=row["project"],

@@ -21,7 +21,7 @@ run record of this run of the job).
 
 A job that raises is marked `failed` with its error; one cancelled (Ctrl-C,
 a cancelled MCP call) is marked `interrupted`; one killed stays `running`
-with a dead pid, which `loci jobs` shows as `interrupted`. `resume` checks
+with a dead pid on this host, which `loci jobs` shows as `interrupted`. `resume` checks
 that the files still hash the same, then continues from the checkpoint:
 a streamed job does not read again the chunks it has read.
 """
@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -109,8 +108,9 @@ async def resume(
         job = await DigestJobs(store, project=project).get(job_id)
         if job.status == "done" and job.result is not None:
             return job.result
-        if job.shown_status == "running" and job.pid != os.getpid():
-            raise UsageError(f"job {job_id} is still running (process {job.pid}); stop it before resuming")
+        if job.shown_status == "running" and not job.runs_here:
+            where = f"process {job.pid}" + (f" on {job.host}" if job.host else "")
+            raise UsageError(f"job {job_id} is still running ({where}); stop it before resuming")
         inputs = await anyio.to_thread.run_sync(_recheck, job)
         async with _model(model or job.model, context_window) as (loaded, _):
             kept = job.settings

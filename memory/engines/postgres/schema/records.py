@@ -50,3 +50,9 @@ def create_record_tables(conn: PgConnection) -> None:
         " state TEXT NOT NULL DEFAULT '{}', result TEXT, error TEXT, project TEXT NOT NULL DEFAULT 'default')"
     )
     conn.execute("CREATE INDEX digest_jobs_project ON digest_jobs (project, id)")
+
+
+@MIGRATIONS()
+def digest_jobs_host(conn: PgConnection) -> None:
+    """The host a job runs on, beside its pid: servers and workers on several machines share the table."""
+    conn.execute("ALTER TABLE digest_jobs ADD COLUMN host TEXT")
