@@ -21,8 +21,8 @@ Both arms recall test questions with `record=False`, so one test question
 does not steer the next; training recalls record their use, as a run does.
 
 Keys (flat): `static_recall_at_K` and `evolving_recall_at_K` for K in
-1, 5, 10, 20; `gain_at_1` and `gain_at_10`; `by_category` (the same per category, the goal's
-two gains included: a loss at @1 in one kind shows there);
+1, 5, 10, 20; `gain_at_1`, `gain_at_5` and `gain_at_10`; `by_category` (the same per category,
+the three gains included: a loss at @1 in one kind shows there);
 `gain_at_10_unseen` over the test questions none of whose evidence turns was
 evidence of a training question (`unseen_questions` says how many), so a
 gain that only re-finds turns the training half named shows as such;
@@ -216,7 +216,7 @@ def _report(
     consolidation: dict[str, int],
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    ten = KS.index(10)
+    five, ten = KS.index(5), KS.index(10)
     static, evolving = _means(rows["static"]), _means(rows["evolving"])
     result: dict[str, Any] = {"data": str(args.data), "seed": args.seed, "shown": args.shown}
     result["train_questions"] = train_count
@@ -225,6 +225,7 @@ def _report(
         result[f"static_recall_at_{k}"] = static[i]
         result[f"evolving_recall_at_{k}"] = evolving[i]
     result["gain_at_1"] = round(evolving[0] - static[0], 4)
+    result["gain_at_5"] = round(evolving[five] - static[five], 4)
     result["gain_at_10"] = round(evolving[ten] - static[ten], 4)
     unseen = {arm: [r for r in found if r[1]] for arm, found in rows.items()}
     result["unseen_questions"] = len(unseen["static"])
@@ -239,6 +240,7 @@ def _report(
             **{f"static_recall_at_{k}": s[i] for i, k in enumerate(KS)},
             **{f"evolving_recall_at_{k}": e[i] for i, k in enumerate(KS)},
             "gain_at_1": round(e[0] - s[0], 4),
+            "gain_at_5": round(e[five] - s[five], 4),
             "gain_at_10": round(e[ten] - s[ten], 4),
         }
     result["refinement"] = changes

@@ -42,7 +42,7 @@ async def test_bench_evolution_on_conversations_reports_both_arms_and_the_gains_
     assert result["train_questions"] + result["test_questions"] == sum(len(s.questions) for s in load_data(DATA)[0])
     assert result["by_category"] and "gain_at_10_unseen" in result
     for cell in result["by_category"].values():
-        for k in (1, 10):
+        for k in (1, 5, 10):
             gain = cell[f"evolving_recall_at_{k}"] - cell[f"static_recall_at_{k}"]
             assert cell[f"gain_at_{k}"] == pytest.approx(gain, abs=1e-3)
     assert result["refinement"].get("successes", 0) > 0  # the training half was judged and counted
