@@ -85,29 +85,33 @@ def matches(
     if not query:
         return []
     lexemes = sorted({token for found in tokens.values() for token in found})
-    idf = _idf(conn, lexemes)
-    where, params = " WHERE f.tsv @@ CAST(? AS tsquery)", [query]
+    idf, avgdl = _idf(conn, lexemes)
+    params: list[Any] = []
+
+    def mark(value: Any) -> str:
+        params.append(value)
+        return f"?{len(params)}"
+
+    where = f" WHERE f.tsv @@ CAST({mark(query)} AS tsquery)"
     if kinds:
-        where += f" AND f.kind IN ({','.join('?' * len(kinds))})"
-        params += kinds
+        where += f" AND f.kind IN ({','.join(mark(kind) for kind in kinds)})"
     if project is not ALL:
-        where += " AND f.project = ?"
-        params.append(project)
+        where += f" AND f.project = {mark(project)}"
     if newest:  # the newest rows holding the words, scored without ranking every match
-        where += " ORDER BY f.rowid DESC LIMIT ?"
-        params.append(limit * PIECES_WIDEN)
-    sql = (
-        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{where}),"
-        " a AS (SELECT greatest(avg(len), 1) AS avgdl FROM m),"
-        " s AS (SELECT m.r AS rowid, sum((CAST(? AS float8[]))[array_position(CAST(? AS text[]), x.lexeme)]"
-        " * cardinality(x.positions) * ? / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
-        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}'))"
-        " AS x GROUP BY m.r)"
-        f" SELECT {NODE_OF_ROW}, f.score FROM s f ORDER BY "
-        + ("f.rowid DESC" if newest else "f.score DESC, f.rowid")
-        + " LIMIT ?"
+        where += f" ORDER BY f.rowid DESC LIMIT {mark(limit * PIECES_WIDEN)}"
+    rows = (
+        f"SELECT f.rowid, f.tsv, f.repeats, {mark(K1 * (1 - B))} + {mark(K1 * B / avgdl)} * length(f.tsv) AS d"
+        f" FROM memory_fts f{where}"
     )
-    params += [[idf[lexeme] for lexeme in lexemes], lexemes, K1 + 1, K1, B, B, lexemes, limit * PIECES_WIDEN]
+    saturation = mark(K1 + 1)
+    score = " + ".join(
+        _term_score(mark(_lexeme(lexeme)), mark(idf[lexeme]), mark(lexeme), saturation) for lexeme in lexemes
+    )
+    order = "f.rowid DESC" if newest else "f.score DESC, f.rowid"
+    sql = (
+        f"SELECT {NODE_OF_ROW}, f.score FROM (SELECT f.rowid, {score} AS score FROM ({rows}) f) f"
+        f" ORDER BY {order} LIMIT {mark(limit * PIECES_WIDEN)}"
+    )
     best: dict[int, float] = {}
     for node_id, score in conn.execute(sql, params):
         if node_id is not None and node_id not in best:
@@ -130,15 +134,27 @@ def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: i
     return [(node_id, text) for node_id, text in rows]
 
 
-def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:
-    """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth)."""
+def _idf(conn: Any, lexemes: list[str]) -> tuple[dict[str, float], float]:
+    """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth), and the
+    average row's length in lexemes (at least one)."""
     sql = (
-        "SELECT c.n, v.term, v.doc FROM memory_fts_count c LEFT JOIN memory_vocab v ON v.term = ANY(CAST(? AS text[]))"
+        "SELECT c.n, c.len, v.term, v.doc FROM memory_fts_count c"
+        " LEFT JOIN memory_vocab v ON v.term = ANY(CAST(? AS text[]))"
     )
     rows = conn.execute(sql, [lexemes]).fetchall()
-    total = rows[0][0]
-    found = dict.fromkeys(lexemes, 0) | {term: docs for _, term, docs in rows if term is not None}
-    return {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
+    total, length = rows[0][0], rows[0][1]
+    found = dict.fromkeys(lexemes, 0) | {term: docs for _, _, term, docs in rows if term is not None}
+    idf = {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
+    return idf, max(1.0, length / total) if total else 1.0
+
+
+def _term_score(query: str, idf: str, lexeme: str, saturation: str) -> str:
+    """One lexeme's part of a row's BM25 score (0 when the row lacks it): its IDF times its count saturated and
+    normalized by the row's length (`d`, which holds k1 and b); the count is 1 unless the row repeats it."""
+    count = f"CASE WHEN f.repeats IS NULL THEN 1 ELSE coalesce(CAST(f.repeats ->> {lexeme} AS float8), 1) END"
+    return (
+        f"CASE WHEN f.tsv @@ CAST({query} AS tsquery) THEN {idf} * {count} * {saturation} / ({count} + f.d) ELSE 0 END"
+    )
 
 
 def _query(tokens: dict[str, list[str]], every: bool) -> str:

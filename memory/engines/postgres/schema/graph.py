@@ -191,3 +191,51 @@ def ids_come_from_the_sequence(conn: PgConnection) -> None:
     conn.execute(
         "SELECT setval(pg_get_serial_sequence('memory_nodes', 'id'), coalesce(max(id), 0) + 1, false) FROM memory_nodes"
     )
+
+
+@MIGRATIONS()
+def count_indexed_lengths(conn: PgConnection) -> None:
+    """The lexemes of all rows of `memory_fts` added up (`memory_fts_count.len`), kept by the same triggers.
+
+    BM25 normalizes a row's length by the average row's, as FTS5 does over the
+    whole table: with the total kept here, the average is one row's read, and
+    a search scores each match in one pass instead of first averaging the
+    lengths of every row it matched."""
+    conn.execute("ALTER TABLE memory_fts_count ADD COLUMN len BIGINT NOT NULL DEFAULT 0")
+    conn.execute("UPDATE memory_fts_count SET len = (SELECT coalesce(sum(length(tsv)), 0) FROM memory_fts)")
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION memory_vocab_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " INSERT INTO memory_vocab (term, doc) SELECT x.lexeme, count(*) FROM added, unnest(added.tsv) AS x"
+        " GROUP BY x.lexeme ORDER BY x.lexeme"
+        " ON CONFLICT (term) DO UPDATE SET doc = memory_vocab.doc + excluded.doc;"
+        " UPDATE memory_fts_count SET (n, len) = (SELECT n + count(*), len + coalesce(sum(length(tsv)), 0) FROM added);"
+        " RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION memory_vocab_remove() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " UPDATE memory_vocab v SET doc = v.doc - gone.n FROM (SELECT x.lexeme, count(*) AS n"
+        " FROM removed, unnest(removed.tsv) AS x GROUP BY x.lexeme) AS gone WHERE v.term = gone.lexeme;"
+        " UPDATE memory_fts_count SET (n, len) ="
+        " (SELECT n - count(*), len - coalesce(sum(length(tsv)), 0) FROM removed);"
+        " RETURN NULL; END $$"
+    )
+
+
+@MIGRATIONS()
+def index_rows_count_repeats(conn: PgConnection) -> None:
+    """Each row of `memory_fts` keeps the lexemes it holds more than once with their counts (`repeats`, JSON; NULL
+    when it repeats none, as most rows do).
+
+    BM25 needs each matched lexeme's count in the row: unnesting every
+    matched row's `tsv` to count its positions cost more than finding the
+    rows. A search now tests each lexeme of the query with `@@` and reads its
+    count here, 1 when the row repeats nothing."""
+    conn.execute(
+        "CREATE FUNCTION memory_fts_repeats(tsvector) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$"
+        " SELECT jsonb_object_agg(x.lexeme, cardinality(x.positions)) FROM unnest($1) AS x"
+        " WHERE cardinality(x.positions) > 1 $$"
+    )
+    conn.execute(
+        "ALTER TABLE memory_fts ADD COLUMN repeats JSONB"
+        " GENERATED ALWAYS AS (memory_fts_repeats(to_tsvector('english', text))) STORED"
+    )
