@@ -3,7 +3,8 @@
 `PgStore` has the face of SQLite's `Store` (memory/store.py): `open`, then
 `read(fn)` and `write(fn)`, which run `fn(conn)` in a worker thread on a
 connection borrowed from a psycopg pool (`PgConnection`, `?` placeholders),
-and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction, a
+and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction (said in
+its `BEGIN`, which psycopg writes from the connection's settings), a
 consistent snapshot that cannot write, as SQLite's readers see one WAL
 snapshot; a store opened `query_only` (the page) gets nothing more, since
 every read is read-only already. A write is one transaction; unlike
@@ -120,14 +121,14 @@ class PgStore:
 
     def write_sync(self, fn: Callable[[PgConnection], T]) -> T:
         """Run `fn(conn)` in one transaction."""
-        return self._run(fn, "write", "")
+        return self._run(fn, "write", read=False)
 
     async def write(self, fn: Callable[[PgConnection], T]) -> T:
         return await anyio.to_thread.run_sync(self.write_sync, fn)
 
     def read_sync(self, fn: Callable[[PgConnection], T]) -> T:
         """Run `fn(conn)` in one read-only transaction on a consistent snapshot."""
-        return self._run(fn, "read", "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return self._run(fn, "read", read=True)
 
     async def read(self, fn: Callable[[PgConnection], T]) -> T:
         return await anyio.to_thread.run_sync(self.read_sync, fn, limiter=self._limiter)
@@ -137,15 +138,16 @@ class PgStore:
             self._closed = True
             self._pool.close()
 
-    def _run(self, fn: Callable[[PgConnection], T], doing: str, first: str) -> T:
+    def _run(self, fn: Callable[[PgConnection], T], doing: str, *, read: bool) -> T:
         if self._closed:
             raise StoreError(f"the Loci home {self.location} is closed")
         try:
             with self._pool.connection() as raw:
                 conn = PgConnection(raw)
+                # Said in the transaction's BEGIN (one statement, not a BEGIN and a SET TRANSACTION).
+                raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ if read else None
+                raw.read_only = True if read else None
                 with raw.transaction():
-                    if first:
-                        raw.execute(first)
                     result = fn(conn)
                 _refresh_statistics(raw, conn.grown)
                 return result
