@@ -9,7 +9,16 @@ consistent snapshot that cannot write, as SQLite's readers see one WAL
 snapshot; a store opened `query_only` (the page) gets nothing more, since
 every read is read-only already. A write is one transaction; unlike
 SQLite's one writer, PostgreSQL runs several at once and its row locks
-decide who waits, so there is no process-wide write lock here.
+decide who waits, so there is no process-wide write lock here. Two writers
+may then add the same key at once (a fact's text, an entity's name, an
+edge, a run's episode), each having looked and found none: the second one's
+insert waits for the first to commit, then fails with a unique violation.
+That write is run again from the start, as SQLite would have run it after
+the first: it now finds the first one's row and merges with it (a fact
+counts a use, an entity is the same entity), as its code does for any row
+it finds. So a write function keeps its effects inside its transaction (it
+returns what it found, and changes nothing outside the database), and
+running it again is safe.
 
 `open` connects once first, directly, so a wrong host, user or database
 says what the server said in one line (a pool would only time out), then
@@ -43,6 +52,7 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 30.0
 READERS = 4
+WRITE_ATTEMPTS = 3  # a write that lost a race for a unique key is run again: it then finds the winner's row
 GROWTH_TO_ANALYZE = 0.2  # a table grown by this share of its rows since its statistics were taken is analyzed
 ROWS_TO_ANALYZE = 1_000  # ... by one transaction of at least this many rows (smaller writes: autovacuum's)
 
@@ -120,8 +130,15 @@ class PgStore:
         self.close()
 
     def write_sync(self, fn: Callable[[PgConnection], T]) -> T:
-        """Run `fn(conn)` in one transaction."""
-        return self._run(fn, "write", read=False)
+        """Run `fn(conn)` in one transaction; again, from the start, when another writer's row took a key it
+        meant to add (`WRITE_ATTEMPTS` in all)."""
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                return self._run(fn, "write", read=False)
+            except psycopg.errors.UniqueViolation:
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     async def write(self, fn: Callable[[PgConnection], T]) -> T:
         return await anyio.to_thread.run_sync(self.write_sync, fn)

@@ -155,3 +155,48 @@ async def test_a_use_is_counted_while_another_write_is_adding_nodes(postgres_url
     ids = [node for node, _ in added]
     assert all(created for _, created in added) and uses == 1
     assert ids == sorted(ids) and len({first, *ids}) == 51 and later > max(ids) > first
+
+
+@pytest.mark.parametrize("name", [None, "Ada Lovelace"], ids=["fact", "entity"])
+async def test_two_servers_adding_the_same_node_at_once_both_succeed_with_one_node(
+    postgres_url: str, name: str | None
+) -> None:
+    """The first server adds the node and holds its transaction open until the second server's insert of the same
+    key waits on it (having looked and found no twin); the first commits, and the second's write, run again, finds
+    the first one's node and merges with it, as it would have on SQLite after the first."""
+    from memory.graph.graph import Graph
+
+    text = name or "the deploy key is in the team vault"
+    inserted, release = anyio.Event(), anyio.Event()
+    found: dict[str, tuple[int, bool]] = {}
+
+    def hold(conn: Any) -> tuple[int, bool]:
+        [added] = insert_nodes(conn, [NewNode(text, name=name)], project="default")
+        anyio.from_thread.run_sync(inserted.set)
+        anyio.from_thread.run(release.wait)
+        return added
+
+    async def first(store: PgStore) -> None:
+        found["first"] = await store.write(hold)
+
+    async def second(store: PgStore) -> None:
+        [found["second"]] = await Graph(store).add_many([NewNode(text, name=name)])
+
+    def waits_on_a_lock(conn: Any) -> bool:
+        sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        return conn.execute(sql).fetchone()[0] > 0
+
+    with anyio.fail_after(90):
+        async with await PgStore.open(postgres_url) as one, await PgStore.open(postgres_url) as two:
+            async with anyio.create_task_group() as group:
+                group.start_soon(first, one)
+                await inserted.wait()
+                group.start_soon(second, two)
+                while not await one.read(waits_on_a_lock):
+                    pass
+                release.set()
+            sql = "SELECT id, uses FROM memory_nodes WHERE text = ? AND deleted IS NULL"
+            rows = await one.read(lambda conn: conn.execute(sql, [text]).fetchall())
+    node_id = found["first"][0]
+    assert found == {"first": (node_id, True), "second": (node_id, False)}
+    assert rows == [(node_id, 0 if name else 1)]  # a fact found again counts a use; an entity is the same entity
