@@ -10,7 +10,7 @@ reads how many rows hold a token from `memory_vocab`, which triggers keep
 rows too (`memory_fts_count`, with their lengths added up), so BM25's IDF
 is FTS5's, exactly. `matches` ranks the rows holding any (or every) word by
 BM25 in one query, one pass over the matches: each matched lexeme's inverse
-document frequency (`_idf`, from the vocabulary and the table's row count)
+document frequency (from the vocabulary and the table's row count)
 times its saturated count in the row, normalized by the row's length (its
 distinct lexemes) over the whole table's average, as FTS5 normalizes. A
 row's lexemes are not unnested: each lexeme of the query is tested with
@@ -30,7 +30,6 @@ the nodes whose own row holds every word of a list, unranked.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from memory.graph.pieces import NODE_OF_ROW
@@ -90,7 +89,6 @@ def matches(
     if not query:
         return []
     lexemes = sorted({token for found in tokens.values() for token in found})
-    idf, avgdl = _idf(conn, lexemes)
     params: list[Any] = []
 
     def mark(value: Any) -> str:
@@ -104,14 +102,14 @@ def matches(
         where += f" AND f.project = {mark(project)}"
     if newest:  # the newest rows holding the words, scored without ranking every match
         where += f" ORDER BY f.rowid DESC LIMIT {mark(limit * PIECES_WIDEN)}"
+    # The average row's length (at least one) and each lexeme's IDF are read once, not once a row.
+    average = "(SELECT CASE WHEN n > 0 THEN greatest(1, CAST(len AS float8) / n) ELSE 1 END FROM memory_fts_count)"
     rows = (
-        f"SELECT f.rowid, f.tsv, f.repeats, {mark(K1 * (1 - B))} + {mark(K1 * B / avgdl)} * length(f.tsv) AS d"
+        f"SELECT f.rowid, f.tsv, f.repeats, {mark(K1 * (1 - B))} + {mark(K1 * B)} / {average} * length(f.tsv) AS d"
         f" FROM memory_fts f{where}"
     )
     saturation = mark(K1 + 1)
-    score = " + ".join(
-        _term_score(mark(_lexeme(lexeme)), mark(idf[lexeme]), mark(lexeme), saturation) for lexeme in lexemes
-    )
+    score = " + ".join(_term_score(mark(_lexeme(lexeme)), mark(lexeme), saturation) for lexeme in lexemes)
     order = "f.rowid DESC" if newest else "f.score DESC, f.rowid"
     sql = (
         f"SELECT {NODE_OF_ROW}, f.score FROM (SELECT f.rowid, {score} AS score FROM ({rows}) f) f"
@@ -139,23 +137,15 @@ def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: i
     return [(node_id, text) for node_id, text in rows]
 
 
-def _idf(conn: Any, lexemes: list[str]) -> tuple[dict[str, float], float]:
-    """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth), and the
-    average row's length in lexemes (at least one)."""
-    sql = (
-        "SELECT c.n, c.len, v.term, v.doc FROM memory_fts_count c"
-        " LEFT JOIN memory_vocab v ON v.term = ANY(CAST(? AS text[]))"
-    )
-    rows = conn.execute(sql, [lexemes]).fetchall()
-    total, length = rows[0][0], rows[0][1]
-    found = dict.fromkeys(lexemes, 0) | {term: docs for _, _, term, docs in rows if term is not None}
-    idf = {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
-    return idf, max(1.0, length / total) if total else 1.0
-
-
-def _term_score(query: str, idf: str, lexeme: str, saturation: str) -> str:
-    """One lexeme's part of a row's BM25 score (0 when the row lacks it): its IDF times its count saturated and
+def _term_score(query: str, lexeme: str, saturation: str) -> str:
+    """One lexeme's part of a row's BM25 score (0 when the row lacks it): its inverse document frequency as FTS5
+    computes it (from the vocabulary and the row count; never below a millionth) times its count saturated and
     normalized by the row's length (`d`, which holds k1 and b); the count is 1 unless the row repeats it."""
+    docs = f"coalesce((SELECT doc FROM memory_vocab WHERE term = {lexeme}), 0)"
+    idf = (
+        f"(SELECT greatest(CAST(1e-6 AS float8), ln((CAST(n - {docs} AS float8) + 0.5) / (CAST({docs} AS float8)"
+        " + 0.5))) FROM memory_fts_count)"
+    )
     count = f"CASE WHEN f.repeats IS NULL THEN 1 ELSE coalesce(CAST(f.repeats ->> {lexeme} AS float8), 1) END"
     return (
         f"CASE WHEN f.tsv @@ CAST({query} AS tsquery) THEN {idf} * {count} * {saturation} / ({count} + f.d) ELSE 0 END"

@@ -194,20 +194,34 @@ def ids_come_from_the_sequence(conn: PgConnection) -> None:
 
 
 @MIGRATIONS()
-def count_indexed_lengths(conn: PgConnection) -> None:
-    """The lexemes of all rows of `memory_fts` added up (`memory_fts_count.len`), kept by the same triggers.
+def index_rows_keep_what_bm25_reads(conn: PgConnection) -> None:
+    """The total length of `memory_fts`'s rows (`memory_fts_count.len`, in lexemes) and each row's repeated lexemes
+    (`memory_fts.repeats`: JSON of the lexemes it holds more than once and their counts; NULL for most rows), kept by
+    the vocabulary's insert trigger in the pass over the new rows' lexemes it makes anyway.
 
-    BM25 normalizes a row's length by the average row's, as FTS5 does over the
-    whole table: with the total kept here, the average is one row's read, and
-    a search scores each match in one pass instead of first averaging the
-    lengths of every row it matched."""
+    BM25 normalizes a row's length by the average row's, as FTS5 does over
+    the whole table, and needs each matched lexeme's count in the row: a
+    search averaged the lengths of every row it matched and unnested every
+    matched row's `tsvector` to count positions, which cost more than finding
+    the rows. With these, each match is scored by an expression over its own
+    row. (A generated column computed the repeats once a row, and halved the
+    insert rate.)"""
     conn.execute("ALTER TABLE memory_fts_count ADD COLUMN len BIGINT NOT NULL DEFAULT 0")
     conn.execute("UPDATE memory_fts_count SET len = (SELECT coalesce(sum(length(tsv)), 0) FROM memory_fts)")
+    conn.execute("ALTER TABLE memory_fts ADD COLUMN repeats JSONB")
+    conn.execute(
+        "UPDATE memory_fts f SET repeats = r.counts FROM (SELECT f.rowid,"
+        " jsonb_object_agg(x.lexeme, cardinality(x.positions)) AS counts FROM memory_fts f, unnest(f.tsv) AS x"
+        " WHERE cardinality(x.positions) > 1 GROUP BY f.rowid) AS r WHERE f.rowid = r.rowid"
+    )
     conn.execute(
         "CREATE OR REPLACE FUNCTION memory_vocab_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-        " INSERT INTO memory_vocab (term, doc) SELECT x.lexeme, count(*) FROM added, unnest(added.tsv) AS x"
-        " GROUP BY x.lexeme ORDER BY x.lexeme"
-        " ON CONFLICT (term) DO UPDATE SET doc = memory_vocab.doc + excluded.doc;"
+        " WITH x AS MATERIALIZED (SELECT added.rowid, x.lexeme, cardinality(x.positions) AS n"
+        " FROM added, unnest(added.tsv) AS x),"
+        " v AS (INSERT INTO memory_vocab (term, doc) SELECT x.lexeme, count(*) FROM x"
+        " GROUP BY x.lexeme ORDER BY x.lexeme ON CONFLICT (term) DO UPDATE SET doc = memory_vocab.doc + excluded.doc)"
+        " UPDATE memory_fts f SET repeats = r.counts FROM (SELECT x.rowid, jsonb_object_agg(x.lexeme, x.n) AS counts"
+        " FROM x WHERE x.n > 1 GROUP BY x.rowid) AS r WHERE f.rowid = r.rowid;"
         " UPDATE memory_fts_count SET (n, len) = (SELECT n + count(*), len + coalesce(sum(length(tsv)), 0) FROM added);"
         " RETURN NULL; END $$"
     )
@@ -218,24 +232,4 @@ def count_indexed_lengths(conn: PgConnection) -> None:
         " UPDATE memory_fts_count SET (n, len) ="
         " (SELECT n - count(*), len - coalesce(sum(length(tsv)), 0) FROM removed);"
         " RETURN NULL; END $$"
-    )
-
-
-@MIGRATIONS()
-def index_rows_count_repeats(conn: PgConnection) -> None:
-    """Each row of `memory_fts` keeps the lexemes it holds more than once with their counts (`repeats`, JSON; NULL
-    when it repeats none, as most rows do).
-
-    BM25 needs each matched lexeme's count in the row: unnesting every
-    matched row's `tsv` to count its positions cost more than finding the
-    rows. A search now tests each lexeme of the query with `@@` and reads its
-    count here, 1 when the row repeats nothing."""
-    conn.execute(
-        "CREATE FUNCTION memory_fts_repeats(tsvector) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$"
-        " SELECT jsonb_object_agg(x.lexeme, cardinality(x.positions)) FROM unnest($1) AS x"
-        " WHERE cardinality(x.positions) > 1 $$"
-    )
-    conn.execute(
-        "ALTER TABLE memory_fts ADD COLUMN repeats JSONB"
-        " GENERATED ALWAYS AS (memory_fts_repeats(to_tsvector('english', text))) STORED"
     )
