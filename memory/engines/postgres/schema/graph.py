@@ -17,7 +17,11 @@ a GIN index. So inserting a row is the same statement on both engines.
 `memory_names` is the same for the reference server's substring search,
 with a `pg_trgm` GIN index on each column for `LIKE '%…%'`. A node's
 project is in `memory_nodes`: a search joins it and filters by project in
-the query itself.
+the query itself. The later migrations add what a search reads beside the
+index, each kept by the vocabulary's statement triggers: how many rows hold
+each lexeme (`memory_vocab`), the rows and their total length
+(`memory_fts_count`), each row's node's project and kind, and each row's
+repeated lexemes (`repeats`).
 """
 
 from __future__ import annotations
