@@ -109,7 +109,11 @@ def matches(
         f" FROM memory_fts f{where}"
     )
     saturation = mark(K1 + 1)
-    score = " + ".join(_term_score(mark(_lexeme(lexeme)), mark(lexeme), saturation) for lexeme in lexemes)
+    # Every matched row holds every lexeme when the query asks for all its words, or has one word.
+    held = every or sum(1 for found in tokens.values() if found) == 1
+    score = " + ".join(
+        _term_score(None if held else mark(_lexeme(lexeme)), mark(lexeme), saturation) for lexeme in lexemes
+    )
     order = "f.rowid DESC" if newest else "f.score DESC, f.rowid"
     sql = (
         f"SELECT {NODE_OF_ROW}, f.score FROM (SELECT f.rowid, {score} AS score FROM ({rows}) f) f"
@@ -137,8 +141,9 @@ def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: i
     return [(node_id, text) for node_id, text in rows]
 
 
-def _term_score(query: str, lexeme: str, saturation: str) -> str:
-    """One lexeme's part of a row's BM25 score (0 when the row lacks it): its inverse document frequency as FTS5
+def _term_score(query: str | None, lexeme: str, saturation: str) -> str:
+    """One lexeme's part of a row's BM25 score (0 when the row lacks it, which `query` tests; None: every matched
+    row holds it): its inverse document frequency as FTS5
     computes it (from the vocabulary and the row count; never below a millionth) times its count saturated and
     normalized by the row's length (`d`, which holds k1 and b); the count is 1 unless the row repeats it."""
     docs = f"coalesce((SELECT doc FROM memory_vocab WHERE term = {lexeme}), 0)"
@@ -147,9 +152,8 @@ def _term_score(query: str, lexeme: str, saturation: str) -> str:
         " + 0.5))) FROM memory_fts_count)"
     )
     count = f"CASE WHEN f.repeats IS NULL THEN 1 ELSE coalesce(CAST(f.repeats ->> {lexeme} AS float8), 1) END"
-    return (
-        f"CASE WHEN f.tsv @@ CAST({query} AS tsquery) THEN {idf} * {count} * {saturation} / ({count} + f.d) ELSE 0 END"
-    )
+    part = f"{idf} * {count} * {saturation} / ({count} + f.d)"
+    return part if query is None else f"CASE WHEN f.tsv @@ CAST({query} AS tsquery) THEN {part} ELSE 0 END"
 
 
 def _query(tokens: dict[str, list[str]], every: bool) -> str:

@@ -50,27 +50,40 @@ async def test_a_match_scores_bm25_of_its_lexeme_counts_over_the_average_row_len
         ids = [n for n, _ in await graph.add_many([NewNode(text) for text in texts])]
         await graph.forget(ids[3])
 
-        def read(conn: Any) -> tuple[list[tuple[int, float]], list[tuple[int, dict[str, int]]]]:
-            found = postgres.matches(conn, ["harbor", "bells"], [], 5)
+        def read(conn: Any) -> tuple[list[list[tuple[int, float]]], list[tuple[int, dict[str, int]]]]:
+            searches = [
+                postgres.matches(conn, ["harbor", "bells"], [], 5),
+                postgres.matches(conn, ["harbor"], [], 5),
+                postgres.matches(conn, ["harbor", "bells"], [], 5, every=True),
+            ]
             rows = conn.execute("SELECT rowid, tsv FROM memory_fts ORDER BY rowid").fetchall()
             counts = [(rowid, _counts(conn, tsv)) for rowid, tsv in rows]
-            return found, counts
+            return searches, counts
 
-        found, counts = await store.read(read)
+        [found, harbor, both], counts = await store.read(read)
     assert len(counts) == 4
     average = sum(len(c) for _, c in counts) / len(counts)
     docs = {term: sum(term in c for _, c in counts) for term in ("harbor", "bell")}
     idf = {term: max(1e-6, math.log((4 - n + 0.5) / (n + 0.5))) for term, n in docs.items()}
-    expected = {}
-    for rowid, c in counts:
-        d = postgres.K1 * (1 - postgres.B) + postgres.K1 * postgres.B / average * len(c)
-        parts = [idf[t] * c[t] * (postgres.K1 + 1) / (c[t] + d) for t in sorted(idf) if t in c]
-        if parts:
-            expected[rowid] = sum(parts)
-    assert [node_id for node_id, _ in found] == sorted(expected, key=lambda r: (-expected[r], r))
+
+    def expected(terms: set[str], every: bool = False) -> dict[int, float]:
+        scores = {}
+        for rowid, c in counts:
+            d = postgres.K1 * (1 - postgres.B) + postgres.K1 * postgres.B / average * len(c)
+            parts = [idf[t] * c[t] * (postgres.K1 + 1) / (c[t] + d) for t in sorted(terms) if t in c]
+            if parts and (not every or len(parts) == len(terms)):
+                scores[rowid] = sum(parts)
+        return scores
+
     assert found[0][0] == ids[1]  # the row that repeats "harbor" four times and holds "bells"
-    for node_id, score in found:
-        assert abs(score - expected[node_id]) < 1e-9
+    for search, scores in (
+        (found, expected(set(idf))),
+        (harbor, expected({"harbor"})),
+        (both, expected(set(idf), True)),
+    ):
+        assert [node_id for node_id, _ in search] == sorted(scores, key=lambda r: (-scores[r], r))
+        for node_id, score in search:
+            assert abs(score - scores[node_id]) < 1e-9
 
 
 def _counts(conn: Any, tsv: str) -> dict[str, int]:
