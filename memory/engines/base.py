@@ -134,6 +134,12 @@ class Dialect(Protocol):
         payload the one parameter ("": the engine has no listeners, and they poll)."""
         ...
 
+    def one_at_a_time(self, name: str) -> str:
+        """The statement after which this write transaction is the only one past the same statement for `name`
+        until it ends: what it reads next another writer cannot be reading to change at the same time ("": the
+        engine's writes run one at a time already)."""
+        ...
+
 
 class Engine(Protocol):
     """A home: where it is, its dialect, and transactions run in a worker thread."""

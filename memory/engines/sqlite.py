@@ -100,5 +100,8 @@ class SqliteDialect:
     def notify(self, channel: str) -> str:
         return ""
 
+    def one_at_a_time(self, name: str) -> str:
+        return ""
+
 
 SQLITE = SqliteDialect()

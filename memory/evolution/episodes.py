@@ -319,6 +319,10 @@ def _step_dict(step: Step, live: dict) -> dict[str, Any]:
 
 
 def _next_number(conn: sqlite3.Connection) -> int:
+    """One more than the episodes there are; two writers at once count one after the other (the dialect's
+    `one_at_a_time`), so they never take the same number."""
+    if lock := dialect_of(conn).one_at_a_time("memory_episodes"):
+        conn.execute(lock)
     return conn.execute("SELECT count(*) FROM memory_episodes").fetchone()[0] + 1
 
 

@@ -99,10 +99,11 @@ def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> 
     score for every node it is in; leaving it out keeps a recall's cost bounded
     by the budget, not by the size of the graph."""
     index = text_index(conn)
+    stems = index.stems(conn, terms)
+    held = index.documents(conn, list(dict.fromkeys(t for tokens in stems.values() for t in tokens)), budget)
     counted = []
-    for term, tokens in index.stems(conn, terms).items():
-        docs = [index.documents(conn, token, budget) for token in tokens]
-        counted.append((min(docs, default=0), term))
+    for term, tokens in stems.items():
+        counted.append((min((held[token] for token in tokens), default=0), term))
     counted.sort()
     kept, total = [], 0
     for docs, term in counted:

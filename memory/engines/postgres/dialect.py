@@ -26,7 +26,10 @@ their ids move the identity's sequence past the largest (`reset_ids`).
 `notify` is `pg_notify`, which
 PostgreSQL delivers to the channel's listeners only when the transaction
 commits (memory/engines/postgres/listen.py): a job queued in a transaction
-wakes the workers once it can be claimed, and never if it rolls back.
+wakes the workers once it can be claimed, and never if it rolls back. A
+write that numbers what it adds from what is there (`one_at_a_time`) takes a
+transaction-level advisory lock on the name first, so a second writer
+counts after the first has committed, as SQLite's one writer would.
 """
 
 from __future__ import annotations
@@ -129,6 +132,9 @@ class PostgresDialect:
 
     def notify(self, channel: str) -> str:
         return f"SELECT pg_notify('{channel}', ?)"
+
+    def one_at_a_time(self, name: str) -> str:
+        return f"SELECT pg_advisory_xact_lock(hashtext('loci:{name}'))"
 
 
 def _from_arrays(table: str, columns: dict[str, str]) -> str:

@@ -3,12 +3,22 @@
 `PgStore` has the face of SQLite's `Store` (memory/store.py): `open`, then
 `read(fn)` and `write(fn)`, which run `fn(conn)` in a worker thread on a
 connection borrowed from a psycopg pool (`PgConnection`, `?` placeholders),
-and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction, a
+and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction (said in
+its `BEGIN`, which psycopg writes from the connection's settings), a
 consistent snapshot that cannot write, as SQLite's readers see one WAL
 snapshot; a store opened `query_only` (the page) gets nothing more, since
 every read is read-only already. A write is one transaction; unlike
 SQLite's one writer, PostgreSQL runs several at once and its row locks
-decide who waits, so there is no process-wide write lock here.
+decide who waits, so there is no process-wide write lock here. Two writers
+may then add the same key at once (a fact's text, an entity's name, an
+edge, a run's episode), each having looked and found none: the second one's
+insert waits for the first to commit, then fails with a unique violation.
+That write is run again from the start, as SQLite would have run it after
+the first: it now finds the first one's row and merges with it (a fact
+counts a use, an entity is the same entity), as its code does for any row
+it finds. So a write function keeps its effects inside its transaction (it
+returns what it found, and changes nothing outside the database), and
+running it again is safe.
 
 `open` connects once first, directly, so a wrong host, user or database
 says what the server said in one line (a pool would only time out), then
@@ -42,6 +52,7 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT_S = 30.0
 READERS = 4
+WRITE_ATTEMPTS = 3  # a write that lost a race for a unique key is run again: it then finds the winner's row
 GROWTH_TO_ANALYZE = 0.2  # a table grown by this share of its rows since its statistics were taken is analyzed
 ROWS_TO_ANALYZE = 1_000  # ... by one transaction of at least this many rows (smaller writes: autovacuum's)
 
@@ -119,15 +130,22 @@ class PgStore:
         self.close()
 
     def write_sync(self, fn: Callable[[PgConnection], T]) -> T:
-        """Run `fn(conn)` in one transaction."""
-        return self._run(fn, "write", "")
+        """Run `fn(conn)` in one transaction; again, from the start, when another writer's row took a key it
+        meant to add (`WRITE_ATTEMPTS` in all)."""
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                return self._run(fn, "write", read=False)
+            except psycopg.errors.UniqueViolation:
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     async def write(self, fn: Callable[[PgConnection], T]) -> T:
         return await anyio.to_thread.run_sync(self.write_sync, fn)
 
     def read_sync(self, fn: Callable[[PgConnection], T]) -> T:
         """Run `fn(conn)` in one read-only transaction on a consistent snapshot."""
-        return self._run(fn, "read", "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return self._run(fn, "read", read=True)
 
     async def read(self, fn: Callable[[PgConnection], T]) -> T:
         return await anyio.to_thread.run_sync(self.read_sync, fn, limiter=self._limiter)
@@ -137,15 +155,16 @@ class PgStore:
             self._closed = True
             self._pool.close()
 
-    def _run(self, fn: Callable[[PgConnection], T], doing: str, first: str) -> T:
+    def _run(self, fn: Callable[[PgConnection], T], doing: str, *, read: bool) -> T:
         if self._closed:
             raise StoreError(f"the Loci home {self.location} is closed")
         try:
             with self._pool.connection() as raw:
                 conn = PgConnection(raw)
+                # Said in the transaction's BEGIN (one statement, not a BEGIN and a SET TRANSACTION).
+                raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ if read else None
+                raw.read_only = True if read else None
                 with raw.transaction():
-                    if first:
-                        raw.execute(first)
                     result = fn(conn)
                 _refresh_statistics(raw, conn.grown)
                 return result

@@ -7,15 +7,18 @@ where SQLite's tokenizer has Porter's). A word's tokens are asked of the
 same configuration (`stems`), so they agree with the index; `documents`
 reads how many rows hold a token from `memory_vocab`, which triggers keep
 (as FTS5's vocabulary table does on SQLite), and they keep the number of
-rows too (`memory_fts_count`), so BM25's IDF is FTS5's, exactly. `matches` ranks the rows
-holding any (or every) word by BM25 as FTS5 computes it, in one query:
-each matched lexeme's inverse document frequency (`_idf`, from the
-vocabulary and the table's row count) times its saturated frequency in the
-row (its positions), normalized by the row's length (its distinct lexemes)
-over the matched rows' average. A row's own lexemes are not all unnested:
-`setweight` marks the query's lexemes and `ts_filter` keeps only them, so a
-row of forty lexemes yields the one or two the query holds (and each one's
-IDF is read by its place in the query's array, not by a join). `ts_rank_cd`,
+rows too (`memory_fts_count`, with their lengths added up), so BM25's IDF
+is FTS5's, exactly. `matches` ranks the rows holding any (or every) word by
+BM25 in one query, one pass over the matches: each matched lexeme's inverse
+document frequency (from the vocabulary and the table's row count)
+times its saturated count in the row, normalized by the row's length (its
+distinct lexemes) over the whole table's average, as FTS5 normalizes. A
+row's lexemes are not unnested: each lexeme of the query is tested with
+`@@`, and its count read from the row's `repeats` (the lexemes it holds
+more than once; NULL for most rows), else 1, so scoring a match costs
+little more than finding it (unnesting and grouping every match was half a
+recall at 100,000 nodes). The parts are added in lexeme order, so two rows
+alike score exactly alike. `ts_rank_cd`,
 PostgreSQL's own ranking, has no inverse document frequency, and left
 LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
 filtered in the query itself, by the copy of both each row of the index
@@ -27,7 +30,6 @@ the nodes whose own row holds every word of a list, unranked.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from memory.graph.pieces import NODE_OF_ROW
@@ -62,10 +64,12 @@ def stems(conn: Any, terms: list[str]) -> dict[str, list[str]]:
     return {term: list(known[term] or ()) for term in terms}
 
 
-def documents(conn: Any, token: str, cap: int) -> int:
-    """How many rows of the index hold `token` (the vocabulary counts them all: `cap` is not needed)."""
-    row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
-    return row[0] if row else 0
+def documents(conn: Any, tokens: list[str], cap: int) -> dict[str, int]:
+    """How many rows of the index hold each of `tokens`, in one statement (the vocabulary counts them all: `cap`
+    is not needed)."""
+    found = dict.fromkeys(tokens, 0)
+    found.update(conn.execute("SELECT term, doc FROM memory_vocab WHERE term = ANY(CAST(? AS text[]))", [tokens]))
+    return found
 
 
 def matches(
@@ -85,29 +89,36 @@ def matches(
     if not query:
         return []
     lexemes = sorted({token for found in tokens.values() for token in found})
-    idf = _idf(conn, lexemes)
-    where, params = " WHERE f.tsv @@ CAST(? AS tsquery)", [query]
+    params: list[Any] = []
+
+    def mark(value: Any) -> str:
+        params.append(value)
+        return f"?{len(params)}"
+
+    where = f" WHERE f.tsv @@ CAST({mark(query)} AS tsquery)"
     if kinds:
-        where += f" AND f.kind IN ({','.join('?' * len(kinds))})"
-        params += kinds
+        where += f" AND f.kind IN ({','.join(mark(kind) for kind in kinds)})"
     if project is not ALL:
-        where += " AND f.project = ?"
-        params.append(project)
+        where += f" AND f.project = {mark(project)}"
     if newest:  # the newest rows holding the words, scored without ranking every match
-        where += " ORDER BY f.rowid DESC LIMIT ?"
-        params.append(limit * PIECES_WIDEN)
-    sql = (
-        f"WITH m AS (SELECT f.rowid AS r, f.tsv, length(f.tsv) AS len FROM memory_fts f{where}),"
-        " a AS (SELECT greatest(avg(len), 1) AS avgdl FROM m),"
-        " s AS (SELECT m.r AS rowid, sum((CAST(? AS float8[]))[array_position(CAST(? AS text[]), x.lexeme)]"
-        " * cardinality(x.positions) * ? / (cardinality(x.positions) + ? * (1 - ? + ? * m.len / a.avgdl))) AS score"
-        " FROM m CROSS JOIN a CROSS JOIN LATERAL unnest(ts_filter(setweight(m.tsv, 'A', CAST(? AS text[])), '{a}'))"
-        " AS x GROUP BY m.r)"
-        f" SELECT {NODE_OF_ROW}, f.score FROM s f ORDER BY "
-        + ("f.rowid DESC" if newest else "f.score DESC, f.rowid")
-        + " LIMIT ?"
+        where += f" ORDER BY f.rowid DESC LIMIT {mark(limit * PIECES_WIDEN)}"
+    # The average row's length (at least one) and each lexeme's IDF are read once, not once a row.
+    average = "(SELECT CASE WHEN n > 0 THEN greatest(1, CAST(len AS float8) / n) ELSE 1 END FROM memory_fts_count)"
+    rows = (
+        f"SELECT f.rowid, f.tsv, f.repeats, {mark(K1 * (1 - B))} + {mark(K1 * B)} / {average} * length(f.tsv) AS d"
+        f" FROM memory_fts f{where}"
     )
-    params += [[idf[lexeme] for lexeme in lexemes], lexemes, K1 + 1, K1, B, B, lexemes, limit * PIECES_WIDEN]
+    saturation = mark(K1 + 1)
+    # Every matched row holds every lexeme when the query asks for all its words, or has one word.
+    held = every or sum(1 for found in tokens.values() if found) == 1
+    score = " + ".join(
+        _term_score(None if held else mark(_lexeme(lexeme)), mark(lexeme), saturation) for lexeme in lexemes
+    )
+    order = "f.rowid DESC" if newest else "f.score DESC, f.rowid"
+    sql = (
+        f"SELECT {NODE_OF_ROW}, f.score FROM (SELECT f.rowid, {score} AS score FROM ({rows}) f) f"
+        f" ORDER BY {order} LIMIT {mark(limit * PIECES_WIDEN)}"
+    )
     best: dict[int, float] = {}
     for node_id, score in conn.execute(sql, params):
         if node_id is not None and node_id not in best:
@@ -130,15 +141,19 @@ def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: i
     return [(node_id, text) for node_id, text in rows]
 
 
-def _idf(conn: Any, lexemes: list[str]) -> dict[str, float]:
-    """BM25's inverse document frequency of each lexeme, as FTS5 computes it (never below a millionth)."""
-    sql = (
-        "SELECT c.n, v.term, v.doc FROM memory_fts_count c LEFT JOIN memory_vocab v ON v.term = ANY(CAST(? AS text[]))"
+def _term_score(query: str | None, lexeme: str, saturation: str) -> str:
+    """One lexeme's part of a row's BM25 score (0 when the row lacks it, which `query` tests; None: every matched
+    row holds it): its inverse document frequency as FTS5
+    computes it (from the vocabulary and the row count; never below a millionth) times its count saturated and
+    normalized by the row's length (`d`, which holds k1 and b); the count is 1 unless the row repeats it."""
+    docs = f"coalesce((SELECT doc FROM memory_vocab WHERE term = {lexeme}), 0)"
+    idf = (
+        f"(SELECT greatest(CAST(1e-6 AS float8), ln((CAST(n - {docs} AS float8) + 0.5) / (CAST({docs} AS float8)"
+        " + 0.5))) FROM memory_fts_count)"
     )
-    rows = conn.execute(sql, [lexemes]).fetchall()
-    total = rows[0][0]
-    found = dict.fromkeys(lexemes, 0) | {term: docs for _, term, docs in rows if term is not None}
-    return {lexeme: max(1e-6, math.log((total - docs + 0.5) / (docs + 0.5))) for lexeme, docs in found.items()}
+    count = f"CASE WHEN f.repeats IS NULL THEN 1 ELSE coalesce(CAST(f.repeats ->> {lexeme} AS float8), 1) END"
+    part = f"{idf} * {count} * {saturation} / ({count} + f.d)"
+    return part if query is None else f"CASE WHEN f.tsv @@ CAST({query} AS tsquery) THEN {part} ELSE 0 END"
 
 
 def _query(tokens: dict[str, list[str]], every: bool) -> str:

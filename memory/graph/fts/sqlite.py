@@ -56,10 +56,14 @@ def stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
     return {term: list(stems[term] or ()) for term in terms}
 
 
-def documents(conn: sqlite3.Connection, token: str, cap: int) -> int:
-    """How many rows of the index hold `token` (FTS5's vocabulary counts them all: `cap` is not needed)."""
-    row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
-    return row[0] if row else 0
+def documents(conn: sqlite3.Connection, tokens: list[str], cap: int) -> dict[str, int]:
+    """How many rows of the index hold each of `tokens` (FTS5's vocabulary counts them all: `cap` is not needed).
+    One lookup a token: the vocabulary table answers `term = ?` from its index, not `IN`."""
+    found = {}
+    for token in tokens:
+        row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
+        found[token] = row[0] if row else 0
+    return found
 
 
 def matches(

@@ -1,6 +1,6 @@
 """The PostgreSQL home: migrated once under its advisory lock, reads that cannot write, claims that pass each
-other by, use counts that do not wait on a write adding nodes, and one clear line for a database that cannot be
-reached."""
+other by, use counts that do not wait on a write adding nodes, two servers adding the same node or edge at once,
+and one clear line for a database that cannot be reached."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import anyio
+import anyio.from_thread
 import psycopg
 import pytest
 
@@ -155,3 +156,74 @@ async def test_a_use_is_counted_while_another_write_is_adding_nodes(postgres_url
     ids = [node for node, _ in added]
     assert all(created for _, created in added) and uses == 1
     assert ids == sorted(ids) and len({first, *ids}) == 51 and later > max(ids) > first
+
+
+@pytest.mark.parametrize("name", [None, "Ada Lovelace"], ids=["fact", "entity"])
+async def test_two_servers_adding_the_same_node_at_once_both_succeed_with_one_node(
+    postgres_url: str, name: str | None
+) -> None:
+    """The first server adds the node and holds its transaction open until the second server's insert of the same
+    key waits on it (having looked and found no twin); the first commits, and the second's write, run again, finds
+    the first one's node and merges with it, as it would have on SQLite after the first."""
+    from memory.graph.graph import Graph
+
+    text = name or "the deploy key is in the team vault"
+
+    async def second(store: PgStore) -> tuple[int, bool]:
+        [added] = await Graph(store).add_many([NewNode(text, name=name)])
+        return added
+
+    async with await PgStore.open(postgres_url) as one, await PgStore.open(postgres_url) as two:
+        first, again = await _at_once(
+            one, lambda conn: insert_nodes(conn, [NewNode(text, name=name)], project="default")[0], second(two)
+        )
+        sql = "SELECT id, uses FROM memory_nodes WHERE text = ? AND deleted IS NULL"
+        rows = await one.read(lambda conn: conn.execute(sql, [text]).fetchall())
+    node_id = first[0]
+    assert (first, again) == ((node_id, True), (node_id, False))
+    assert rows == [(node_id, 0 if name else 1)]  # a fact found again counts a use; an entity is the same entity
+
+
+async def test_two_servers_linking_the_same_nodes_at_once_both_succeed_with_one_edge(postgres_url: str) -> None:
+    from memory.graph.graph import Graph
+    from memory.graph.ops import upsert_edge
+
+    async with await PgStore.open(postgres_url) as one, await PgStore.open(postgres_url) as two:
+        [(a, _), (b, _)] = await Graph(one).add_many([NewNode("the pump"), NewNode("the boiler")])
+        first, again = await _at_once(one, lambda conn: upsert_edge(conn, a, b), Graph(two).link(a, b))
+        edges = await one.read(lambda conn: conn.execute("SELECT id FROM memory_edges").fetchall())
+    assert first[1] and not again[1] and again[0].id == first[0].id
+    assert edges == [(first[0].id,)]
+
+
+async def _at_once(store: PgStore, hold: Any, second: Any) -> tuple[Any, Any]:
+    """`hold(conn)` written on `store` with its transaction kept open until `second` (another server's write of the
+    same key) waits on it or is done; then both results."""
+    inserted, release = anyio.Event(), anyio.Event()
+    found: dict[str, Any] = {}
+
+    def held(conn: Any) -> Any:
+        result = hold(conn)
+        anyio.from_thread.run_sync(inserted.set)
+        anyio.from_thread.run(release.wait)
+        return result
+
+    async def first() -> None:
+        found["first"] = await store.write(held)
+
+    async def then() -> None:
+        found["second"] = await second
+
+    def waits_on_a_lock(conn: Any) -> bool:
+        sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        return conn.execute(sql).fetchone()[0] > 0
+
+    with anyio.fail_after(90):
+        async with anyio.create_task_group() as group:
+            group.start_soon(first)
+            await inserted.wait()
+            group.start_soon(then)
+            while "second" not in found and not await store.read(waits_on_a_lock):
+                pass
+            release.set()
+    return found["first"], found["second"]

@@ -29,6 +29,14 @@ async def test_remembering_the_same_fact_twice_returns_the_first_and_counts_a_us
     assert again.text == "Alice lives in Paris"
 
 
+async def test_a_use_counts_once_for_each_time_a_node_or_edge_is_given(graph: Graph) -> None:
+    [(a, _), (b, _), (c, _)] = await graph.add_many([NewNode("the boiler"), NewNode("the pump"), NewNode("the valve")])
+    edge, _ = await graph.link(a, b)
+    await graph.record_use([a, b, b], [edge.id, edge.id])
+    assert [(await graph.get(i)).uses for i in (a, b, c)] == [1, 2, 0]
+    assert [(e.id, e.uses) for e in await graph.edges(a)] == [(edge.id, 2)]
+
+
 def test_the_hash_ignores_case_width_and_spacing_but_not_kind() -> None:
     assert content_hash("semantic", "Ｃａｆé  au lait") == content_hash("semantic", "café au LAIT")
     assert content_hash("semantic", "x") != content_hash("episodic", "x")

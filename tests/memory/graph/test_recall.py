@@ -236,7 +236,7 @@ async def test_a_words_document_count_follows_remembering_and_forgetting(graph: 
     def zeppelins(conn: Any) -> int:
         index = text_index(conn)
         [token] = index.stems(conn, ["zeppelin"])["zeppelin"]
-        return index.documents(conn, token, 100)
+        return index.documents(conn, [token], 100)[token]
 
     assert await graph.store.read(lambda db: zeppelins(db.conn)) == 2
     await graph.forget(first.id)

@@ -17,7 +17,11 @@ a GIN index. So inserting a row is the same statement on both engines.
 `memory_names` is the same for the reference server's substring search,
 with a `pg_trgm` GIN index on each column for `LIKE '%…%'`. A node's
 project is in `memory_nodes`: a search joins it and filters by project in
-the query itself.
+the query itself. The later migrations add what a search reads beside the
+index, each kept by the vocabulary's statement triggers: how many rows hold
+each lexeme (`memory_vocab`), the rows and their total length
+(`memory_fts_count`), each row's node's project and kind, and each row's
+repeated lexemes (`repeats`).
 """
 
 from __future__ import annotations
@@ -190,4 +194,46 @@ def ids_come_from_the_sequence(conn: PgConnection) -> None:
     The nodes a home has were given their ids, which left the sequence behind: it moves past the largest."""
     conn.execute(
         "SELECT setval(pg_get_serial_sequence('memory_nodes', 'id'), coalesce(max(id), 0) + 1, false) FROM memory_nodes"
+    )
+
+
+@MIGRATIONS()
+def index_rows_keep_what_bm25_reads(conn: PgConnection) -> None:
+    """The total length of `memory_fts`'s rows (`memory_fts_count.len`, in lexemes) and each row's repeated lexemes
+    (`memory_fts.repeats`: JSON of the lexemes it holds more than once and their counts; NULL for most rows), kept by
+    the vocabulary's insert trigger in the pass over the new rows' lexemes it makes anyway.
+
+    BM25 normalizes a row's length by the average row's, as FTS5 does over
+    the whole table, and needs each matched lexeme's count in the row: a
+    search averaged the lengths of every row it matched and unnested every
+    matched row's `tsvector` to count positions, which cost more than finding
+    the rows. With these, each match is scored by an expression over its own
+    row. (A generated column computed the repeats once a row, and halved the
+    insert rate.)"""
+    conn.execute("ALTER TABLE memory_fts_count ADD COLUMN len BIGINT NOT NULL DEFAULT 0")
+    conn.execute("UPDATE memory_fts_count SET len = (SELECT coalesce(sum(length(tsv)), 0) FROM memory_fts)")
+    conn.execute("ALTER TABLE memory_fts ADD COLUMN repeats JSONB")
+    conn.execute(
+        "UPDATE memory_fts f SET repeats = r.counts FROM (SELECT f.rowid,"
+        " jsonb_object_agg(x.lexeme, cardinality(x.positions)) AS counts FROM memory_fts f, unnest(f.tsv) AS x"
+        " WHERE cardinality(x.positions) > 1 GROUP BY f.rowid) AS r WHERE f.rowid = r.rowid"
+    )
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION memory_vocab_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " WITH x AS MATERIALIZED (SELECT added.rowid, x.lexeme, cardinality(x.positions) AS n"
+        " FROM added, unnest(added.tsv) AS x),"
+        " v AS (INSERT INTO memory_vocab (term, doc) SELECT x.lexeme, count(*) FROM x"
+        " GROUP BY x.lexeme ORDER BY x.lexeme ON CONFLICT (term) DO UPDATE SET doc = memory_vocab.doc + excluded.doc)"
+        " UPDATE memory_fts f SET repeats = r.counts FROM (SELECT x.rowid, jsonb_object_agg(x.lexeme, x.n) AS counts"
+        " FROM x WHERE x.n > 1 GROUP BY x.rowid) AS r WHERE f.rowid = r.rowid;"
+        " UPDATE memory_fts_count SET (n, len) = (SELECT n + count(*), len + coalesce(sum(length(tsv)), 0) FROM added);"
+        " RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION memory_vocab_remove() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " UPDATE memory_vocab v SET doc = v.doc - gone.n FROM (SELECT x.lexeme, count(*) AS n"
+        " FROM removed, unnest(removed.tsv) AS x GROUP BY x.lexeme) AS gone WHERE v.term = gone.lexeme;"
+        " UPDATE memory_fts_count SET (n, len) ="
+        " (SELECT n - count(*), len - coalesce(sum(length(tsv)), 0) FROM removed);"
+        " RETURN NULL; END $$"
     )
