@@ -164,10 +164,11 @@ class Ranking:
         leads to the facts it holds even when only facts are wanted."""
         if not terms:
             return []
-        found = _candidates(conn, terms, kinds, n, self.budget, self.project)
+        selective = selective_terms(conn, terms, self.budget)  # read once for both searches
+        found = _candidates(conn, terms, selective, kinds, n, self.project)
         if kinds:
             seen = {node_id for node_id, _ in found}
-            others = _candidates(conn, terms, [], self.spread, self.budget, self.project)
+            others = _candidates(conn, terms, selective, [], self.spread, self.project)
             found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
         return found
 
@@ -232,14 +233,19 @@ class Ranking:
 
 
 def _candidates(
-    conn: sqlite3.Connection, terms: list[str], kinds: list[str], limit: int, budget: int, project: str | None
+    conn: sqlite3.Connection,
+    terms: list[str],
+    selective: tuple[list[str], bool],
+    kinds: list[str],
+    limit: int,
+    project: str | None,
 ) -> list[tuple[int, float]]:
-    """BM25 candidates for the query's selective terms.
+    """BM25 candidates for the query's selective terms (`selective_terms`: those kept, and whether they crowd).
 
     When even the rarest term is in more nodes than the budget, scoring them all
     would cost as much as the graph is large; then the newest nodes holding all
     the terms (or, failing enough of those, any selective term) are scored instead."""
-    kept, crowded = selective_terms(conn, terms, budget)
+    kept, crowded = selective
     matches = text_index(conn).matches
     if not crowded:
         return matches(conn, kept, kinds, limit, project)
