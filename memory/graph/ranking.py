@@ -228,7 +228,11 @@ class Ranking:
             fresh = {i: a for i, a in reached.items() if i not in spent}
             sources = dict(sorted(fresh.items(), key=lambda item: -item[1])[: self.spread])
         weight = self.weights.graph
-        graph = {i: min(1.0, weight * a, strongest[i]) for i, a in activation.items()}
+        graph: dict[int, float] = {}
+        for node_id, amount in activation.items():  # min(1.0, weight * amount, strongest), without a call per node
+            part = weight * amount
+            part = 1.0 if part > 1.0 else part
+            graph[node_id] = strongest[node_id] if strongest[node_id] < part else part
         return graph, {node_id: edge_id for node_id, (_, edge_id) in via.items()}
 
 
@@ -303,11 +307,14 @@ def _scored(
     frequency weighted 0) is 0.0 without computing it, and nodes stored in one batch share one recency."""
     now = time.time()
     recent: dict[float, float] = {}
+    voices: dict[str | None, float] = {}  # the voice of each speaker, for the nodes reached along edges
     keyed: list[tuple[tuple[float, float, int], Scored]] = []
     for node_id, (_, kind, uses, last_used, updated, speaker, _) in rows.items():
         if kinds and kind not in kinds:
             continue
-        mine = voice.get(node_id) or _voice(speaker, w)
+        mine = voice.get(node_id) or voices.get(speaker)
+        if mine is None:
+            mine = voices[speaker] = _voice(speaker, w)
         lex = lexical.get(node_id, 0.0)
         vec = vectors.get(node_id, 0.0)
         lex_part = round(mine * w.lexical * lex, 4) if lex else 0.0
