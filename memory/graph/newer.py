@@ -73,7 +73,8 @@ def newer_first(
         return scored
     found = nodes([node_id for _, node_id, _ in head])
     held = {node_id: _held(found[node_id].text, terms) for _, node_id, _ in head if node_id in found}
-    own = {node_id for node_id in held if _speaker(found[node_id]) not in voices}
+    speaker = {node_id: _speaker(found[node_id]) for node_id in held}
+    own = {node_id for node_id, said_by in speaker.items() if said_by not in voices}
     # A node's numbers and words are read only when a pair gets that far: long turns make them the dear part.
     read_values: dict[int, frozenset[str]] = {}
     read_words: dict[int, frozenset[str]] = {}
@@ -92,17 +93,21 @@ def newer_first(
     moved: list[Scored] = []
     while order:
         first = order.pop(0)
+        mine = first[1]
+        # A match restates nothing unless the person said it and it holds enough of the query.
+        if mine not in own or len(held[mine]) < _MIN_SHARED:
+            moved.append(first)
+            continue
         later = [
             item
             for item in order[:REACH]
-            if first[1] in own
-            and item[1] in own
-            and _speaker(found[item[1]]) == _speaker(found[first[1]])
+            if item[1] in own
+            and speaker[item[1]] == speaker[mine]
             and _match(item) >= CLOSE * _match(first)
-            and _restates(held[first[1]], held[item[1]])
-            and _changed(values(first[1]), values(item[1]))
-            and _alike(words(first[1]), words(item[1]))
-            and _when(found[item[1]]) > _when(found[first[1]])
+            and _restates(held[mine], held[item[1]])
+            and _changed(values(mine), values(item[1]))
+            and _alike(words(mine), words(item[1]))
+            and _when(found[item[1]]) > _when(found[mine])
         ]
         if later:
             newest = max(later, key=lambda item: _when(found[item[1]]))

@@ -34,6 +34,8 @@ __all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 DOC_BUDGET = 5_000
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "model", "bot", "chatgpt", "claude"})
+# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes).
+ScoringRow = tuple[int, str, int, float | None, float, str | None, int]
 
 
 @dataclass(frozen=True)
@@ -129,33 +131,19 @@ class Ranking:
         found = self._lexical_candidates(conn, terms, kinds, n)
         lexical, vectors = self._direct(found, nearest)
         # The direct part of each candidate, in the voice of its speaker, is what spreads and what caps the graph.
-        rows = {row[0]: row for row in _scoring_rows(conn, list({*lexical, *vectors}), self.project)}
-        voice = {i: _voice(row[5], w) for i, row in rows.items()}
-        base = {i: voice[i] * (w.lexical * lexical.get(i, 0.0) + w.vector * vectors.get(i, 0.0)) for i in rows}
+        rows = _scoring_rows(conn, list({*lexical, *vectors}), self.project)
+        voice: dict[int, float] = {}
+        base: dict[int, float] = {}
+        for node_id, row in rows.items():
+            voice[node_id] = mine = _voice(row[5], w)
+            base[node_id] = mine * (w.lexical * lexical.get(node_id, 0.0) + w.vector * vectors.get(node_id, 0.0))
         graph, via = self._spread(conn, base, hops)
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
-        rows.update((row[0], row) for row in _scoring_rows(conn, reached, self.project))
-        now = time.time()
+        rows.update(_scoring_rows(conn, reached, self.project))
         wanted = [i for i, row in rows.items() if i in base and (not kinds or row[1] in kinds)]
         ceiling = w.context * max((base[i] for i in wanted), default=0.0)
-        scored: list[Scored] = []
-        for node_id, kind, uses, last_used, updated, speaker in rows.values():
-            if kinds and kind not in kinds:
-                continue
-            mine = voice.get(node_id) or _voice(speaker, w)
-            match = min(1.0, mine * max(lexical.get(node_id, 0.0), vectors.get(node_id, 0.0)))
-            room = 1.0 if base.get(node_id, 0.0) >= ceiling else ceiling - base.get(node_id, 0.0)
-            parts = {
-                "lexical": mine * w.lexical * lexical.get(node_id, 0.0),
-                "vector": mine * w.vector * vectors.get(node_id, 0.0),
-                "graph": min(mine * graph.get(node_id, 0.0) * (1.0 - match), room),
-                "recency": w.recency * _recency(max(last_used or 0.0, updated), now, w.half_life_days),
-                "frequency": w.frequency * (1.0 - 1.0 / (1.0 + math.log1p(uses))),
-            }
-            parts = {name: round(value, 4) for name, value in parts.items()}
-            scored.append((round(sum(parts.values()), 4), node_id, parts))
-        scored.sort(key=lambda item: (-item[0], -item[2]["lexical"] - item[2]["vector"], item[1]))
-        if scored and not _has_helped(conn, scored[0][1]):
+        scored = _scored(rows, lexical, vectors, graph, base, voice, ceiling, kinds, w)
+        if scored and not rows[scored[0][1]][6]:  # the first has never helped a run succeed
             scored = _best_match_first(scored, base)
         read: dict[int, Node] = {}  # the nodes newer_first read, which are most of the top k: read once
         asked: set[int] = set()
@@ -176,10 +164,11 @@ class Ranking:
         leads to the facts it holds even when only facts are wanted."""
         if not terms:
             return []
-        found = _candidates(conn, terms, kinds, n, self.budget, self.project)
+        selective = selective_terms(conn, terms, self.budget)  # read once for both searches
+        found = _candidates(conn, terms, selective, kinds, n, self.project)
         if kinds:
             seen = {node_id for node_id, _ in found}
-            others = _candidates(conn, terms, [], self.spread, self.budget, self.project)
+            others = _candidates(conn, terms, selective, [], self.spread, self.project)
             found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
         return found
 
@@ -213,7 +202,7 @@ class Ranking:
         via: dict[int, tuple[float, int]] = {}
         sources = dict(sorted(base.items(), key=lambda item: -item[1])[: self.spread])
         spent: set[int] = set()
-        decay = self.weights.decay
+        decay, corroboration = self.weights.decay, self.weights.corroboration
         for _ in range(max(0, min(hops, 2))):
             if not sources:
                 break
@@ -224,13 +213,14 @@ class Ranking:
                 if one == other or edge_id in seen:
                     continue
                 seen.add(edge_id)
-                both = self.weights.corroboration if one in sources and other in sources else 1.0
+                both = corroboration if one in sources and other in sources else 1.0
                 for src, dst in ((one, other), (other, one)):
                     if src not in sources or (dst in spent and dst not in sources):
                         continue
-                    amount = sources[src] * weight * decay * both
+                    strength = sources[src]
+                    amount = strength * weight * decay * both
                     reached[dst] = reached.get(dst, 0.0) + amount
-                    strongest[dst] = max(strongest.get(dst, 0.0), sources[src])
+                    strongest[dst] = max(strongest.get(dst, 0.0), strength)
                     if amount > via.get(dst, (0.0, 0))[0]:
                         via[dst] = (amount, edge_id)
             for node_id, amount in reached.items():
@@ -238,19 +228,28 @@ class Ranking:
             fresh = {i: a for i, a in reached.items() if i not in spent}
             sources = dict(sorted(fresh.items(), key=lambda item: -item[1])[: self.spread])
         weight = self.weights.graph
-        graph = {i: min(1.0, weight * a, strongest[i]) for i, a in activation.items()}
+        graph: dict[int, float] = {}
+        for node_id, amount in activation.items():  # min(1.0, weight * amount, strongest), without a call per node
+            part = weight * amount
+            part = 1.0 if part > 1.0 else part
+            graph[node_id] = strongest[node_id] if strongest[node_id] < part else part
         return graph, {node_id: edge_id for node_id, (_, edge_id) in via.items()}
 
 
 def _candidates(
-    conn: sqlite3.Connection, terms: list[str], kinds: list[str], limit: int, budget: int, project: str | None
+    conn: sqlite3.Connection,
+    terms: list[str],
+    selective: tuple[list[str], bool],
+    kinds: list[str],
+    limit: int,
+    project: str | None,
 ) -> list[tuple[int, float]]:
-    """BM25 candidates for the query's selective terms.
+    """BM25 candidates for the query's selective terms (`selective_terms`: those kept, and whether they crowd).
 
     When even the rarest term is in more nodes than the budget, scoring them all
     would cost as much as the graph is large; then the newest nodes holding all
     the terms (or, failing enough of those, any selective term) are scored instead."""
-    kept, crowded = selective_terms(conn, terms, budget)
+    kept, crowded = selective
     matches = text_index(conn).matches
     if not crowded:
         return matches(conn, kept, kinds, limit, project)
@@ -281,12 +280,6 @@ def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scor
     return [(round(best[0] + lead, 4), best[1], {**best[2], "lead": lead}), *(i for i in scored if i is not best)]
 
 
-def _has_helped(conn: sqlite3.Connection, node_id: int) -> bool:
-    """Whether a node has helped a run succeed (refinement counts it, memory/evolution/refine.py)."""
-    row = conn.execute("SELECT successes FROM memory_nodes WHERE id = ?", [node_id]).fetchone()
-    return bool(row and row[0])
-
-
 def _voice(speaker: object, w: Weights) -> float:
     return w.elaboration if str(speaker or "").casefold() in ASSISTANT_SPEAKERS else 1.0
 
@@ -296,25 +289,73 @@ def _normalised(scores: list[tuple[int, float]]) -> dict[int, float]:
     return {i: (s / top if top > 0 else 0.0) for i, s in scores}
 
 
-def _recency(last: float, now: float, half_life_days: float) -> float:
-    age_days = max(0.0, now - last) / 86_400
-    return 0.5 ** (age_days / half_life_days)
+def _scored(
+    rows: dict[int, ScoringRow],
+    lexical: dict[int, float],
+    vectors: dict[int, float],
+    graph: dict[int, float],
+    base: dict[int, float],
+    voice: dict[int, float],
+    ceiling: float,
+    kinds: list[str],
+    w: Weights,
+) -> list[Scored]:
+    """Each node of the wanted kinds among `rows`, scored by its weighted parts (each rounded to four places, the
+    score their sum rounded), best first; among equal scores the better direct match, then the older id.
+
+    One pass over the rows: a part that is zero for a node (no lexical or vector match, nothing reached it,
+    frequency weighted 0) is 0.0 without computing it, and nodes stored in one batch share one recency."""
+    now = time.time()
+    recent: dict[float, float] = {}
+    voices: dict[str | None, float] = {}  # the voice of each speaker, for the nodes reached along edges
+    keyed: list[tuple[tuple[float, float, int], Scored]] = []
+    for node_id, (_, kind, uses, last_used, updated, speaker, _) in rows.items():
+        if kinds and kind not in kinds:
+            continue
+        mine = voice.get(node_id) or voices.get(speaker)
+        if mine is None:
+            mine = voices[speaker] = _voice(speaker, w)
+        lex = lexical.get(node_id, 0.0)
+        vec = vectors.get(node_id, 0.0)
+        lex_part = round(mine * w.lexical * lex, 4) if lex else 0.0
+        vec_part = round(mine * w.vector * vec, 4) if vec else 0.0
+        graph_part = 0.0
+        if node_id in graph:
+            match = min(1.0, mine * max(lex, vec))
+            own = base.get(node_id, 0.0)
+            room = 1.0 if own >= ceiling else ceiling - own
+            graph_part = round(min(mine * graph[node_id] * (1.0 - match), room), 4)
+        last = max(last_used or 0.0, updated)
+        if (recency := recent.get(last)) is None:
+            recency = recent[last] = round(w.recency * 0.5 ** (max(0.0, now - last) / 86_400 / w.half_life_days), 4)
+        frequency = round(w.frequency * (1.0 - 1.0 / (1.0 + math.log1p(uses))), 4) if w.frequency else 0.0
+        parts = {
+            "lexical": lex_part,
+            "vector": vec_part,
+            "graph": graph_part,
+            "recency": recency,
+            "frequency": frequency,
+        }
+        score = round(lex_part + vec_part + graph_part + recency + frequency, 4)
+        keyed.append(((-score, -lex_part - vec_part, node_id), (score, node_id, parts)))
+    keyed.sort(key=lambda pair: pair[0])
+    return [item for _, item in keyed]
 
 
-def _scoring_rows(
-    conn: sqlite3.Connection, ids: list[int], project: str | None
-) -> list[tuple[int, str, int, float | None, float, str | None]]:
-    """Only what ranking needs, for the live nodes of `project` among `ids`: (id, kind, uses, last_used, updated,
-    speaker).
+def _scoring_rows(conn: sqlite3.Connection, ids: list[int], project: str | None) -> dict[int, ScoringRow]:
+    """Only what ranking needs, by id, for the live nodes of `project` among `ids`: (id, kind, uses, last_used,
+    updated, speaker, successes).
 
     The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
     project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
-    rows: list[tuple[int, str, int, float | None, float, str | None]] = []
+    rows: dict[int, ScoringRow] = {}
     speaker = dialect_of(conn).json_text("meta", "speaker")
     for chunk, marks in in_chunks(ids):
         sql = (
-            f"SELECT id, kind, uses, last_used, updated, {speaker}, project FROM memory_nodes"
+            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, project FROM memory_nodes"
             f" WHERE id IN ({marks}) AND deleted IS NULL"
         )
-        rows.extend(row[:6] for row in conn.execute(sql, chunk) if project is ALL or row[6] == project)
+        for row in conn.execute(sql, chunk):
+            if project is ALL or row[7] == project:
+                rows[row[0]] = row[:7]
     return rows
