@@ -50,7 +50,6 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory.engines.base import Engine
@@ -61,6 +60,7 @@ from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
+from servers.thin import ThinHttp
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -150,8 +150,10 @@ def http_app(
     answered on its own, so any of several servers over one home answers any request."""
     check_project(project)
 
-    def make(chosen: str, read_only: bool) -> Starlette:
-        return server_for(chosen, read_only).streamable_http_app(
+    def make(chosen: str, read_only: bool) -> ThinHttp:
+        server = server_for(chosen, read_only)
+        lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
+        app = server.streamable_http_app(
             host=host,
             transport_security=security_for(host),
             max_request_body_size=max_body,
@@ -159,6 +161,7 @@ def http_app(
             session_idle_timeout=session_idle,
             stateless_http=stateless,
         )
+        return ThinHttp(app, lowlevel, max_body)
 
     # Off loopback a request always needs a token: the server's own, or one of the home's.
     open_without_token = token is None and is_loopback(host)

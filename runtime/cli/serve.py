@@ -201,17 +201,13 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
     """In a worker thread: import the SDK and the runtime, and say how to serve the handed-over connection."""
     for name in LOADED:
         importlib.import_module(name)
-    from mcp.server.stdio import stdio_server
-
-    from servers.stdio import Answering
+    from servers.stdio import serve_lines
 
     db = _home(args.db)
 
     async def serve(lines: Lines, wire: Wire) -> None:
         async def on_stdio(store: Any, server_for: Any) -> None:
-            app = server_for(project_of(args), False)
-            async with stdio_server(stdin=lines, stdout=wire) as (read, write):  # type: ignore[arg-type]
-                await app.run(Answering(read, write), write, app.create_initialization_options())
+            await serve_lines(server_for(project_of(args), False), lines, wire)
 
         await _serve_full(args, db, tools, on_stdio)
 
