@@ -40,7 +40,7 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from servers.pipes import TextLines, TextWriter, claim_stdio
-from servers.thin import TextOut, ThinLines
+from servers.thin import HOT_TOOLS, TextOut, ThinLines
 
 __all__ = ["Answering", "error_reply", "serve_lines", "serve_stdio"]
 
@@ -120,11 +120,14 @@ class Answering:
         await self.aclose()
 
 
-async def serve_lines(server: Server[Any] | MCPServer, lines: AsyncIterable[str], out: TextOut) -> None:
-    """Serve `server` on `lines` (the client's, in order), writing the answers to `out`, until the lines end."""
+async def serve_lines(
+    server: Server[Any] | MCPServer, lines: AsyncIterable[str], out: TextOut, *, hot: frozenset[str] = HOT_TOOLS
+) -> None:
+    """Serve `server` on `lines` (the client's, in order), writing the answers to `out`, until the lines end; the
+    calls of the tools in `hot` on the thin path (servers/thin.py)."""
     lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
     async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as calls:
-        thin = ThinLines(lowlevel, state, lines, out)
+        thin = ThinLines(lowlevel, state, lines, out, hot)
         async with stdio_server(stdin=thin.lines(calls), stdout=thin.writer) as (read, write):  # type: ignore[arg-type]
             await serve_dual_era_loop(
                 lowlevel,
@@ -135,7 +138,7 @@ async def serve_lines(server: Server[Any] | MCPServer, lines: AsyncIterable[str]
             )
 
 
-async def serve_stdio(server: Server[Any] | MCPServer) -> None:
+async def serve_stdio(server: Server[Any] | MCPServer, *, hot: frozenset[str] = HOT_TOOLS) -> None:
     """Serve `server` on this process's stdin and stdout until the client closes stdin."""
     with claim_stdio() as (source, sink):
-        await serve_lines(server, TextLines(source), TextWriter(sink))
+        await serve_lines(server, TextLines(source), TextWriter(sink), hot=hot)

@@ -38,6 +38,9 @@ the SDK, untouched and in order:
   when the handler completes within its 15 s window without a
   notification, which a hot tool never sends).
 
+`loci serve` takes the thin path unless `LOCI_SERVE_THIN=0` (the SDK's path
+for every request: the ablation the benchmark and the tests compare with).
+
 A client's `notifications/cancelled` naming a call on the thin path cancels
 it, and, as the SDK does, the call is then never answered. When the client
 closes its input, the calls under way finish and are answered.
@@ -76,15 +79,15 @@ _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_KEYS = frozenset({"name", "arguments", "_meta"})
 
 
-def hot_call(message: object) -> bool:
-    """Whether `message` (a parsed JSON-RPC line or body) is a plain modern `tools/call` of a hot tool."""
+def hot_call(message: object, hot: frozenset[str] = HOT_TOOLS) -> bool:
+    """Whether `message` (a parsed JSON-RPC line or body) is a plain modern `tools/call` of a tool in `hot`."""
     if not isinstance(message, dict) or message.keys() - _REQUEST_KEYS or message.get("jsonrpc") != "2.0":
         return False
     ident = message.get("id")
     if isinstance(ident, bool) or not isinstance(ident, int | str) or message.get("method") != "tools/call":
         return False
     params = message.get("params")
-    if not isinstance(params, dict) or params.keys() - _CALL_KEYS or params.get("name") not in HOT_TOOLS:
+    if not isinstance(params, dict) or params.keys() - _CALL_KEYS or params.get("name") not in hot:
         return False
     meta = params.get("_meta")
     return isinstance(meta, dict) and _has_modern_envelope(params) and "progressToken" not in meta
@@ -123,8 +126,16 @@ class ThinLines:
     written here and one written by the SDK never interleave. The SDK reads `lines(group)`; the hot calls run as tasks
     of `group`, which the caller leaves only when they are answered."""
 
-    def __init__(self, server: Server[Any], lifespan_state: Any, source: AsyncIterable[str], out: TextOut) -> None:
+    def __init__(
+        self,
+        server: Server[Any],
+        lifespan_state: Any,
+        source: AsyncIterable[str],
+        out: TextOut,
+        hot: frozenset[str] = HOT_TOOLS,
+    ) -> None:
         self.server = server
+        self.hot = hot
         self.state = lifespan_state
         self.source = source
         self.writer = _OneAtATime(out)
@@ -134,7 +145,7 @@ class ThinLines:
     async def lines(self, group: anyio.abc.TaskGroup) -> AsyncIterator[str]:
         """The lines for the SDK, in order; the hot calls among them answered in tasks of `group`."""
         async for line in self.source:
-            if self.modern is False or ('"tools/call"' not in line and self.modern is not None):
+            if not self.hot or self.modern is False or ('"tools/call"' not in line and self.modern is not None):
                 if '"notifications/cancelled"' in line and self.calls:
                     self._cancel(line)
                 yield line
@@ -145,7 +156,7 @@ class ThinLines:
                 continue
             if self.modern is None:
                 self.modern = _request(message)
-            if self.modern and hot_call(message):
+            if self.modern and hot_call(message, self.hot):
                 scope = anyio.CancelScope()
                 self.calls[message["id"]] = scope
                 group.start_soon(self._answer, message, scope)
@@ -223,24 +234,26 @@ class ThinHttp:
     entry in its JSON mode, directly; every other request goes to `app` with its body as it came.
 
     `server` is the low-level server whose `streamable_http_app` `app` is (its session manager holds the lifespan's
-    state once `app` has started); `max_body` is that app's body limit, which a body read here obeys too."""
+    state once `app` has started); `max_body` is that app's body limit, which a body read here obeys too; `hot` the
+    tools whose calls take this path (none: every request goes to `app`)."""
 
-    def __init__(self, app: Starlette, server: Server[Any], max_body: int) -> None:
+    def __init__(self, app: Starlette, server: Server[Any], max_body: int, hot: frozenset[str] = HOT_TOOLS) -> None:
         self.app = app
         self.server = server
         self.max_body = max_body
+        self.hot = hot
 
     def lifespan(self) -> AbstractAsyncContextManager[Any]:
         """The wrapped app's lifespan (its session manager runs inside it)."""
         return self.app.router.lifespan_context(self.app)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or not _modern_header(scope):
+        if not self.hot or scope["type"] != "http" or scope["method"] != "POST" or not _modern_header(scope):
             await self.app(scope, receive, send)
             return
         body, more, messages = await _read_body(receive, self.max_body)
         replay = _Replay(messages, receive)
-        if more or not _is_hot(body):
+        if more or not (b'"tools/call"' in body and hot_call(_parsed(body), self.hot)):
             await self.app(scope, replay, send)
             return
         manager = self.server.session_manager
@@ -253,10 +266,6 @@ def _modern_header(scope: Scope) -> bool:
         if name == b"mcp-protocol-version":
             return value.decode("latin-1") in MODERN_PROTOCOL_VERSIONS
     return False
-
-
-def _is_hot(body: bytes) -> bool:
-    return b'"tools/call"' in body and hot_call(_parsed(body))
 
 
 async def _read_body(receive: Receive, limit: int) -> tuple[bytes, bool, list[Mapping[str, Any]]]:

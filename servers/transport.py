@@ -60,7 +60,7 @@ from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
-from servers.thin import ThinHttp
+from servers.thin import HOT_TOOLS, ThinHttp
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -142,12 +142,14 @@ def http_app(
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
     stateless: bool = False,
+    hot: frozenset[str] = HOT_TOOLS,
 ) -> ASGIApp:
     """The ASGI app `serve_http` runs: each request's principal (servers/principals.py) served by the MCP app of
-    its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
-    holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
-    flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request is
-    answered on its own, so any of several servers over one home answers any request."""
+        its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
+        holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
+        flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request is
+        answered on its own, so any of several servers over one home answers any request. The calls of the tools in `hot`
+    take the thin path (servers/thin.py)."""
     check_project(project)
 
     def make(chosen: str, read_only: bool) -> ThinHttp:
@@ -161,7 +163,7 @@ def http_app(
             session_idle_timeout=session_idle,
             stateless_http=stateless,
         )
-        return ThinHttp(app, lowlevel, max_body)
+        return ThinHttp(app, lowlevel, max_body, hot)
 
     # Off loopback a request always needs a token: the server's own, or one of the home's.
     open_without_token = token is None and is_loopback(host)
@@ -185,6 +187,7 @@ async def serve_http(
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
     stateless: bool = False,
+    hot: frozenset[str] = HOT_TOOLS,
 ) -> None:
     import uvicorn
 
@@ -199,6 +202,7 @@ async def serve_http(
         max_sessions=max_sessions,
         session_idle=session_idle,
         stateless=stateless,
+        hot=hot,
     )
     # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"
