@@ -70,7 +70,7 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
-__all__ = ["HOT_TOOLS", "ThinHttp", "ThinLines", "hot_call"]
+__all__ = ["HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call"]
 
 log = logging.getLogger("loci.server")
 

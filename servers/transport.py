@@ -145,11 +145,11 @@ def http_app(
     hot: frozenset[str] = HOT_TOOLS,
 ) -> ASGIApp:
     """The ASGI app `serve_http` runs: each request's principal (servers/principals.py) served by the MCP app of
-        its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
-        holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
-        flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request is
-        answered on its own, so any of several servers over one home answers any request. The calls of the tools in `hot`
-    take the thin path (servers/thin.py)."""
+    its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
+    holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
+    flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request
+    is answered on its own, so any of several servers over one home answers any request. The calls of the tools in
+    `hot` take the thin path (servers/thin.py)."""
     check_project(project)
 
     def make(chosen: str, read_only: bool) -> ThinHttp:

@@ -68,7 +68,7 @@ HANDSHAKE = [
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
     },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_recall", "arguments": {"query": "x"}}},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_recall", "arguments": {}}},
     _call(3, "memory_recall", {"query": "lantern"}),  # an envelope on a handshake connection: refused by the SDK
 ]
 
