@@ -9,7 +9,7 @@ answer goes through another stream to a writer task that serialises it. Over
 HTTP the request passes the Starlette stack (router, two exception layers,
 the body limit) and runs in a task group of two tasks (the handler and a
 watcher for a disconnect). For the calls a client makes most (`HOT_TOOLS`:
-recall, remember, search, and the compatible server's search and create)
+recall, remember, search, and the compatible server's search, open and writes)
 this module does the same work in line: it reads the request once, and hands
 it to the SDK's own single-request driver (`serve_one`: the same surface
 validation of the request, the same lookup, the tool's arguments checked
@@ -74,7 +74,18 @@ __all__ = ["HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call"]
 
 log = logging.getLogger("loci.server")
 
-HOT_TOOLS = frozenset({"memory_recall", "memory_remember", "context_search", "search_nodes", "create_entities"})
+HOT_TOOLS = frozenset(
+    {
+        "memory_recall",
+        "memory_remember",
+        "context_search",
+        "search_nodes",
+        "open_nodes",
+        "create_entities",
+        "create_relations",
+        "add_observations",
+    }
+)
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_KEYS = frozenset({"name", "arguments", "_meta"})
 

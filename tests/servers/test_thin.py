@@ -55,10 +55,15 @@ CALLS = [
 ]
 COMPAT_CALLS = [
     _call(1, "create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": FACTS[:2]}]}),
-    _call(2, "search_nodes", {"query": "Ada"}),
-    _call(3, "search_nodes", {"query": "lantern"}),
-    _call(4, "create_entities", {"entities": "Ada"}),
-    _call(5, "search_nodes", {}),
+    _call(2, "create_entities", {"entities": [{"name": "Shed", "entityType": "place", "observations": FACTS[2:]}]}),
+    _call(3, "create_relations", {"relations": [{"from": "Ada", "to": "Shed", "relationType": "keeps oil in"}]}),
+    _call(4, "add_observations", {"observations": [{"entityName": "Ada", "contents": ["Ada lights it at dusk"]}]}),
+    _call(5, "search_nodes", {"query": "Ada"}),
+    _call(6, "search_nodes", {"query": "lantern"}),
+    _call(7, "open_nodes", {"names": ["Ada", "Shed", "Nobody"]}),
+    _call(8, "create_entities", {"entities": "Ada"}),
+    _call(9, "add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]}),
+    _call(10, "search_nodes", {}),
 ]
 HANDSHAKE = [
     {
@@ -131,7 +136,7 @@ def test_hot_calls_over_stdio_get_the_sdk_paths_bytes(tmp_path: Path) -> None:
 def test_the_compatible_servers_hot_calls_over_stdio_get_the_sdk_paths_bytes(tmp_path: Path) -> None:
     thin, sdk = _both(tmp_path, lambda db, on: _over_stdio(db, on, COMPAT_CALLS, "memory", "--compat"))
     assert thin == sdk
-    assert "Ada" in json.loads(thin[1])["result"]["content"][0]["text"]
+    assert "Ada lights it at dusk" in json.loads(thin[4])["result"]["content"][0]["text"]
 
 
 def test_a_handshake_connection_keeps_the_sdk_path(tmp_path: Path) -> None:
@@ -171,13 +176,27 @@ def test_hot_calls_over_http_get_the_sdk_paths_bytes(tmp_path: Path) -> None:
 
 
 def test_only_plain_modern_calls_of_hot_tools_take_the_thin_path() -> None:
-    assert {"memory_recall", "memory_remember", "context_search", "search_nodes", "create_entities"} == HOT_TOOLS
     assert hot_call(CALLS[0]) and hot_call(CALLS[1])
     progress = _call(1, "memory_recall", {"query": "x"}, {**MODERN, "progressToken": 7})
     extra = {**CALLS[0], "params": {**CALLS[0]["params"], "task": {}}}
     legacy = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_recall", "arguments": {}}}
     for message in (CALLS[10], progress, extra, legacy, {**CALLS[0], "id": True}, {**CALLS[0], "id": 1.5}):
         assert not hot_call(message)
+
+
+async def test_no_hot_tool_takes_a_context_so_none_sends_a_notification(store: Store) -> None:
+    from servers.app import build_app
+    from servers.memory_compat import build_compat_server
+
+    app = build_app(store, ["context", "memory"])
+    async with app.lifespan(app) as state:
+        servers = [*state.sets.values(), build_compat_server(store)]
+        hot = [tool for server in servers for tool in await server.list_tools() if tool.name in HOT_TOOLS]
+        assert {tool.name for tool in hot} == HOT_TOOLS
+        for server in servers:
+            for tool in await server.list_tools():
+                if tool.name in HOT_TOOLS:
+                    assert server._tool_manager.get_tool(tool.name).context_kwarg is None  # noqa: SLF001
 
 
 async def test_the_sdk_never_reads_a_call_the_thin_path_answers(store: Store) -> None:
