@@ -116,12 +116,19 @@ def _refuse(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 
 
-def _request(message: object) -> bool | None:
-    """For the first request of a stdio connection: whether it opens the modern era (None: not a request)."""
-    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+def _opens_modern(message: object) -> bool | None:
+    """For a line read before a stdio connection's era is decided: whether it is a request that opens the modern
+    era (False: a request that opens the handshake era, or a line that might be one that this module cannot read
+    as the SDK does), or None when it cannot be a request (the era stays undecided)."""
+    if message is None:
+        return False
+    if not isinstance(message, dict) or "id" not in message:
         return None
-    method, params = message.get("method"), message.get("params")
-    return method != "initialize" and isinstance(params, dict) and _has_modern_envelope(params)
+    ident, method, params = message.get("id"), message.get("method"), message.get("params", {})
+    plain = message.get("jsonrpc") == "2.0" and isinstance(method, str) and isinstance(params, dict)
+    if not plain or isinstance(ident, bool) or not isinstance(ident, int | str):
+        return False
+    return method != "initialize" and _has_modern_envelope(params)
 
 
 class TextOut(Protocol):
@@ -156,20 +163,17 @@ class ThinLines:
     async def lines(self, group: anyio.abc.TaskGroup) -> AsyncIterator[str]:
         """The lines for the SDK, in order; the hot calls among them answered in tasks of `group`."""
         async for line in self.source:
-            if not self.hot or self.modern is False or ('"tools/call"' not in line and self.modern is not None):
-                if '"notifications/cancelled"' in line and self.calls:
-                    self._cancel(line)
+            if self.calls and '"notifications/cancelled"' in line:
+                self._cancel(line)
+            if not self.hot or self.modern is False or (self.modern and '"tools/call"' not in line):
                 yield line
                 continue
             message = _parsed(line)
-            if message is None:
-                yield line
-                continue
             if self.modern is None:
-                self.modern = _request(message)
+                self.modern = _opens_modern(message)
             if self.modern and hot_call(message, self.hot):
                 scope = anyio.CancelScope()
-                self.calls[message["id"]] = scope
+                self.calls[message["id"]] = scope  # type: ignore[index]
                 group.start_soon(self._answer, message, scope)
                 continue
             yield line

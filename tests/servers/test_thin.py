@@ -199,30 +199,45 @@ async def test_no_hot_tool_takes_a_context_so_none_sends_a_notification(store: S
                     assert server._tool_manager.get_tool(tool.name).context_kwarg is None  # noqa: SLF001
 
 
-async def test_the_sdk_never_reads_a_call_the_thin_path_answers(store: Store) -> None:
+class _Out:
+    def __init__(self) -> None:
+        self.text = ""
+
+    async def write(self, text: str) -> None:
+        self.text += text
+
+    async def flush(self) -> None:
+        return None
+
+
+async def _through(store: Store, lines: list[str]) -> tuple[list[str], str]:
+    """What the SDK would read of `lines` after the thin path, and what the thin path wrote."""
     from servers.app import build_app
 
     server = build_app(store, ["memory"])
-    lines = [json.dumps(message) for message in CALLS[:2] + CALLS[10:]]
 
     async def source() -> Any:
         for line in lines:
             yield line
 
-    class Out:
-        def __init__(self) -> None:
-            self.text = ""
-
-        async def write(self, text: str) -> None:
-            self.text += text
-
-        async def flush(self) -> None:
-            return None
-
-    out = Out()
+    out = _Out()
     with anyio.fail_after(30):
         async with server.lifespan(server) as state, anyio.create_task_group() as group:
             thin = ThinLines(server, state, source(), out)
             passed = [line async for line in thin.lines(group)]
+    return passed, out.text
+
+
+async def test_the_sdk_never_reads_a_call_the_thin_path_answers(store: Store) -> None:
+    lines = [json.dumps(message) for message in CALLS[:2] + CALLS[10:]]
+    passed, written = await _through(store, lines)
     assert passed == lines[2:]
-    assert {json.loads(line)["id"] for line in out.text.splitlines()} == {1, "two"}
+    assert {json.loads(line)["id"] for line in written.splitlines()} == {1, "two"}
+
+
+async def test_a_connection_opened_by_a_line_read_otherwise_keeps_the_sdk_path(store: Store) -> None:
+    # Python's parser reads NaN, the SDK's does not: the era such a line opens is the SDK's to say.
+    opening = json.dumps(CALLS[0]).replace('"k": 3', '"k": NaN')
+    for first in (opening, json.dumps(HANDSHAKE[0]), json.dumps({**CALLS[0], "id": None})):
+        lines = [first, json.dumps(CALLS[2])]
+        assert await _through(store, lines) == (lines, "")
