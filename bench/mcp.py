@@ -9,9 +9,14 @@ loopback port, with the server's bearer token, and taking turns with it, a
 token of the home, `loci tokens`: what resolving a principal adds, kept per
 token hash as served, and, on a second server with `--token-cache 0` over the
 same home, looked up in the home on every call; the check alone is timed in
-process too). Then `--clients` HTTP clients (8) make
+process too). The ablation, in the same run: the same calls over stdio,
+and over HTTP taking turns with the others, to a server that serves every
+call by the MCP SDK's own path (`LOCI_SERVE_THIN=0`: servers/thin.py off),
+`*_sdk_path_*`. Then `--clients` HTTP clients (8) make
 `--concurrent-calls` calls each (1,000) at once: the errors and the
-throughput.
+throughput. The stdio servers run from this tree's directory, so they
+import the same code as the bench (an MCP client passes a server only a few
+variables of its environment, not `PYTHONPATH`).
 
 The baseline, in the same run, is the reference memory server over stdio
 (`npx -y @modelcontextprotocol/server-memory`, as `bench memory-peer` runs
@@ -47,6 +52,7 @@ from typing import Any
 import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.cpu import ServerCpu
@@ -62,6 +68,7 @@ from servers.principals import TOKEN_CACHE_S, Principals
 
 __all__ = ["GOALS", "add_arguments", "http_server", "run"]
 
+REPO = Path(__file__).resolve().parents[1]  # the stdio servers run from here, so they import this tree
 # What a call should cost on a 2-core machine; `met` says which this run reached.
 GOALS = {
     "stdio_p50_ms": 3.0,
@@ -94,27 +101,42 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.process_time()
             result.update(_stats("inprocess", await _time(client, queries)))
             result["inprocess_cpu_ms_per_call"] = ServerCpu.per_call(started, time.process_time(), len(queries) + 1)
-        stdio = StdioServerParameters(
-            command=sys.executable, args=[*_loci(), "serve", "--tools", "memory", "--db", str(db)]
-        )
-        async with Client(stdio) as client:
+        serve = [*_loci(), "serve", "--tools", "memory", "--db", str(db)]
+        thin = StdioServerParameters(command=sys.executable, args=serve, cwd=str(REPO))
+        sdk_env = _sdk_path_env(get_default_environment())
+        sdk = StdioServerParameters(command=sys.executable, args=serve, cwd=str(REPO), env=sdk_env)
+        async with Client(thin) as client:
             servers = ServerCpu()
             started = servers()
             result.update(_stats("stdio", await _time(client, queries)))
             result["stdio_server_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(queries) + 1)
+        async with Client(sdk) as client:  # the ablation: every call on the SDK's path
+            servers = ServerCpu()
+            started = servers()
+            result.update(_stats("stdio_sdk_path", await _time(client, queries)))
+            result["stdio_sdk_path_server_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(queries) + 1)
         async with await Store.open(db) as store:
             user = await Tokens(store).add("bench", [DEFAULT_PROJECT])
             result.update(await _token_check(store, user))
-        served = http_server(db)
-        with served as (url, token), http_server(db, "--token-cache", "0") as (uncached_url, _):
-            server = ServerCpu(served.process.pid)
-            started = server()
+        served, sdk_served = http_server(db), http_server(db, env=_sdk_path_env(dict(os.environ)))
+        with (
+            served as (url, token),
+            http_server(db, "--token-cache", "0") as (uncached_url, _),
+            sdk_served as (sdk_url, sdk_token),
+        ):
+            server, sdk_server = ServerCpu(served.process.pid), ServerCpu(sdk_served.process.pid)
+            started, sdk_started = server(), sdk_server()
             async with (
                 _http_client(url, token) as own,
                 _http_client(url, user) as home,
                 _http_client(uncached_url, user) as uncached,
+                _http_client(sdk_url, sdk_token) as sdk_path,
             ):
-                owners, users, looked_up = await _time_turns([own, home, uncached], queries)
+                owners, users, looked_up, sdk_times = await _time_turns([own, home, uncached, sdk_path], queries)
+            result["http_sdk_path_server_cpu_ms_per_call"] = ServerCpu.per_call(
+                sdk_started, sdk_server(), len(queries) + 1
+            )
+            result.update(_stats("http_sdk_path", sdk_times))
             # The first server answered the owner's calls and the home token's (kept per token hash), and a warm one.
             result["http_server_cpu_ms_per_call"] = ServerCpu.per_call(started, server(), 2 * len(queries) + 2)
             result.update(_stats("http", owners))
@@ -124,7 +146,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if not args.no_baseline:
             result.update(await _baseline(Path(tmp), args.baseline_entities, args.calls, rng))
     # What the transport adds to the same call: the path's p50 less the in-process p50.
-    for path in ("stdio", "http"):
+    for path in ("stdio", "http", "stdio_sdk_path", "http_sdk_path"):
         result[f"{path}_overhead_p50_ms"] = round(result[f"{path}_p50_ms"] - result["inprocess_p50_ms"], 3)
     # What a home token's check adds to a call: kept per token hash (the default), and looked up every time.
     for kind in ("home_token", "home_token_uncached"):
@@ -254,7 +276,9 @@ async def _baseline(tmp: Path, entities: int, calls: int, rng: random.Random) ->
     env = {"MEMORY_FILE_PATH": str(tmp / "reference.jsonl"), "PATH": os.environ.get("PATH", "")}
     reference = StdioServerParameters(command=npx, args=["-y", "@modelcontextprotocol/server-memory"], env=env)
     loci = StdioServerParameters(
-        command=sys.executable, args=[*_loci(), "serve", "memory", "--compat", "--db", str(tmp / "compat.db")]
+        command=sys.executable,
+        args=[*_loci(), "serve", "memory", "--compat", "--db", str(tmp / "compat.db")],
+        cwd=str(REPO),
     )
     picks = [rng.choice(names) for _ in range(calls)]
     out: dict[str, Any] = {"baseline_entities": entities}
@@ -291,6 +315,11 @@ def _loci() -> list[str]:
     return ["-m", "runtime.cli.main"]
 
 
+def _sdk_path_env(base: dict[str, str]) -> dict[str, str]:
+    """`base` for a server that serves every call by the SDK's own path (servers/thin.py off)."""
+    return {**base, "LOCI_SERVE_THIN": "0"}
+
+
 def _http_client(url: str, token: str) -> Client:
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30.0, read=300.0))
     return Client(streamable_http_client(url, http_client=http))
@@ -301,14 +330,15 @@ class http_server:
     `extra` are more flags for it. Its first stderr line says where it serves; a thread reads and drops the rest (a
     capped server logs a warning for every session it refuses)."""
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.db = db
         self.extra = extra
+        self.env = os.environ if env is None else env
         self.token = secrets.token_urlsafe(24)
         self.drain: threading.Thread | None = None
 
     def __enter__(self) -> tuple[str, str]:
-        env = {**os.environ, "LOCI_TOKEN": self.token}
+        env = {**self.env, "LOCI_TOKEN": self.token}
         command = [
             sys.executable,
             *_loci(),

@@ -7,6 +7,9 @@ under the reference's names, titles and hints. Run it over stdio with
 `loci` command: `--db`, else `$LOCI_DB` when it is set, else
 `$LOCI_HOME/loci.db`; it is a SQLite file (the entities' substring search
 is SQLite's FTS5), and a connection string is refused in one line, exit 2.
+Either way it is served on `servers/stdio.py`'s ends (lines read and written
+on the event loop, the search and create calls on the thin path of
+servers/thin.py), not the SDK's threaded stdio.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from memory.projects import DEFAULT_PROJECT
 from memory.store import Store, default_db_path
 from servers.errors import readable_errors
 from servers.quoting import QUOTED_TOOLS, quoted
+from servers.stdio import serve_stdio
 from servers.tracing import untraced
 from tools.memory_compat import CompatTools
 
@@ -55,7 +59,7 @@ def build_compat_server(source: CompatTools | Store, project: str = DEFAULT_PROJ
 
 async def _serve(db: str) -> None:
     async with await Store.open(db) as store:
-        await build_compat_server(store).run_stdio_async()
+        await serve_stdio(build_compat_server(store))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,16 +25,16 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
-from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
 from memory.errors import UsageError
 from memory.projects import check_project
 from servers.principals import Principal, Principals
+from servers.thin import ThinHttp
 
 __all__ = ["ProjectApps", "project_of_path"]
 
-MakeApp = Callable[[str, bool], Starlette]
+MakeApp = Callable[[str, bool], ThinHttp]
 
 
 def project_of_path(path: str, principal: Principal) -> tuple[int, str]:
@@ -62,7 +62,7 @@ class ProjectApps:
     def __init__(self, principals: Principals, make: MakeApp) -> None:
         self.principals = principals
         self.make = make
-        self._apps: dict[tuple[str, bool], Starlette] = {}
+        self._apps: dict[tuple[str, bool], ThinHttp] = {}
         # Made by the lifespan, in the event loop that serves.
         self._group: TaskGroup | None = None
         self._starting: anyio.Lock | None = None
@@ -89,7 +89,7 @@ class ProjectApps:
             return
         await app({**scope, "path": "/mcp", "raw_path": b"/mcp"}, receive, send)
 
-    async def _app(self, project: str, read_only: bool) -> Starlette:
+    async def _app(self, project: str, read_only: bool) -> ThinHttp:
         key = (project, read_only)
         app = self._apps.get(key)
         if app is not None:
@@ -103,8 +103,8 @@ class ProjectApps:
                 self._apps[key] = made
         return self._apps[key]
 
-    async def _run(self, app: Starlette, stopping: anyio.Event, *, task_status: TaskStatus[None]) -> None:
-        async with app.router.lifespan_context(app):
+    async def _run(self, app: ThinHttp, stopping: anyio.Event, *, task_status: TaskStatus[None]) -> None:
+        async with app.lifespan():
             task_status.started()
             await stopping.wait()
 

@@ -11,30 +11,38 @@ with a depth-bounded parse, or from its head when the line is too deep to
 parse), else with a null id, as JSON-RPC 2.0 says for a parse error.
 Everything else passes through untouched, in order.
 
-`serve_stdio` gives the SDK's stdio transport the ends of
-`servers/pipes.py` (read and written on the event loop when they are pipes)
-instead of its own, which spend a worker thread's hop on every line read,
-written and flushed.
+`serve_lines` serves one connection on text lines in and a text stream out:
+the hot tool calls of the modern era are answered by servers/thin.py in
+line, everything else by the SDK's stdio transport and serving loop (what
+the SDK's `Server.run` does: the server's lifespan around the dual-era
+loop). `serve_stdio` gives it the ends of `servers/pipes.py` (read and
+written on the event loop when they are pipes) instead of the SDK's own,
+which spend a worker thread's hop on every line read, written and flushed;
+`loci serve` gives it the lines `servers/ready.py` hands over.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterable
 from types import TracebackType
 from typing import Any, Self
 
+import anyio
 from anyio import EndOfStream
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
+from mcp.server.runner import serve_dual_era_loop
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from servers.pipes import TextLines, TextWriter, claim_stdio
+from servers.thin import HOT_TOOLS, TextOut, ThinLines
 
-__all__ = ["Answering", "error_reply", "serve_stdio"]
+__all__ = ["Answering", "error_reply", "serve_lines", "serve_stdio"]
 
 # The id of a request whose line is too deep to parse: a top-level "id" before anything nested.
 _HEAD_ID = re.compile(r'^\s*\{[^{}\[\]]*?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
@@ -112,9 +120,25 @@ class Answering:
         await self.aclose()
 
 
-async def serve_stdio(server: Server[Any] | MCPServer) -> None:
-    """Serve `server` on this process's stdin and stdout until the client closes stdin."""
+async def serve_lines(
+    server: Server[Any] | MCPServer, lines: AsyncIterable[str], out: TextOut, *, hot: frozenset[str] = HOT_TOOLS
+) -> None:
+    """Serve `server` on `lines` (the client's, in order), writing the answers to `out`, until the lines end; the
+    calls of the tools in `hot` on the thin path (servers/thin.py)."""
     lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
+    async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as calls:
+        thin = ThinLines(lowlevel, state, lines, out, hot)
+        async with stdio_server(stdin=thin.lines(calls), stdout=thin.writer) as (read, write):  # type: ignore[arg-type]
+            await serve_dual_era_loop(
+                lowlevel,
+                Answering(read, write),
+                write,
+                lifespan_state=state,
+                init_options=lowlevel.create_initialization_options(),
+            )
+
+
+async def serve_stdio(server: Server[Any] | MCPServer, *, hot: frozenset[str] = HOT_TOOLS) -> None:
+    """Serve `server` on this process's stdin and stdout until the client closes stdin."""
     with claim_stdio() as (source, sink):
-        async with stdio_server(stdin=TextLines(source), stdout=TextWriter(sink)) as (read, write):  # type: ignore[arg-type]
-            await lowlevel.run(Answering(read, write), write, lowlevel.create_initialization_options())
+        await serve_lines(server, TextLines(source), TextWriter(sink), hot=hot)

@@ -50,7 +50,6 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memory.engines.base import Engine
@@ -61,6 +60,7 @@ from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
+from servers.thin import HOT_TOOLS, ThinHttp
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -142,16 +142,20 @@ def http_app(
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
     stateless: bool = False,
+    hot: frozenset[str] = HOT_TOOLS,
 ) -> ASGIApp:
     """The ASGI app `serve_http` runs: each request's principal (servers/principals.py) served by the MCP app of
     its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
     holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
-    flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request is
-    answered on its own, so any of several servers over one home answers any request."""
+    flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request
+    is answered on its own, so any of several servers over one home answers any request. The calls of the tools in
+    `hot` take the thin path (servers/thin.py)."""
     check_project(project)
 
-    def make(chosen: str, read_only: bool) -> Starlette:
-        return server_for(chosen, read_only).streamable_http_app(
+    def make(chosen: str, read_only: bool) -> ThinHttp:
+        server = server_for(chosen, read_only)
+        lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
+        app = server.streamable_http_app(
             host=host,
             transport_security=security_for(host),
             max_request_body_size=max_body,
@@ -159,6 +163,7 @@ def http_app(
             session_idle_timeout=session_idle,
             stateless_http=stateless,
         )
+        return ThinHttp(app, lowlevel, max_body, hot)
 
     # Off loopback a request always needs a token: the server's own, or one of the home's.
     open_without_token = token is None and is_loopback(host)
@@ -182,6 +187,7 @@ async def serve_http(
     max_sessions: int | None = MAX_SESSIONS,
     session_idle: float | None = SESSION_IDLE_S,
     stateless: bool = False,
+    hot: frozenset[str] = HOT_TOOLS,
 ) -> None:
     import uvicorn
 
@@ -196,6 +202,7 @@ async def serve_http(
         max_sessions=max_sessions,
         session_idle=session_idle,
         stateless=stateless,
+        hot=hot,
     )
     # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"

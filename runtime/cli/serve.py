@@ -31,6 +31,9 @@ handed to the real server. So this module imports neither at the top, and
 `serverInfo.version` is Loci's version (`runtime.cli.main.VERSION`).
 `LOCI_SERVE_EARLY=0` serves without the early answers (the server answers
 once it has loaded): the ablation `loci bench startup` measures.
+`LOCI_SERVE_THIN=0` serves every call by the MCP SDK's own path, the hot
+tool calls included (servers/thin.py): the ablation `loci bench mcp` and the
+tests compare the thin path with.
 """
 
 from __future__ import annotations
@@ -192,7 +195,7 @@ def _on_stdio(serve: Any, project: str) -> Any:
     """A serving callback that serves one connection the owner's server (stdio has no tokens: one client)."""
 
     async def on_stdio(store: Any, server_for: Any) -> None:
-        await serve(server_for(project, False))
+        await serve(server_for(project, False), **_thin())
 
     return on_stdio
 
@@ -201,17 +204,13 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
     """In a worker thread: import the SDK and the runtime, and say how to serve the handed-over connection."""
     for name in LOADED:
         importlib.import_module(name)
-    from mcp.server.stdio import stdio_server
-
-    from servers.stdio import Answering
+    from servers.stdio import serve_lines
 
     db = _home(args.db)
 
     async def serve(lines: Lines, wire: Wire) -> None:
         async def on_stdio(store: Any, server_for: Any) -> None:
-            app = server_for(project_of(args), False)
-            async with stdio_server(stdin=lines, stdout=wire) as (read, write):  # type: ignore[arg-type]
-                await app.run(Answering(read, write), write, app.create_initialization_options())
+            await serve_lines(server_for(project_of(args), False), lines, wire, **_thin())
 
         await _serve_full(args, db, tools, on_stdio)
 
@@ -276,7 +275,12 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
         "token_cache": args.token_cache,
         "stateless": args.stateless or None,
     }
-    return {name: value for name, value in given.items() if value is not None}
+    return {name: value for name, value in given.items() if value is not None} | _thin()
+
+
+def _thin() -> dict[str, Any]:
+    """No hot tools when `LOCI_SERVE_THIN=0` (every call on the SDK's path), else the transport's own."""
+    return {"hot": frozenset()} if os.environ.get("LOCI_SERVE_THIN") == "0" else {}
 
 
 def _home(db: str | None) -> str | Path:

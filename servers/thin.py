@@ -1,0 +1,315 @@
+"""A thin path for the hot tool calls: the SDK's answer, without the SDK's transport machinery around it.
+
+Why it exists. A `memory_recall` over stdio spends about as much of the
+server's CPU around the tool as in it, and most of that is not the request's
+meaning but its trip through the SDK's transport: the stdio reader parses the
+line into a pydantic message and hands it through an anyio stream to a task
+that replays it to the dispatcher, which spawns a task for the request, whose
+answer goes through another stream to a writer task that serialises it. Over
+HTTP the request passes the Starlette stack (router, two exception layers,
+the body limit) and runs in a task group of two tasks (the handler and a
+watcher for a disconnect). For the calls a client makes most (`HOT_TOOLS`:
+recall, remember, search, and the compatible server's search, open and writes)
+this module does the same work in line: it reads the request once, and hands
+it to the SDK's own single-request driver (`serve_one`: the same surface
+validation of the request, the same lookup, the tool's arguments checked
+against the same schema, the same function called, the same result sieve
+and `serverInfo` stamp), and writes the answer the way the SDK's transport
+writes it.
+
+What it must match. The bytes a client reads are the SDK path's bytes, for a
+result and for an error alike (a test sends the same requests both ways over
+stdio and over HTTP and compares them). So the thin path takes a request
+only where nothing but the answer can differ, and leaves everything else to
+the SDK, untouched and in order:
+
+- only the 2026-07-28 era (each request carries its own envelope in
+  `_meta`), where a request needs no connection state: on stdio, only once
+  the connection's first request opened that era (a handshake connection
+  keeps the SDK's path throughout); over HTTP, only a request whose
+  `MCP-Protocol-Version` header names a modern version;
+- only `tools/call` of a hot tool, which takes no context argument (so it
+  sends no notification or progress), without a progress token, with
+  exactly the keys a plain request has, an integer or string id;
+- errors map as the SDK's entries map them: on stdio the dispatcher's
+  ladder (`handler_exception_to_error_data`, the modern loop's
+  INTERNAL_ERROR for anything else); over HTTP the single-exchange entry's
+  own handler (`handle_modern_request`, in its JSON mode: what it answers
+  when the handler completes within its 15 s window without a
+  notification, which a hot tool never sends).
+
+`loci serve` takes the thin path unless `LOCI_SERVE_THIN=0` (the SDK's path
+for every request: the ablation the benchmark and the tests compare with).
+
+A client's `notifications/cancelled` naming a call on the thin path cancels
+it, and, as the SDK does, the call is then never answered. When the client
+closes its input, the calls under way finish and are answered.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext, handle_modern_request
+from mcp.server.connection import Connection
+from mcp.server.lowlevel import Server
+from mcp.server.runner import _has_modern_envelope, modern_error_data, serve_one
+from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp.shared.transport_context import TransportContext
+from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
+
+__all__ = ["HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call"]
+
+log = logging.getLogger("loci.server")
+
+HOT_TOOLS = frozenset(
+    {
+        "memory_recall",
+        "memory_remember",
+        "context_search",
+        "search_nodes",
+        "open_nodes",
+        "create_entities",
+        "create_relations",
+        "add_observations",
+    }
+)
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_CALL_KEYS = frozenset({"name", "arguments", "_meta"})
+
+
+def hot_call(message: object, hot: frozenset[str] = HOT_TOOLS) -> bool:
+    """Whether `message` (a parsed JSON-RPC line or body) is a plain modern `tools/call` of a tool in `hot`."""
+    if not isinstance(message, dict) or message.keys() - _REQUEST_KEYS or message.get("jsonrpc") != "2.0":
+        return False
+    ident = message.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str) or message.get("method") != "tools/call":
+        return False
+    params = message.get("params")
+    if not isinstance(params, dict) or params.keys() - _CALL_KEYS or params.get("name") not in hot:
+        return False
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and _has_modern_envelope(params) and "progressToken" not in meta
+
+
+def _parsed(text: str | bytes) -> object:
+    """`text` as JSON, or None where the SDK's stricter parser might read it otherwise (NaN, Infinity) or not at all."""
+    try:
+        return json.loads(text, parse_constant=_refuse)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _refuse(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _opens_modern(message: object) -> bool | None:
+    """For a line read before a stdio connection's era is decided: whether it is a request that opens the modern
+    era (False: a request that opens the handshake era, or a line that might be one that this module cannot read
+    as the SDK does), or None when it cannot be a request (the era stays undecided)."""
+    if message is None:
+        return False
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    ident, method, params = message.get("id"), message.get("method"), message.get("params", {})
+    plain = message.get("jsonrpc") == "2.0" and isinstance(method, str) and isinstance(params, dict)
+    if not plain or isinstance(ident, bool) or not isinstance(ident, int | str):
+        return False
+    return method != "initialize" and _has_modern_envelope(params)
+
+
+class TextOut(Protocol):
+    async def write(self, text: str) -> None: ...
+
+    async def flush(self) -> None: ...
+
+
+class ThinLines:
+    """Between a stdio server's input lines and the SDK: answers the hot calls itself, passes on every other line.
+
+    `out` is the text stream the answers go to; the SDK's stdio transport is given `writer` for its own, so a line
+    written here and one written by the SDK never interleave. The SDK reads `lines(group)`; the hot calls run as tasks
+    of `group`, which the caller leaves only when they are answered."""
+
+    def __init__(
+        self,
+        server: Server[Any],
+        lifespan_state: Any,
+        source: AsyncIterable[str],
+        out: TextOut,
+        hot: frozenset[str] = HOT_TOOLS,
+    ) -> None:
+        self.server = server
+        self.hot = hot
+        self.state = lifespan_state
+        self.source = source
+        self.writer = _OneAtATime(out)
+        self.modern: bool | None = None  # the era the connection's first request opened
+        self.calls: dict[int | str, anyio.CancelScope] = {}
+
+    async def lines(self, group: anyio.abc.TaskGroup) -> AsyncIterator[str]:
+        """The lines for the SDK, in order; the hot calls among them answered in tasks of `group`."""
+        async for line in self.source:
+            if self.calls and '"notifications/cancelled"' in line:
+                self._cancel(line)
+            if not self.hot or self.modern is False or (self.modern and '"tools/call"' not in line):
+                yield line
+                continue
+            message = _parsed(line)
+            if self.modern is None:
+                self.modern = _opens_modern(message)
+            if self.modern and hot_call(message, self.hot):
+                scope = anyio.CancelScope()
+                self.calls[message["id"]] = scope  # type: ignore[index]
+                group.start_soon(self._answer, message, scope)
+                continue
+            yield line
+
+    def _cancel(self, line: str) -> None:
+        message = _parsed(line)
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return
+        params = message.get("params")
+        if isinstance(params, dict):
+            scope = self.calls.get(params.get("requestId"))  # type: ignore[arg-type]
+            if scope is not None:
+                scope.cancel()
+
+    async def _answer(self, message: dict[str, Any], scope: anyio.CancelScope) -> None:
+        ident = message["id"]
+        try:
+            with scope:
+                reply: JSONRPCResponse | JSONRPCError = await _stdio_reply(self.server, self.state, message)
+        finally:
+            if self.calls.get(ident) is scope:
+                del self.calls[ident]
+        if scope.cancel_called:
+            return  # the client cancelled it: never answered, as the SDK does
+        await self.writer.write(reply.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+
+
+async def _stdio_reply(server: Server[Any], state: Any, message: dict[str, Any]) -> JSONRPCResponse | JSONRPCError:
+    """What the SDK's modern stdio loop answers `message`: its dispatcher's result, or its ladder's error."""
+    ident, params = message["id"], message["params"]
+    try:
+        route = classify_inbound_request({"method": "tools/call", "params": params})
+        if isinstance(route, InboundLadderRejection):
+            raise MCPError(code=route.code, message=route.message, data=route.data)
+        connection = Connection.from_envelope(route.protocol_version, route.client_info, route.client_capabilities)
+        dctx = _SingleExchangeDispatchContext(
+            transport=TransportContext(kind="jsonrpc", can_send_request=False), request_id=ident, message_metadata=None
+        )
+        try:
+            result = await serve_one(server, dctx, "tools/call", params, connection=connection, lifespan_state=state)
+        except (MCPError, ValidationError):
+            raise
+        except Exception as exc:
+            error = modern_error_data(exc)
+            raise MCPError(code=error.code, message=error.message, data=error.data) from exc
+    except Exception as exc:
+        found = handler_exception_to_error_data(exc)
+        if found is None:
+            log.exception("handler for 'tools/call' raised")
+            found = ErrorData(code=0, message=str(exc))
+        return JSONRPCError(jsonrpc="2.0", id=ident, error=found)
+    return JSONRPCResponse(jsonrpc="2.0", id=ident, result=result)
+
+
+class _OneAtATime:
+    """A text stream written one whole write at a time (a pipe's write may wait for room halfway)."""
+
+    def __init__(self, out: TextOut) -> None:
+        self.out = out
+        self.lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        async with self.lock:
+            await self.out.write(text)
+            await self.out.flush()
+
+    async def flush(self) -> None:
+        return None
+
+
+class ThinHttp:
+    """ASGI in front of a server's streamable HTTP app: a modern hot call is answered by the SDK's single-exchange
+    entry in its JSON mode, directly; every other request goes to `app` with its body as it came.
+
+    `server` is the low-level server whose `streamable_http_app` `app` is (its session manager holds the lifespan's
+    state once `app` has started); `max_body` is that app's body limit, which a body read here obeys too; `hot` the
+    tools whose calls take this path (none: every request goes to `app`)."""
+
+    def __init__(self, app: Starlette, server: Server[Any], max_body: int, hot: frozenset[str] = HOT_TOOLS) -> None:
+        self.app = app
+        self.server = server
+        self.max_body = max_body
+        self.hot = hot
+
+    def lifespan(self) -> AbstractAsyncContextManager[Any]:
+        """The wrapped app's lifespan (its session manager runs inside it)."""
+        return self.app.router.lifespan_context(self.app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.hot or scope["type"] != "http" or scope["method"] != "POST" or not _modern_header(scope):
+            await self.app(scope, receive, send)
+            return
+        body, more, messages = await _read_body(receive, self.max_body)
+        replay = _Replay(messages, receive)
+        if more or not (b'"tools/call"' in body and hot_call(_parsed(body), self.hot)):
+            await self.app(scope, replay, send)
+            return
+        manager = self.server.session_manager
+        state = manager._lifespan_state  # noqa: SLF001 - the state the manager's own entry passes on
+        await handle_modern_request(self.server, manager.security_settings, True, state, scope, replay, send)
+
+
+def _modern_header(scope: Scope) -> bool:
+    for name, value in scope.get("headers") or ():
+        if name == b"mcp-protocol-version":
+            return value.decode("latin-1") in MODERN_PROTOCOL_VERSIONS
+    return False
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[bytes, bool, list[Mapping[str, Any]]]:
+    """The request's body (up to `limit` bytes), whether more was left unread, and the messages read."""
+    messages: list[Mapping[str, Any]] = []
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return b"", True, messages
+        chunk = message.get("body", b"")
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:  # the app answers it (413), from the messages read here
+            return b"", True, messages
+        if not message.get("more_body", False):
+            return b"".join(parts), False, messages
+
+
+class _Replay:
+    """An ASGI `receive` that gives back the messages already read, then reads on."""
+
+    def __init__(self, messages: list[Mapping[str, Any]], receive: Receive) -> None:
+        self.messages = messages
+        self.receive = receive
+
+    async def __call__(self) -> Any:
+        if self.messages:
+            return self.messages.pop(0)
+        return await self.receive()
