@@ -56,21 +56,29 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.abc
-from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext, handle_modern_request
-from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
-from mcp.server.runner import _has_modern_envelope, modern_error_data, serve_one
 from mcp.shared.exceptions import MCPError
-from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
-from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-from mcp.shared.transport_context import TransportContext
 from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
-__all__ = ["HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call"]
+# The SDK's own single-request driver and entries, some of them private names: an SDK version without them
+# serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.
+try:
+    from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext, handle_modern_request
+    from mcp.server.connection import Connection
+    from mcp.server.runner import _has_modern_envelope, modern_error_data, serve_one
+    from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+    from mcp.shared.transport_context import TransportContext
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+except ImportError:  # pragma: no cover - the installed SDK has them (tests/servers/test_thin.py checks)
+    AVAILABLE = False
+else:
+    AVAILABLE = True
+
+__all__ = ["AVAILABLE", "HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call"]
 
 log = logging.getLogger("loci.server")
 
@@ -85,6 +93,8 @@ HOT_TOOLS = frozenset(
         "create_relations",
         "add_observations",
     }
+    if AVAILABLE
+    else ()
 )
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_KEYS = frozenset({"name", "arguments", "_meta"})

@@ -24,7 +24,7 @@ from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOC
 
 from memory.graph.graph import Graph, NewNode
 from memory.store import Store
-from servers.thin import HOT_TOOLS, ThinLines, hot_call
+from servers.thin import AVAILABLE, HOT_TOOLS, ThinLines, hot_call
 from tests.runtime.cli.test_serve_http import stop
 
 MODERN = {
@@ -173,6 +173,11 @@ def test_hot_calls_over_http_get_the_sdk_paths_bytes(tmp_path: Path) -> None:
     thin, sdk = _both(tmp_path, _over_http)
     assert thin == sdk
     assert [status for status, _, _ in thin[:8]] == [200] * 8 and b"lantern" in thin[0][2]
+
+
+def test_the_installed_sdk_has_what_the_thin_path_calls() -> None:
+    """Without the SDK's single-request driver the thin path turns itself off: with this SDK it must be on."""
+    assert AVAILABLE and "memory_recall" in HOT_TOOLS
 
 
 def test_only_plain_modern_calls_of_hot_tools_take_the_thin_path() -> None:
