@@ -67,6 +67,7 @@ from runtime.reading.answers import (
     ungrounded,
 )
 from runtime.reading.evidence import Cited, check_evidence
+from runtime.reading.focus import TURN_HEAD, bare_head, copied_line, focus_line, focus_prompt, shown_rows
 from runtime.reading.look import Line, best_lines, quote_lines
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
@@ -135,6 +136,9 @@ class Decider:
         if problem is None:
             problem = await self._ground(step, regions)
             grounding = problem is not None
+        if regions.reading and self.documents and (problem or _copies(step.action.answer or "", regions)):
+            problem = await self._refocus(step, regions, problem)
+            grounding = grounding and problem is not None
         # A reading run (a small model answering from the lines found) is not sent back: its second answer, with
         # the best lines in the reason, rambled about the lines, and the lines it then quotes are its better try.
         may_send_back = not tried.sent_back and not last_try and not regions.reading
@@ -143,6 +147,28 @@ class Decider:
             raise InvalidAction(await self._with_best_lines(problem, regions) if grounding else problem)
         await self._settle(step, regions, problem, last_try=last_try)
         return step
+
+    async def _refocus(self, step: _Step, regions: Regions, problem: str | None) -> str | None:
+        """A reading run's second ask, of the one line its answer rests on (`runtime.reading.focus`): its
+        answer, with that line as evidence, when it passes the checks (None); else the first answer, and
+        `problem`."""
+        assert step.prompt is not None
+        action, first = step.action, (step.action.answer, step.cut_off, step.action.evidence)
+        best = await best_lines(self.contexts, regions.task, self.documents, k=1)
+        line = focus_line(action.answer or "", _rows(regions), _shown(regions), regions.task, (best or [None])[0])
+        if line is None:
+            return problem
+        asked = [step.prompt.messages[0], {"role": "user", "content": focus_prompt(line, regions.task)}]
+        reply = await self._ask(asked, None, READ_TOKENS, 0)
+        text = reply.text.strip()
+        step.cut_off = reply.completion_tokens >= READ_TOKENS and not complete_sentences(text)
+        action.answer = complete_sentences(text) or text if reply.completion_tokens >= READ_TOKENS else text
+        action.evidence = [{"id": line.id, "start": line.number, "end": line.number}]
+        again = self._check(step, regions) or await self._ground(step, regions)
+        if again is None and not TURN_HEAD.match(action.answer or ""):  # a value of the line, not the line
+            return None
+        action.answer, step.cut_off, action.evidence = first
+        return problem
 
     async def _ask_action(self, regions: Regions, rules: TurnRules, retries: int, *, last_try: bool) -> _Step:
         """The model's action under the schema, parsed and its state held to size; with answers as text and no
@@ -295,6 +321,14 @@ class _Step:
     cut_off: bool = False
     evidence: list[Cited] = field(default_factory=list)
     reason: str | None = None
+
+
+def _copies(answer: str, regions: Regions) -> bool:
+    return bool(copied_line(answer, _rows(regions))) or bare_head(answer, regions.task)
+
+
+def _rows(regions: Regions) -> list[Line]:
+    return shown_rows(regions.documents) if regions.reading else []
 
 
 def _shown(regions: Regions, *, task: bool = True) -> str:
