@@ -69,6 +69,7 @@ from runtime.reading.answers import (
 from runtime.reading.evidence import Cited, check_evidence
 from runtime.reading.focus import TURN_HEAD, bare_head, copied_line, focus_line, focus_prompt, shown_rows
 from runtime.reading.look import Line, best_lines, quote_lines
+from runtime.reading.values import own_claims, superseded
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
 
@@ -223,6 +224,8 @@ class Decider:
             # Lines read in an earlier turn have left the prompt (the window keeps a line a turn): the answer
             # stands on the lines it cites, or that the runtime finds its claims on, when they hold every claim.
             missing = ungrounded(answer, f"{material}\n{cited}", regions.task)
+        if not missing and (changed := superseded(answer, material, regions.task)):
+            return f"not grounded: the answer says {changed[0]!r}, which a later line about the task changes"
         if not missing:
             return None
         named = ", ".join(repr(claim) for claim in missing[:4])
@@ -255,6 +258,8 @@ class Decider:
             step.reason = f"not an answer: {problem}"
         else:
             step.evidence, step.reason = await self._evidence(step.action, regions.task, last_try=last_try)
+            if step.reason is None and self.documents and not own_claims(step.action.answer or "", regions.task):
+                step.reason = "no claim of its own: the answer names no value, name, date or phrase the task does not"
 
     def _record(self, turn: int, step: _Step, tried: _Try) -> FinalAnswer | ToolCall:
         assert step.prompt is not None and step.reply is not None
