@@ -67,7 +67,7 @@ from runtime.reading.answers import (
     ungrounded,
 )
 from runtime.reading.evidence import Cited, check_evidence
-from runtime.reading.focus import TURN_HEAD, bare_head, copied_line, focus_line, focus_prompt, shown_rows
+from runtime.reading.focus import TURN_HEAD, bare_head, copied_line, focus_line, focus_prompt, from_line, shown_rows
 from runtime.reading.look import Line, best_lines, quote_lines
 from runtime.reading.values import own_claims, superseded
 
@@ -166,7 +166,9 @@ class Decider:
         action.answer = complete_sentences(text) or text if reply.completion_tokens >= READ_TOKENS else text
         action.evidence = [{"id": line.id, "start": line.number, "end": line.number}]
         again = self._check(step, regions) or await self._ground(step, regions)
-        if again is None and not TURN_HEAD.match(action.answer or ""):  # a value of the line, not the line
+        said = action.answer or ""
+        claimed = bool(own_claims(said, regions.task))
+        if again is None and not TURN_HEAD.match(said) and from_line(said, line, regions.task, claimed):
             return None
         action.answer, step.cut_off, action.evidence = first
         return problem

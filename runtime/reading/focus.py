@@ -13,9 +13,11 @@ the question (`focus_line` picks it), shown alone, without its number and
 without a conversation turn's date and speaker, under the same instruction
 as the first ask (`FOCUS_ANSWER`). With one line and the question, the model
 writes the value ("Sweden", "a trophy"), not the line. The decider keeps that
-answer only when it passes the same checks (`runtime.reading.answers`) and
-does not open as a conversation turn, and cites the line; otherwise the first
-answer goes on as before.
+answer only when it passes the same checks (`runtime.reading.answers`), does
+not open as a conversation turn, and says what the line says (`from_line`:
+claims of its own, or two thirds of its own words on the line; "The original
+author of GNU tar is unknown" is not on a line that names him), and cites the
+line; otherwise the first answer goes on as before.
 
 `copied_line` is the test for a copied line: the answer opens as a
 conversation turn does (`[date] Name:` or `Name:`), or it has at least
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from memory.context.lexical import words
+from memory.context.lexical import line_terms, words
 from runtime.reading.answers import SHOWN_HEADER, SHOWN_ROW, supporting_line
 from runtime.reading.look import Line
 
@@ -43,6 +45,7 @@ __all__ = [
     "copied_line",
     "focus_line",
     "focus_prompt",
+    "from_line",
     "shown_rows",
 ]
 
@@ -103,6 +106,13 @@ def focus_prompt(line: Line, question: str) -> str:
     """The question asked of one line, shown without its number and without a turn's date and speaker."""
     text = TURN_HEAD.sub("", line.text, count=1).strip() or line.text.strip()
     return FOCUS_ANSWER.format(line=text, task=question)
+
+
+def from_line(answer: str, line: Line, question: str, claimed: bool) -> bool:
+    """Whether a focused answer says what `line` says: it has claims of its own (`claimed`; the checks hold
+    them to the lines), or two thirds of its own words, those not in the question, are the line's."""
+    own = line_terms(answer) - line_terms(question)
+    return claimed or (bool(own) and 3 * len(own & line_terms(line.text)) >= 2 * len(own))
 
 
 def _share(said: list[str], line: str) -> float:
