@@ -8,6 +8,7 @@
     _ask_action   budget the prompt, ask under the action schema, validate   (runtime.prompt.build,
                   runtime.loop.action, runtime.loop.turn)
     _write        the answer in plain words, when the action only decided to answer
+    _refocus      a reading run's second ask, of one line (runtime.reading.focus)
     _check        clean the answer; what is wrong with it (runtime.reading.answers)
     _ground       whether it stands on the lines shown (runtime.reading.answers.ungrounded: the one rule)
     _settle       the evidence, or the best line quoted instead, and the reason
@@ -30,7 +31,13 @@ task in the reason. A reading run (a small model answering from the lines
 found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) is
 never sent back: on the real-file set each of its 11 second answers
 rambled about the lines, and each cost a second call; the lines it found
-are its better second try. If the next answer is no better, it is `partial` and
+are its better second try. Instead, when its answer copies a shown line, is
+only a turn's head, or fails a check, it is asked once of the one line the
+answer rests on (`_refocus`, `runtime.reading.focus`), and that answer is
+kept, citing the line, when it passes the same checks and says what the line
+says. An answer with no claim of its own beyond the task's is never `done`
+(`runtime.reading.values.own_claims`), nor is a number a later line about the
+task changes (`runtime.reading.values.superseded`). If the next answer is no better, it is `partial` and
 the reason names what no line holds: when some of its claims stand, the
 answer keeps the model's words and cites the line shown that holds them;
 when none does, the run answers with the best line of the documents for
