@@ -122,9 +122,9 @@ async def render_lines(
                     continue
                 cost = count(_row(number, text, numbered))
                 if used + cost > fill:
-                    return _out(chosen, numbered, shown), shown
+                    return _rendered(chosen, numbered), shown
                 chosen[line.id][number], used = text, used + cost
-    return _out(chosen, numbered, shown), shown
+    return _rendered(chosen, numbered), shown
 
 
 async def _neighbours(contexts: ContextStore, shown: list[Line], around: int, budget: int) -> dict[str, dict[int, str]]:
@@ -148,32 +148,6 @@ async def _neighbours(contexts: ContextStore, shown: list[Line], around: int, bu
 
 def _row(number: int, text: str, numbered: bool) -> str:
     return f"{number}| {text}" if numbered else text
-
-
-def _out(chosen, numbered, shown):
-    import os
-
-    return _ranked(chosen, numbered, shown) if os.environ.get("LOCI_RANKED") else _rendered(chosen, numbered)
-
-
-def _ranked(chosen: dict[str, dict[int, str]], numbered: bool, shown: list[Line]) -> str:
-    """Each run of adjacent chosen lines under its own `id lines a-b:` header, the run holding the best line
-    first."""
-    runs: list[tuple[str, list[int]]] = []
-    for ref, held in chosen.items():
-        for number in sorted(held):
-            if runs and runs[-1][0] == ref and runs[-1][1][-1] == number - 1:
-                runs[-1][1].append(number)
-            else:
-                runs.append((ref, [number]))
-    rank = {(line.id, line.number): index for index, line in reversed(list(enumerate(shown)))}
-    runs.sort(key=lambda run: min(rank.get((run[0], n), len(shown)) for n in run[1]))
-    parts = []
-    for ref, numbers in runs:
-        rows = [f"{ref} lines {numbers[0]}-{numbers[-1]}:"]
-        rows += [_row(number, chosen[ref][number], numbered) for number in numbers]
-        parts.append("\n".join(rows))
-    return "\n\n".join(parts)
 
 
 def _rendered(chosen: dict[str, dict[int, str]], numbered: bool) -> str:
