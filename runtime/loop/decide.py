@@ -74,7 +74,16 @@ from runtime.reading.answers import (
     ungrounded,
 )
 from runtime.reading.evidence import Cited, check_evidence
-from runtime.reading.focus import TURN_HEAD, bare_head, copied_line, focus_line, focus_prompt, from_line, shown_rows
+from runtime.reading.focus import (
+    TURN_HEAD,
+    bare_head,
+    copied_line,
+    focus_line,
+    focus_prompt,
+    from_line,
+    shown_rows,
+    verbatim,
+)
 from runtime.reading.look import Line, best_lines, quote_lines
 from runtime.reading.values import own_claims, superseded
 
@@ -163,7 +172,8 @@ class Decider:
         assert step.prompt is not None
         action, first = step.action, (step.action.answer, step.cut_off, step.action.evidence)
         best = await best_lines(self.contexts, regions.task, self.documents, k=1)
-        line = focus_line(action.answer or "", _rows(regions), _shown(regions), regions.task, (best or [None])[0])
+        rows = _rows(regions)
+        line = focus_line(action.answer or "", rows, _shown(regions), regions.task, (best or [None])[0])
         if line is None:
             return problem
         asked = [step.prompt.messages[0], {"role": "user", "content": focus_prompt(line, regions.task)}]
@@ -175,7 +185,8 @@ class Decider:
         again = self._check(step, regions) or await self._ground(step, regions)
         said = action.answer or ""
         claimed = bool(own_claims(said, regions.task))
-        if again is None and not TURN_HEAD.match(said) and from_line(said, line, regions.task, claimed):
+        stands = from_line(said, line, regions.task, claimed) and (claimed or not verbatim(first[0] or "", rows))
+        if again is None and not TURN_HEAD.match(said) and stands:
             return None
         action.answer, step.cut_off, action.evidence = first
         return problem

@@ -16,8 +16,12 @@ writes the value ("Sweden", "a trophy"), not the line. The decider keeps that
 answer only when it passes the same checks (`runtime.reading.answers`), does
 not open as a conversation turn, and says what the line says (`from_line`:
 claims of its own, or two thirds of its own words on the line; "The original
-author of GNU tar is unknown" is not on a line that names him), and cites the
-line; otherwise the first answer goes on as before.
+author of GNU tar is unknown" is not on a line that names him), and, when the
+first answer was a shown line word for word (`verbatim`), has claims of its
+own (the line is a truer answer than a claim-less sentence drawn from it:
+"The coin with the metal detector has been found" for "Mostly just bottle
+caps, but a couple of times I found old coins"); it cites the line.
+Otherwise the first answer goes on as before.
 
 `copied_line` is the test for a copied line: the answer opens as a
 conversation turn does (`[date] Name:` or `Name:`), or it has at least
@@ -47,6 +51,7 @@ __all__ = [
     "focus_prompt",
     "from_line",
     "shown_rows",
+    "verbatim",
 ]
 
 COPY_WORDS = 8
@@ -106,6 +111,12 @@ def focus_prompt(line: Line, question: str) -> str:
     """The question asked of one line, shown without its number and without a turn's date and speaker."""
     text = TURN_HEAD.sub("", line.text, count=1).strip() or line.text.strip()
     return FOCUS_ANSWER.format(line=text, task=question)
+
+
+def verbatim(answer: str, rows: list[Line]) -> bool:
+    """Whether four fifths of the answer's words are one shown line's: the line itself, if long."""
+    said = words(answer)
+    return bool(said and rows) and max(_share(said, row.text) for row in rows) >= COPY_SHARE
 
 
 def from_line(answer: str, line: Line, question: str, claimed: bool) -> bool:
