@@ -14,7 +14,9 @@ answers a person can trust:
   as recall's newer-first does: a number claim stands only when no later line
   about the question (a document line shown with a higher line number, in
   the same document) states a different number of the same kind, the same
-  unit right after it (`%`, `ms`, `calls`, `miles`). A line about the question
+  unit right after it (`%`, `ms`, `calls`, `miles`; a day before a month is a
+  date, not such a value: a chat's later "28 August" does not change "23
+  August"). A line about the question
   is one whose BM25 score for its words is at least `ANSWERING` of the best
   shown line's, as for `ungrounded`.
 """
@@ -29,6 +31,12 @@ from runtime.reading.answers import ANSWERING, SHOWN_HEADER, SHOWN_ROW, claims
 __all__ = ["own_claims", "superseded"]
 
 _VALUE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(%|[A-Za-z]+)")
+# A number before a month is a day of a date, not a value a later line restates ("23 August", then "28 August").
+_MONTHS = {
+    month[:length]
+    for month in ("january february march april may june july august september october november december").split()
+    for length in (3, len(month))
+} | {"sept"}
 
 
 def own_claims(answer: str, question: str) -> list[str]:
@@ -40,7 +48,7 @@ def own_claims(answer: str, question: str) -> list[str]:
 def superseded(answer: str, shown: str, question: str) -> list[str]:
     """The number claims of `answer` that a later line about the question changes: a different number with
     the same unit after it, on a shown line of the same document with a higher number."""
-    stated = {_number(value): unit.casefold() for value, unit in _VALUE.findall(answer)}
+    stated = dict(_values(answer))
     if not stated:
         return []
     rows = _about_rows(shown, question)
@@ -73,7 +81,8 @@ def _about_rows(shown: str, question: str) -> list[tuple[str, int, str]]:
 
 
 def _values(text: str) -> set[tuple[str, str]]:
-    return {(_number(value), unit.casefold()) for value, unit in _VALUE.findall(text)}
+    found = {(_number(value), unit.casefold()) for value, unit in _VALUE.findall(text)}
+    return {(value, unit) for value, unit in found if unit not in _MONTHS}
 
 
 def _number(value: str) -> str:

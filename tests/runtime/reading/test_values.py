@@ -39,6 +39,8 @@ def test_the_newer_of_two_stated_values_wins() -> None:
 def test_a_number_of_another_kind_on_a_later_line_changes_nothing() -> None:
     shown = SHOWN.replace("is now 78%", "has 78 tests")
     assert superseded("The coverage is 85%.", shown, QUESTION) == []
+    dates = SHOWN.replace("85% right now", "measured on 23 August").replace("is now 78%", "measured on 28 August")
+    assert superseded("It was measured on 23 August.", dates, QUESTION) == []  # a day of a date is no value
 
 
 async def run(tmp_path: Path, steps: list[str], question: str = QUESTION) -> tuple[ScriptedModel, object]:
