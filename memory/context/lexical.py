@@ -13,9 +13,12 @@ gives `default_format`, `default` and `format`; `--sort-keys` gives
 `sort-keys`, `sort` and `keys`; `os.path` gives `os.path`, `os` and `path`.
 A run's leading and trailing `-`, `_` and `.` are not part of it (the full
 stop after "Bethard." is not). Words are case folded and lightly stemmed
-(`stem`: "found" and "finds" meet, "ports" and "port"), the same way on both
-sides. The question frame's stop words (`fulltext.STOP_WORDS`, which memory
-recall drops too) are not content words.
+(`stem`: "finds" and "find" meet, "ports" and "port"), the same way on both
+sides; the irregular forms of common verbs meet their stem through a small
+table (`IRREGULAR`: "wrote" and "written" meet "writes" and "Write", "said"
+meets "says"), and `terms_pattern` looks for those forms too. The question
+frame's stop words (`fulltext.STOP_WORDS`, which memory recall drops too) are
+not content words.
 
 Ranking. `Ranker` is BM25 over lines: a word's weight is its inverse line
 frequency among the lines counted (`log(1 + lines / lines with the word)`),
@@ -43,18 +46,56 @@ if TYPE_CHECKING:
 
     from memory.store import Store
 
-__all__ = ["Ranker", "content_terms", "line_terms", "scan_lines", "stem", "terms_pattern", "words"]
+__all__ = ["IRREGULAR", "Ranker", "content_terms", "line_terms", "scan_lines", "stem", "terms_pattern", "words"]
 
 FETCH_ROWS = 256
 _RUN = re.compile(r"[\w.\-]+")
 _PIECE = re.compile(r"[^\W_]+")
 _JOINERS = "-_."
 _SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "s", "ly")
+# Irregular verb forms, by the stem the suffix rule gives the verb's `-s` form ("writes" -> "writ").
+IRREGULAR: dict[str, tuple[str, ...]] = {
+    "writ": ("write", "wrote", "written"),
+    "mak": ("make", "made"),
+    "giv": ("give", "gave", "given"),
+    "tak": ("take", "took", "taken"),
+    "find": ("found",),
+    "say": ("said",),
+    "tell": ("told",),
+    "keep": ("kept",),
+    "send": ("sent",),
+    "get": ("got", "gotten"),
+    "go": ("goes", "went", "gone"),
+    "com": ("come", "came"),
+    "know": ("knew", "known"),
+    "see": ("saw", "seen"),
+    "think": ("thought",),
+    "meet": ("met",),
+    "teach": ("taught",),
+    "hold": ("held",),
+    "build": ("built",),
+    "choos": ("choose", "chose", "chosen"),
+    "grow": ("grew", "grown"),
+    "speak": ("spoke", "spoken"),
+    "win": ("won",),
+    "los": ("lose", "lost"),
+    "pay": ("paid",),
+    "feel": ("felt",),
+    "bring": ("brought",),
+    "buy": ("bought",),
+    "sell": ("sold",),
+    "begin": ("began", "begun"),
+    "run": ("ran",),
+}
+_FORMS = {form: root for root, forms in IRREGULAR.items() for form in forms}
 
 
 def stem(word: str) -> str:
-    """A light stem: case folded, one common suffix dropped when three letters are left."""
+    """A light stem: case folded, an irregular verb form to its stem (`IRREGULAR`), else one common suffix
+    dropped when three letters are left."""
     word = word.casefold()
+    if word in _FORMS:
+        return _FORMS[word]
     if not word.isalpha():  # identifiers and numbers are compared as they are
         return word
     for suffix in _SUFFIXES:
@@ -91,8 +132,10 @@ def content_terms(question: str) -> list[str]:
 
 def terms_pattern(terms: Iterable[str]) -> re.Pattern[str]:
     """Any word that starts with one of `terms` (stems), as the start of a word: a coarse filter that
-    `line_terms` then makes exact."""
-    alternatives = "|".join(re.escape(t) for t in sorted(set(terms), key=len, reverse=True))
+    `line_terms` then makes exact; a stem's irregular forms too ("writ": "wrote")."""
+    wanted = set(terms)
+    wanted |= {form for root in wanted for form in IRREGULAR.get(root, ())}
+    alternatives = "|".join(re.escape(t) for t in sorted(wanted, key=len, reverse=True))
     return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
 
 

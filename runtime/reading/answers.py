@@ -68,6 +68,9 @@ from memory.context.store import ContextStore
 from memory.errors import UsageError
 
 __all__ = [
+    "ANSWERING",
+    "SHOWN_HEADER",
+    "SHOWN_ROW",
     "answer_problem",
     "claims",
     "clean_answer",

@@ -36,3 +36,23 @@ async def test_an_identifier_question_ranks_its_assignment_line_first(tmp_path: 
         obj = await contexts.add_file(path)
         found = await best_lines(contexts, "What is the value of DEFAULT_FORMAT in tarfile?", [obj.id], k=3)
     assert (found[0].number, found[0].text) == (152, "DEFAULT_FORMAT = PAX_FORMAT")
+
+
+def test_irregular_verb_forms_meet_their_stem_and_plain_suffixes_still_do() -> None:
+    assert content_terms("Who wrote the textwrap module?")[0] in line_terms("# Written by Greg Ward <gward@python.net>")
+    assert line_terms("She writes, he wrote, it is written") == line_terms("write")
+    assert content_terms("Who said it?") == content_terms("Who says it?")
+    assert "port" in line_terms("ports") and "wrote" not in line_terms("wrote")
+
+
+async def test_a_question_in_one_verb_form_finds_the_line_in_another(tmp_path: Path) -> None:
+    lines = [f"# line {n}: wrapping and filling text paragraphs\n" for n in range(200)]
+    lines.insert(5, "# Written by Greg Ward <gward@python.net>\n")
+    lines.insert(120, '>>> textwrap.shorten("Hello  world!", width=12)\n')
+    path = tmp_path / "textwrap.py"
+    path.write_text("".join(lines), encoding="utf-8")
+    async with await Store.open(tmp_path / "loci.db") as store:
+        contexts = ContextStore(store, lambda t: len(t.split()))
+        obj = await contexts.add_file(path)
+        found = await best_lines(contexts, "Who wrote the textwrap module?", [obj.id], k=2)
+    assert found[0].text.startswith("# Written by Greg Ward")

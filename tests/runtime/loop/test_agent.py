@@ -113,9 +113,9 @@ async def test_evidence_that_does_not_exist_is_rejected(tmp_path: Path, doc: Pat
     model = ScriptedModel(
         [
             tool("context_list"),
-            answer("x", [{"id": "doc:99"}]),
-            answer("x", [{"id": "doc:1", "start": 1, "end": 500}]),
-            answer("x", [{"id": "doc:1", "start": 40, "end": 40}]),
+            answer("35 euros", [{"id": "doc:99"}]),
+            answer("35 euros", [{"id": "doc:1", "start": 1, "end": 500}]),
+            answer("35 euros", [{"id": "doc:1", "start": 40, "end": 40}]),
         ]
     )
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:

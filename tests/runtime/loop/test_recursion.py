@@ -161,7 +161,8 @@ async def test_a_child_stops_at_its_turn_limit_with_an_answer(store: Store) -> N
     with anyio.fail_after(WAIT_S):
         result = await recursion("anything?", Target.parse("doc:1:1-20"))
     assert result["turns"] == 2 and len(model.calls) == 2
-    assert result["status"] == "done" and result["answer"] == "nothing to see here" and result["depth"] == 1
+    assert result["answer"] == "nothing to see here" and result["depth"] == 1
+    assert result["status"] == "partial" and "no claim of its own" in result["reason"]  # nothing in it to check
 
 
 async def test_token_budget_is_shared_and_the_root_returns_its_partial_answer(

@@ -1,0 +1,89 @@
+"""What an answer asserts of its own, and whether a later line changes it: two more conditions of `done`.
+
+`runtime.reading.answers.ungrounded` asks whether each claim of an answer
+is on a line about the question. Two answers pass it and are still not
+answers a person can trust:
+
+- An answer with no claim of its own (`own_claims`): no name, number,
+  date, identifier or quoted phrase beyond the question's ("MAXLINELEN in
+  email.header is a header string ..."). Its words may all be on a line, but
+  nothing in it can be checked there, so it is never `done`
+  (`runtime.loop.decide` makes it `partial`, with the reason).
+- A value the text states and later changes (`superseded`): a chat says
+  "coverage is 85%" and, later, "coverage is now 78%". The newer value wins,
+  as recall's newer-first does: a number claim stands only when no later line
+  about the question (a document line shown with a higher line number, in
+  the same document) states a different number of the same kind, the same
+  unit right after it (`%`, `ms`, `calls`, `miles`; a day before a month is a
+  date, not such a value: a chat's later "28 August" does not change "23
+  August"). A line about the question
+  is one whose BM25 score for its words is at least `ANSWERING` of the best
+  shown line's, as for `ungrounded`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.context.lexical import Ranker, content_terms, words
+from runtime.reading.answers import ANSWERING, SHOWN_HEADER, SHOWN_ROW, claims
+
+__all__ = ["own_claims", "superseded"]
+
+_VALUE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(%|[A-Za-z]+)")
+# A number before a month is a day of a date, not a value a later line restates ("23 August", then "28 August").
+_MONTHS = {
+    month[:length]
+    for month in ("january february march april may june july august september october november december").split()
+    for length in (3, len(month))
+} | {"sept"}
+
+
+def own_claims(answer: str, question: str) -> list[str]:
+    """The claims of `answer` that are not the question's own words."""
+    asked = set(words(question))
+    return [claim for claim in claims(answer) if claim.casefold() not in asked]
+
+
+def superseded(answer: str, shown: str, question: str) -> list[str]:
+    """The number claims of `answer` that a later line about the question changes: a different number with
+    the same unit after it, on a shown line of the same document with a higher number."""
+    stated = dict(_values(answer))
+    if not stated:
+        return []
+    rows = _about_rows(shown, question)
+    changed = []
+    for value, unit in stated.items():
+        where = [(ref, number) for ref, number, text in rows if (value, unit) in _values(text)]
+        for ref, newest in {ref: max(n for r, n in where if r == ref) for ref, _ in where}.items():
+            later = [text for r, number, text in rows if r == ref and number > newest]
+            if any(unit == u and value != v for text in later for v, u in _values(text)):
+                changed.append(value)
+                break
+    return changed
+
+
+def _about_rows(shown: str, question: str) -> list[tuple[str, int, str]]:
+    """The numbered document lines of `shown` about the question, as (document, line number, text)."""
+    ranker = Ranker(set(content_terms(question)))
+    rows: list[tuple[str, int, str, set[str]]] = []
+    ref = ""
+    for line in shown.split("\n"):
+        if header := SHOWN_HEADER.match(line):
+            ref = header.group(1)
+        elif (numbered := SHOWN_ROW.match(line)) and ref:
+            text = numbered.group(2)
+            rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
+            ranker.count(text, rows[-1][3])
+    scores = [ranker.score(text, held) for _, _, text, held in rows]
+    best = max(scores, default=0.0)
+    return [row[:3] for row, score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
+
+
+def _values(text: str) -> set[tuple[str, str]]:
+    found = {(_number(value), unit.casefold()) for value, unit in _VALUE.findall(text)}
+    return {(value, unit) for value, unit in found if unit not in _MONTHS}
+
+
+def _number(value: str) -> str:
+    return value.replace(",", "")

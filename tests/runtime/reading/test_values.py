@@ -1,0 +1,67 @@
+"""`done` stands on its evidence: an answer with no claim of its own, and a value a later line changes.
+
+Driven by the scripted model over real SQLite, on a chat written one message a line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runtime.models.scripted import ScriptedModel
+from runtime.reading.values import own_claims, superseded
+from runtime.session.session import open_session
+
+SMALL = 135_000_000
+QUESTION = "What is the test coverage percentage for my API integration module?"
+FILLER = "".join(f"assistant: Here is a note about caching and retries, number {n}.\n" for n in range(40))
+CHAT = (
+    "user: The test coverage percentage for my API integration module is 85% right now.\n"
+    + FILLER
+    + "user: Update: the test coverage percentage for my API integration module is now 78%.\n"
+    + FILLER
+)
+SHOWN = (
+    "doc:1 lines 1-82:\n1| user: The test coverage percentage for my API integration module is 85% right now.\n"
+    "...\n42| user: Update: the test coverage percentage for my API integration module is now 78%."
+)
+
+
+def test_a_claim_is_the_answers_own_only_beyond_the_questions_words() -> None:
+    assert own_claims("MAXLINELEN in email.header is a header string.", "What is MAXLINELEN in email.header?") == []
+    assert own_claims("Greg Ward wrote it.", "Who wrote textwrap?") == ["Greg", "Ward"]
+
+
+def test_the_newer_of_two_stated_values_wins() -> None:
+    assert superseded("The coverage is 85%.", SHOWN, QUESTION) == ["85"]
+    assert superseded("The coverage is 78%.", SHOWN, QUESTION) == []
+
+
+def test_a_number_of_another_kind_on_a_later_line_changes_nothing() -> None:
+    shown = SHOWN.replace("is now 78%", "has 78 tests")
+    assert superseded("The coverage is 85%.", shown, QUESTION) == []
+    dates = SHOWN.replace("85% right now", "measured on 23 August").replace("is now 78%", "measured on 28 August")
+    assert superseded("It was measured on 23 August.", dates, QUESTION) == []  # a day of a date is no value
+
+
+async def run(tmp_path: Path, steps: list[str], question: str = QUESTION) -> tuple[ScriptedModel, object]:
+    tmp_path.mkdir(exist_ok=True)
+    path = tmp_path / "chat.txt"
+    path.write_text(CHAT, encoding="utf-8")
+    model = ScriptedModel(steps, parameters=SMALL, context_window=4_096)
+    async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
+        result = await session.agent.run(question)
+    model.check_used()
+    return model, result
+
+
+async def test_an_older_value_is_not_done_and_the_newer_one_is(tmp_path: Path) -> None:
+    _, older = await run(tmp_path / "a", ["The coverage is 85%.", "85%"])
+    assert older.status == "partial" and "later line" in (older.reason or "")
+    _, newer = await run(tmp_path / "b", ["The coverage is 78%."])
+    assert newer.status == "done" and newer.answer == "The coverage is 78%."
+
+
+async def test_an_answer_with_no_claim_of_its_own_is_never_done(tmp_path: Path) -> None:
+    _, result = await run(tmp_path, ["The coverage is right now."])  # its words are on line 1, no value is
+    assert [span.start for span in result.evidence] == [1]
+    assert result.status == "partial" and "no claim of its own" in (result.reason or "")
