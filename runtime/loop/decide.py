@@ -8,7 +8,6 @@
     _ask_action   budget the prompt, ask under the action schema, validate   (runtime.prompt.build,
                   runtime.loop.action, runtime.loop.turn)
     _write        the answer in plain words, when the action only decided to answer
-    _refocus      a reading run's second ask, of one line (runtime.reading.focus)
     _check        clean the answer; what is wrong with it (runtime.reading.answers)
     _ground       whether it stands on the lines shown (runtime.reading.answers.ungrounded: the one rule)
     _settle       the evidence, or the best line quoted instead, and the reason
@@ -31,11 +30,7 @@ task in the reason. A reading run (a small model answering from the lines
 found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) is
 never sent back: on the real-file set each of its 11 second answers
 rambled about the lines, and each cost a second call; the lines it found
-are its better second try. Instead, when its answer copies a shown line, is
-only a turn's head, or fails a check, it is asked once of the one line the
-answer rests on (`_refocus`, `runtime.reading.focus`), and that answer is
-kept, citing the line, when it passes the same checks and says what the line
-says. An answer with no claim of its own beyond the task's is never `done`
+are its better second try. An answer with no claim of its own beyond the task's is never `done`
 (`runtime.reading.values.own_claims`), nor is a number a later line about the
 task changes (`runtime.reading.values.superseded`). If the next answer is no better, it is `partial` and
 the reason names what no line holds: when some of its claims stand, the
@@ -74,16 +69,6 @@ from runtime.reading.answers import (
     ungrounded,
 )
 from runtime.reading.evidence import Cited, check_evidence
-from runtime.reading.focus import (
-    TURN_HEAD,
-    bare_head,
-    copied_line,
-    focus_line,
-    focus_prompt,
-    from_line,
-    shown_rows,
-    verbatim,
-)
 from runtime.reading.look import Line, best_lines, quote_lines
 from runtime.reading.values import own_claims, superseded
 
@@ -153,9 +138,6 @@ class Decider:
         if problem is None:
             problem = await self._ground(step, regions)
             grounding = problem is not None
-        if regions.reading and self.documents and (problem or _copies(step.action.answer or "", regions)):
-            problem = await self._refocus(step, regions, problem)
-            grounding = grounding and problem is not None
         # A reading run (a small model answering from the lines found) is not sent back: its second answer, with
         # the best lines in the reason, rambled about the lines, and the lines it then quotes are its better try.
         may_send_back = not tried.sent_back and not last_try and not regions.reading
@@ -164,32 +146,6 @@ class Decider:
             raise InvalidAction(await self._with_best_lines(problem, regions) if grounding else problem)
         await self._settle(step, regions, problem, last_try=last_try)
         return step
-
-    async def _refocus(self, step: _Step, regions: Regions, problem: str | None) -> str | None:
-        """A reading run's second ask, of the one line its answer rests on (`runtime.reading.focus`): its
-        answer, with that line as evidence, when it passes the checks (None); else the first answer, and
-        `problem`."""
-        assert step.prompt is not None
-        action, first = step.action, (step.action.answer, step.cut_off, step.action.evidence)
-        best = await best_lines(self.contexts, regions.task, self.documents, k=1)
-        rows = _rows(regions)
-        line = focus_line(action.answer or "", rows, _shown(regions), regions.task, (best or [None])[0])
-        if line is None:
-            return problem
-        asked = [step.prompt.messages[0], {"role": "user", "content": focus_prompt(line, regions.task)}]
-        reply = await self._ask(asked, None, READ_TOKENS, 0)
-        text = reply.text.strip()
-        step.cut_off = reply.completion_tokens >= READ_TOKENS and not complete_sentences(text)
-        action.answer = complete_sentences(text) or text if reply.completion_tokens >= READ_TOKENS else text
-        action.evidence = [{"id": line.id, "start": line.number, "end": line.number}]
-        again = self._check(step, regions) or await self._ground(step, regions)
-        said = action.answer or ""
-        claimed = bool(own_claims(said, regions.task))
-        stands = from_line(said, line, regions.task, claimed) and (claimed or not verbatim(first[0] or "", rows))
-        if again is None and not TURN_HEAD.match(said) and stands:
-            return None
-        action.answer, step.cut_off, action.evidence = first
-        return problem
 
     async def _ask_action(self, regions: Regions, rules: TurnRules, retries: int, *, last_try: bool) -> _Step:
         """The model's action under the schema, parsed and its state held to size; with answers as text and no
@@ -346,14 +302,6 @@ class _Step:
     cut_off: bool = False
     evidence: list[Cited] = field(default_factory=list)
     reason: str | None = None
-
-
-def _copies(answer: str, regions: Regions) -> bool:
-    return bool(copied_line(answer, _rows(regions))) or bare_head(answer, regions.task)
-
-
-def _rows(regions: Regions) -> list[Line]:
-    return shown_rows(regions.documents) if regions.reading else []
 
 
 def _shown(regions: Regions, *, task: bool = True) -> str:
