@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from memory.context.lexical import Ranker, content_terms, words
+from memory.graph.quoted import without_notes
 from runtime.reading.answers import ANSWERING, SHOWN_HEADER, SHOWN_ROW, claims
 
 __all__ = ["own_claims", "superseded"]
@@ -40,8 +41,9 @@ _MONTHS = {
 
 
 def own_claims(answer: str, question: str) -> list[str]:
-    """The claims of `answer` that are not the question's own words."""
-    asked = set(words(question))
+    """The claims of `answer` that are not the question's own words (lines from memory under it are not the
+    question: a claim they hold is the answer's own, to be grounded as any other)."""
+    asked = set(words(without_notes(question)))
     return [claim for claim in claims(answer) if claim.casefold() not in asked]
 
 

@@ -50,12 +50,12 @@ def test_an_unreachable_endpoint_fails_after_retries(tmp_path: Path) -> None:
 
 def test_non_utf8_file_is_read_with_replacement_and_said_so(tmp_path: Path) -> None:
     latin = tmp_path / "latin.txt"
-    latin.write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
+    latin.write_bytes("caf\xe9 cr\xe8me 42\n".encode("latin-1"))
     model = script(
         tmp_path,
         [
             {"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}},
-            {"state": "", "answer": "read", "evidence": [{"id": "doc:1"}]},
+            {"state": "", "answer": "42", "evidence": [{"id": "doc:1"}]},
         ],
     )
     done = loci("run", "read it", "--file", str(latin), "--model", model, "--json", home=tmp_path)

@@ -81,7 +81,7 @@ async def test_prompt_stays_within_budget_at_every_turn(tmp_path: Path, mode: No
 
 async def test_history_prune_with_bad_ids_is_a_clear_error(tmp_path: Path) -> None:
     doc = tmp_path / "a.txt"
-    doc.write_text("alpha\nbeta\n", encoding="utf-8")
+    doc.write_text("alpha 1\nbeta 2\n", encoding="utf-8")
     steps = [
         {"state": "", "tool": "context_read", "arguments": {"id": "doc:1"}},
         {"state": "", "tool": "history_prune", "arguments": {"note": "read a", "turn_ids": ["turn:999"]}},
@@ -90,7 +90,7 @@ async def test_history_prune_with_bad_ids_is_a_clear_error(tmp_path: Path) -> No
             "tool": "history_prune",
             "arguments": {"note": "read doc:1: alpha, beta", "turn_ids": ["turn:3"]},
         },
-        {"state": "", "answer": "ok", "evidence": [{"id": "doc:1", "start": 1, "end": 1}]},
+        {"state": "", "answer": "1", "evidence": [{"id": "doc:1", "start": 1, "end": 1}]},
     ]
     model = ScriptedModel(steps)
     async with open_session(model, tmp_path / "loci.db", files=[doc]) as session:

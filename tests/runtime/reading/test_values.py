@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memory.graph.quoted import quote_notes
 from runtime.models.scripted import ScriptedModel
 from runtime.reading.values import own_claims, superseded
 from runtime.session.session import open_session
@@ -29,6 +30,13 @@ SHOWN = (
 def test_a_claim_is_the_answers_own_only_beyond_the_questions_words() -> None:
     assert own_claims("MAXLINELEN in email.header is a header string.", "What is MAXLINELEN in email.header?") == []
     assert own_claims("Greg Ward wrote it.", "Who wrote textwrap?") == ["Greg", "Ward"]
+
+
+def test_a_claim_held_by_the_lines_from_memory_under_a_task_is_still_the_answers_own() -> None:
+    """A run's task carries recalled notes under the question; they are material to ground on, not the question."""
+    task = "Who keeps the waiting list?\n\n" + quote_notes("- mem:2: Marta Okafor keeps the waiting list")
+    assert own_claims("Marta Okafor keeps it.", task) == ["Marta", "Okafor"]
+    assert own_claims("Marta Okafor keeps it.", "Does Marta Okafor keep the waiting list?") == []
 
 
 def test_the_newer_of_two_stated_values_wins() -> None:

@@ -77,8 +77,8 @@ WRONG = [
     # Wrong, yet on a line it cites, so the run is `done` and only the person's feedback can say it is wrong.
     {
         "state": "guessing",
-        "answer": "the coordinator of the shed",
-        "evidence": [{"id": "doc:1", "start": 21, "end": 21}],
+        "answer": "The deputy of Marta Okafor, the plot coordinator",
+        "evidence": [{"id": "doc:1", "start": 11, "end": 11}],
     },
 ]
 SPENT = [{"state": "the budget will run out after this search", "tool": "memory_recall", "arguments": {"query": "tap"}}]
