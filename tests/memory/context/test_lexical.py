@@ -7,7 +7,7 @@ from pathlib import Path
 from memory.context.lexical import content_terms, line_terms, words
 from memory.context.store import ContextStore
 from memory.store import Store
-from runtime.reading.look import best_lines
+from runtime.reading.look import Line, best_lines
 
 
 def test_identifiers_are_words_whole_and_in_their_parts() -> None:
@@ -25,16 +25,20 @@ def test_a_questions_content_words_are_stemmed_the_same_way_as_a_lines() -> None
     assert set(content_terms("What is the vault access code?")) <= line_terms("The vault access code is 7341.")
 
 
+async def best_in(path: Path, lines: list[str], question: str, k: int) -> list[Line]:
+    """The `k` best lines for `question` of a file of `lines` written at `path`, loaded in a home beside it."""
+    path.write_text("".join(lines), encoding="utf-8")
+    async with await Store.open(path.parent / "loci.db") as store:
+        contexts = ContextStore(store, lambda t: len(t.split()))
+        obj = await contexts.add_file(path)
+        return await best_lines(contexts, question, [obj.id], k=k)
+
+
 async def test_an_identifier_question_ranks_its_assignment_line_first(tmp_path: Path) -> None:
     lines = [f"# comment {n}: the default tar format and the pax format are described here\n" for n in range(300)]
     lines.insert(150, "DEFAULT_FORMAT = PAX_FORMAT\n")
     lines.insert(40, "from tarfile import *\n")
-    path = tmp_path / "tarfile.py"
-    path.write_text("".join(lines), encoding="utf-8")
-    async with await Store.open(tmp_path / "loci.db") as store:
-        contexts = ContextStore(store, lambda t: len(t.split()))
-        obj = await contexts.add_file(path)
-        found = await best_lines(contexts, "What is the value of DEFAULT_FORMAT in tarfile?", [obj.id], k=3)
+    found = await best_in(tmp_path / "tarfile.py", lines, "What is the value of DEFAULT_FORMAT in tarfile?", k=3)
     assert (found[0].number, found[0].text) == (152, "DEFAULT_FORMAT = PAX_FORMAT")
 
 
@@ -49,10 +53,5 @@ async def test_a_question_in_one_verb_form_finds_the_line_in_another(tmp_path: P
     lines = [f"# line {n}: wrapping and filling text paragraphs\n" for n in range(200)]
     lines.insert(5, "# Written by Greg Ward <gward@python.net>\n")
     lines.insert(120, '>>> textwrap.shorten("Hello  world!", width=12)\n')
-    path = tmp_path / "textwrap.py"
-    path.write_text("".join(lines), encoding="utf-8")
-    async with await Store.open(tmp_path / "loci.db") as store:
-        contexts = ContextStore(store, lambda t: len(t.split()))
-        obj = await contexts.add_file(path)
-        found = await best_lines(contexts, "Who wrote the textwrap module?", [obj.id], k=2)
+    found = await best_in(tmp_path / "textwrap.py", lines, "Who wrote the textwrap module?", k=2)
     assert found[0].text.startswith("# Written by Greg Ward")
