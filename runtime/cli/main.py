@@ -112,6 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("loci: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader of the output went away (`loci memory search ... | head`): it has what it wanted. Python's own
+        # flush at exit would fail the same way, so the rest goes nowhere; the exit is a shell's for SIGPIPE.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except UsageError as exc:
         print(f"loci: {exc}", file=sys.stderr)
         return 2

@@ -199,3 +199,18 @@ def test_bundled_model_navigates_with_search_then_read(tmp_path: Path) -> None:
     assert "[turn 1] context_search(" in done.stderr
     assert "[turn 2] context_read(" in done.stderr
     assert json.loads(done.stdout)["tool_calls"] == 2
+
+
+def test_output_into_a_closed_pipe_ends_quietly_and_keeps_what_was_written(tmp_path: Path) -> None:
+    """`loci memory add ... | head -0`: the reader is gone before loci prints; the memory is still stored."""
+    read, write = os.pipe()
+    os.close(read)  # a reader that has already gone
+    command = [sys.executable, "-m", "runtime.cli.main", "memory", "add", "The staging port is 7070."]
+    env = {**os.environ, "LOCI_HOME": str(tmp_path)}
+    try:
+        done = subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120, env=env)
+    finally:
+        os.close(write)
+    assert done.returncode == 141 and "Traceback" not in done.stderr, done.stderr
+    found = loci("memory", "search", "staging port", home=tmp_path)
+    assert found.returncode == 0 and "7070" in found.stdout
