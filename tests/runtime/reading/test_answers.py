@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from memory.graph.quoted import quote_notes
 from runtime.loop.decide import READ_TOKENS
 from runtime.loop.records import Limits, RunConfig
 from runtime.models.base import Request
@@ -124,6 +125,19 @@ async def test_a_reading_run_that_recites_the_prompt_answers_with_the_lines_foun
     assert "Zorvex" not in result.answer and 'doc:1:400: "line 400: each plot costs 35 euros a season"' in result.answer
     assert result.status == "partial" and "repeats the prompt's own words" in (result.reason or "")
     assert result.evidence[0].start == 400
+
+
+async def test_a_reading_runs_first_look_searches_by_the_question_not_the_notes_under_it(
+    tmp_path: Path, long: Path
+) -> None:
+    """The notes recalled under a task are shown with it; searching for their header's words found the wrong lines."""
+    task = "How much does a plot cost?\n\n" + quote_notes("- mem:3: the shed opens at dawn")
+    model = ScriptedModel(["35 euros a season"], parameters=SMALL, context_window=2_048)
+    async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
+        result = await session.agent.run(task)
+    query = result.turns[0].action.arguments["query"]
+    assert "plot" in query and "cost" in query and not {"stored", "notes", "shed"} & set(query.split())
+    assert result.status == "done" and [span.start for span in result.evidence] == [400]
 
 
 async def test_a_reading_run_with_an_invented_answer_is_partial_in_one_capped_call(tmp_path: Path, long: Path) -> None:
