@@ -17,15 +17,15 @@ run's task (runtime/session/experience.py) and the memory tools' results over MC
 block early or open one of its own: every `<` that starts a `stored-notes`
 tag inside the quoted text (any case, spaces allowed) becomes `&lt;`, so
 the only tags the model sees are the two this module writes, and
-`without_notes` can take the blocks out of a text again (what a run was
-asked, apart from what memory put under it).
+`without_notes` and `notes_in` can take the blocks out of a text again
+(what a run was asked, apart from what memory put under it, and that).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["NOTES_TAG", "escape_notes", "quote_notes", "without_notes"]
+__all__ = ["NOTES_TAG", "escape_notes", "notes_in", "quote_notes", "without_notes"]
 
 NOTES_TAG = "stored-notes"
 NOTICE = (
@@ -50,3 +50,8 @@ def quote_notes(body: str, heading: str = "") -> str:
 def without_notes(text: str) -> str:
     """`text` without the notes blocks `quote_notes` wrote into it."""
     return _BLOCK.sub(" ", text)
+
+
+def notes_in(text: str) -> str:
+    """The notes blocks `quote_notes` wrote into `text`, one after another ("" when there are none)."""
+    return "\n".join(match.group(0) for match in _BLOCK.finditer(text))

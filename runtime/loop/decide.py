@@ -186,7 +186,7 @@ class Decider:
         material = _shown(regions)
         action = step.action
         action.answer = clean_answer(action.answer or "", frame=frame, material=material) or action.answer
-        task = regions.task if regions.reading else ""  # a small model reading tends to echo the question
+        task = regions.question if regions.reading else ""  # a small model reading tends to echo the question
         return answer_problem(action.answer or "", frame=frame, material=material, cut_off=step.cut_off, task=task)
 
     async def _ground(self, step: _Step, regions: Regions) -> str | None:
@@ -222,7 +222,7 @@ class Decider:
         )
 
     async def _with_best_lines(self, problem: str, regions: Regions) -> str:
-        lines = await best_lines(self.contexts, regions.task, self.documents, k=3)
+        lines = await best_lines(self.contexts, regions.question, self.documents, k=3)
         shown = quote_lines(lines, most=3)
         return f"{problem}; answer only with what these lines say:\n{shown}" if shown else problem
 
@@ -258,7 +258,7 @@ class Decider:
 
     @staticmethod
     def _instruction(regions: Regions) -> str:
-        return (READ_ANSWER if regions.reading else WRITE_ANSWER).format(task=regions.task)
+        return READ_ANSWER.format(task=regions.question) if regions.reading else WRITE_ANSWER.format(task=regions.task)
 
     async def _found_lines(self, action: Action, regions: Regions, problem: str) -> tuple[list[Cited], str]:
         """What the run answers with when the model's answer cannot stand: the line shown that holds what of
@@ -268,7 +268,7 @@ class Decider:
         if spot:
             lines = [Line(spot[0], spot[1], spot[2], 0.0)]
         elif self.documents:
-            lines = await best_lines(self.contexts, regions.task, self.documents, k=1)
+            lines = await best_lines(self.contexts, regions.question, self.documents, k=1)
         else:
             lines = []
         action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]

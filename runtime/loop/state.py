@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 
 from memory.context.fulltext import content_words
 from memory.context.store import ContextStore
-from memory.graph.quoted import without_notes
 from memory.graph.records import node_refs
 from runtime.host.host import ToolResult
 from runtime.loop.action import Action
@@ -93,7 +92,7 @@ async def look_turn(contexts: ContextStore, run: RunState, task: str, count: Cal
     budget = run.sizes.task - count(task) - LOOK_FRAME_TOKENS
     ids = [obj.id for obj in run.regions.objects]
     # The look searches by the question: the notes recalled under it are shown with it, not searched for.
-    action, text = await first_look(contexts, without_notes(task), ids, budget, count, run.looked)
+    action, text = await first_look(contexts, run.regions.question, ids, budget, count, run.looked)
     trace = TurnTrace(1, action, {}, 0, 0, 0, plan=run.plan)
     obj = await contexts.add_text("obs", f"turn 1 {action.tool}", text, {"error": False})
     trace.observation_id, trace.result_tokens = obj.id, obj.tokens

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.context.store import ContextObject
+from memory.graph.quoted import notes_in, without_notes
 from runtime.host.host import ToolSpec
 from runtime.prompt.window import Window
 
@@ -123,6 +124,11 @@ class Regions:
     style: AnswerStyle = AnswerStyle.JSON
     reading: bool = False  # retrieve-then-read: the documents are the lines found, the state is not shown
 
+    @property
+    def question(self) -> str:
+        """The task without the notes recalled from memory under it: what a search looks for, what is asked."""
+        return without_notes(self.task).strip()
+
     def render(
         self,
         *,
@@ -141,8 +147,9 @@ class Regions:
 
     def _task(self) -> str:
         text = f"Task: {self.task}"
-        if self.reading:
-            return f"Lines found in the documents:\n{self.documents}"
+        if self.reading:  # the notes recalled under the task are material too, shown beside the lines
+            notes = notes_in(self.task)
+            return f"Lines found in the documents:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
         if self.documents:
             return f"{text}\nDocuments:\n{self.documents}"
         if self.objects:

@@ -138,6 +138,22 @@ async def test_a_reading_runs_first_look_searches_by_the_question_not_the_notes_
     query = result.turns[0].action.arguments["query"]
     assert "plot" in query and "cost" in query and not {"stored", "notes", "shed"} & set(query.split())
     assert result.status == "done" and [span.start for span in result.evidence] == [400]
+    shown = "\n".join(message["content"] for message in model.calls[0].messages)
+    notes, asked = shown.index("<stored-notes"), shown.index("Question: How much does a plot cost?\nAnswer:")
+    assert shown.index("Lines found in the documents:") < notes < asked  # the notes beside the lines, not the question
+
+
+async def test_a_reading_runs_answer_from_a_note_is_kept_but_partial_without_a_document_line(
+    tmp_path: Path, long: Path
+) -> None:
+    """A fact from memory is material the model answers from; `done` still needs a document line to cite, so the
+    answer stays, `partial`, rather than a document line quoted instead."""
+    task = "When is the deploy window?\n\n" + quote_notes("- mem:7: The deploy window is Thursdays at 14:00.")
+    model = ScriptedModel(["Thursdays at 14:00"], parameters=SMALL, context_window=2_048)
+    async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
+        result = await session.agent.run(task)
+    assert (result.status, result.answer) == ("partial", "Thursdays at 14:00")
+    assert "no evidence" in (result.reason or "")
 
 
 async def test_a_reading_run_with_an_invented_answer_is_partial_in_one_capped_call(tmp_path: Path, long: Path) -> None:
