@@ -40,7 +40,7 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from servers.pipes import TextLines, TextWriter, claim_stdio
-from servers.thin import HOT_TOOLS, TextOut, ThinLines
+from servers.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
 
 __all__ = ["Answering", "error_reply", "serve_lines", "serve_stdio"]
 
@@ -125,7 +125,7 @@ async def serve_lines(
 ) -> None:
     """Serve `server` on `lines` (the client's, in order), writing the answers to `out`, until the lines end; the
     calls of the tools in `hot` on the thin path (servers/thin.py)."""
-    lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
+    lowlevel = lowlevel_of(server)
     async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as calls:
         thin = ThinLines(lowlevel, state, lines, out, hot)
         async with stdio_server(stdin=thin.lines(calls), stdout=thin.writer) as (read, write):  # type: ignore[arg-type]

@@ -57,6 +57,7 @@ from typing import Any, Protocol
 import anyio
 import anyio.abc
 from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
@@ -78,7 +79,7 @@ except ImportError:  # pragma: no cover - the installed SDK has them (tests/serv
 else:
     AVAILABLE = True
 
-__all__ = ["AVAILABLE", "HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call"]
+__all__ = ["AVAILABLE", "HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call", "lowlevel_of"]
 
 log = logging.getLogger("loci.server")
 
@@ -98,6 +99,11 @@ HOT_TOOLS = frozenset(
 )
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _CALL_KEYS = frozenset({"name", "arguments", "_meta"})
+
+
+def lowlevel_of(server: Server[Any] | MCPServer) -> Server[Any]:
+    """The low-level server the SDK's drivers and entries take: `server` itself, or the one an `MCPServer` wraps."""
+    return server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
 
 
 def hot_call(message: object, hot: frozenset[str] = HOT_TOOLS) -> bool:

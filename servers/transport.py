@@ -60,7 +60,7 @@ from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
-from servers.thin import HOT_TOOLS, ThinHttp
+from servers.thin import HOT_TOOLS, ThinHttp, lowlevel_of
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -154,7 +154,7 @@ def http_app(
 
     def make(chosen: str, read_only: bool) -> ThinHttp:
         server = server_for(chosen, read_only)
-        lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001 - the SDK's own
+        lowlevel = lowlevel_of(server)
         app = server.streamable_http_app(
             host=host,
             transport_security=security_for(host),
