@@ -47,6 +47,7 @@ DERIVED = frozenset(
         "memory_fts",
         "memory_vocab",
         "memory_fts_count",
+        "memory_postings",
         "context_fts",
         "context_fts_count",
         "_sqlite_migrations",

@@ -1,4 +1,4 @@
-"""The memory graph's full-text index on PostgreSQL: a `tsvector` per row under a GIN index.
+"""The memory graph's full-text index on PostgreSQL: each row's postings under one B-tree, its `tsvector` under GIN.
 
 `memory_fts` (memory/engines/postgres/schema/graph.py) has the rows SQLite's
 FTS5 table has, keyed the same way (a node's id, or minus its piece's), with
@@ -9,27 +9,30 @@ reads how many rows hold a token from `memory_vocab`, which triggers keep
 (as FTS5's vocabulary table does on SQLite), and they keep the number of
 rows too (`memory_fts_count`, with their lengths added up), so BM25's IDF
 is FTS5's, exactly. `matches` ranks the rows holding any (or every) word by
-BM25 in one query, one pass over the matches: each matched lexeme's inverse
-document frequency (from the vocabulary and the table's row count)
-times its saturated count in the row, normalized by the row's length (its
-distinct lexemes) over the whole table's average, as FTS5 normalizes. A
-row's lexemes are not unnested: each lexeme of the query is tested with
-`@@`, and its count read from the row's `repeats` (the lexemes it holds
-more than once; NULL for most rows), else 1, so scoring a match costs
-little more than finding it (unnesting and grouping every match was half a
-recall at 100,000 nodes). The parts are added in lexeme order, so two rows
-alike score exactly alike. `ts_rank_cd`,
-PostgreSQL's own ranking, has no inverse document frequency, and left
-LoCoMo's recall@10 0.24 below SQLite's. A node's project and kind are
-filtered in the query itself, by the copy of both each row of the index
-carries (the dialect's `fts_insert` gives them): reading each match's node
-instead cost a lookup per match, or a hash of every node of the graph. A
-word of several tokens (`x-ray`) is a phrase (`<->`). `holding_every` finds
+BM25 in one query: each matched lexeme's inverse document frequency (from
+the vocabulary and the table's row count) times its saturated count in the
+row, normalized by the row's length (its distinct lexemes) over the whole
+table's average, as FTS5 normalizes. When each word is one lexeme, the
+query reads only `memory_postings` (a row per lexeme of each row, with its
+count, the row's length, kind and project, kept by the same triggers):
+one index-only scan a lexeme, in row order, the scans joined by row. A word
+of several tokens (`x-ray`) is a phrase (`<->`) and needs positions: then
+the GIN index finds the rows, each lexeme of the query is tested with `@@`
+and its count read from the row's `repeats` (the lexemes it holds more than
+once; NULL for most rows), else 1. Both add the parts in lexeme order, so
+two rows alike score exactly alike and the two queries give the same
+scores. `ts_rank_cd`, PostgreSQL's own ranking, has no inverse document
+frequency, and left LoCoMo's recall@10 0.24 below SQLite's. A node's
+project and kind are filtered in the query itself, by the copy of both each
+row carries (the dialect's `fts_insert` gives them): reading each match's
+node instead cost a lookup per match, or a hash of every node of the
+graph. `holding_every` finds
 the nodes whose own row holds every word of a list, unranked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from memory.graph.pieces import NODE_OF_ROW
@@ -41,6 +44,8 @@ PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long
 STEMS_KEPT = 10_000
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its lexemes under the `english` configuration, for this process
 K1, B = 1.2, 0.75  # BM25's term saturation and length normalization, FTS5's defaults
+# The average row's length (at least one), read once a search.
+AVERAGE = "(SELECT CASE WHEN n > 0 THEN greatest(1, CAST(len AS float8) / n) ELSE 1 END FROM memory_fts_count)"
 
 
 def stems(conn: Any, terms: list[str]) -> dict[str, list[str]]:
@@ -85,27 +90,93 @@ def matches(
     """`(node id, BM25 score)` of the best rows holding any of `words` (with `every`: all of them), higher better;
     a node indexed in pieces counts once, by its best piece."""
     tokens = stems(conn, words)
-    query = _query(tokens, every)
-    if not query:
+    if not any(tokens.values()):
         return []
-    lexemes = sorted({token for found in tokens.values() for token in found})
     params: list[Any] = []
 
     def mark(value: Any) -> str:
         params.append(value)
         return f"?{len(params)}"
 
-    where = f" WHERE f.tsv @@ CAST({mark(query)} AS tsquery)"
+    if any(len(found) > 1 for found in tokens.values()):  # a phrase needs the positions: the rows' own tsvector
+        sql = _phrase_sql(tokens, kinds, project, limit, mark, every=every, newest=newest)
+    else:
+        sql = _postings_sql(
+            sorted({found[0] for found in tokens.values() if found}),
+            kinds,
+            project,
+            limit,
+            mark,
+            every=every,
+            newest=newest,
+        )
+    best: dict[int, float] = {}
+    for node_id, score in conn.execute(sql, params):
+        if node_id is not None and node_id not in best:
+            best[node_id] = float(score)
+    return list(best.items())[:limit]
+
+
+def _postings_sql(
+    lexemes: list[str],
+    kinds: list[str],
+    project: str | None,
+    limit: int,
+    mark: Callable[[Any], str],
+    *,
+    every: bool,
+    newest: bool,
+) -> str:
+    """The search when each word is one lexeme: each lexeme's postings read from `memory_postings`' key alone,
+    one scan a lexeme, joined by row (a full join: any lexeme; an inner join: every one).
+
+    Each scan comes in row order, so the joins merge or hash without grouping, and the newest rows holding
+    every lexeme are found by reading the scans backwards until the limit. A row's score adds its lexemes'
+    parts in lexeme order, 0 for a lexeme it lacks: the same sum, to the last bit, as the phrase search's."""
+    d = f"({mark(K1 * (1 - B))} + {mark(K1 * B)} / {AVERAGE} * p.len)"
+    saturation = mark(K1 + 1)
+    held = []
+    if kinds:
+        held.append(f" AND p.kind IN ({','.join(mark(kind) for kind in kinds)})")
+    if project is not ALL:
+        held.append(f" AND p.project = {mark(project)}")
+    scans = []
+    for lexeme in lexemes:
+        term = mark(lexeme)
+        part = f"{_idf(term)} * p.n * {saturation} / (p.n + {d})"
+        scans.append(f"(SELECT p.rowid, {part} AS s FROM memory_postings p WHERE p.term = {term}{''.join(held)})")
+    join = " JOIN " if every else " FULL JOIN "
+    rows = scans[0] + " t1" + "".join(f"{join}{scan} t{i} USING (rowid)" for i, scan in enumerate(scans[1:], 2))
+    score = " + ".join(f"coalesce(t{i}.s, 0)" for i in range(1, len(scans) + 1))
+    order = "f.rowid DESC" if newest else "f.score DESC, f.rowid"
+    return (
+        f"SELECT {NODE_OF_ROW}, f.score FROM (SELECT rowid, {score} AS score FROM {rows}) f"
+        f" ORDER BY {order} LIMIT {mark(limit * PIECES_WIDEN)}"
+    )
+
+
+def _phrase_sql(
+    tokens: dict[str, list[str]],
+    kinds: list[str],
+    project: str | None,
+    limit: int,
+    mark: Callable[[Any], str],
+    *,
+    every: bool,
+    newest: bool,
+) -> str:
+    """The search when a word is a phrase of lexemes: the GIN index finds the rows, each row's own `tsvector`
+    and `repeats` score it."""
+    lexemes = sorted({token for found in tokens.values() for token in found})
+    where = f" WHERE f.tsv @@ CAST({mark(_query(tokens, every))} AS tsquery)"
     if kinds:
         where += f" AND f.kind IN ({','.join(mark(kind) for kind in kinds)})"
     if project is not ALL:
         where += f" AND f.project = {mark(project)}"
     if newest:  # the newest rows holding the words, scored without ranking every match
         where += f" ORDER BY f.rowid DESC LIMIT {mark(limit * PIECES_WIDEN)}"
-    # The average row's length (at least one) and each lexeme's IDF are read once, not once a row.
-    average = "(SELECT CASE WHEN n > 0 THEN greatest(1, CAST(len AS float8) / n) ELSE 1 END FROM memory_fts_count)"
     rows = (
-        f"SELECT f.rowid, f.tsv, f.repeats, {mark(K1 * (1 - B))} + {mark(K1 * B)} / {average} * length(f.tsv) AS d"
+        f"SELECT f.rowid, f.tsv, f.repeats, {mark(K1 * (1 - B))} + {mark(K1 * B)} / {AVERAGE} * length(f.tsv) AS d"
         f" FROM memory_fts f{where}"
     )
     saturation = mark(K1 + 1)
@@ -115,15 +186,10 @@ def matches(
         _term_score(None if held else mark(_lexeme(lexeme)), mark(lexeme), saturation) for lexeme in lexemes
     )
     order = "f.rowid DESC" if newest else "f.score DESC, f.rowid"
-    sql = (
+    return (
         f"SELECT {NODE_OF_ROW}, f.score FROM (SELECT f.rowid, {score} AS score FROM ({rows}) f) f"
         f" ORDER BY {order} LIMIT {mark(limit * PIECES_WIDEN)}"
     )
-    best: dict[int, float] = {}
-    for node_id, score in conn.execute(sql, params):
-        if node_id is not None and node_id not in best:
-            best[node_id] = float(score)
-    return list(best.items())[:limit]
 
 
 def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: int) -> list[tuple[int, str]]:
@@ -146,14 +212,20 @@ def _term_score(query: str | None, lexeme: str, saturation: str) -> str:
     row holds it): its inverse document frequency as FTS5
     computes it (from the vocabulary and the row count; never below a millionth) times its count saturated and
     normalized by the row's length (`d`, which holds k1 and b); the count is 1 unless the row repeats it."""
-    docs = f"coalesce((SELECT doc FROM memory_vocab WHERE term = {lexeme}), 0)"
-    idf = (
-        f"(SELECT greatest(CAST(1e-6 AS float8), ln((CAST(n - {docs} AS float8) + 0.5) / (CAST({docs} AS float8)"
-        " + 0.5))) FROM memory_fts_count)"
-    )
+    idf = _idf(lexeme)
     count = f"CASE WHEN f.repeats IS NULL THEN 1 ELSE coalesce(CAST(f.repeats ->> {lexeme} AS float8), 1) END"
     part = f"{idf} * {count} * {saturation} / ({count} + f.d)"
     return part if query is None else f"CASE WHEN f.tsv @@ CAST({query} AS tsquery) THEN {part} ELSE 0 END"
+
+
+def _idf(lexeme: str) -> str:
+    """A lexeme's inverse document frequency as FTS5 computes it, from the vocabulary and the row count (never
+    below a millionth): a subquery of no row, so it is computed once a statement."""
+    docs = f"coalesce((SELECT doc FROM memory_vocab WHERE term = {lexeme}), 0)"
+    return (
+        f"(SELECT greatest(CAST(1e-6 AS float8), ln((CAST(n - {docs} AS float8) + 0.5) / (CAST({docs} AS float8)"
+        " + 0.5))) FROM memory_fts_count)"
+    )
 
 
 def _query(tokens: dict[str, list[str]], every: bool) -> str:
