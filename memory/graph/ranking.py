@@ -193,15 +193,19 @@ class Ranking:
         self, conn: sqlite3.Connection, scored: list[Scored], rows: dict[int, ScoringRow], origin: dict[int, int]
     ) -> list[Scored]:
         """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py): the
-        nodes whose strongest lift came from an episode (a session) yield to them."""
+        turns whose strongest lift came from their own session's episode yield to them (a run's episode, which
+        has no session, lifts what it used as experience, not as context)."""
         head = [node_id for _, node_id, _ in scored[:WINDOW]]
-        sources = {origin[i] for i in head if i in origin}
-        kinds = {i: row[1] for i, row in rows.items() if i in sources}
-        kinds.update((i, row[1]) for i, row in _scoring_rows(conn, list(sources - kinds.keys()), self.project).items())
-        lifted = {i for i in head if kinds.get(origin.get(i, 0)) == "episodic"}
-        if not lifted:
-            return scored
-        return sessions_first(scored, {i: rows[i][7] for i in head if rows[i][7]}, lifted)
+        session_of = {i: rows[i][7] for i in head if rows[i][7]}
+        sources = {origin[i] for i in session_of if i in origin}
+        episodes = {i: row for i, row in rows.items() if i in sources}
+        episodes.update(_scoring_rows(conn, list(sources - episodes.keys()), self.project))
+        lifted = set()
+        for node_id, session in session_of.items():
+            row = episodes.get(origin.get(node_id, 0))
+            if row is not None and row[1] == "episodic" and row[7] == session:
+                lifted.add(node_id)
+        return sessions_first(scored, session_of, lifted) if lifted else scored
 
     def _spread(
         self, conn: sqlite3.Connection, base: dict[int, float], hops: int

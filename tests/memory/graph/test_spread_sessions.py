@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from memory.engines.base import Engine
+from memory.evolution.episodes import Episode, Episodes, Step
 from memory.graph.conversation import Turn, remember_conversation
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
@@ -57,3 +58,15 @@ async def test_a_turn_lifted_by_its_neighbour_keeps_its_place(store: Store) -> N
     # The small talk right after the best match is its context (a `next` link), not its session's: it stays.
     assert order[:2] == [ref["a0"], ref["a1"]]
     assert found[1].parts["lexical"] == 0 and "session" not in found[1].parts
+
+
+async def test_a_turn_a_runs_episode_lifted_keeps_its_place(store: Store) -> None:
+    graph = Graph(store)
+    ref = await _remember(graph)
+    # A run on the same question used the certificate's turn of session 1: experience, not its session's context.
+    step = Step("memory_recall", {"query": QUESTION}, recalled=(ref["a6"], ref["b1"]), used=(ref["a6"],))
+    await Episodes(graph).write(Episode(QUESTION, [step], outcome=1.0))
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    assert order.index(ref["a6"]) < order.index(ref["b1"])
+    assert all("session" not in r.parts for r in found)
