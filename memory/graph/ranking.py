@@ -194,18 +194,14 @@ class Ranking:
     ) -> list[Scored]:
         """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py): the
         turns whose strongest lift came from their own session's episode yield to them (a run's episode, which
-        has no session, lifts what it used as experience, not as context)."""
+        has no session, lifts what it used as experience, not as context). A session is known by its episode,
+        not by its name: two conversations both have a session "1"."""
         head = [node_id for _, node_id, _ in scored[:WINDOW]]
-        session_of = {i: rows[i][7] for i in head if rows[i][7]}
-        sources = {origin[i] for i in session_of if i in origin}
-        episodes = {i: row for i, row in rows.items() if i in sources}
-        episodes.update(_scoring_rows(conn, list(sources - episodes.keys()), self.project))
-        lifted = set()
-        for node_id, session in session_of.items():
-            row = episodes.get(origin.get(node_id, 0))
-            if row is not None and row[1] == "episodic" and row[7] == session:
-                lifted.add(node_id)
-        return sessions_first(scored, session_of, lifted) if lifted else scored
+        if not any(rows.get(origin.get(i, 0), ("", ""))[1] == "episodic" for i in head):
+            return scored
+        episode_of = _session_episodes(conn, head, rows)
+        lifted = {i for i, episode in episode_of.items() if origin.get(i) == episode}
+        return sessions_first(scored, episode_of, lifted) if lifted else scored
 
     def _spread(
         self, conn: sqlite3.Connection, base: dict[int, float], hops: int
@@ -363,6 +359,23 @@ def _scored(
         keyed.append(((-score, -lex_part - vec_part, node_id), (score, node_id, parts)))
     keyed.sort(key=lambda pair: pair[0])
     return [item for _, item in keyed]
+
+
+def _session_episodes(conn: sqlite3.Connection, ids: list[int], rows: dict[int, ScoringRow]) -> dict[int, int]:
+    """The episode of each node's session among `ids` (memory/graph/conversation.py links it to its turns by a
+    `ground` edge), for the nodes that have one."""
+    session = dialect_of(conn).json_text("n.meta", "session")
+    found: dict[int, int] = {}
+    for chunk, marks in in_chunks(ids):
+        sql = (
+            f"SELECT e.dst, e.src, {session} FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            f" WHERE e.dst IN ({marks}) AND e.kind = 'ground' AND e.deleted IS NULL"
+            " AND n.kind = 'episodic' AND n.deleted IS NULL"
+        )
+        for node_id, episode, said_in in conn.execute(sql, chunk):
+            if said_in and said_in == rows[node_id][7]:
+                found[node_id] = episode
+    return found
 
 
 def _scoring_rows(conn: sqlite3.Connection, ids: list[int], project: str | None) -> dict[int, ScoringRow]:

@@ -29,10 +29,10 @@ Measured against the ranking without this step (one session, both
 development sets imported once; `bench recall`): BEAM dev @5 0.484 -> 0.494,
 event ordering @5 0.188 -> 0.221 and multi-session reasoning 0.573 -> 0.623
 (both back level with the no-graph ablation), @1, @10 and @20 unchanged;
-LoCoMo dev unchanged at every cut-off. Deciding the first 8 or more places
-instead of 6 moved a match of a third session over the fifth-session context of
-a temporal question and cost BEAM @10 (0.585 -> 0.579); 5 places left event
-ordering below. Standard library only: the hook process ranks through this.
+LoCoMo dev unchanged at every cut-off. Deciding the first 8 places or more
+instead of 6 moved a third session's match over a first-session turn at eighth
+place and pushed a temporal question's evidence out of the first ten (BEAM @10
+0.585 -> 0.579); 5 places left event ordering below. Standard library only: the hook process ranks through this.
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ __all__ = ["PLACES", "sessions_first"]
 PLACES = 6
 
 
-def sessions_first(scored: list[Scored], session_of: Mapping[int, str], lifted: Collection[int]) -> list[Scored]:
+def sessions_first(scored: list[Scored], session_of: Mapping[int, int], lifted: Collection[int]) -> list[Scored]:
     """`scored` (best first) with its first `PLACES` places opened to other sessions' matches.
 
-    `session_of` maps a node to its session; `lifted` holds the nodes whose strongest lift came from their
-    session's episode."""
+    `session_of` maps a node to its session (the session's episode); `lifted` holds the nodes whose strongest
+    lift came from their session's episode."""
     head, rest = list(scored[:WINDOW]), scored[WINDOW:]
     placed: list[Scored] = []
-    held: set[str] = set()
+    held: set[int] = set()
     while head and len(placed) < PLACES:
         first = head[0]
         mine = session_of.get(first[1])

@@ -70,3 +70,17 @@ async def test_a_turn_a_runs_episode_lifted_keeps_its_place(store: Store) -> Non
     order = [r.node.id for r in found]
     assert order.index(ref["a6"]) < order.index(ref["b1"])
     assert all("session" not in r.parts for r in found)
+
+
+async def test_a_session_of_another_conversation_with_the_same_name_is_another_session(store: Store) -> None:
+    graph = Graph(store)
+    said = [text for pair in zip(FIRST, SMALL_TALK, strict=True) for text in pair]
+    first = [Turn("user", text, f"a{i}", "1", date(2024, 3, 1)) for i, text in enumerate(said)]
+    second = [Turn("user", text, f"b{i}", "1", date(2024, 4, 1)) for i, text in enumerate(SECOND)]
+    ids = await remember_conversation(graph, first)
+    ids += await remember_conversation(graph, second)  # a conversation of its own, whose session is also "1"
+    ref = {turn.ref: node_id for turn, node_id in zip(first + second, ids, strict=True)}
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    assert order.index(ref["b1"]) < order.index(ref["a6"])
+    assert found[order.index(ref["b1"])].parts["session"] > 0
