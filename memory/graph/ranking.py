@@ -3,7 +3,8 @@ database library in them.
 
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
 the query's selective terms, spreads activation along their edges, scores
-what it reached, keeps the best direct match first and puts a later
+what it reached, keeps the best direct match first, opens the first places
+to other sessions' matches (memory/graph/spread_sessions.py) and puts a later
 restatement of a changed value before the older one (memory/graph/newer.py);
 it reads a bounded number of rows and writes nothing. It stays inside one
 project: candidates and scored nodes are the project's own, and edges never
