@@ -3,7 +3,8 @@ database library in them.
 
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
 the query's selective terms, spreads activation along their edges, scores
-what it reached, keeps the best direct match first and puts a later
+what it reached, keeps the best direct match first, opens the first places
+to other sessions' matches (memory/graph/spread_sessions.py) and puts a later
 restatement of a changed value before the older one (memory/graph/newer.py);
 it reads a bounded number of rows and writes nothing. It stays inside one
 project: candidates and scored nodes are the project's own, and edges never
@@ -22,9 +23,10 @@ from dataclasses import dataclass, field, replace
 
 from memory.engines.dialects import dialect_of
 from memory.graph.fts.index import text_index
-from memory.graph.newer import Scored, newer_first
+from memory.graph.newer import WINDOW, Scored, newer_first
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.records import Node
+from memory.graph.spread_sessions import sessions_first
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
 from memory.projects import ALL
@@ -34,8 +36,8 @@ __all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 DOC_BUDGET = 5_000
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "model", "bot", "chatgpt", "claude"})
-# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes).
-ScoringRow = tuple[int, str, int, float | None, float, str | None, int]
+# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes, session).
+ScoringRow = tuple[int, str, int, float | None, float, str | None, int, str | None]
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ class Ranking:
         for node_id, row in rows.items():
             voice[node_id] = mine = _voice(row[5], w)
             base[node_id] = mine * (w.lexical * lexical.get(node_id, 0.0) + w.vector * vectors.get(node_id, 0.0))
-        graph, via = self._spread(conn, base, hops)
+        graph, via, origin = self._spread(conn, base, hops)
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
         rows.update(_scoring_rows(conn, reached, self.project))
         wanted = [i for i, row in rows.items() if i in base and (not kinds or row[1] in kinds)]
@@ -145,6 +147,8 @@ class Ranking:
         scored = _scored(rows, lexical, vectors, graph, base, voice, ceiling, kinds, w)
         if scored and not rows[scored[0][1]][6]:  # the first has never helped a run succeed
             scored = _best_match_first(scored, base)
+        if graph:
+            scored = self._sessions_first(conn, scored, rows, origin)
         read: dict[int, Node] = {}  # the nodes newer_first read, which are most of the top k: read once
         asked: set[int] = set()
 
@@ -186,10 +190,25 @@ class Ranking:
 
         return reciprocal(found), reciprocal([(i, s) for i, s in nearest if s > 0])
 
+    def _sessions_first(
+        self, conn: sqlite3.Connection, scored: list[Scored], rows: dict[int, ScoringRow], origin: dict[int, int]
+    ) -> list[Scored]:
+        """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py): the
+        turns whose strongest lift came from their own session's episode yield to them (a run's episode, which
+        has no session, lifts what it used as experience, not as context). A session is known by its episode,
+        not by its name: two conversations both have a session "1"."""
+        head = [node_id for _, node_id, _ in scored[:WINDOW]]
+        if not any(rows.get(origin.get(i, 0), ("", ""))[1] == "episodic" for i in head):
+            return scored
+        episode_of = _session_episodes(conn, head, rows)
+        lifted = {i for i, episode in episode_of.items() if origin.get(i) == episode}
+        return sessions_first(scored, episode_of, lifted) if lifted else scored
+
     def _spread(
         self, conn: sqlite3.Connection, base: dict[int, float], hops: int
-    ) -> tuple[dict[int, float], dict[int, int]]:
-        """The graph part of each node reached from the strongest candidates, and the edge it mostly came by.
+    ) -> tuple[dict[int, float], dict[int, int], dict[int, int]]:
+        """The graph part of each node reached from the strongest candidates, the edge it mostly came by, and
+        the node that edge came from.
 
         Activation adds up over the edges that reach a node, times the graph
         weight, but a node never gets more than the strongest node it was reached
@@ -199,7 +218,7 @@ class Ranking:
         its activation each way."""
         activation: dict[int, float] = {}
         strongest: dict[int, float] = {}
-        via: dict[int, tuple[float, int]] = {}
+        via: dict[int, tuple[float, int, int]] = {}
         sources = dict(sorted(base.items(), key=lambda item: -item[1])[: self.spread])
         spent: set[int] = set()
         decay, corroboration = self.weights.decay, self.weights.corroboration
@@ -221,8 +240,8 @@ class Ranking:
                     amount = strength * weight * decay * both
                     reached[dst] = reached.get(dst, 0.0) + amount
                     strongest[dst] = max(strongest.get(dst, 0.0), strength)
-                    if amount > via.get(dst, (0.0, 0))[0]:
-                        via[dst] = (amount, edge_id)
+                    if amount > via.get(dst, (0.0, 0, 0))[0]:
+                        via[dst] = (amount, edge_id, src)
             for node_id, amount in reached.items():
                 activation[node_id] = activation.get(node_id, 0.0) + amount
             fresh = {i: a for i, a in reached.items() if i not in spent}
@@ -233,7 +252,8 @@ class Ranking:
             part = weight * amount
             part = 1.0 if part > 1.0 else part
             graph[node_id] = strongest[node_id] if strongest[node_id] < part else part
-        return graph, {node_id: edge_id for node_id, (_, edge_id) in via.items()}
+        edges = {node_id: edge_id for node_id, (_, edge_id, _) in via.items()}
+        return graph, edges, {node_id: src for node_id, (_, _, src) in via.items()}
 
 
 def _candidates(
@@ -309,7 +329,7 @@ def _scored(
     recent: dict[float, float] = {}
     voices: dict[str | None, float] = {}  # the voice of each speaker, for the nodes reached along edges
     keyed: list[tuple[tuple[float, float, int], Scored]] = []
-    for node_id, (_, kind, uses, last_used, updated, speaker, _) in rows.items():
+    for node_id, (_, kind, uses, last_used, updated, speaker, _, _) in rows.items():
         if kinds and kind not in kinds:
             continue
         mine = voice.get(node_id) or voices.get(speaker)
@@ -342,20 +362,38 @@ def _scored(
     return [item for _, item in keyed]
 
 
+def _session_episodes(conn: sqlite3.Connection, ids: list[int], rows: dict[int, ScoringRow]) -> dict[int, int]:
+    """The episode of each node's session among `ids` (memory/graph/conversation.py links it to its turns by a
+    `ground` edge), for the nodes that have one."""
+    session = dialect_of(conn).json_text("n.meta", "session")
+    found: dict[int, int] = {}
+    for chunk, marks in in_chunks(ids):
+        sql = (
+            f"SELECT e.dst, e.src, {session} FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            f" WHERE e.dst IN ({marks}) AND e.kind = 'ground' AND e.deleted IS NULL"
+            " AND n.kind = 'episodic' AND n.deleted IS NULL"
+        )
+        for node_id, episode, said_in in conn.execute(sql, chunk):
+            if said_in and said_in == rows[node_id][7]:
+                found[node_id] = episode
+    return found
+
+
 def _scoring_rows(conn: sqlite3.Connection, ids: list[int], project: str | None) -> dict[int, ScoringRow]:
     """Only what ranking needs, by id, for the live nodes of `project` among `ids`: (id, kind, uses, last_used,
-    updated, speaker, successes).
+    updated, speaker, successes, session).
 
     The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
     project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
     rows: dict[int, ScoringRow] = {}
-    speaker = dialect_of(conn).json_text("meta", "speaker")
+    dialect = dialect_of(conn)
+    speaker, session = dialect.json_text("meta", "speaker"), dialect.json_text("meta", "session")
     for chunk, marks in in_chunks(ids):
         sql = (
-            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, project FROM memory_nodes"
+            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, {session}, project FROM memory_nodes"
             f" WHERE id IN ({marks}) AND deleted IS NULL"
         )
         for row in conn.execute(sql, chunk):
-            if project is ALL or row[7] == project:
-                rows[row[0]] = row[:7]
+            if project is ALL or row[8] == project:
+                rows[row[0]] = row[:8]
     return rows

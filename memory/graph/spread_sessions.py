@@ -1,0 +1,83 @@
+"""Other sessions at the top: a turn its session's episode lifted yields a first place to another session's match.
+
+A session is an episodic node linked to each of its turns
+(memory/graph/conversation.py). When its text matches a question, it spreads
+to all of its turns at once, and in a long session (a chat of hundreds of
+messages about one project) it lifts a run of them to the context cap
+(`Weights.context`): the first places fill with one session, and a better
+direct match said in another session falls below them. Questions that need
+turns from several sessions (what changed across them, the order things came
+up in, a count added up over time) lose exactly that match.
+
+So among the first `PLACES` places (with the candidates from the first `WINDOW`, as the restatement
+step reads them, memory/graph/newer.py): when the next node belongs to a session
+already placed above it and its strongest lift came from that session's episode,
+the best direct match (by its own words, `score - graph`) of a session not yet
+placed takes the place instead, if that match ranks above it by its own words
+too: the graph's lift of a turn over a better match is what yields, nothing
+else does. The node that moves gets a `session` part that lifts it just above
+the one it passed, so the parts still sum to the score and the scores fall
+down the list. Nodes with no session (a remembered fact) are never moved nor
+moved past. A lift by the turns' own links (the reply to a matched question,
+the turn naming the same thing) keeps its place: that is what the graph wins
+on short sessions (LoCoMo), and passing it costs them. So does a lift by a
+run's episode (which has no session): a turn that helped a run is lifted by
+experience, not by the company it keeps (counted as a session's lift, it cost
+`bench evolution --data` LoCoMo dev seed 1 its gain at @10, +0.018 -> +0.009).
+
+Measured against the ranking without this step (one session, both
+development sets imported once; `bench recall`): BEAM dev @5 0.484 -> 0.494,
+event ordering @5 0.188 -> 0.221 and multi-session reasoning 0.573 -> 0.623
+(both back level with the no-graph ablation), @1, @10 and @20 unchanged;
+LoCoMo dev unchanged at every cut-off. Deciding the first 8 places or more
+instead of 6 moved a third session's match over a first-session turn at eighth
+place and pushed a temporal question's evidence out of the first ten (BEAM @10
+0.585 -> 0.579); 5 places left event ordering below. Standard library only: the hook process ranks through this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from memory.graph.newer import WINDOW, Scored
+
+__all__ = ["PLACES", "sessions_first"]
+
+PLACES = 6
+
+
+def sessions_first(scored: list[Scored], session_of: Mapping[int, int], lifted: Collection[int]) -> list[Scored]:
+    """`scored` (best first) with its first `PLACES` places opened to other sessions' matches.
+
+    `session_of` maps a node to its session (the session's episode); `lifted` holds the nodes whose strongest
+    lift came from their session's episode."""
+    head, rest = list(scored[:WINDOW]), scored[WINDOW:]
+    placed: list[Scored] = []
+    held: set[int] = set()
+    while head and len(placed) < PLACES:
+        first = head[0]
+        mine = session_of.get(first[1])
+        pick = first
+        if mine in held and first[1] in lifted:
+            others = [
+                item
+                for item in head[1:]
+                if (theirs := session_of.get(item[1])) is not None
+                and theirs not in held
+                and item[2].get("lexical", 0.0) + item[2].get("vector", 0.0) > 0
+                and _direct(item) > _direct(first)
+            ]
+            if others:
+                best = max(others, key=_direct)
+                lift = round(first[0] - best[0] + 0.0001, 4)
+                pick = (round(first[0] + 0.0001, 4), best[1], {**best[2], "session": lift})
+        head.remove(first if pick is first else next(item for item in head if item[1] == pick[1]))
+        placed.append(pick)
+        if (theirs := session_of.get(pick[1])) is not None:
+            held.add(theirs)
+    return placed + head + list(rest)
+
+
+def _direct(item: Scored) -> float:
+    """A node's score by its own words: what it would score with no graph part."""
+    return item[0] - item[2].get("graph", 0.0)

@@ -1,0 +1,86 @@
+"""Other sessions at the top: a turn lifted by its session's episode yields to a better match of another session."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from memory.engines.base import Engine
+from memory.evolution.episodes import Episode, Episodes, Step
+from memory.graph.conversation import Turn, remember_conversation
+from memory.graph.graph import Graph
+from memory.graph.recall import Recall
+from memory.store import Store
+
+QUESTION = "How did I set up nginx, docker, the certificate and the deploy?"
+# Session 1 names every term of the question, a turn at a time between small talk; its episode matches the
+# question as a whole and lifts each of those turns. Session 2 says one of them, in fewer words.
+FIRST = [
+    "The nginx proxy and the docker compose file are ready for the deploy.",
+    "The docker image builds in two minutes on the old laptop when the cache is warm.",
+    "The nginx config has gzip turned on and a long list of headers for the static files.",
+    "The certificate renews itself every month through a cron job that runs at night.",
+    "The deploy runs from a Makefile with a target for each of the three servers.",
+]
+SMALL_TALK = [f"Filler line {n} about lunch and the weather." for n in ("one", "two", "three", "four", "five")]
+SECOND = ["My cat knocked a plant over this morning.", "I moved the certificate to the new server."] + [
+    f"Another note {n} about music and books." for n in ("one", "two", "three", "four", "five", "six")
+]
+
+
+async def _remember(graph: Graph) -> dict[str, int]:
+    said = [text for pair in zip(FIRST, SMALL_TALK, strict=True) for text in pair]
+    turns = [Turn("user", text, f"a{i}", "1", date(2024, 3, 1)) for i, text in enumerate(said)]
+    turns += [Turn("user", text, f"b{i}", "2", date(2024, 4, 1)) for i, text in enumerate(SECOND)]
+    ids = await remember_conversation(graph, turns)
+    return {turn.ref: node_id for turn, node_id in zip(turns, ids, strict=True)}
+
+
+async def test_a_turn_its_session_lifted_yields_its_place_to_a_better_match_of_another_session(
+    engine_store: Engine,
+) -> None:
+    graph = Graph(engine_store)
+    ref = await _remember(graph)
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    moved = found[order.index(ref["b1"])]
+    passed = found[order.index(ref["a6"])]  # the certificate's turn of session 1, a weaker match by its words
+    assert moved.parts["lexical"] > passed.parts["lexical"] and passed.parts["graph"] > moved.parts["graph"]
+    assert order.index(ref["b1"]) < order.index(ref["a6"])
+    assert moved.parts["session"] > 0 and "session" not in passed.parts
+    assert moved.score == round(sum(moved.parts.values()), 4)
+
+
+async def test_a_turn_lifted_by_its_neighbour_keeps_its_place(store: Store) -> None:
+    graph = Graph(store)
+    ref = await _remember(graph)
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    # The small talk right after the best match is its context (a `next` link), not its session's: it stays.
+    assert order[:2] == [ref["a0"], ref["a1"]]
+    assert found[1].parts["lexical"] == 0 and "session" not in found[1].parts
+
+
+async def test_a_turn_a_runs_episode_lifted_keeps_its_place(store: Store) -> None:
+    graph = Graph(store)
+    ref = await _remember(graph)
+    # A run on the same question used the certificate's turn of session 1: experience, not its session's context.
+    step = Step("memory_recall", {"query": QUESTION}, recalled=(ref["a6"], ref["b1"]), used=(ref["a6"],))
+    await Episodes(graph).write(Episode(QUESTION, [step], outcome=1.0))
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    assert order.index(ref["a6"]) < order.index(ref["b1"])
+    assert all("session" not in r.parts for r in found)
+
+
+async def test_a_session_of_another_conversation_with_the_same_name_is_another_session(store: Store) -> None:
+    graph = Graph(store)
+    said = [text for pair in zip(FIRST, SMALL_TALK, strict=True) for text in pair]
+    first = [Turn("user", text, f"a{i}", "1", date(2024, 3, 1)) for i, text in enumerate(said)]
+    second = [Turn("user", text, f"b{i}", "1", date(2024, 4, 1)) for i, text in enumerate(SECOND)]
+    ids = await remember_conversation(graph, first)
+    ids += await remember_conversation(graph, second)  # a conversation of its own, whose session is also "1"
+    ref = {turn.ref: node_id for turn, node_id in zip(first + second, ids, strict=True)}
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    assert order.index(ref["b1"]) < order.index(ref["a6"])
+    assert found[order.index(ref["b1"])].parts["session"] > 0
