@@ -1,0 +1,121 @@
+"""Extracting an answer: the span of the best lines shown that the model's own likelihood prefers.
+
+A small model often sees the right line and still cannot write the value
+out of it: asked "When did Jon and Gina decide to collaborate?" it answers
+with the date tag of another line, or rephrases the question. When the
+question asks for a kind of value (`answer_kind`: a date for "When ...",
+"What year ...", a number for "How many ...", "How long ..."),
+`candidate_spans` lists the values of that kind on the document lines
+shown that answer the question best (BM25 over the shown lines for the
+question's words, `memory.context.lexical.Ranker`, the best `SPAN_LINES`):
+dates ("21 July 2023", "March 29"), numbers with the word after them
+("165 commits", "250ms", "four branches"; a number inside a date is the
+date's).
+
+`choose_span` asks the model to score each span as its whole reply to the
+reading prompt (`runtime.models.base.Continuation`) and takes the one it
+finds likeliest: the log-probability of the span's tokens and of the turn
+ending after it. Measured on LoCoMo (docs/benchmarks.md), spans chosen so
+beat free generation only where the question fixes the kind: among every
+span of the lines (names, quoted phrases, identifiers, short clauses) the
+135M model picked "art" for "painting" and "Caroline" for "Melanie's
+daughter", and a short wrong span scores less token F1 than a free answer
+that restates the question; so only a question with a kind is answered by
+a span (`runtime.loop.decide`), and any other is written as free text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.context.lexical import Ranker, content_terms
+from runtime.models.base import Continuation, Model
+from runtime.reading.answers import SHOWN_HEADER, SHOWN_ROW
+
+__all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
+
+SPAN_LINES = 3  # the best lines shown whose spans are candidates
+MOST_SPANS = 32
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
+    rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
+)
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?:[$€£]?\d[\d,.]*\d|[$€£]?\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)"
+    r"(?:\s?%|\s?[A-Za-z]+)?",
+    re.IGNORECASE,
+)
+_KINDS = (
+    ("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),
+    ("number", re.compile(r"\s*how (many|much|long|far|old|often)\b", re.IGNORECASE)),
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A candidate answer: its text and the document line it is on."""
+
+    text: str
+    id: str
+    number: int
+
+
+def answer_kind(question: str) -> str | None:
+    """The kind of value `question` asks for: "date" ("When ...", "What year ..."), "number" ("How many ..."),
+    or None."""
+    return next((kind for kind, asks in _KINDS if asks.match(question)), None)
+
+
+def candidate_spans(
+    shown: str, question: str, kind: str, *, lines: int = SPAN_LINES, most: int = MOST_SPANS
+) -> list[Span]:
+    """The values of `kind` on the best `lines` document lines of `shown` for `question`, best line first, at
+    most `most`."""
+    spans: dict[str, Span] = {}
+    for ref, number, text in _best_rows(shown, question, lines):
+        for value in _values(text, kind):
+            spans.setdefault(value.strip().casefold(), Span(value.strip(), ref, number))
+    return list(spans.values())[:most]
+
+
+async def choose_span(model: Model, messages: list[dict[str, str]], spans: list[Span]) -> Span | None:
+    """The span the model finds likeliest as its whole reply to `messages` (its tokens, then the end of the
+    turn); None without spans. `model` must score (`runtime.models.base.can_score`)."""
+    if not spans:
+        return None
+    scored = await model.score(messages, [span.text for span in spans])  # type: ignore[attr-defined]
+    best = max(range(len(spans)), key=lambda i: (_whole(scored[i]), -i))
+    return spans[best]
+
+
+def _whole(scored: Continuation) -> float:
+    """The log-probability that the reply is exactly the span: its tokens, then the end of the turn."""
+    return scored.total + scored.end
+
+
+def _best_rows(shown: str, question: str, most: int) -> list[tuple[str, int, str]]:
+    """The document lines of `shown` (`id`, number, text) that rank best for the question's words, best first."""
+    ranker = Ranker(set(content_terms(question)))
+    rows: list[tuple[str, int, str, set[str]]] = []
+    ref = ""
+    for line in shown.split("\n"):
+        if header := SHOWN_HEADER.match(line):
+            ref = header.group(1)
+        elif (numbered := SHOWN_ROW.match(line)) and ref:
+            text = numbered.group(2)
+            rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
+            ranker.count(text, rows[-1][3])
+    scored = [(ranker.score(text, held), -index) for index, (_, _, text, held) in enumerate(rows)]
+    order = sorted(range(len(rows)), key=lambda i: scored[i], reverse=True)
+    return [rows[i][:3] for i in order[:most] if scored[i][0] > 0]
+
+
+def _values(text: str, kind: str) -> list[str]:
+    """The dates, or the numbers with the word after them that are not part of a date, on the line `text`."""
+    dates = [m.group(0) for m in _DATE.finditer(text)]
+    if kind == "date":
+        return dates
+    return [m.group(0) for m in _NUMBER.finditer(_DATE.sub(" ", text))]
