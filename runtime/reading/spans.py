@@ -8,7 +8,8 @@ question asks for a kind of value (`answer_kind`: a date for "When ...",
 `candidate_spans` lists the values of that kind on the document lines
 shown that answer the question best (BM25 over the shown lines for the
 question's words, `memory.context.lexical.Ranker`, the best `SPAN_LINES`):
-dates ("21 July 2023", "March 29"), numbers with the word after them
+dates ("21 July 2023", "March 29"; a date a conversation turn states
+rather than the turn's own date tag, when it states one), numbers with the word after them
 ("165 commits", "250ms", "four branches"; a number inside a date is the
 date's).
 
@@ -48,6 +49,7 @@ _NUMBER = re.compile(
     r"(?:\s?%|\s?[A-Za-z]+)?",
     re.IGNORECASE,
 )
+_TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
 _KINDS = (
     ("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),
     ("number", re.compile(r"\s*how (many|much|long|far|old|often)\b", re.IGNORECASE)),
@@ -114,8 +116,9 @@ def _best_rows(shown: str, question: str, most: int) -> list[tuple[str, int, str
 
 
 def _values(text: str, kind: str) -> list[str]:
-    """The dates, or the numbers with the word after them that are not part of a date, on the line `text`."""
-    dates = [m.group(0) for m in _DATE.finditer(text)]
+    """The dates, or the numbers with the word after them that are not part of a date, on the line `text`; a
+    date the turn states outranks the turn's own date (`[17 March 2023] John: ... on 4 February 2021`)."""
     if kind == "date":
-        return dates
+        stated = [m.group(0) for m in _DATE.finditer(_TAG.sub(" ", text, count=1))]
+        return stated or [m.group(0) for m in _DATE.finditer(text)]
     return [m.group(0) for m in _NUMBER.finditer(_DATE.sub(" ", text))]

@@ -36,13 +36,15 @@ def test_a_question_asks_for_a_date_a_number_or_neither() -> None:
 
 def test_the_candidates_are_the_values_of_the_kind_on_the_best_lines() -> None:
     shown = (
-        "doc:1 lines 139-141:\n"
+        "doc:1 lines 139-142:\n"
         "139| [15 July 2023] Melanie: I merged 165 commits and four branches on 3 July 2023.\n"
         "140| [16 July 2023] Caroline: The weather was grey for 5 days.\n"
         "141| user: the first sprint ends on March 29, and 1,200 calls per day are allowed.\n"
+        "142| [17 July 2023] Melanie: The sprint review went well.\n"
     )
     dates = candidate_spans(shown, "When were the commits merged and when does the sprint end?", "date")
-    assert {span.text for span in dates} == {"15 July 2023", "3 July 2023", "March 29"}
+    # the date a turn states, not the turn's own; the turn's own when it states none
+    assert {span.text for span in dates} == {"3 July 2023", "March 29", "17 July 2023"}
     numbers = candidate_spans(shown, "How many commits were merged, how many calls allowed?", "number")
     assert {span.text for span in numbers} == {"165 commits", "four branches", "1,200 calls"}
     assert Span("1,200 calls", "doc:1", 141) in numbers  # line 140 holds no word of the question: no "5 days"
