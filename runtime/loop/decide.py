@@ -185,13 +185,12 @@ class Decider:
         step.prompt, step.reply = step.prompt or prompt, step.reply or reply
 
     async def _extract(self, step: _Step, regions: Regions, prompt: Prompt) -> bool:
-        """For a question that asks for a date or a number, on a model that scores: the answer is the span of that
-        kind on the best lines shown that the model finds likeliest as its reply, citing its line
-        (`runtime.reading.spans`); False when that does not apply, and the answer is written as free text."""
-        kind = answer_kind(regions.question)
-        if kind is None or not self.documents or not can_score(self.model):
+        """For a question that asks for a date, on a model that scores: the answer is the date on the best line
+        shown that the model finds likeliest as its reply, citing its line (`runtime.reading.spans`); False when
+        that does not apply, and the answer is written as free text."""
+        if answer_kind(regions.question) != "date" or not self.documents or not can_score(self.model):
             return False
-        spans = candidate_spans(_shown(regions, task=False), regions.question, kind)
+        spans = candidate_spans(_shown(regions, task=False), regions.question)
         span = await choose_span(self.model, prompt.messages, spans)
         if span is None:
             return False

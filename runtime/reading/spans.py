@@ -1,28 +1,27 @@
-"""Extracting an answer: the span of the best lines shown that the model's own likelihood prefers.
+"""Extracting a date: the one on the best line shown that the model's own likelihood prefers.
 
 A small model often sees the right line and still cannot write the value
 out of it: asked "When did Jon and Gina decide to collaborate?" it answers
-with the date tag of another line, or rephrases the question. When the
-question asks for a kind of value (`answer_kind`: a date for "When ...",
-"What year ...", a number for "How many ...", "How long ..."),
-`candidate_spans` lists the values of that kind on the document lines
-shown that answer the question best (BM25 over the shown lines for the
-question's words, `memory.context.lexical.Ranker`, the best `SPAN_LINES`):
-dates ("21 July 2023", "March 29"; a date a conversation turn states
-rather than the turn's own date tag, when it states one), numbers with the word after them
-("165 commits", "250ms", "four branches"; a number inside a date is the
-date's).
+with another turn's date, or rephrases the question. When the question
+asks for a date (`answer_kind`: "When ...", "What year ...", "Which day
+..."), `candidate_spans` lists the dates on the document line shown that
+answers the question best (BM25 over the shown lines for the question's
+words, `memory.context.lexical.Ranker`; the line a run that cannot answer
+quotes): "21 July 2023", "March 29", and a date a conversation turn states
+before the turn's own date tag (`[17 March 2023] John: ... on 4 February
+2021`).
 
 `choose_span` asks the model to score each span as its whole reply to the
 reading prompt (`runtime.models.base.Continuation`) and takes the one it
 finds likeliest: the log-probability of the span's tokens and of the turn
-ending after it. Measured on LoCoMo (docs/benchmarks.md), spans chosen so
-beat free generation only where the question fixes the kind: among every
-span of the lines (names, quoted phrases, identifiers, short clauses) the
-135M model picked "art" for "painting" and "Caroline" for "Melanie's
-daughter", and a short wrong span scores less token F1 than a free answer
-that restates the question; so only a question with a kind is answered by
-a span (`runtime.loop.decide`), and any other is written as free text.
+ending after it. Measured (docs/benchmarks.md), spans chosen so beat free
+generation only for dates: among every span of the lines (names, quoted
+phrases, identifiers, short clauses) the 135M model picked "art" for
+"painting" and "Caroline" for "Melanie's daughter"; among the numbers of a
+long chat message it picked "150 commits" for 165 and "12" for "2 weeks";
+and among the dates of the best 3 lines, "April 19" beside the "March 29"
+of the best line. So only a date question is answered by a span
+(`runtime.loop.decide`), and any other is written as free text.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from runtime.reading.answers import SHOWN_HEADER, SHOWN_ROW
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
-SPAN_LINES = 3  # the best lines shown whose spans are candidates
+SPAN_LINES = 1  # the best line shown for the question: the one a run that cannot answer quotes
 MOST_SPANS = 32
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
@@ -44,16 +43,8 @@ _DATE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
-_NUMBER = re.compile(
-    r"(?<![\w.,])(?:[$€£]?\d[\d,.]*\d|[$€£]?\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)"
-    r"(?:\s?%|\s?[A-Za-z]+)?",
-    re.IGNORECASE,
-)
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
-_KINDS = (
-    ("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),
-    ("number", re.compile(r"\s*how (many|much|long|far|old|often)\b", re.IGNORECASE)),
-)
+_KINDS = (("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),)
 
 
 @dataclass(frozen=True)
@@ -66,19 +57,15 @@ class Span:
 
 
 def answer_kind(question: str) -> str | None:
-    """The kind of value `question` asks for: "date" ("When ...", "What year ..."), "number" ("How many ..."),
-    or None."""
+    """The kind of value `question` asks for: "date" ("When ...", "What year ..."), or None."""
     return next((kind for kind, asks in _KINDS if asks.match(question)), None)
 
 
-def candidate_spans(
-    shown: str, question: str, kind: str, *, lines: int = SPAN_LINES, most: int = MOST_SPANS
-) -> list[Span]:
-    """The values of `kind` on the best `lines` document lines of `shown` for `question`, best line first, at
-    most `most`."""
+def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most: int = MOST_SPANS) -> list[Span]:
+    """The dates on the best `lines` document lines of `shown` for `question`, best line first, at most `most`."""
     spans: dict[str, Span] = {}
     for ref, number, text in _best_rows(shown, question, lines):
-        for value in _values(text, kind):
+        for value in _dates(text):
             spans.setdefault(value.strip().casefold(), Span(value.strip(), ref, number))
     return list(spans.values())[:most]
 
@@ -115,10 +102,7 @@ def _best_rows(shown: str, question: str, most: int) -> list[tuple[str, int, str
     return [rows[i][:3] for i in order[:most] if scored[i][0] > 0]
 
 
-def _values(text: str, kind: str) -> list[str]:
-    """The dates, or the numbers with the word after them that are not part of a date, on the line `text`; a
-    date the turn states outranks the turn's own date (`[17 March 2023] John: ... on 4 February 2021`)."""
-    if kind == "date":
-        stated = [m.group(0) for m in _DATE.finditer(_TAG.sub(" ", text, count=1))]
-        return stated or [m.group(0) for m in _DATE.finditer(text)]
-    return [m.group(0) for m in _NUMBER.finditer(_DATE.sub(" ", text))]
+def _dates(text: str) -> list[str]:
+    """The dates on the line `text`: those the turn states, else the turn's own (`[17 March 2023] John: ...`)."""
+    stated = [m.group(0) for m in _DATE.finditer(_TAG.sub(" ", text, count=1))]
+    return stated or [m.group(0) for m in _DATE.finditer(text)]

@@ -1,4 +1,4 @@
-"""Extracting an answer: a question that asks for a date or a number is answered by the span the model prefers.
+"""Extracting a date: a question that asks for one is answered by the date on the best line the model prefers.
 
 Driven by the scripted model (with and without a scorer) over real SQLite;
 the bundled GGUF's side is in `test_spans_model.py`.
@@ -26,28 +26,26 @@ def long_argparse(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_question_asks_for_a_date_a_number_or_neither() -> None:
+def test_a_question_asks_for_a_date_or_not() -> None:
     assert answer_kind("When does my first sprint end?") == "date"
     assert answer_kind("What year was it founded?") == "date"
-    assert answer_kind("How many commits have been merged?") == "number"
-    assert answer_kind("How far away do my parents live?") == "number"
+    assert answer_kind("How many commits have been merged?") is None
     assert answer_kind("Who is the author of argparse?") is None and answer_kind("What did she paint?") is None
 
 
-def test_the_candidates_are_the_values_of_the_kind_on_the_best_lines() -> None:
+def test_the_candidates_are_the_dates_of_the_best_lines_those_a_turn_states_first() -> None:
     shown = (
         "doc:1 lines 139-142:\n"
-        "139| [15 July 2023] Melanie: I merged 165 commits and four branches on 3 July 2023.\n"
+        "139| [15 July 2023] Melanie: I merged the commits on 3 July 2023 and 4 July 2023.\n"
         "140| [16 July 2023] Caroline: The weather was grey for 5 days.\n"
-        "141| user: the first sprint ends on March 29, and 1,200 calls per day are allowed.\n"
+        "141| user: the first sprint ends on March 29, and the second on April 19 2024.\n"
         "142| [17 July 2023] Melanie: The sprint review went well.\n"
     )
-    dates = candidate_spans(shown, "When were the commits merged and when does the sprint end?", "date")
-    # the date a turn states, not the turn's own; the turn's own when it states none
-    assert {span.text for span in dates} == {"3 July 2023", "March 29", "17 July 2023"}
-    numbers = candidate_spans(shown, "How many commits were merged, how many calls allowed?", "number")
-    assert {span.text for span in numbers} == {"165 commits", "four branches", "1,200 calls"}
-    assert Span("1,200 calls", "doc:1", 141) in numbers  # line 140 holds no word of the question: no "5 days"
+    best = candidate_spans(shown, "When does the first sprint end?")  # the best line, which a run would quote
+    assert best == [Span("March 29", "doc:1", 141), Span("April 19 2024", "doc:1", 141)]
+    # the date a turn states, not the turn's own; the turn's own when it states none; no date of line 140
+    dates = candidate_spans(shown, "When were the commits merged and when does the sprint end?", lines=3)
+    assert {span.text for span in dates} == {"3 July 2023", "4 July 2023", "March 29", "April 19 2024", "17 July 2023"}
 
 
 async def test_a_reading_run_answers_with_the_span_the_scorer_prefers_citing_its_line(tmp_path: Path) -> None:
