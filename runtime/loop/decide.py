@@ -27,8 +27,12 @@ An answer is sent back once, with the reason, when it is not an answer
 name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
 task in the reason. A reading run (a small model answering from the lines
-found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) is
-never sent back: on the real-file set each of its 11 second answers
+found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) whose
+question asks for a date, on a model that scores, writes no free text: its
+answer is the date on the best line shown that the model finds likeliest
+(`runtime.reading.spans`), citing that line, and it passes the same checks
+(when it fails them it stays the answer, `partial`, with the reason). A
+reading run is never sent back: on the real-file set each of its 11 second answers
 rambled about the lines, and each cost a second call; the lines it found
 are its better second try. An answer with no claim of its own beyond the task's is never `done`
 (`runtime.reading.values.own_claims`), nor is a number a later line about the
