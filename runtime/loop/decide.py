@@ -27,8 +27,12 @@ An answer is sent back once, with the reason, when it is not an answer
 name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
 task in the reason. A reading run (a small model answering from the lines
-found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) is
-never sent back: on the real-file set each of its 11 second answers
+found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) whose
+question asks for a date, on a model that scores, writes no free text: its
+answer is the date on the best line shown that the model finds likeliest
+(`runtime.reading.spans`), citing that line, and it passes the same checks
+(when it fails them it stays the answer, `partial`, with the reason). A
+reading run is never sent back: on the real-file set each of its 11 second answers
 rambled about the lines, and each cost a second call; the lines it found
 are its better second try. An answer with no claim of its own beyond the task's is never `done`
 (`runtime.reading.values.own_claims`), nor is a number a later line about the
@@ -56,7 +60,7 @@ from memory.errors import ModelBehaviorError
 from runtime.loop.action import Action, InvalidAction, action_schema, parse_action
 from runtime.loop.records import Limits
 from runtime.loop.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
-from runtime.models.base import Model, Reply, Request
+from runtime.models.base import Model, Reply, Request, can_score
 from runtime.models.ledger import Ledger
 from runtime.prompt.build import Prompt, RegionSizes, build_prompt
 from runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
@@ -70,6 +74,7 @@ from runtime.reading.answers import (
 )
 from runtime.reading.evidence import Cited, check_evidence
 from runtime.reading.look import Line, best_lines, quote_lines
+from runtime.reading.spans import answer_kind, candidate_spans, choose_span
 from runtime.reading.values import own_claims, superseded
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
@@ -171,6 +176,10 @@ class Decider:
             self.sizes,
             self.model.count_tokens,
         )
+        if regions.reading and await self._extract(step, regions, prompt):
+            step.prompt = step.prompt or prompt
+            step.reply = step.reply or Reply(step.action.answer or "", sum(prompt.tokens.values()), 0)
+            return
         cap = min(READ_TOKENS if regions.reading else ANSWER_TOKENS, self.sizes.reply)
         reply = await self._ask(prompt.messages, None, cap, retries)
         text = reply.text.strip()
@@ -178,6 +187,22 @@ class Decider:
             text, step.cut_off = complete_sentences(text) or text, not complete_sentences(text)
         step.action.answer = text
         step.prompt, step.reply = step.prompt or prompt, step.reply or reply
+
+    async def _extract(self, step: _Step, regions: Regions, prompt: Prompt) -> bool:
+        """For a question that asks for a date, on a model that scores: the answer is the date on the best line
+        shown that the model finds likeliest as its reply, citing its line (`runtime.reading.spans`); False when
+        that does not apply, and the answer is written as free text."""
+        if answer_kind(regions.question) != "date" or not self.documents or not can_score(self.model):
+            return False
+        spans = candidate_spans(_shown(regions, task=False), regions.question)
+        span = await choose_span(self.model, prompt.messages, spans)
+        if span is None:
+            return False
+        self.ledger.charge(sum(prompt.tokens.values()) + sum(self.model.count_tokens(s.text) for s in spans))
+        step.action.answer = span.text
+        step.action.evidence = [{"id": span.id, "start": span.number, "end": span.number}]
+        step.extracted = True
+        return True
 
     def _check(self, step: _Step, regions: Regions) -> str | None:
         """The answer cleaned of the prompt's own words and repeats; what is wrong with it, or None."""
@@ -228,7 +253,10 @@ class Decider:
 
     async def _settle(self, step: _Step, regions: Regions, problem: str | None, *, last_try: bool) -> None:
         """The answer's evidence and reason: what it cites or where its words are, or the best line instead."""
-        if problem and (self.documents or "prompt" in problem):  # never the prompt; the best line instead
+        if problem and step.extracted:  # a span stays the answer, on the line it is on, `partial`
+            step.evidence, _ = await check_answer_evidence(self.contexts, step.action, last_try=True)
+            step.reason = f"{problem}; the answer is the span of the cited line that the model finds likeliest"
+        elif problem and (self.documents or "prompt" in problem):  # never the prompt; the best line instead
             step.evidence, step.reason = await self._found_lines(step.action, regions, problem)
         elif problem:
             step.reason = f"not an answer: {problem}"
@@ -300,6 +328,7 @@ class _Step:
     reply: Reply | None = None
     state_cut: bool = False
     cut_off: bool = False
+    extracted: bool = False  # the answer is a span of a line shown, chosen by the model's likelihood
     evidence: list[Cited] = field(default_factory=list)
     reason: str | None = None
 

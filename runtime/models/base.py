@@ -10,6 +10,15 @@ recursion, note writing) goes through `generate`.
 Backends are named by spec strings, parsed by `runtime.models.specs.load_model`:
 `llama:default`, `llama:/models/x.gguf`, `openai:MODEL`,
 `openai:MODEL@http://127.0.0.1:8080/v1`, `scripted:FILE.json`.
+
+A backend may also score: `score(messages, candidates)` gives, for each
+candidate reply, the log-probability of each of its tokens after the chat
+prompt of `messages`, and of the turn ending after it (`Continuation`). The
+llama backend scores (`runtime.models.llama.scoring`: the prompt evaluated
+once, each candidate from its KV cache); the scripted model scores when it is
+built with a scorer; the openai backend does not (a chat endpoint returns the
+log-probabilities of what it generates, not of given text). `can_score` says
+which, and the runtime keeps free generation for a model that cannot.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Model", "Reply", "Request", "is_serial"]
+__all__ = ["Continuation", "Model", "Reply", "Request", "can_score", "is_serial"]
 
 
 @dataclass
@@ -87,3 +96,26 @@ class Model(Protocol):
 def is_serial(model: Model) -> bool:
     """Whether `model` runs one call at a time, so that a background call would delay the foreground's."""
     return bool(getattr(model, "serial", True))
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """A candidate reply's score: the log-probability of each of its tokens, and of the turn ending after it."""
+
+    logprobs: tuple[float, ...]
+    end: float
+
+    @property
+    def total(self) -> float:
+        """The log-probability of the candidate's tokens."""
+        return sum(self.logprobs) if self.logprobs else float("-inf")
+
+    @property
+    def mean(self) -> float:
+        """The mean log-probability of its tokens: the total, normalised for length."""
+        return self.total / len(self.logprobs) if self.logprobs else float("-inf")
+
+
+def can_score(model: Model) -> bool:
+    """Whether `model` scores candidate replies (`score(messages, candidates) -> list[Continuation]`)."""
+    return bool(getattr(model, "can_score", False)) and callable(getattr(model, "score", None))

@@ -7,6 +7,11 @@ shows it. Every request is recorded in `calls`; `check_used()` fails when
 steps are left over, and the test suite calls it for every scripted model a
 test makes (`tests/conftest.py`), so a loop that stopped early fails.
 
+Built with a `scorer` (a callable from the messages and one candidate to
+that candidate's log-probability), it scores candidate replies as the llama
+backend does (`runtime.models.base.Continuation`, the score on one token);
+without one it cannot score, as a remote model cannot.
+
 It is not a stand-in for proving that a model works: the real GGUF and the
 real server have their own tests.
 """
@@ -19,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from memory.errors import BackendError, UsageError
-from runtime.models.base import Reply, Request
+from runtime.models.base import Continuation, Reply, Request
 
 __all__ = ["ScriptedModel"]
 
 Step = str | dict[str, Any] | Callable[[Request], str | dict[str, Any]]
+Scorer = Callable[[list[dict[str, str]], str], float]
 
 
 class ScriptedModel:
@@ -39,6 +45,7 @@ class ScriptedModel:
         counter: Callable[[str], int] | None = None,
         parameters: int | None = None,
         serial: bool = True,
+        scorer: Scorer | None = None,
     ) -> None:
         self.name = name
         self.serial = serial  # False: it stands for a remote model, which serves calls concurrently
@@ -48,6 +55,9 @@ class ScriptedModel:
         self.steps = list(steps)
         self.calls: list[Request] = []
         self.repeat_last = repeat_last
+        self.scorer = scorer
+        self.can_score = scorer is not None
+        self.scored: list[list[str]] = []  # the candidates of each `score` call
         self._next = 0
 
     @classmethod
@@ -79,6 +89,12 @@ class ScriptedModel:
             request.on_text(text)
         prompt = sum(self.count_tokens(m["content"]) for m in request.messages)
         return Reply(text=text, prompt_tokens=prompt, completion_tokens=self.count_tokens(text))
+
+    async def score(self, messages: list[dict[str, str]], candidates: list[str]) -> list[Continuation]:
+        if self.scorer is None:
+            raise BackendError("this scripted model was built without a scorer")
+        self.scored.append(list(candidates))
+        return [Continuation((self.scorer(messages, candidate),), 0.0) for candidate in candidates]
 
     def check_used(self) -> None:
         """Raise if scripted steps were never asked for."""

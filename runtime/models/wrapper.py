@@ -7,14 +7,15 @@ a benchmark's rewrite of each reply (`bench.latency`). Each subclasses
 has (`name`, `context_window`, `parameters`, `count_tokens`, and `serial`,
 which says whether the inner model serves calls concurrently) is read from
 the inner model, so a wrapped remote model is still seen as one
-(`runtime.models.base.is_serial`).
+(`runtime.models.base.is_serial`), and `score` and `can_score` are the inner
+model's, so a wrapped model that scores still does.
 
 Closing a wrapper leaves the inner model open: it belongs to whoever built it.
 """
 
 from __future__ import annotations
 
-from runtime.models.base import Model, Reply, Request, is_serial
+from runtime.models.base import Continuation, Model, Reply, Request, can_score, is_serial
 
 __all__ = ["ModelWrapper"]
 
@@ -41,8 +42,15 @@ class ModelWrapper:
     def serial(self) -> bool:
         return is_serial(self.inner)
 
+    @property
+    def can_score(self) -> bool:
+        return can_score(self.inner)
+
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
+
+    async def score(self, messages: list[dict[str, str]], candidates: list[str]) -> list[Continuation]:
+        return await self.inner.score(messages, candidates)  # type: ignore[attr-defined]
 
     async def generate(self, request: Request) -> Reply:
         return await self.inner.generate(request)

@@ -31,8 +31,9 @@ import anyio
 import anyio.to_thread
 
 from memory.errors import BackendError, NotFoundError, UsageError
-from runtime.models.base import Reply, Request
+from runtime.models.base import Continuation, Reply, Request
 from runtime.models.llama.load import default_model_path, open_llama
+from runtime.models.llama.scoring import score_continuations
 
 __all__ = ["DEFAULT_CONTEXT", "LlamaModel", "default_model_path"]
 
@@ -64,6 +65,8 @@ def check_gguf(path: Path) -> None:
 
 class LlamaModel:
     """A local GGUF model. Load with `LlamaModel.load(path)` (it takes a second or more)."""
+
+    can_score = True  # `score`: candidates' log-probabilities after one prompt, from its KV cache
 
     def __init__(self, llm: Any, name: str, context_window: int) -> None:
         self.llm = llm
@@ -122,6 +125,18 @@ class LlamaModel:
             reused_tokens=_common_prefix(cached, prompt),
             seconds=seconds,
         )
+
+    async def score(self, messages: list[dict[str, str]], candidates: list[str]) -> list[Continuation]:
+        """Each candidate reply's token log-probabilities after the chat prompt of `messages`."""
+        async with self._lock:
+            return await anyio.to_thread.run_sync(self._score_sync, messages, candidates)
+
+    def _score_sync(self, messages: list[dict[str, str]], candidates: list[str]) -> list[Continuation]:
+        with self._thread_lock:
+            try:
+                return score_continuations(self.llm, messages, candidates)
+            except (ValueError, RuntimeError) as exc:
+                raise BackendError(f"llama.cpp failed to score: {exc}") from exc
 
     def _complete(self, request: Request) -> tuple[str, dict[str, int]]:
         kwargs: dict[str, Any] = {
