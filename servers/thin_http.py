@@ -3,8 +3,8 @@
 See servers/thin.py for why a thin path exists and what it must match. Over
 HTTP, `ThinHttp` reads a POST's body once, and when it is a plain modern
 `tools/call` of a hot tool (`hot_call`) answers it the way the SDK's entry
-(`handle_modern_request`, in its JSON mode) would, with the same checks in
-the same order: the transport's security check (Host, Origin, Content-Type),
+(`handle_modern_request`, in the mode the app's session manager serves) would,
+with the same checks in the same order: the transport's security check (Host, Origin, Content-Type),
 the Accept header, the JSON-RPC envelope, duplicated routing headers, the
 header/envelope ladder (`classify_inbound_request`), then `serve_one` and
 the entry's own reply writer. It skips only what the entry would do again
@@ -103,9 +103,10 @@ class ThinHttp:
         if refused is not None:
             await refused(scope, receive, send)
             return
-        verdict = self._plain(request, message)
+        verdict = self._plain(request, message, manager.json_response)
         if verdict is None:  # the entry answers it: a refusal, or a header to check against the tool's schema
-            await handle_modern_request(self.server, manager.security_settings, True, state, scope, receive, send)
+            entry = handle_modern_request
+            await entry(self.server, manager.security_settings, manager.json_response, state, scope, receive, send)
             return
         req, route = verdict
         connection = Connection.from_envelope(route.protocol_version, route.client_info, route.client_capabilities)
@@ -117,9 +118,14 @@ class ThinHttp:
         reply = serve_one(self.server, dctx, req.method, req.params, connection=connection, lifespan_state=state)
         await _write(await _to_jsonrpc_response(req.id, reply), scope, receive, send)
 
-    def _plain(self, request: Request, message: dict[str, Any]) -> tuple[JSONRPCRequest, Any] | None:
-        """The request and its route when the entry would pass every check before dispatch; else None."""
-        if not check_accept_headers(request)[0]:
+    def _plain(
+        self, request: Request, message: dict[str, Any], json_response: bool
+    ) -> tuple[JSONRPCRequest, Any] | None:
+        """The request and its route when the entry would pass every check before dispatch; else None. The entry
+        takes a request that accepts JSON and, in its streaming mode (`json_response` False, the manager's), SSE
+        too; a call it takes is answered in JSON either way (a hot tool sends no notification to stream)."""
+        has_json, has_sse = check_accept_headers(request)
+        if not has_json or not (json_response or has_sse):
             return None
         try:
             req = JSONRPCRequest.model_validate(message)
