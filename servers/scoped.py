@@ -30,7 +30,7 @@ from starlette.types import Receive, Scope, Send
 from memory.errors import UsageError
 from memory.projects import check_project
 from servers.principals import Principal, Principals
-from servers.thin import ThinHttp
+from servers.thin_http import ThinHttp
 
 __all__ = ["ProjectApps", "project_of_path"]
 

@@ -10,7 +10,7 @@ HTTP the request passes the Starlette stack (router, two exception layers,
 the body limit) and runs in a task group of two tasks (the handler and a
 watcher for a disconnect). For the calls a client makes most (`HOT_TOOLS`:
 recall, remember, search, and the compatible server's search, open and writes)
-this module does the same work in line: it reads the request once, and hands
+this module (and servers/thin_http.py over HTTP) does the same work in line: it reads the request once, and hands
 it to the SDK's own single-request driver (`serve_one`: the same surface
 validation of the request, the same lookup, the tool's arguments checked
 against the same schema, the same function called, the same result sieve
@@ -50,8 +50,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any, Protocol
 
 import anyio
@@ -61,25 +60,22 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
-from starlette.applications import Starlette
-from starlette.types import Receive, Scope, Send
 
 # The SDK's own single-request driver and entries, some of them private names: an SDK version without them
 # serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.
 try:
-    from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext, handle_modern_request
+    from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext
     from mcp.server.connection import Connection
     from mcp.server.runner import _has_modern_envelope, modern_error_data, serve_one
     from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
     from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
     from mcp.shared.transport_context import TransportContext
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 except ImportError:  # pragma: no cover - the installed SDK has them (tests/servers/test_thin.py checks)
     AVAILABLE = False
 else:
     AVAILABLE = True
 
-__all__ = ["AVAILABLE", "HOT_TOOLS", "TextOut", "ThinHttp", "ThinLines", "hot_call", "lowlevel_of"]
+__all__ = ["AVAILABLE", "HOT_TOOLS", "TextOut", "ThinLines", "hot_call", "lowlevel_of", "parsed"]
 
 log = logging.getLogger("loci.server")
 
@@ -120,7 +116,7 @@ def hot_call(message: object, hot: frozenset[str] = HOT_TOOLS) -> bool:
     return isinstance(meta, dict) and _has_modern_envelope(params) and "progressToken" not in meta
 
 
-def _parsed(text: str | bytes) -> object:
+def parsed(text: str | bytes) -> object:
     """`text` as JSON, or None where the SDK's stricter parser might read it otherwise (NaN, Infinity) or not at all."""
     try:
         return json.loads(text, parse_constant=_refuse)
@@ -184,7 +180,7 @@ class ThinLines:
             if not self.hot or self.modern is False or (self.modern and '"tools/call"' not in line):
                 yield line
                 continue
-            message = _parsed(line)
+            message = parsed(line)
             if self.modern is None:
                 self.modern = _opens_modern(message)
             if self.modern and hot_call(message, self.hot):
@@ -195,7 +191,7 @@ class ThinLines:
             yield line
 
     def _cancel(self, line: str) -> None:
-        message = _parsed(line)
+        message = parsed(line)
         if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
             return
         params = message.get("params")
@@ -249,7 +245,7 @@ class _OneAtATime:
 
     def __init__(self, out: TextOut) -> None:
         self.out = out
-        self.lock = anyio.Lock()
+        self.lock = anyio.Lock(fast_acquire=True)  # taken at once when free: no turn of the loop before each write
 
     async def write(self, text: str) -> None:
         async with self.lock:
@@ -258,74 +254,3 @@ class _OneAtATime:
 
     async def flush(self) -> None:
         return None
-
-
-class ThinHttp:
-    """ASGI in front of a server's streamable HTTP app: a modern hot call is answered by the SDK's single-exchange
-    entry in its JSON mode, directly; every other request goes to `app` with its body as it came.
-
-    `server` is the low-level server whose `streamable_http_app` `app` is (its session manager holds the lifespan's
-    state once `app` has started); `max_body` is that app's body limit, which a body read here obeys too; `hot` the
-    tools whose calls take this path (none: every request goes to `app`)."""
-
-    def __init__(self, app: Starlette, server: Server[Any], max_body: int, hot: frozenset[str] = HOT_TOOLS) -> None:
-        self.app = app
-        self.server = server
-        self.max_body = max_body
-        self.hot = hot
-
-    def lifespan(self) -> AbstractAsyncContextManager[Any]:
-        """The wrapped app's lifespan (its session manager runs inside it)."""
-        return self.app.router.lifespan_context(self.app)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.hot or scope["type"] != "http" or scope["method"] != "POST" or not _modern_header(scope):
-            await self.app(scope, receive, send)
-            return
-        body, more, messages = await _read_body(receive, self.max_body)
-        replay = _Replay(messages, receive)
-        if more or not (b'"tools/call"' in body and hot_call(_parsed(body), self.hot)):
-            await self.app(scope, replay, send)
-            return
-        manager = self.server.session_manager
-        state = manager._lifespan_state  # noqa: SLF001 - the state the manager's own entry passes on
-        await handle_modern_request(self.server, manager.security_settings, True, state, scope, replay, send)
-
-
-def _modern_header(scope: Scope) -> bool:
-    for name, value in scope.get("headers") or ():
-        if name == b"mcp-protocol-version":
-            return value.decode("latin-1") in MODERN_PROTOCOL_VERSIONS
-    return False
-
-
-async def _read_body(receive: Receive, limit: int) -> tuple[bytes, bool, list[Mapping[str, Any]]]:
-    """The request's body (up to `limit` bytes), whether more was left unread, and the messages read."""
-    messages: list[Mapping[str, Any]] = []
-    parts: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            return b"", True, messages
-        chunk = message.get("body", b"")
-        parts.append(chunk)
-        size += len(chunk)
-        if size > limit:  # the app answers it (413), from the messages read here
-            return b"", True, messages
-        if not message.get("more_body", False):
-            return b"".join(parts), False, messages
-
-
-class _Replay:
-    """An ASGI `receive` that gives back the messages already read, then reads on."""
-
-    def __init__(self, messages: list[Mapping[str, Any]], receive: Receive) -> None:
-        self.messages = messages
-        self.receive = receive
-
-    async def __call__(self) -> Any:
-        if self.messages:
-            return self.messages.pop(0)
-        return await self.receive()

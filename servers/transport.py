@@ -60,7 +60,8 @@ from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
-from servers.thin import HOT_TOOLS, ThinHttp, lowlevel_of
+from servers.thin import HOT_TOOLS, lowlevel_of
+from servers.thin_http import ThinHttp
 
 __all__ = [
     "MAX_BODY_BYTES",

@@ -15,7 +15,7 @@ from typing import Any
 
 from memory.graph.ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
 from memory.graph.records import check_label, check_text
-from memory.params import in_chunks
+from memory.params import CHUNK, in_chunks
 
 __all__ = [
     "CAUSE",
@@ -141,29 +141,46 @@ def create_relations(
                 check_text(name, "entity name")
                 missing.append(name)
         check_label(rel["relationType"], "edge label")
-    placeholder = {"entityType": "", "placeholder": True}
-    nodes = [NewNode(name, "semantic", placeholder, name=name) for name in missing]
-    ids.update(zip(missing, [node_id for node_id, _ in insert_nodes(conn, nodes, CAUSE, project=project)], strict=True))
-    now, created, events = time.time(), [], []
-    for rel in relations:
-        key = (ids[rel["from"]], ids[rel["to"]], rel["relationType"])
-        if conn.execute(_LIVE_RELATION, key).fetchone():  # made before, or earlier in this batch
-            continue
-        edge_id = conn.execute(
-            "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
-            " VALUES (?, ?, 'related', ?, 0.5, NULL, ?, ?)",
-            [*key, now, now],
-        ).lastrowid
-        after = {"src": key[0], "dst": key[1], "kind": "related", "label": key[2]}
-        events.append((now, "link", edge_id, json.dumps(after, ensure_ascii=False), CAUSE))
-        created.append(rel)
-    conn.executemany("INSERT INTO memory_events (at, op, edge, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+    if missing:
+        placeholder = {"entityType": "", "placeholder": True}
+        nodes = [NewNode(name, "semantic", placeholder, name=name) for name in missing]
+        made = insert_nodes(conn, nodes, CAUSE, project=project)
+        ids.update(zip(missing, [node_id for node_id, _ in made], strict=True))
+    rows = [(ids[rel["from"]], ids[rel["to"]], rel["relationType"], None) for rel in relations]
+    made = _new_edges(conn, rows, skip_existing=True)  # one made before, or earlier in the batch, is skipped
+    created, seen = [], set()
+    for rel, (src, dst, label, _) in zip(relations, rows, strict=True):
+        if (src, dst, label) in made and (src, dst, label) not in seen:
+            seen.add((src, dst, label))
+            created.append(rel)
     return created
 
 
-_LIVE_RELATION = (
-    "SELECT 1 FROM memory_edges WHERE src = ? AND dst = ? AND kind = 'related' AND label = ? AND deleted IS NULL"
-)
+def _new_edges(
+    conn: sqlite3.Connection, rows: Sequence[tuple[int, int, str, str | None]], skip_existing: bool = False
+) -> dict[tuple[int, int, str], int]:
+    """Insert `related` edges `(src, dst, label, meta)` in order, with a `link` event each: a few multi-row
+    statements instead of one (or two, with the check for a live twin) per edge. With `skip_existing`, an edge
+    whose live twin exists (made before, or earlier in `rows`) is not inserted. `(src, dst, label)` -> new id."""
+    conflict = " ON CONFLICT DO NOTHING" if skip_existing else ""
+    now, made = time.time(), {}
+    for chunk, _ in in_chunks(rows, CHUNK // 3):  # six parameters a row, under the oldest builds' 999
+        values = ",".join(["(?, ?, 'related', ?, 0.5, ?, ?, ?)"] * len(chunk))
+        sql = (
+            f"INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated) VALUES {values}"
+            f"{conflict} RETURNING id, src, dst, label"
+        )
+        params = [value for src, dst, label, meta in chunk for value in (src, dst, label, meta, now, now)]
+        for edge_id, src, dst, label in sorted(conn.execute(sql, params).fetchall()):
+            made[src, dst, label] = edge_id
+    events = [(now, "link", edge_id, _link_event(*key), CAUSE) for key, edge_id in made.items()]
+    conn.executemany("INSERT INTO memory_events (at, op, edge, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+    return made
+
+
+def _link_event(src: int, dst: int, label: str) -> str:
+    """The `after` of a new related edge's `link` event, as `json.dumps` writes it."""
+    return f'{{"src": {src}, "dst": {dst}, "kind": "related", "label": {json.dumps(label, ensure_ascii=False)}}}'
 
 
 def _ends(relation: dict[str, str]) -> tuple[str, str]:
@@ -192,20 +209,11 @@ def _observe(conn: sqlite3.Connection, pairs: Sequence[tuple[int, str]], project
         )
     names = [(fact, stored[fact]) for fact in dict.fromkeys(f for f, _ in facts) if fact not in indexed]
     conn.executemany("INSERT INTO memory_names (rowid, name, type, observation) VALUES (?, '', '', ?)", names)
-    now, linked, events = time.time(), set(), []
+    edges: dict[tuple[int, int, str], str | None] = {}  # the first of the same fact on one entity is linked
     for (entity, text), (fact, _) in zip(pairs, facts, strict=True):
-        if (entity, fact) in linked:
-            continue
-        linked.add((entity, fact))
-        meta = json.dumps({"as": text}) if text != stored[fact] else None
-        edge_id = conn.execute(
-            "INSERT INTO memory_edges (src, dst, kind, label, weight, meta, created, updated)"
-            " VALUES (?, ?, 'related', ?, 0.5, ?, ?, ?)",
-            [entity, fact, OBSERVATION, meta, now, now],
-        ).lastrowid
-        after = {"src": entity, "dst": fact, "kind": "related", "label": OBSERVATION}
-        events.append((now, "link", edge_id, json.dumps(after, ensure_ascii=False), CAUSE))
-    conn.executemany("INSERT INTO memory_events (at, op, edge, after, cause) VALUES (?, ?, ?, ?, ?)", events)
+        if (entity, fact, OBSERVATION) not in edges:
+            edges[entity, fact, OBSERVATION] = json.dumps({"as": text}) if text != stored[fact] else None
+    _new_edges(conn, [(*key, meta) for key, meta in edges.items()])
 
 
 def add_observation(conn: sqlite3.Connection, entity: int, text: str, project: str) -> bool:

@@ -65,6 +65,15 @@ COMPAT_CALLS = [
     _call(9, "add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]}),
     _call(10, "search_nodes", {}),
 ]
+# Headers that the SDK's entry checks before it dispatches, on a hot call: each answered the same both ways.
+ODD_HEADERS = [
+    [("Host", "elsewhere.example:80")],  # refused by the transport's DNS-rebinding check
+    [("Mcp-Name", "memory_remember")],  # the routing header disagrees with the body
+    [("Mcp-Name", "memory_recall"), ("Mcp-Name", "memory_recall")],  # a routing header twice
+    [("Mcp-Param-Query", "lantern")],  # a parameter header the tool does not declare
+    [("Accept", "text/event-stream")],  # a stream accepted, not JSON: refused
+    [("Accept", "application/json")],  # JSON alone, where the app's entry streams: refused as it refuses it
+]
 HANDSHAKE = [
     {
         "jsonrpc": "2.0",
@@ -163,6 +172,13 @@ def _over_http(db: Path, thin: bool) -> list[tuple[int, str, bytes]]:
             named = {**headers, "Mcp-Method": message["method"], "Mcp-Name": message["params"]["name"]}
             response = httpx.post(match.group(1), content=json.dumps(message), headers=named, timeout=60)
             answers.append((response.status_code, response.headers["content-type"], response.content))
+        for odd in ODD_HEADERS:
+            names = {name for name, _ in odd}
+            named = [*(h for h in headers.items() if h[0] not in names), ("Mcp-Method", "tools/call"), *odd]
+            if not any(name == "Mcp-Name" for name, _ in odd):
+                named.append(("Mcp-Name", "memory_recall"))
+            response = httpx.post(match.group(1), content=json.dumps(CALLS[0]), headers=named, timeout=60)
+            answers.append((response.status_code, response.headers.get("content-type", ""), response.content))
         return answers
     finally:
         stop(process)
@@ -173,6 +189,8 @@ def test_hot_calls_over_http_get_the_sdk_paths_bytes(tmp_path: Path) -> None:
     thin, sdk = _both(tmp_path, _over_http)
     assert thin == sdk
     assert [status for status, _, _ in thin[:8]] == [200] * 8 and b"lantern" in thin[0][2]
+    statuses = [status for status, _, _ in thin[-len(ODD_HEADERS) :]]
+    assert statuses[:3] == [421, 400, 400] and statuses[-2:] == [406, 406]
 
 
 def test_the_installed_sdk_has_what_the_thin_path_calls() -> None:
