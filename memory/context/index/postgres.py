@@ -27,11 +27,12 @@ from typing import Any
 from memory.context.index.words import snippet as cut_snippet
 from memory.context.index.words import tsvector_text
 from memory.context.loader import Chunk
-from memory.projects import in_project
+from memory.projects import ALL, in_project
 
-__all__ = ["insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
+__all__ = ["by_places", "by_postings", "insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
+WORDS_A_ROW = 100  # the distinct words of a chunk, until the planner's statistics count them
 _CHUNK_COLUMNS = {
     "object_id": "bigint",
     "seq": "integer",
@@ -44,6 +45,8 @@ _CHUNK_COLUMNS = {
     "text": "text",
 }
 _INDEX_COLUMNS = {"rowid": "bigint", "tsv": "tsvector", "len": "integer"}
+# The table's average number of words a row (at least one), read once a search.
+AVERAGE = "(SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)"
 
 
 def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
@@ -71,6 +74,14 @@ def loaded(conn: Any, chunks: int) -> None:
     too small to), so the searches and reads that follow a big load are planned for the table it left."""
     for table in ("context_chunks", "context_fts"):
         conn.grew(table, chunks)
+    # The postings grew as the rows did, times a row's words (as the catalog last counted both, else a guess).
+    per_row = conn.execute(
+        "SELECT CASE WHEN f.reltuples > 0 AND p.reltuples > 0 THEN p.reltuples / f.reltuples ELSE ? END"
+        " FROM pg_class f, pg_class p"
+        " WHERE f.oid = CAST('context_fts' AS regclass) AND p.oid = CAST('context_postings' AS regclass)",
+        [WORDS_A_ROW],
+    ).fetchone()[0]
+    conn.grew("context_postings", round(chunks * per_row))
 
 
 def reindex(conn: Any, batch: int = 2_000) -> int:
@@ -110,6 +121,63 @@ def matches(
     phrases = [list(p) for p in dict.fromkeys(tuple(p) for p in phrases if p)]
     if not phrases:
         return []
+    conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")  # see the module's docstring
+    if all(len(phrase) == 1 for phrase in phrases):
+        rows = by_postings(conn, [phrase[0] for phrase in phrases], refs, limit, project)
+    else:  # a phrase needs the places of its words: the rows' own tsvectors
+        rows = by_places(conn, phrases, refs, limit, project)
+    return [
+        (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
+        for kind, oid, first, last, text, score in rows
+    ]
+
+
+def by_postings(
+    conn: Any, words: list[str], refs: list[str] | None, limit: int, project: str | None
+) -> list[tuple[str, int, int, int, str, float]]:
+    """`(kind, object number, first line, last line, text, BM25)` of the best chunks holding any of `words`, each
+    one word, read from `context_postings` alone: a scan of one word's postings in chunk order, the scans
+    joined by chunk, a chunk's score its words' parts added in the query's order (0 for a word it lacks), as
+    `by_places` adds them. Only the chunks returned are read."""
+    counts = ", ".join("(SELECT count(*) FROM context_postings WHERE term = ?)" for _ in words)
+    total, *hits = conn.execute(f"SELECT n, {counts} FROM context_fts_count", words).fetchone()
+    params: list[Any] = []
+
+    def mark(value: Any) -> str:
+        params.append(value)
+        return "?"
+
+    scans = []
+    for word, held in zip(words, hits, strict=True):
+        part = (
+            f"{mark(_bm25_idf(total, held))} * p.n * {mark(K1 + 1)} / (p.n + {mark(K1)} * (1 - {mark(B)}"
+            f" + {mark(B)} * p.len / {AVERAGE}))"
+        )
+        where = f" WHERE p.term = {mark(word)} AND p.oid NOT IN (SELECT id FROM context_objects WHERE complete <> 1)"
+        if project is not ALL:
+            where += f" AND p.project = {mark(project)}"
+        if refs:
+            where += f" AND p.kind || ':' || p.oid IN ({','.join(mark(ref) for ref in refs)})"
+        scans.append(f"(SELECT p.rowid, p.kind, p.oid, {part} AS s FROM context_postings p{where})")
+    rows = scans[0] + " t1" + "".join(f" FULL JOIN {scan} t{i} USING (rowid)" for i, scan in enumerate(scans[1:], 2))
+    kind = "coalesce(" + ", ".join(f"t{i}.kind" for i in range(1, len(scans) + 1)) + ")"
+    oid = "coalesce(" + ", ".join(f"t{i}.oid" for i in range(1, len(scans) + 1)) + ")"
+    score = " + ".join(f"coalesce(t{i}.s, 0)" for i in range(1, len(scans) + 1))
+    sql = (
+        f"SELECT s.kind, s.oid, c.start_line, c.end_line, c.text, s.score FROM (SELECT * FROM (SELECT rowid,"
+        f" {kind} AS kind, {oid} AS oid, {score} AS score FROM {rows}) u"
+        f" ORDER BY u.kind != 'doc', u.score DESC, u.rowid LIMIT {mark(limit)}) s"
+        " JOIN context_chunks c ON c.id = s.rowid ORDER BY s.kind != 'doc', s.score DESC, s.rowid"
+    )
+    return conn.execute(sql, params).fetchall()
+
+
+def by_places(
+    conn: Any, phrases: list[list[str]], refs: list[str] | None, limit: int, project: str | None
+) -> list[tuple[str, int, int, int, str, float]]:
+    """`(kind, object number, first line, last line, text, BM25)` of the best chunks holding any of `phrases`,
+    found by the GIN index, each matched row's words counted from its own `tsvector`; a row's parts added
+    in the query's order."""
     queries = [" <-> ".join(_lexeme(word) for word in phrase) for phrase in phrases]
     idf = _idf(conn, queries)
     where, args = in_project(project, "o.project")
@@ -135,7 +203,7 @@ def matches(
         " JOIN p ON p.word = x.lexeme AND p.size > 1 CROSS JOIN LATERAL unnest(x.positions) AS y(at)"
         " GROUP BY x.rowid, p.term, y.at - p.off HAVING count(*) = max(p.size)) AS h GROUP BY h.rowid, h.term),"
         " s AS (SELECT m.rowid, m.kind, m.oid, sum((CAST(? AS float8[]))[t.term] * t.tf * ? / (t.tf + ? * (1 - ?"
-        " + ? * m.len / (SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)))) AS score"
+        f" + ? * m.len / {AVERAGE})) ORDER BY t.term) AS score"
         " FROM t JOIN m ON m.rowid = t.rowid GROUP BY m.rowid, m.kind, m.oid"
         " ORDER BY m.kind != 'doc', score DESC, m.rowid LIMIT ?)"
         " SELECT s.kind, s.oid, c.start_line, c.end_line, c.text, s.score"
@@ -155,20 +223,19 @@ def matches(
         B,
         limit,
     ]
-    conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")  # see the module's docstring
-    rows = conn.execute(sql, params).fetchall()
-    return [
-        (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
-        for kind, oid, first, last, text, score in rows
-    ]
+    return conn.execute(sql, params).fetchall()
 
 
 def _idf(conn: Any, queries: list[str]) -> list[float]:
     """Each phrase's inverse document frequency over the whole index, as FTS5 computes it."""
     counts = ", ".join("(SELECT count(*) FROM context_fts WHERE tsv @@ CAST(? AS tsquery))" for _ in queries)
     row = conn.execute(f"SELECT n, {counts} FROM context_fts_count", queries).fetchone()
-    total = row[0]
-    return [max(1e-6, math.log((total - hits + 0.5) / (hits + 0.5))) for hits in row[1:]]
+    return [_bm25_idf(row[0], hits) for hits in row[1:]]
+
+
+def _bm25_idf(total: int, hits: int) -> float:
+    """The inverse document frequency of a phrase `hits` of `total` rows hold, as FTS5 computes it."""
+    return max(1e-6, math.log((total - hits + 0.5) / (hits + 0.5)))
 
 
 def _lexeme(word: str) -> str:
