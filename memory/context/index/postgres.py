@@ -139,7 +139,9 @@ def by_postings(
     one word, read from `context_postings` alone: a scan of one word's postings in chunk order, the scans
     joined by chunk, a chunk's score its words' parts added in the query's order (0 for a word it lacks), as
     `by_places` adds them. Only the chunks returned are read."""
-    counts = ", ".join("(SELECT count(*) FROM context_postings WHERE term = ?)" for _ in words)
+    counts = ", ".join(
+        "(SELECT coalesce(sum(cardinality(rowids)), 0) FROM context_postings WHERE term = ?)" for _ in words
+    )
     total, *hits = conn.execute(f"SELECT n, {counts} FROM context_fts_count", words).fetchone()
     params: list[Any] = []
 
@@ -150,15 +152,18 @@ def by_postings(
     scans = []
     for word, held in zip(words, hits, strict=True):
         part = (
-            f"{mark(_bm25_idf(total, held))} * p.n * {mark(K1 + 1)} / (p.n + {mark(K1)} * (1 - {mark(B)}"
-            f" + {mark(B)} * p.len / {AVERAGE}))"
+            f"{mark(_bm25_idf(total, held))} * u.n * {mark(K1 + 1)} / (u.n + {mark(K1)} * (1 - {mark(B)}"
+            f" + {mark(B)} * u.len / {AVERAGE}))"
         )
         where = f" WHERE p.term = {mark(word)} AND p.oid NOT IN (SELECT id FROM context_objects WHERE complete <> 1)"
         if project is not ALL:
             where += f" AND p.project = {mark(project)}"
         if refs:
             where += f" AND p.kind || ':' || p.oid IN ({','.join(mark(ref) for ref in refs)})"
-        scans.append(f"(SELECT p.rowid, p.kind, p.oid, {part} AS s FROM context_postings p{where})")
+        scans.append(
+            f"(SELECT u.rowid, p.kind, p.oid, {part} AS s FROM context_postings p"
+            f" CROSS JOIN LATERAL unnest(p.rowids, p.ns, p.lens) AS u(rowid, n, len){where})"
+        )
     rows = scans[0] + " t1" + "".join(f" FULL JOIN {scan} t{i} USING (rowid)" for i, scan in enumerate(scans[1:], 2))
     kind = "coalesce(" + ", ".join(f"t{i}.kind" for i in range(1, len(scans) + 1)) + ")"
     oid = "coalesce(" + ", ".join(f"t{i}.oid" for i in range(1, len(scans) + 1)) + ")"

@@ -21,14 +21,22 @@ __all__ = ["MIGRATIONS"]
 
 MIGRATIONS = PgMigrations("context")
 
-# The postings of the index rows of a table (`context_fts`, or a trigger's rows): a word of a row, its places.
-# Written in word order, so that one word's postings of a batch share pages: until VACUUM marks them visible,
-# a search reads the table's pages beside the index, a few for a common word instead of one a chunk.
+# The postings of the index rows of a table (`context_fts`, or a trigger's rows): a segment for each word of
+# each object's rows, its rows in order with the word's count in each and each row's length.
 _ADD_POSTINGS_OF = (
-    "INSERT INTO context_postings (term, rowid, n, len, oid, kind, project)"
-    " SELECT x.lexeme, f.rowid, cardinality(x.positions), f.len, o.id, o.kind, o.project FROM %s f"
+    "INSERT INTO context_postings (term, lo, hi, oid, kind, project, rowids, ns, lens)"
+    " SELECT x.lexeme, min(f.rowid), max(f.rowid), o.id, o.kind, o.project, array_agg(f.rowid ORDER BY f.rowid),"
+    " array_agg(cardinality(x.positions) ORDER BY f.rowid), array_agg(f.len ORDER BY f.rowid) FROM %s f"
     " JOIN context_chunks c ON c.id = f.rowid JOIN context_objects o ON o.id = c.object_id, unnest(f.tsv) AS x"
-    " ORDER BY x.lexeme, f.rowid"
+    " GROUP BY x.lexeme, o.id, o.kind, o.project"
+)
+# The segments holding a word of the rows a statement removed, each as its rows (`r`, `n`, `l`), and whether
+# the statement removed that row (`gone`).
+_SEGMENTS_HIT = (
+    "SELECT p.term, p.lo, u.r, u.n, u.l, d.rowid IS NOT NULL AS gone FROM (SELECT x.lexeme, min(r.rowid) AS lo,"
+    " max(r.rowid) AS hi FROM removed r, unnest(r.tsv) AS x GROUP BY x.lexeme) AS w"
+    " JOIN context_postings p ON p.term = w.lexeme AND p.lo <= w.hi AND p.hi >= w.lo"
+    " CROSS JOIN LATERAL unnest(p.rowids, p.ns, p.lens) AS u(r, n, l) LEFT JOIN removed d ON d.rowid = u.r"
 )
 
 
@@ -86,20 +94,24 @@ def create_context_tables(conn: PgConnection) -> None:
 
 @MIGRATIONS()
 def index_rows_listed_by_word(conn: PgConnection) -> None:
-    """Each word of each row of `context_fts`, with its count, the chunk's length, object, kind and project
-    (`context_postings`), kept by the row count's triggers: a search scores single words from one index.
+    """Each word's postings in `context_fts` (`context_postings`): for each word of each object's rows that
+    went in together, the rows in order, the word's count in each and each row's length, with the object,
+    its kind and project; kept by the row count's triggers, so a search scores single words without the rows.
 
     A search found its rows in the GIN index, then read and unnested each
     matched row's `tsvector` to count its words: at two million tokens a
     common word is in nearly every chunk, and scoring it read 37,000 pages
-    (about 60 ms). The postings are keyed by word and chunk and carry what a
-    score and the filters need, so a search reads them in an index-only scan.
+    (about 60 ms). A segment (keyed by its word and first row, its last row
+    beside) holds a batch's postings of one word as arrays, so a common word
+    is a few rows, and the table a fifth of a row per posting's size.
     `complete` is not carried (it changes when a load completes): the objects
-    still loading are few, found by a partial index, and left out by id."""
+    still loading are few, found by a partial index, and left out by id.
+    Removing rows rewrites the segments that hold them (a removed object's
+    own, found by word and row range), and drops those left empty."""
     conn.execute(
-        "CREATE TABLE context_postings (term TEXT NOT NULL, rowid BIGINT NOT NULL, n INTEGER NOT NULL,"
-        " len INTEGER NOT NULL, oid BIGINT NOT NULL, kind TEXT NOT NULL, project TEXT NOT NULL,"
-        " PRIMARY KEY (term, rowid) INCLUDE (n, len, oid, kind, project))"
+        "CREATE TABLE context_postings (term TEXT NOT NULL, lo BIGINT NOT NULL, hi BIGINT NOT NULL,"
+        " oid BIGINT NOT NULL, kind TEXT NOT NULL, project TEXT NOT NULL, rowids BIGINT[] NOT NULL,"
+        " ns INTEGER[] NOT NULL, lens INTEGER[] NOT NULL, PRIMARY KEY (term, lo))"
     )
     conn.execute(_ADD_POSTINGS_OF % "context_fts")
     conn.execute("CREATE INDEX context_objects_loading ON context_objects (id) WHERE complete <> 1")
@@ -114,7 +126,14 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
         "CREATE OR REPLACE FUNCTION context_fts_removed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
         " UPDATE context_fts_count SET n = context_fts_count.n - r.n, words = context_fts_count.words - r.words"
         " FROM (SELECT count(*) AS n, COALESCE(sum(len), 0) AS words FROM removed) AS r;"
-        " DELETE FROM context_postings p USING (SELECT r.rowid, x.lexeme FROM removed r, unnest(r.tsv) AS x) AS gone"
-        " WHERE p.term = gone.lexeme AND p.rowid = gone.rowid;"
+        # a segment that keeps rows is rewritten with them; one left empty is marked (hi -1), then dropped
+        " UPDATE context_postings p SET rowids = k.rowids, ns = k.ns, lens = k.lens, hi = k.hi"
+        " FROM (SELECT h.term, h.lo, coalesce(array_agg(h.r ORDER BY h.r) FILTER (WHERE NOT h.gone), '{}') AS rowids,"
+        " coalesce(array_agg(h.n ORDER BY h.r) FILTER (WHERE NOT h.gone), '{}') AS ns,"
+        " coalesce(array_agg(h.l ORDER BY h.r) FILTER (WHERE NOT h.gone), '{}') AS lens,"
+        f" coalesce(max(h.r) FILTER (WHERE NOT h.gone), -1) AS hi FROM ({_SEGMENTS_HIT}) AS h"
+        " GROUP BY h.term, h.lo HAVING bool_or(h.gone)) AS k WHERE p.term = k.term AND p.lo = k.lo;"
+        " DELETE FROM context_postings p USING (SELECT DISTINCT x.lexeme FROM removed r, unnest(r.tsv) AS x) AS w"
+        " WHERE p.term = w.lexeme AND p.hi = -1;"
         " RETURN NULL; END $$"
     )
