@@ -22,13 +22,14 @@ __all__ = ["MIGRATIONS"]
 MIGRATIONS = PgMigrations("context")
 
 # The postings of the index rows of a table (`context_fts`, or a trigger's rows): a segment for each word of
-# each object's rows, its rows in order with the word's count in each and each row's length.
+# each object's rows: its rows, the word's count in each and each row's length, three arrays in one order
+# (one aggregation fills them, row by row), the rows' first and last beside.
 _ADD_POSTINGS_OF = (
     "INSERT INTO context_postings (term, lo, hi, oid, kind, project, rowids, ns, lens)"
-    " SELECT x.lexeme, min(f.rowid), max(f.rowid), o.id, o.kind, o.project, array_agg(f.rowid ORDER BY f.rowid),"
-    " array_agg(cardinality(x.positions) ORDER BY f.rowid), array_agg(f.len ORDER BY f.rowid) FROM %s f"
+    " SELECT x.lexeme, min(f.rowid), max(f.rowid), o.id, o.kind, o.project, array_agg(f.rowid),"
+    " array_agg(cardinality(x.positions)), array_agg(f.len) FROM %s f"
     " JOIN context_chunks c ON c.id = f.rowid JOIN context_objects o ON o.id = c.object_id, unnest(f.tsv) AS x"
-    " GROUP BY x.lexeme, o.id, o.kind, o.project"
+    " GROUP BY x.lexeme, o.id"  # an object's kind and project follow from its id
 )
 # The segments holding a word of the rows a statement removed, each as its rows (`r`, `n`, `l`), and whether
 # the statement removed that row (`gone`).
@@ -95,7 +96,7 @@ def create_context_tables(conn: PgConnection) -> None:
 @MIGRATIONS()
 def index_rows_listed_by_word(conn: PgConnection) -> None:
     """Each word's postings in `context_fts` (`context_postings`): for each word of each object's rows that
-    went in together, the rows in order, the word's count in each and each row's length, with the object,
+    went in together, the rows, the word's count in each and each row's length, with the object,
     its kind and project; kept by the row count's triggers, so a search scores single words without the rows.
 
     A search found its rows in the GIN index, then read and unnested each
@@ -113,10 +114,13 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
         " oid BIGINT NOT NULL, kind TEXT NOT NULL, project TEXT NOT NULL, rowids BIGINT[] NOT NULL,"
         " ns INTEGER[] NOT NULL, lens INTEGER[] NOT NULL, PRIMARY KEY (term, lo))"
     )
+    conn.execute("SET LOCAL work_mem = '64MB'")
     conn.execute(_ADD_POSTINGS_OF % "context_fts")
     conn.execute("CREATE INDEX context_objects_loading ON context_objects (id) WHERE complete <> 1")
     conn.execute(
-        "CREATE OR REPLACE FUNCTION context_fts_added() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        # a batch's postings (a megabyte of text: about 75,000) are grouped in memory, not sorted on disk
+        "CREATE OR REPLACE FUNCTION context_fts_added() RETURNS trigger LANGUAGE plpgsql SET work_mem = '64MB'"
+        " AS $$ BEGIN"
         " UPDATE context_fts_count SET n = context_fts_count.n + a.n, words = context_fts_count.words + a.words"
         " FROM (SELECT count(*) AS n, COALESCE(sum(len), 0) AS words FROM added) AS a;"
         f" {_ADD_POSTINGS_OF % 'added'};"
@@ -128,9 +132,9 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
         " FROM (SELECT count(*) AS n, COALESCE(sum(len), 0) AS words FROM removed) AS r;"
         # a segment that keeps rows is rewritten with them; one left empty is marked (hi -1), then dropped
         " UPDATE context_postings p SET rowids = k.rowids, ns = k.ns, lens = k.lens, hi = k.hi"
-        " FROM (SELECT h.term, h.lo, coalesce(array_agg(h.r ORDER BY h.r) FILTER (WHERE NOT h.gone), '{}') AS rowids,"
-        " coalesce(array_agg(h.n ORDER BY h.r) FILTER (WHERE NOT h.gone), '{}') AS ns,"
-        " coalesce(array_agg(h.l ORDER BY h.r) FILTER (WHERE NOT h.gone), '{}') AS lens,"
+        " FROM (SELECT h.term, h.lo, coalesce(array_agg(h.r) FILTER (WHERE NOT h.gone), '{}') AS rowids,"
+        " coalesce(array_agg(h.n) FILTER (WHERE NOT h.gone), '{}') AS ns,"
+        " coalesce(array_agg(h.l) FILTER (WHERE NOT h.gone), '{}') AS lens,"
         f" coalesce(max(h.r) FILTER (WHERE NOT h.gone), -1) AS hi FROM ({_SEGMENTS_HIT}) AS h"
         " GROUP BY h.term, h.lo HAVING bool_or(h.gone)) AS k WHERE p.term = k.term AND p.lo = k.lo;"
         " DELETE FROM context_postings p USING (SELECT DISTINCT x.lexeme FROM removed r, unnest(r.tsv) AS x) AS w"
