@@ -9,7 +9,10 @@ positions FTS5 would see, not a text-search configuration's) under a GIN
 index, and `len`, the chunk's number of words. BM25 needs the table's
 number of rows and of words: statement-level triggers keep both in
 `context_fts_count`, one row, so a search reads them instead of counting
-the table.
+the table. A later migration adds each word's postings (`context_postings`,
+a segment a word for the rows of one object that went in together), kept by
+the same triggers, from which a search of single words is scored without
+reading the rows.
 """
 
 from __future__ import annotations
