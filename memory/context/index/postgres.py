@@ -139,9 +139,10 @@ def by_postings(
     conn: Any, words: list[str], refs: list[str] | None, limit: int, project: str | None
 ) -> list[tuple[str, int, int, int, str, float]]:
     """`(kind, object number, first line, last line, text, BM25)` of the best chunks holding any of `words`, each
-    one word, read from `context_postings` alone: a scan of one word's postings in chunk order, the scans
-    joined by chunk, a chunk's score its words' parts added in the query's order (0 for a word it lacks), as
-    `by_places` adds them. Only the chunks returned are read."""
+    one word, read from `context_postings` alone: a word's segments unnested (a scan a word, the segments
+    filtered by project and refs, the objects still loading left out), the scans joined by chunk, a chunk's
+    score its words' parts added in the query's order (0 for a word it lacks), as `by_places` adds them. Only
+    the chunks returned are read."""
     counts = ", ".join(
         "(SELECT coalesce(sum(cardinality(rowids)), 0) FROM context_postings WHERE term = ?)" for _ in words
     )
