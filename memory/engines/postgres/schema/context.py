@@ -34,11 +34,24 @@ _ADD_POSTINGS_OF = (
     " JOIN context_chunks c ON c.id = f.rowid JOIN context_objects o ON o.id = c.object_id, unnest(f.tsv) AS x"
     " GROUP BY x.lexeme, o.id"  # an object's kind and project follow from its id
 )
-# The segments holding a word of the rows a statement removed, each as its rows (`r`, `n`, `l`), and whether
-# the statement removed that row (`gone`).
+# The objects a statement removed every index row of (their chunks still there, as when an object is
+# forgotten): their segments go whole, found by object.
+_WHOLE_OBJECTS = (
+    "SELECT o.oid FROM (SELECT DISTINCT c.object_id AS oid FROM removed r JOIN context_chunks c ON c.id = r.rowid)"
+    " AS o WHERE NOT EXISTS (SELECT 1 FROM context_chunks c JOIN context_fts f ON f.rowid = c.id"
+    " WHERE c.object_id = o.oid)"
+)
+# The rows a statement removed whose segments are left after that: of an object that keeps index rows, or
+# whose chunk is gone.
+_REMOVED_IN_PART = (
+    "SELECT r.rowid, r.tsv FROM removed r LEFT JOIN context_chunks c ON c.id = r.rowid"
+    " WHERE c.id IS NULL OR EXISTS (SELECT 1 FROM context_postings p WHERE p.oid = c.object_id)"
+)
+# The segments holding a word of those rows, each as its rows (`r`, `n`, `l`), and whether the statement
+# removed that row (`gone`).
 _SEGMENTS_HIT = (
     "SELECT p.term, p.lo, u.r, u.n, u.l, d.rowid IS NOT NULL AS gone FROM (SELECT x.lexeme, min(r.rowid) AS lo,"
-    " max(r.rowid) AS hi FROM removed r, unnest(r.tsv) AS x GROUP BY x.lexeme) AS w"
+    f" max(r.rowid) AS hi FROM ({_REMOVED_IN_PART}) AS r, unnest(r.tsv) AS x GROUP BY x.lexeme) AS w"
     " JOIN context_postings p ON p.term = w.lexeme AND p.lo <= w.hi AND p.hi >= w.lo"
     " CROSS JOIN LATERAL unnest(p.rowids, p.ns, p.lens) AS u(r, n, l) LEFT JOIN removed d ON d.rowid = u.r"
 )
@@ -110,8 +123,9 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
     is a few rows, and the table a fifth of a row per posting's size.
     `complete` is not carried (it changes when a load completes): the objects
     still loading are few, found by a partial index, and left out by id.
-    Removing rows rewrites the segments that hold them (a removed object's
-    own, found by word and row range), and drops those left empty."""
+    Removing every index row of an object (forgetting it) drops its segments,
+    found by object; removing some rows rewrites the segments that hold them
+    (found by word and row range) and drops those left empty."""
     conn.execute(
         "CREATE TABLE context_postings (term TEXT NOT NULL, lo BIGINT NOT NULL, hi BIGINT NOT NULL,"
         " oid BIGINT NOT NULL, kind TEXT NOT NULL, project TEXT NOT NULL, rowids BIGINT[] NOT NULL,"
@@ -119,6 +133,7 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
     )
     conn.execute("SET LOCAL work_mem = '64MB'")
     conn.execute(_ADD_POSTINGS_OF % "context_fts")
+    conn.execute("CREATE INDEX context_postings_by_object ON context_postings (oid)")
     conn.execute("CREATE INDEX context_objects_loading ON context_objects (id) WHERE complete <> 1")
     conn.execute(
         # a batch's postings (a megabyte of text: about 75,000) are grouped in memory, not sorted on disk
@@ -133,6 +148,7 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
         "CREATE OR REPLACE FUNCTION context_fts_removed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
         " UPDATE context_fts_count SET n = context_fts_count.n - r.n, words = context_fts_count.words - r.words"
         " FROM (SELECT count(*) AS n, COALESCE(sum(len), 0) AS words FROM removed) AS r;"
+        f" DELETE FROM context_postings p USING ({_WHOLE_OBJECTS}) AS w WHERE p.oid = w.oid;"
         # a segment that keeps rows is rewritten with them; one left empty is marked (hi -1), then dropped
         " UPDATE context_postings p SET rowids = k.rowids, ns = k.ns, lens = k.lens, hi = k.hi"
         " FROM (SELECT h.term, h.lo, coalesce(array_agg(h.r) FILTER (WHERE NOT h.gone), '{}') AS rowids,"
@@ -140,7 +156,8 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
         " coalesce(array_agg(h.l) FILTER (WHERE NOT h.gone), '{}') AS lens,"
         f" coalesce(max(h.r) FILTER (WHERE NOT h.gone), -1) AS hi FROM ({_SEGMENTS_HIT}) AS h"
         " GROUP BY h.term, h.lo HAVING bool_or(h.gone)) AS k WHERE p.term = k.term AND p.lo = k.lo;"
-        " DELETE FROM context_postings p USING (SELECT DISTINCT x.lexeme FROM removed r, unnest(r.tsv) AS x) AS w"
+        " DELETE FROM context_postings p USING"
+        f" (SELECT DISTINCT x.lexeme FROM ({_REMOVED_IN_PART}) AS r, unnest(r.tsv) AS x) AS w"
         " WHERE p.term = w.lexeme AND p.hi = -1;"
         " RETURN NULL; END $$"
     )
