@@ -50,6 +50,7 @@ DERIVED = frozenset(
         "memory_postings",
         "context_fts",
         "context_fts_count",
+        "context_postings",
         "_sqlite_migrations",
         "loci_migrations",
     }

@@ -3,19 +3,31 @@
 `context_fts` (memory/engines/postgres/schema/context.py) holds a row per
 chunk: its words at their places as a `tsvector` (memory/context/index/words.py,
 the words `unicode61` gives SQLite's FTS5) and its number of words, under a
-GIN index; triggers keep the table's rows and words in `context_fts_count`.
-A chunk goes in with the batch it was loaded in, one statement for the
-chunks and one for their index rows.
+GIN index; triggers keep the table's rows and words in `context_fts_count`,
+and each word's postings in `context_postings` (a segment for each word of
+the rows of one object that went in together: the rows, the word's count in
+each, each row's length, and the object, its kind and project). A chunk goes
+in with the batch it was loaded in, one statement for the chunks and one for
+their index rows.
 
-A search ranks as FTS5 ranks the same rows. Each query word is a phrase of
-its words (`default_format` is `default <-> format`), matched with `@@`.
-FTS5's BM25 then, in one query: a phrase's frequency in a row is the number
-of places its words stand in order (read from the positions of the query's
-words alone: `setweight` marks them and `ts_filter` keeps them), its
-inverse document frequency counts the rows of the whole table that hold it
-(`log((N - n + 0.5) / (n + 0.5))`, never below a millionth), and a row's
-length is its number of words over the table's average (k1 1.2, b 0.75).
-Documents come first, each kind by that score; ties by chunk. The snippet is
+A search ranks as FTS5 ranks the same rows: a phrase's inverse document
+frequency counts the rows of the whole table that hold it
+(`log((N - n + 0.5) / (n + 0.5))`, never below a millionth), its frequency
+in a row is its number of places there, and a row's length is its number of
+words over the table's average (k1 1.2, b 0.75); a row's parts are added in
+the query's order. Documents come first, each kind by that score; ties by
+chunk. When every query word is one folded word (nearly every search),
+`by_postings` reads only the postings: one word's segments, unnested, a scan
+a word, joined by chunk; an object's project and kind filter its segments,
+and the objects still loading (few, found by a partial index) are left out
+by id, since `complete` changes when a load ends; only the chunks returned
+are read. A common word at two million tokens is a few segments, 18 pages
+(~3 ms), where reading each matched row's `tsvector` read 37,000 (~60 ms).
+A query word that is a phrase of several words (`default_format` is
+`default <-> format`) needs places: `by_places` finds the rows with `@@`
+and counts, from each row's own `tsvector`, the places where the phrase's
+words stand in order (`setweight` marks the query's words and `ts_filter`
+keeps them). The two give the same scores to the last bit. The snippet is
 FTS5's, cut in Python from the rows returned.
 """
 
@@ -27,9 +39,9 @@ from typing import Any
 from memory.context.index.words import snippet as cut_snippet
 from memory.context.index.words import tsvector_text
 from memory.context.loader import Chunk
-from memory.projects import in_project
+from memory.projects import ALL, in_project
 
-__all__ = ["insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
+__all__ = ["by_places", "by_postings", "insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 
 K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 _CHUNK_COLUMNS = {
@@ -44,6 +56,8 @@ _CHUNK_COLUMNS = {
     "text": "text",
 }
 _INDEX_COLUMNS = {"rowid": "bigint", "tsv": "tsvector", "len": "integer"}
+# The table's average number of words a row (at least one), read once a search.
+AVERAGE = "(SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)"
 
 
 def insert_chunks(conn: Any, object_id: int, batch: list[Chunk]) -> None:
@@ -110,6 +124,72 @@ def matches(
     phrases = [list(p) for p in dict.fromkeys(tuple(p) for p in phrases if p)]
     if not phrases:
         return []
+    # Planned for its parameters (a generic plan scored a frequent word's matches row by row), and never
+    # compiled: once the tables are analyzed a search's estimated cost passes JIT's threshold, and compiling
+    # took 0.8 s of a 3 ms query.
+    conn.execute("SELECT set_config('plan_cache_mode', 'force_custom_plan', true), set_config('jit', 'off', true)")
+    if all(len(phrase) == 1 for phrase in phrases):
+        rows = by_postings(conn, [phrase[0] for phrase in phrases], refs, limit, project)
+    else:  # a phrase needs the places of its words: the rows' own tsvectors
+        rows = by_places(conn, phrases, refs, limit, project)
+    return [
+        (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
+        for kind, oid, first, last, text, score in rows
+    ]
+
+
+def by_postings(
+    conn: Any, words: list[str], refs: list[str] | None, limit: int, project: str | None
+) -> list[tuple[str, int, int, int, str, float]]:
+    """`(kind, object number, first line, last line, text, BM25)` of the best chunks holding any of `words`, each
+    one word, read from `context_postings` alone: a word's segments unnested (a scan a word, the segments
+    filtered by project and refs, the objects still loading left out), the scans joined by chunk, a chunk's
+    score its words' parts added in the query's order (0 for a word it lacks), as `by_places` adds them. Only
+    the chunks returned are read."""
+    counts = ", ".join(
+        "(SELECT coalesce(sum(cardinality(rowids)), 0) FROM context_postings WHERE term = ?)" for _ in words
+    )
+    total, *hits = conn.execute(f"SELECT n, {counts} FROM context_fts_count", words).fetchone()
+    params: list[Any] = []
+
+    def mark(value: Any) -> str:
+        params.append(value)
+        return "?"
+
+    scans = []
+    for word, held in zip(words, hits, strict=True):
+        part = (
+            f"{mark(_bm25_idf(total, held))} * u.n * {mark(K1 + 1)} / (u.n + {mark(K1)} * (1 - {mark(B)}"
+            f" + {mark(B)} * u.len / {AVERAGE}))"
+        )
+        where = f" WHERE p.term = {mark(word)} AND p.oid NOT IN (SELECT id FROM context_objects WHERE complete <> 1)"
+        if project is not ALL:
+            where += f" AND p.project = {mark(project)}"
+        if refs:
+            where += f" AND p.kind || ':' || p.oid IN ({','.join(mark(ref) for ref in refs)})"
+        scans.append(
+            f"(SELECT u.rowid, p.kind, p.oid, {part} AS s FROM context_postings p"
+            f" CROSS JOIN LATERAL unnest(p.rowids, p.ns, p.lens) AS u(rowid, n, len){where})"
+        )
+    rows = scans[0] + " t1" + "".join(f" FULL JOIN {scan} t{i} USING (rowid)" for i, scan in enumerate(scans[1:], 2))
+    kind = "coalesce(" + ", ".join(f"t{i}.kind" for i in range(1, len(scans) + 1)) + ")"
+    oid = "coalesce(" + ", ".join(f"t{i}.oid" for i in range(1, len(scans) + 1)) + ")"
+    score = " + ".join(f"coalesce(t{i}.s, 0)" for i in range(1, len(scans) + 1))
+    sql = (
+        f"SELECT s.kind, s.oid, c.start_line, c.end_line, c.text, s.score FROM (SELECT * FROM (SELECT rowid,"
+        f" {kind} AS kind, {oid} AS oid, {score} AS score FROM {rows}) u"
+        f" ORDER BY u.kind != 'doc', u.score DESC, u.rowid LIMIT {mark(limit)}) s"
+        " JOIN context_chunks c ON c.id = s.rowid ORDER BY s.kind != 'doc', s.score DESC, s.rowid"
+    )
+    return conn.execute(sql, params).fetchall()
+
+
+def by_places(
+    conn: Any, phrases: list[list[str]], refs: list[str] | None, limit: int, project: str | None
+) -> list[tuple[str, int, int, int, str, float]]:
+    """`(kind, object number, first line, last line, text, BM25)` of the best chunks holding any of `phrases`,
+    found by the GIN index, each matched row's words counted from its own `tsvector`; a row's parts added
+    in the query's order."""
     queries = [" <-> ".join(_lexeme(word) for word in phrase) for phrase in phrases]
     idf = _idf(conn, queries)
     where, args = in_project(project, "o.project")
@@ -135,7 +215,7 @@ def matches(
         " JOIN p ON p.word = x.lexeme AND p.size > 1 CROSS JOIN LATERAL unnest(x.positions) AS y(at)"
         " GROUP BY x.rowid, p.term, y.at - p.off HAVING count(*) = max(p.size)) AS h GROUP BY h.rowid, h.term),"
         " s AS (SELECT m.rowid, m.kind, m.oid, sum((CAST(? AS float8[]))[t.term] * t.tf * ? / (t.tf + ? * (1 - ?"
-        " + ? * m.len / (SELECT greatest(words, 1)::float8 / greatest(n, 1) FROM context_fts_count)))) AS score"
+        f" + ? * m.len / {AVERAGE})) ORDER BY t.term) AS score"
         " FROM t JOIN m ON m.rowid = t.rowid GROUP BY m.rowid, m.kind, m.oid"
         " ORDER BY m.kind != 'doc', score DESC, m.rowid LIMIT ?)"
         " SELECT s.kind, s.oid, c.start_line, c.end_line, c.text, s.score"
@@ -155,20 +235,19 @@ def matches(
         B,
         limit,
     ]
-    conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")  # see the module's docstring
-    rows = conn.execute(sql, params).fetchall()
-    return [
-        (kind, oid, first, last, text, cut_snippet(text, phrases, snippet), float(score))
-        for kind, oid, first, last, text, score in rows
-    ]
+    return conn.execute(sql, params).fetchall()
 
 
 def _idf(conn: Any, queries: list[str]) -> list[float]:
     """Each phrase's inverse document frequency over the whole index, as FTS5 computes it."""
     counts = ", ".join("(SELECT count(*) FROM context_fts WHERE tsv @@ CAST(? AS tsquery))" for _ in queries)
     row = conn.execute(f"SELECT n, {counts} FROM context_fts_count", queries).fetchone()
-    total = row[0]
-    return [max(1e-6, math.log((total - hits + 0.5) / (hits + 0.5))) for hits in row[1:]]
+    return [_bm25_idf(row[0], hits) for hits in row[1:]]
+
+
+def _bm25_idf(total: int, hits: int) -> float:
+    """The inverse document frequency of a phrase `hits` of `total` rows hold, as FTS5 computes it."""
+    return max(1e-6, math.log((total - hits + 0.5) / (hits + 0.5)))
 
 
 def _lexeme(word: str) -> str:

@@ -9,7 +9,10 @@ positions FTS5 would see, not a text-search configuration's) under a GIN
 index, and `len`, the chunk's number of words. BM25 needs the table's
 number of rows and of words: statement-level triggers keep both in
 `context_fts_count`, one row, so a search reads them instead of counting
-the table.
+the table. A later migration adds each word's postings (`context_postings`,
+a segment a word for the rows of one object that went in together), kept by
+the same triggers, from which a search of single words is scored without
+reading the rows.
 """
 
 from __future__ import annotations
@@ -20,6 +23,38 @@ from memory.engines.postgres.migrations import PgMigrations
 __all__ = ["MIGRATIONS"]
 
 MIGRATIONS = PgMigrations("context")
+
+# The postings of the index rows of a table (`context_fts`, or a trigger's rows): a segment for each word of
+# each object's rows: its rows, the word's count in each and each row's length, three arrays in one order
+# (one aggregation fills them, row by row), the rows' first and last beside.
+_ADD_POSTINGS_OF = (
+    "INSERT INTO context_postings (term, lo, hi, oid, kind, project, rowids, ns, lens)"
+    " SELECT x.lexeme, min(f.rowid), max(f.rowid), o.id, o.kind, o.project, array_agg(f.rowid),"
+    " array_agg(cardinality(x.positions)), array_agg(f.len) FROM %s f"
+    " JOIN context_chunks c ON c.id = f.rowid JOIN context_objects o ON o.id = c.object_id, unnest(f.tsv) AS x"
+    " GROUP BY x.lexeme, o.id"  # an object's kind and project follow from its id
+)
+# The objects a statement removed every index row of (their chunks still there, as when an object is
+# forgotten): their segments go whole, found by object.
+_WHOLE_OBJECTS = (
+    "SELECT o.oid FROM (SELECT DISTINCT c.object_id AS oid FROM removed r JOIN context_chunks c ON c.id = r.rowid)"
+    " AS o WHERE NOT EXISTS (SELECT 1 FROM context_chunks c JOIN context_fts f ON f.rowid = c.id"
+    " WHERE c.object_id = o.oid)"
+)
+# The rows a statement removed whose segments are left after that: of an object that keeps index rows, or
+# whose chunk is gone.
+_REMOVED_IN_PART = (
+    "SELECT r.rowid, r.tsv FROM removed r LEFT JOIN context_chunks c ON c.id = r.rowid"
+    " WHERE c.id IS NULL OR EXISTS (SELECT 1 FROM context_postings p WHERE p.oid = c.object_id)"
+)
+# The segments holding a word of those rows, each as its rows (`r`, `n`, `l`), and whether the statement
+# removed that row (`gone`).
+_SEGMENTS_HIT = (
+    "SELECT p.term, p.lo, u.r, u.n, u.l, d.rowid IS NOT NULL AS gone FROM (SELECT x.lexeme, min(r.rowid) AS lo,"
+    f" max(r.rowid) AS hi FROM ({_REMOVED_IN_PART}) AS r, unnest(r.tsv) AS x GROUP BY x.lexeme) AS w"
+    " JOIN context_postings p ON p.term = w.lexeme AND p.lo <= w.hi AND p.hi >= w.lo"
+    " CROSS JOIN LATERAL unnest(p.rowids, p.ns, p.lens) AS u(r, n, l) LEFT JOIN removed d ON d.rowid = u.r"
+)
 
 
 @MIGRATIONS()
@@ -71,4 +106,58 @@ def create_context_tables(conn: PgConnection) -> None:
     conn.execute(
         "CREATE TRIGGER context_fts_on_delete AFTER DELETE ON context_fts REFERENCING OLD TABLE AS removed"
         " FOR EACH STATEMENT EXECUTE FUNCTION context_fts_removed()"
+    )
+
+
+@MIGRATIONS()
+def index_rows_listed_by_word(conn: PgConnection) -> None:
+    """Each word's postings in `context_fts` (`context_postings`): for each word of each object's rows that
+    went in together, the rows, the word's count in each and each row's length, with the object,
+    its kind and project; kept by the row count's triggers, so a search scores single words without the rows.
+
+    A search found its rows in the GIN index, then read and unnested each
+    matched row's `tsvector` to count its words: at two million tokens a
+    common word is in nearly every chunk, and scoring it read 37,000 pages
+    (about 60 ms). A segment (keyed by its word and first row, its last row
+    beside) holds a batch's postings of one word as arrays, so a common word
+    is a few rows, and the table a fifth of a row per posting's size.
+    `complete` is not carried (it changes when a load completes): the objects
+    still loading are few, found by a partial index, and left out by id.
+    Removing every index row of an object (forgetting it) drops its segments,
+    found by object; removing some rows rewrites the segments that hold them
+    (found by word and row range) and drops those left empty."""
+    conn.execute(
+        "CREATE TABLE context_postings (term TEXT NOT NULL, lo BIGINT NOT NULL, hi BIGINT NOT NULL,"
+        " oid BIGINT NOT NULL, kind TEXT NOT NULL, project TEXT NOT NULL, rowids BIGINT[] NOT NULL,"
+        " ns INTEGER[] NOT NULL, lens INTEGER[] NOT NULL, PRIMARY KEY (term, lo))"
+    )
+    conn.execute("SET LOCAL work_mem = '64MB'")
+    conn.execute(_ADD_POSTINGS_OF % "context_fts")
+    conn.execute("CREATE INDEX context_postings_by_object ON context_postings (oid)")
+    conn.execute("CREATE INDEX context_objects_loading ON context_objects (id) WHERE complete <> 1")
+    conn.execute(
+        # a batch's postings (a megabyte of text: about 75,000) are grouped in memory, not sorted on disk
+        "CREATE OR REPLACE FUNCTION context_fts_added() RETURNS trigger LANGUAGE plpgsql SET work_mem = '64MB'"
+        " AS $$ BEGIN"
+        " UPDATE context_fts_count SET n = context_fts_count.n + a.n, words = context_fts_count.words + a.words"
+        " FROM (SELECT count(*) AS n, COALESCE(sum(len), 0) AS words FROM added) AS a;"
+        f" {_ADD_POSTINGS_OF % 'added'};"
+        " RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION context_fts_removed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " UPDATE context_fts_count SET n = context_fts_count.n - r.n, words = context_fts_count.words - r.words"
+        " FROM (SELECT count(*) AS n, COALESCE(sum(len), 0) AS words FROM removed) AS r;"
+        f" DELETE FROM context_postings p USING ({_WHOLE_OBJECTS}) AS w WHERE p.oid = w.oid;"
+        # a segment that keeps rows is rewritten with them; one left empty is marked (hi -1), then dropped
+        " UPDATE context_postings p SET rowids = k.rowids, ns = k.ns, lens = k.lens, hi = k.hi"
+        " FROM (SELECT h.term, h.lo, coalesce(array_agg(h.r) FILTER (WHERE NOT h.gone), '{}') AS rowids,"
+        " coalesce(array_agg(h.n) FILTER (WHERE NOT h.gone), '{}') AS ns,"
+        " coalesce(array_agg(h.l) FILTER (WHERE NOT h.gone), '{}') AS lens,"
+        f" coalesce(max(h.r) FILTER (WHERE NOT h.gone), -1) AS hi FROM ({_SEGMENTS_HIT}) AS h"
+        " GROUP BY h.term, h.lo HAVING bool_or(h.gone)) AS k WHERE p.term = k.term AND p.lo = k.lo;"
+        " DELETE FROM context_postings p USING"
+        f" (SELECT DISTINCT x.lexeme FROM ({_REMOVED_IN_PART}) AS r, unnest(r.tsv) AS x) AS w"
+        " WHERE p.term = w.lexeme AND p.hi = -1;"
+        " RETURN NULL; END $$"
     )
