@@ -118,7 +118,7 @@ class Dialect(Protocol):
         ...
 
     def clear_index(self, table: str) -> str:
-        """The statement that empties the graph's full-text `table`."""
+        """The statement that empties a full-text index `table` (the graph's or the context store's)."""
         ...
 
     def reset_ids(self, conn: Any, table: str) -> None:

@@ -58,6 +58,8 @@ DERIVED = frozenset(
 # The tables whose rows other tables' rows name, written first (and emptied last).
 PARENTS = ("memory_nodes", "chat_sessions", "context_objects", "runs")
 BATCH = 10_000
+# The full-text indexes a replaced destination empties before the copy (their kept counts and postings follow).
+INDEXES = ("memory_fts", "context_fts")
 _AS = {"double precision": float, "real": float, "bigint": int, "integer": int, "smallint": int, "boolean": bool}
 
 
@@ -162,7 +164,8 @@ def _write(conn: Any, tables: list[_Table], present: list[str], reindex: Callabl
     if held:
         for name in reversed(_ordered(present)):  # children first, so no row names one already gone
             conn.execute(f"DELETE FROM {name}")
-        conn.execute(dialect.clear_index("memory_fts"))
+        for index in INDEXES:  # derived, so not emptied above: rows of the old chunks and nodes would stay
+            conn.execute(dialect.clear_index(index))
     for table in tables:
         for start in range(0, len(table.rows), BATCH):
             dialect.insert_many(conn, table.name, _quoted(table.columns), table.rows[start : start + BATCH])
