@@ -226,8 +226,12 @@ async function showDocument(id) {
   await readRange(1, null);
 }
 
+let lastRead = 0;  // a read that answers after a later one was asked shows nothing: the later one is what was asked for
+
 async function readRange(start, end) {
+  const asked = ++lastRead;
   const span = await api(`/api/read/${encodeURIComponent(shownDocument)}?start=${start}${end ? "&end=" + end : ""}`);
+  if (asked !== lastRead) return;
   $("#start").value = span.start;
   $("#end").value = span.end;
   $("#text").textContent = span.text;
