@@ -128,6 +128,19 @@ async def test_a_bulk_load_leaves_the_planner_knowing_the_tables_size(postgres_u
     assert seen == {"memory_nodes": 1_500, "memory_fts": 1_500}
 
 
+async def test_a_bulk_load_leaves_the_postings_readable_from_their_index_alone(postgres_url: str) -> None:
+    from memory.graph.graph import Graph, NewNode
+
+    async with await PgStore.open(postgres_url) as store:
+        await Graph(store).add_many([NewNode(f"bulk fact number {i}") for i in range(1_500)])
+        pages, visible = await store.read(
+            lambda conn: conn.execute(
+                "SELECT relpages, relallvisible FROM pg_class WHERE relname = 'memory_postings'"
+            ).fetchone()
+        )
+    assert pages > 0 and visible == pages  # vacuumed: an index-only scan needs no row from the table
+
+
 async def test_a_use_is_counted_while_another_write_is_adding_nodes(postgres_url: str) -> None:
     """A batch holds its transaction open until a recall's use count has been written: its new ids come from the
     sequence, so the count does not wait on it (a lock of the table would break the barrier)."""
