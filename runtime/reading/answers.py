@@ -76,6 +76,7 @@ __all__ = [
     "clean_answer",
     "complete_sentences",
     "locate_evidence",
+    "scored_rows",
     "sentences",
     "supporting_line",
     "ungrounded",
@@ -212,6 +213,22 @@ def _about(shown: str, question: str) -> list[str] | None:
     best = max(scores, default=0.0)
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
     return about + others if about or others else None
+
+
+def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:
+    """The numbered document lines of `shown`, in the order shown, as (document, line number, text, score):
+    each line's BM25 score for the question's words, over the document lines shown."""
+    ranker = Ranker(set(content_terms(question)))
+    rows: list[tuple[str, int, str, set[str]]] = []
+    ref = ""
+    for line in shown.split("\n"):
+        if header := SHOWN_HEADER.match(line):
+            ref = header.group(1)
+        elif (numbered := SHOWN_ROW.match(line)) and ref:
+            text = numbered.group(2)
+            rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
+            ranker.count(text, rows[-1][3])
+    return [(ref, number, text, ranker.score(text, held)) for ref, number, text, held in rows]
 
 
 def _holds(text: str, claim: str) -> bool:

@@ -29,9 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.context.lexical import Ranker, content_terms
 from runtime.models.base import Continuation, Model
-from runtime.reading.answers import SHOWN_HEADER, SHOWN_ROW
+from runtime.reading.answers import scored_rows
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -87,19 +86,9 @@ def _whole(scored: Continuation) -> float:
 
 def _best_rows(shown: str, question: str, most: int) -> list[tuple[str, int, str]]:
     """The document lines of `shown` (`id`, number, text) that rank best for the question's words, best first."""
-    ranker = Ranker(set(content_terms(question)))
-    rows: list[tuple[str, int, str, set[str]]] = []
-    ref = ""
-    for line in shown.split("\n"):
-        if header := SHOWN_HEADER.match(line):
-            ref = header.group(1)
-        elif (numbered := SHOWN_ROW.match(line)) and ref:
-            text = numbered.group(2)
-            rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
-            ranker.count(text, rows[-1][3])
-    scored = [(ranker.score(text, held), -index) for index, (_, _, text, held) in enumerate(rows)]
-    order = sorted(range(len(rows)), key=lambda i: scored[i], reverse=True)
-    return [rows[i][:3] for i in order[:most] if scored[i][0] > 0]
+    rows = scored_rows(shown, question)
+    order = sorted(range(len(rows)), key=lambda i: (rows[i][3], -i), reverse=True)
+    return [rows[i][:3] for i in order[:most] if rows[i][3] > 0]
 
 
 def _dates(text: str) -> list[str]:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 
-from memory.context.lexical import Ranker, content_terms, words
+from memory.context.lexical import words
 from memory.graph.quoted import without_notes
-from runtime.reading.answers import ANSWERING, SHOWN_HEADER, SHOWN_ROW, claims
+from runtime.reading.answers import ANSWERING, claims, scored_rows
 
 __all__ = ["own_claims", "superseded"]
 
@@ -67,19 +67,9 @@ def superseded(answer: str, shown: str, question: str) -> list[str]:
 
 def _about_rows(shown: str, question: str) -> list[tuple[str, int, str]]:
     """The numbered document lines of `shown` about the question, as (document, line number, text)."""
-    ranker = Ranker(set(content_terms(question)))
-    rows: list[tuple[str, int, str, set[str]]] = []
-    ref = ""
-    for line in shown.split("\n"):
-        if header := SHOWN_HEADER.match(line):
-            ref = header.group(1)
-        elif (numbered := SHOWN_ROW.match(line)) and ref:
-            text = numbered.group(2)
-            rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
-            ranker.count(text, rows[-1][3])
-    scores = [ranker.score(text, held) for _, _, text, held in rows]
-    best = max(scores, default=0.0)
-    return [row[:3] for row, score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
+    rows = scored_rows(shown, question)
+    best = max((score for *_, score in rows), default=0.0)
+    return [row[:3] for row in rows if best > 0 and row[3] >= ANSWERING * best]
 
 
 def _values(text: str) -> set[tuple[str, str]]:
