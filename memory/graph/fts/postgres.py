@@ -135,16 +135,12 @@ def _postings_sql(
     parts in lexeme order, 0 for a lexeme it lacks: the same sum, to the last bit, as the phrase search's."""
     d = f"({mark(K1 * (1 - B))} + {mark(K1 * B)} / {AVERAGE} * p.len)"
     saturation = mark(K1 + 1)
-    held = []
-    if kinds:
-        held.append(f" AND p.kind IN ({','.join(mark(kind) for kind in kinds)})")
-    if project is not ALL:
-        held.append(f" AND p.project = {mark(project)}")
+    filters = _filters("p", kinds, project, mark)
     scans = []
     for lexeme in lexemes:
         term = mark(lexeme)
         part = f"{_idf(term)} * p.n * {saturation} / (p.n + {d})"
-        scans.append(f"(SELECT p.rowid, {part} AS s FROM memory_postings p WHERE p.term = {term}{''.join(held)})")
+        scans.append(f"(SELECT p.rowid, {part} AS s FROM memory_postings p WHERE p.term = {term}{filters})")
     join = " JOIN " if every else " FULL JOIN "
     rows = scans[0] + " t1" + "".join(f"{join}{scan} t{i} USING (rowid)" for i, scan in enumerate(scans[1:], 2))
     score = " + ".join(f"coalesce(t{i}.s, 0)" for i in range(1, len(scans) + 1))
@@ -168,11 +164,7 @@ def _phrase_sql(
     """The search when a word is a phrase of lexemes: the GIN index finds the rows, each row's own `tsvector`
     and `repeats` score it."""
     lexemes = sorted({token for found in tokens.values() for token in found})
-    where = f" WHERE f.tsv @@ CAST({mark(_query(tokens, every))} AS tsquery)"
-    if kinds:
-        where += f" AND f.kind IN ({','.join(mark(kind) for kind in kinds)})"
-    if project is not ALL:
-        where += f" AND f.project = {mark(project)}"
+    where = f" WHERE f.tsv @@ CAST({mark(_query(tokens, every))} AS tsquery){_filters('f', kinds, project, mark)}"
     if newest:  # the newest rows holding the words, scored without ranking every match
         where += f" ORDER BY f.rowid DESC LIMIT {mark(limit * PIECES_WIDEN)}"
     rows = (
@@ -205,6 +197,13 @@ def holding_every(conn: Any, words: list[str], kind: str, project: str, limit: i
         [query, kind, project, limit],
     )
     return [(node_id, text) for node_id, text in rows]
+
+
+def _filters(alias: str, kinds: list[str], project: str | None, mark: Callable[[Any], str]) -> str:
+    """The conditions that keep a search to `kinds` and `project`, read from the copy of both each row of
+    `alias` carries (` AND …`, or nothing)."""
+    held = f" AND {alias}.kind IN ({','.join(mark(kind) for kind in kinds)})" if kinds else ""
+    return held + (f" AND {alias}.project = {mark(project)}" if project is not ALL else "")
 
 
 def _term_score(query: str | None, lexeme: str, saturation: str) -> str:
