@@ -172,29 +172,17 @@ async def test_a_sqlite_destination_that_holds_rows_is_left_as_it_was(tmp_path: 
     assert sqlite3.connect(second).execute("SELECT count(*) FROM memory_events").fetchone() == before
 
 
+@pytest.mark.parametrize("to_postgres", [True, False], ids=["to postgresql", "to sqlite"])
 async def test_a_replaced_destination_keeps_no_index_row_of_its_old_documents(
-    tmp_path: Path, postgres_url: str
+    tmp_path: Path, postgres_url: str, to_postgres: bool
 ) -> None:
-    first = str(tmp_path / "first.db")
-    await fill(first)
-    async with use_engine(postgres_url) as target:
-        await ContextStore(target).add_text("doc", "old.txt", "The OLD_ANCHOR is chain 7.\nA second line.\n")
-    replaced = copy(tmp_path, first, postgres_url, "--replace", "--json")
+    sqlite_home = str(tmp_path / "home.db")
+    source, target = (sqlite_home, postgres_url) if to_postgres else (postgres_url, sqlite_home)
+    await fill(source)
+    async with use_engine(target) as store:
+        await ContextStore(store).add_text("doc", "old.txt", "The OLD_ANCHOR is chain 7.\nA second line.\n")
+    replaced = copy(tmp_path, source, target, "--replace", "--json")
     assert replaced.returncode == 0, replaced.stderr
-    async with use_engine(postgres_url) as target:
-        assert await ContextStore(target).search("OLD_ANCHOR") == []
-        assert [hit.id for hit in await ContextStore(target).search("DEFAULT_MOORING")] == ["doc:1"]
-
-
-async def test_a_replaced_sqlite_destination_keeps_no_index_row_of_its_old_documents(
-    tmp_path: Path, postgres_url: str
-) -> None:
-    await fill(postgres_url)
-    back = str(tmp_path / "back.db")
-    async with use_engine(back) as target:
-        await ContextStore(target).add_text("doc", "old.txt", "The OLD_ANCHOR is chain 7.\nA second line.\n")
-    replaced = copy(tmp_path, postgres_url, back, "--replace", "--json")
-    assert replaced.returncode == 0, replaced.stderr
-    async with use_engine(back) as target:
-        assert await ContextStore(target).search("OLD_ANCHOR") == []
-        assert [hit.id for hit in await ContextStore(target).search("DEFAULT_MOORING")] == ["doc:1"]
+    async with use_engine(target) as store:
+        assert await ContextStore(store).search("OLD_ANCHOR") == []
+        assert [hit.id for hit in await ContextStore(store).search("DEFAULT_MOORING")] == ["doc:1"]
