@@ -36,8 +36,8 @@ __all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 DOC_BUDGET = 5_000
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "model", "bot", "chatgpt", "claude"})
-# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes, session).
-ScoringRow = tuple[int, str, int, float | None, float, str | None, int, str | None]
+# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes).
+ScoringRow = tuple[int, str, int, float | None, float, str | None, int]
 
 
 @dataclass(frozen=True)
@@ -147,15 +147,16 @@ class Ranking:
         scored = _scored(rows, lexical, vectors, graph, base, voice, ceiling, kinds, w)
         if scored and not rows[scored[0][1]][6]:  # the first has never helped a run succeed
             scored = _best_match_first(scored, base)
-        if graph:
-            scored = self._sessions_first(conn, scored, rows, origin)
-        read: dict[int, Node] = {}  # the nodes newer_first read, which are most of the top k: read once
+        read: dict[int, Node] = {}  # the nodes the first places' steps read, which are most of the top k: read once
         asked: set[int] = set()
 
         def nodes_of(ids: list[int]) -> dict[int, Node]:
             read.update(fetch_nodes(conn, [i for i in ids if i not in asked], self.project))
             asked.update(ids)
             return {i: read[i] for i in ids if i in read}
+
+        if graph:
+            scored, _ = self._sessions_first(conn, scored, rows, origin)
 
         scored = newer_first(scored, terms, nodes_of, ASSISTANT_SPEAKERS)
         nodes = nodes_of([node_id for _, node_id, _ in scored[:k]])
@@ -192,17 +193,18 @@ class Ranking:
 
     def _sessions_first(
         self, conn: sqlite3.Connection, scored: list[Scored], rows: dict[int, ScoringRow], origin: dict[int, int]
-    ) -> list[Scored]:
-        """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py): the
-        turns whose strongest lift came from their own session's episode yield to them (a run's episode, which
-        has no session, lifts what it used as experience, not as context). A session is known by its episode,
-        not by its name: two conversations both have a session "1"."""
+    ) -> tuple[list[Scored], set[int]]:
+        """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py), and
+        the turns whose strongest lift came from their own session's episode, which yield to them (a run's
+        episode, which has no session, lifts what it used as experience, not as context). A session is known by
+        its episode, not by its name: two conversations both have a session "1". Sessions are read only when an
+        episode lifted one of the first places."""
         head = [node_id for _, node_id, _ in scored[:WINDOW]]
         if not any(rows.get(origin.get(i, 0), ("", ""))[1] == "episodic" for i in head):
-            return scored
-        episode_of = _session_episodes(conn, head, rows)
+            return scored, set()
+        episode_of = _session_episodes(conn, head)
         lifted = {i for i, episode in episode_of.items() if origin.get(i) == episode}
-        return sessions_first(scored, episode_of, lifted) if lifted else scored
+        return (sessions_first(scored, episode_of, lifted) if lifted else scored), lifted
 
     def _spread(
         self, conn: sqlite3.Connection, base: dict[int, float], hops: int
@@ -329,7 +331,7 @@ def _scored(
     recent: dict[float, float] = {}
     voices: dict[str | None, float] = {}  # the voice of each speaker, for the nodes reached along edges
     keyed: list[tuple[tuple[float, float, int], Scored]] = []
-    for node_id, (_, kind, uses, last_used, updated, speaker, _, _) in rows.items():
+    for node_id, (_, kind, uses, last_used, updated, speaker, _) in rows.items():
         if kinds and kind not in kinds:
             continue
         mine = voice.get(node_id) or voices.get(speaker)
@@ -362,38 +364,44 @@ def _scored(
     return [item for _, item in keyed]
 
 
-def _session_episodes(conn: sqlite3.Connection, ids: list[int], rows: dict[int, ScoringRow]) -> dict[int, int]:
+def _session_episodes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
     """The episode of each node's session among `ids` (memory/graph/conversation.py links it to its turns by a
-    `ground` edge), for the nodes that have one."""
-    session = dialect_of(conn).json_text("n.meta", "session")
+    `ground` edge), for the nodes that have one: an episode of the session the node's own `meta` names.
+
+    The sessions are read here, for the few nodes of the first places, with the edges that lead to their
+    episodes; the scoring rows of every candidate leave them out."""
+    dialect = dialect_of(conn)
+    session, said = dialect.json_text("n.meta", "session"), dialect.json_text("t.meta", "session")
     found: dict[int, int] = {}
     for chunk, marks in in_chunks(ids):
         sql = (
-            f"SELECT e.dst, e.src, {session} FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            f"SELECT e.dst, e.src, {session}, {said} FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            " JOIN memory_nodes t ON t.id = e.dst"
             f" WHERE e.dst IN ({marks}) AND e.kind = 'ground' AND e.deleted IS NULL"
             " AND n.kind = 'episodic' AND n.deleted IS NULL"
         )
-        for node_id, episode, said_in in conn.execute(sql, chunk):
-            if said_in and said_in == rows[node_id][7]:
+        for node_id, episode, session_of_episode, session_of_turn in conn.execute(sql, chunk):
+            if session_of_episode and session_of_episode == session_of_turn:
                 found[node_id] = episode
     return found
 
 
 def _scoring_rows(conn: sqlite3.Connection, ids: list[int], project: str | None) -> dict[int, ScoringRow]:
     """Only what ranking needs, by id, for the live nodes of `project` among `ids`: (id, kind, uses, last_used,
-    updated, speaker, successes, session).
+    updated, speaker, successes). A node's session is not among them: only the first places need it
+    (`_session_episodes`, which reads it with their episodes' edges), not each candidate.
 
     The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
     project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
     rows: dict[int, ScoringRow] = {}
     dialect = dialect_of(conn)
-    speaker, session = dialect.json_text("meta", "speaker"), dialect.json_text("meta", "session")
+    speaker = dialect.json_text("meta", "speaker")
     for chunk, marks in in_chunks(ids):
         sql = (
-            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, {session}, project FROM memory_nodes"
+            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, project FROM memory_nodes"
             f" WHERE id IN ({marks}) AND deleted IS NULL"
         )
         for row in conn.execute(sql, chunk):
-            if project is ALL or row[8] == project:
-                rows[row[0]] = row[:8]
+            if project is ALL or row[7] == project:
+                rows[row[0]] = row[:7]
     return rows
