@@ -46,7 +46,7 @@ from collections.abc import Callable
 
 from memory.graph.records import Node
 
-__all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "newer_first"]
+__all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "held_terms", "newer_first"]
 
 ALIKE = 0.15
 CLOSE = 0.7
@@ -72,7 +72,7 @@ def newer_first(
     if len(head) < 2 or len(terms) < _MIN_SHARED:
         return scored
     found = nodes([node_id for _, node_id, _ in head])
-    held = {node_id: _held(found[node_id].text, terms) for _, node_id, _ in head if node_id in found}
+    held = {node_id: held_terms(found[node_id].text, terms) for _, node_id, _ in head if node_id in found}
     speaker = {node_id: _speaker(found[node_id]) for node_id in held}
     own = {node_id for node_id, said_by in speaker.items() if said_by not in voices}
     # A node's numbers and words are read only when a pair gets that far: long turns make them the dear part.
@@ -118,7 +118,7 @@ def newer_first(
     return moved + [item for item in head if item[1] not in held] + scored[WINDOW:]
 
 
-def _held(text: str, terms: list[str]) -> frozenset[str]:
+def held_terms(text: str, terms: list[str]) -> frozenset[str]:
     """The query terms a text holds, matched by their first letters (the index stems them; this need not)."""
     folded = text.casefold()
     return frozenset(t for t in terms if _at_boundary(folded, t.casefold()[: max(4, len(t) - 2)]))

@@ -4,7 +4,8 @@ database library in them.
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
 the query's selective terms, spreads activation along their edges, scores
 what it reached, keeps the best direct match first, opens the first places
-to other sessions' matches (memory/graph/spread_sessions.py) and puts a later
+to other sessions' matches and to fuller matches of the person's own
+(memory/graph/spread_sessions.py) and puts a later
 restatement of a changed value before the older one (memory/graph/newer.py);
 it reads a bounded number of rows and writes nothing. It stays inside one
 project: candidates and scored nodes are the project's own, and edges never
@@ -19,14 +20,15 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from memory.engines.dialects import dialect_of
 from memory.graph.fts.index import text_index
-from memory.graph.newer import WINDOW, Scored, newer_first
+from memory.graph.newer import WINDOW, Scored, held_terms, newer_first
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.records import Node
-from memory.graph.spread_sessions import sessions_first
+from memory.graph.spread_sessions import fuller_first, sessions_first
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
 from memory.projects import ALL
@@ -156,7 +158,9 @@ class Ranking:
             return {i: read[i] for i in ids if i in read}
 
         if graph:
-            scored, _ = self._sessions_first(conn, scored, rows, origin)
+            scored, lifted = self._sessions_first(conn, scored, rows, origin)
+            if lifted:
+                scored = _fuller_first(scored, lifted, terms, voice, nodes_of)
 
         scored = newer_first(scored, terms, nodes_of, ASSISTANT_SPEAKERS)
         nodes = nodes_of([node_id for _, node_id, _ in scored[:k]])
@@ -362,6 +366,22 @@ def _scored(
         keyed.append(((-score, -lex_part - vec_part, node_id), (score, node_id, parts)))
     keyed.sort(key=lambda pair: pair[0])
     return [item for _, item in keyed]
+
+
+def _fuller_first(
+    scored: list[Scored],
+    lifted: set[int],
+    terms: list[str],
+    voice: dict[int, float],
+    nodes_of: Callable[[list[int]], dict[int, Node]],
+) -> list[Scored]:
+    """`scored` with a turn its session lifted yielding its first place to a fuller match of the person's
+    (memory/graph/spread_sessions.py `fuller_first`): the query terms each of the first `WINDOW` holds are read
+    from the nodes the restatement step reads next."""
+    found = nodes_of([node_id for _, node_id, _ in scored[:WINDOW]])
+    held = {node_id: len(held_terms(node.text, terms)) for node_id, node in found.items()}
+    whole = {node_id for node_id in found if voice.get(node_id) == 1.0}
+    return fuller_first(scored, lifted, held, whole)
 
 
 def _session_episodes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
