@@ -20,12 +20,11 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from memory.engines.dialects import dialect_of
 from memory.graph.fts.index import text_index
-from memory.graph.newer import WINDOW, Scored, held_terms, newer_first
+from memory.graph.newer import WINDOW, Scored, newer_first, terms_held
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.records import Node
 from memory.graph.spread_sessions import fuller_first, sessions_first
@@ -157,12 +156,13 @@ class Ranking:
             asked.update(ids)
             return {i: read[i] for i in ids if i in read}
 
+        known: dict[int, frozenset[str]] = {}  # the query terms of each node read, for both steps that count them
         if graph:
             scored, lifted = self._sessions_first(conn, scored, rows, origin)
             if lifted:
-                scored = _fuller_first(scored, lifted, terms, voice, nodes_of)
-
-        scored = newer_first(scored, terms, nodes_of, ASSISTANT_SPEAKERS)
+                head = nodes_of([node_id for _, node_id, _ in scored[:WINDOW]])
+                scored = _fuller_first(scored, lifted, voice, terms_held(head, terms, known))
+        scored = newer_first(scored, terms, nodes_of, ASSISTANT_SPEAKERS, known)
         nodes = nodes_of([node_id for _, node_id, _ in scored[:k]])
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
 
@@ -369,19 +369,12 @@ def _scored(
 
 
 def _fuller_first(
-    scored: list[Scored],
-    lifted: set[int],
-    terms: list[str],
-    voice: dict[int, float],
-    nodes_of: Callable[[list[int]], dict[int, Node]],
+    scored: list[Scored], lifted: set[int], voice: dict[int, float], held: dict[int, frozenset[str]]
 ) -> list[Scored]:
     """`scored` with a turn its session lifted yielding its first place to a fuller match of the person's
-    (memory/graph/spread_sessions.py `fuller_first`): the query terms each of the first `WINDOW` holds are read
-    from the nodes the restatement step reads next."""
-    found = nodes_of([node_id for _, node_id, _ in scored[:WINDOW]])
-    held = {node_id: len(held_terms(node.text, terms)) for node_id, node in found.items()}
-    whole = {node_id for node_id in found if voice.get(node_id) == 1.0}
-    return fuller_first(scored, lifted, held, whole)
+    (memory/graph/spread_sessions.py `fuller_first`), given the query terms `held` by each of the first `WINDOW`."""
+    whole = {node_id for node_id in held if voice.get(node_id) == 1.0}
+    return fuller_first(scored, lifted, {node_id: len(terms) for node_id, terms in held.items()}, whole)
 
 
 def _session_episodes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
