@@ -21,7 +21,8 @@ arm did with it: `lifted` (in its first ten), `no_match` (no episode that used
 it is among the question's direct matches), `not_spread` (one is, but not
 among the ten best matches that spread, `Ranking.spread`), or `too_weak` (it
 spreads, and the turn's score stays below the tenth's; `weak_graph_part` and
-`weak_tenth_score` are their means). The ranks are read from a recall of any
+`weak_tenth_score` are their means); `why_named` counts the same for the
+(a, b, c beyond names) turns. The ranks are read from a recall of any
 kind, where episodes compete with turns as they do for the places that spread.
 """
 
@@ -65,6 +66,7 @@ class Bound:
     shares: list[tuple[float, float, float, float, float]] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     why: Counter[str] = field(default_factory=Counter)
+    why_named: Counter[str] = field(default_factory=Counter)
     weak: list[tuple[float, float]] = field(default_factory=list)
     _static: list[set[int]] = field(default_factory=list)
 
@@ -98,31 +100,36 @@ class Bound:
             )
             self.counts.update(evidence=n, a=len(used), ab=len(missed), abc=len(shared), abc_named=len(beyond))
             if shared:
-                await self._explain(recall, question.text, {node[ref] for ref in shared}, evolved, words, by_turn)
+                turns = {node[ref] for ref in shared}
+                reasons = await self._explain(recall, question.text, turns, evolved, words, by_turn)
+                self.why.update(reasons.values())
+                self.why_named.update(reasons[node[ref]] for ref in beyond)
 
     async def _explain(
         self, recall: Recall, text: str, turns: set[int], evolved: set[int], words: set[str], by_turn: dict
-    ) -> None:
+    ) -> dict[int, str]:
+        """Why each of `turns` is or is not in the evolving arm's first ten."""
         deep = await recall.recall(text, k=DEPTH, kinds=[], record=False)
         matches = sorted((r for r in deep if r.parts.get("lexical", 0.0) > 0), key=lambda r: -r.parts["lexical"])
         rank = {r.node.id: i for i, r in enumerate(matches)}
         facts = await recall.recall(text, k=DEPTH, kinds=["semantic"], record=False)
         tenth = facts[TOP - 1].score if len(facts) >= TOP else 0.0
         found = {r.node.id: r for r in facts}
+        reasons: dict[int, str] = {}
         for node_id in turns:
-            if node_id in evolved:
-                self.why["lifted"] += 1
-                continue
             episodes = [r.episode for r in by_turn[node_id] if words & _words(r.question.text)]
             ranks = [rank[e] for e in episodes if e in rank]
-            if not ranks:
-                self.why["no_match"] += 1
+            if node_id in evolved:
+                reasons[node_id] = "lifted"
+            elif not ranks:
+                reasons[node_id] = "no_match"
             elif min(ranks) >= recall.ranking.spread:
-                self.why["not_spread"] += 1
+                reasons[node_id] = "not_spread"
             else:
-                self.why["too_weak"] += 1
+                reasons[node_id] = "too_weak"
                 mine = found.get(node_id)
                 self.weak.append((mine.parts.get("graph", 0.0) if mine else 0.0, tenth))
+        return reasons
 
     def report(self) -> dict[str, Any]:
         if not self.shares:
@@ -134,7 +141,9 @@ class Bound:
         result |= {"ceiling_ab_at_10": ab, "ceiling_abc_at_10": abc, "ceiling_abc_named_at_10": named}
         result |= {"rise_ab": round(ab - static, 4), "rise_abc": round(abc - static, 4)}
         result["rise_abc_named"] = round(named - static, 4)
-        result["why"] = {key: self.why.get(key, 0) for key in ("lifted", "no_match", "not_spread", "too_weak")}
+        reasons = ("lifted", "no_match", "not_spread", "too_weak")
+        result["why"] = {key: self.why.get(key, 0) for key in reasons}
+        result["why_named"] = {key: self.why_named.get(key, 0) for key in reasons}
         if self.weak:
             result["weak_graph_part"] = round(statistics.fmean(g for g, _ in self.weak), 4)
             result["weak_tenth_score"] = round(statistics.fmean(t for _, t in self.weak), 4)

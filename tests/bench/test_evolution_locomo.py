@@ -165,4 +165,5 @@ async def test_diagnose_bounds_what_feedback_could_add_and_says_why_each_turn_wa
     assert bound["ceiling_ab_at_10"] == 1.0 >= bound["ceiling_abc_named_at_10"] >= bound["static_at_10"]
     assert bound["rise_ab"] == pytest.approx(bound["ceiling_ab_at_10"] - bound["static_at_10"], abs=1e-3)
     assert sum(bound["why"].values()) == bound["abc"]
+    assert sum(bound["why_named"].values()) == bound["abc_named"]
     assert "bound" not in await load("evolution").run(_args("--data", str(data), "--seed", "1"))
