@@ -72,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data", type=Path, default=None, help="LoCoMo JSON or BEAM chats: measure learning on their conversations"
     )
     parser.add_argument("--shown", type=int, default=10, help="with --data: turns a training recall shows")
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="with --data: also report how much feedback could add at @10 and why it does not (`bound`)",
+    )
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -28,7 +28,9 @@ evidence of a training question (`unseen_questions` says how many), so a
 gain that only re-finds turns the training half named shows as such;
 `test_questions`, `train_questions`, `refinement` (the changes refinement
 made, summed), `consolidation`, and `failed` (the samples that could not be
-read or measured, with the reason; the others are measured).
+read or measured, with the reason; the others are measured). With
+`--diagnose`, `bound` holds how much this feedback could add at @10 and why
+the evolving arm does not reach it (bench/evolution_bound.py).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.evolution_bound import Bound, Trained
 from bench.recall_data import Failed, Question, Sample, load_data
 from memory.errors import LociError, UsageError
 from memory.evolution.episodes import Episode, Step
@@ -103,6 +106,7 @@ async def run_locomo(
     if args.shown < 1:
         raise UsageError(f"--shown is how many turns a training recall shows: 1 or more, not {args.shown}")
     samples, failed = load_data(args.data)
+    bound = Bound() if getattr(args, "diagnose", False) else None
     rows: dict[str, list[tuple[Question, bool, list[float]]]] = {"static": [], "evolving": []}
     train_count, changes, consolidation = 0, {}, {}
     with tempfile.TemporaryDirectory(prefix="loci-evolution-data-") as tmp:
@@ -120,6 +124,7 @@ async def run_locomo(
                         params,
                         weights,
                         record,
+                        bound,
                     )
                     for arm in ("static", "evolving")
                 }
@@ -137,6 +142,8 @@ async def run_locomo(
                         consolidation[name] = consolidation.get(name, 0) + count
     report = _report(rows, train_count, changes, consolidation, args)
     report["failed"] = [{"sample": f.name, "reason": f.reason} for f in failed]
+    if bound is not None:
+        report["bound"] = bound.report()
     return report
 
 
@@ -149,6 +156,7 @@ async def _arm(
     params: EvolutionParams,
     weights: Weights | None,
     record: bool,
+    bound: Bound | None = None,
 ) -> dict[str, Any]:
     async with await Store.open(path) as store:
         graph = Graph(store)
@@ -164,9 +172,15 @@ async def _arm(
         evolution = Evolution(graph, params)
         changes: dict[str, int] = {}
         consolidation: dict[str, Any] = {}
+        runs: list[Trained] = []
         if train:
-            changes = await _train(evolution, recall, GoldEvaluator(train, node_of), train, args.shown, record)
+            evaluator = GoldEvaluator(train, node_of)
+            changes = await _train(evolution, recall, evaluator, train, args.shown, record, runs)
             consolidation = await evolution.consolidate()
+        if bound is not None and train:
+            await bound.evolving(recall, sample, test, node_of, runs)
+        elif bound is not None:
+            await bound.static(recall, test, node_of)
         shares = []
         for question in test:
             found = await recall.recall(question.text, k=KS[-1], kinds=["semantic"], record=False)
@@ -179,9 +193,16 @@ def hit_at(found: list, dia_of: dict[int, set[str]], k: int) -> set[str]:
 
 
 async def _train(
-    evolution: Evolution, recall: Recall, evaluator: GoldEvaluator, train: list[Question], shown: int, record: bool
+    evolution: Evolution,
+    recall: Recall,
+    evaluator: GoldEvaluator,
+    train: list[Question],
+    shown: int,
+    record: bool,
+    runs_done: list[Trained],
 ) -> dict[str, int]:
-    """Ask each training question as a run, judge it, write its episode; then run the refinement jobs."""
+    """Ask each training question as a run, judge it, write its episode (added to `runs_done`); then run the
+    refinement jobs."""
     runs = Runs(evolution.graph.store)
     worker = Worker(evolution.jobs, evolution.handlers())
     changes: dict[str, int] = {}
@@ -194,7 +215,8 @@ async def _train(
         run = await runs.get(run_id)
         step = Step("memory_recall", {"query": question.text}, recalled=tuple(ids), used=evaluator.useful(run))
         episode = Episode(question.text, [step], outcome=evaluator(run), run_id=run_id)
-        await evolution.episodes.write(episode, cause=f"run:{run_id}")
+        node_id = await evolution.episodes.write(episode, cause=f"run:{run_id}")
+        runs_done.append(Trained(question, node_id, step.used))
     await worker.drain()
     done = await evolution.graph.store.read(
         lambda db: [r[0] for r in db.conn.execute("SELECT result FROM jobs WHERE status = 'done'")]

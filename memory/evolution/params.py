@@ -13,7 +13,9 @@ Formation
     into answers it does not belong to (`bench evolution --data`, LoCoMo
     dev, 3 seeds: gain at @1 / @10 of 0.000 / +0.005 at 1, +0.010 / +0.002
     at 0.5, +0.013 / +0.001 at 0.25, all with recall's frequency part at 0;
-    the task world gains 0.34 at 0.25, 0.32 at 1).
+    the task world gains 0.34 at 0.25, 0.32 at 1). An episode that matches a
+    question nearly as well as its best match lifts the facts it used by
+    its whole match instead (memory/graph/experience.py).
 
 Refinement (one job per episode)
     `success_at`: an outcome at or above it is a success, below it a failure.

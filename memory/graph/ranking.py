@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from memory.engines.dialects import dialect_of
+from memory.graph.experience import experienced
 from memory.graph.fts.index import text_index
 from memory.graph.newer import WINDOW, Scored, newer_first, terms_held
 from memory.graph.ops import adjacent_weights, fetch_nodes
@@ -141,6 +142,7 @@ class Ranking:
             voice[node_id] = mine = _voice(row[5], w)
             base[node_id] = mine * (w.lexical * lexical.get(node_id, 0.0) + w.vector * vectors.get(node_id, 0.0))
         graph, via, origin = self._spread(conn, base, hops)
+        graph, origin = experienced(conn, base, {i: row[1] for i, row in rows.items()}, graph, origin, self.spread)
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
         rows.update(_scoring_rows(conn, reached, self.project))
         wanted = [i for i, row in rows.items() if i in base and (not kinds or row[1] in kinds)]

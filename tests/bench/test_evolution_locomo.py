@@ -125,3 +125,45 @@ async def _weights(store: Store) -> dict:
         return {"nodes": nodes, "edges": sorted(edges.fetchall())}
 
     return await store.read(read)
+
+
+def _shared_evidence(path: Path) -> Path:
+    """A conversation whose six questions share one evidence turn: three name its words, three ask about the
+    speaker's children, whom twelve other turns name."""
+    kinds = ("pancakes", "kites", "puppets", "cookies", "masks", "boats", "lanterns", "bracelets", "pizzas")
+    kinds += ("paintings", "sandcastles", "birdhouses")
+    turns = [{"speaker": "Melanie", "dia_id": "D1:1", "text": "We drove to the Grand Canyon and my son got hurt."}]
+    turns += [
+        {"speaker": ("Caroline", "Melanie")[i % 2], "dia_id": f"D1:{i + 2}", "text": f"The children loved the {k}."}
+        for i, k in enumerate(kinds)
+    ]
+    questions = (
+        "What happened to Melanie's son on the road trip?",
+        "Where did Melanie drive, to the Grand Canyon?",
+        "Who got hurt on the Grand Canyon trip?",
+        "How many children does Melanie have?",
+        "What did Melanie's children do this week?",
+        "Do the children of Melanie like trips?",
+    )
+    conversation = {"speaker_a": "Melanie", "speaker_b": "Caroline", "session_1_date_time": "1:56 pm on 8 May, 2023"}
+    sample = {"sample_id": "s", "conversation": conversation | {"session_1": turns}}
+    sample["qa"] = [{"question": q, "answer": "-", "evidence": ["D1:1"], "category": 1} for q in questions]
+    path.write_text(json.dumps([sample]))
+    return path
+
+
+async def test_diagnose_bounds_what_feedback_could_add_and_says_why_each_turn_was_missed(tmp_path: Path) -> None:
+    data = _shared_evidence(tmp_path / "shared.json")
+    result = await load("evolution").run(_args("--data", str(data), "--seed", "1", "--diagnose"))
+    bound = result["bound"]
+    assert bound["test_questions"] == result["test_questions"] == 3
+    assert bound["static_at_10"] == pytest.approx(result["static_recall_at_10"], abs=1e-3)
+    assert bound["evolving_at_10"] == pytest.approx(result["evolving_recall_at_10"], abs=1e-3)
+    assert bound["evidence"] >= bound["a"] >= bound["ab"] >= bound["abc"] >= bound["abc_named"]
+    # A children question misses the turn in its static ten; a training run on the same words used it.
+    assert bound["ab"] == bound["abc"] == 1 and bound["static_at_10"] < 1.0
+    assert bound["ceiling_ab_at_10"] == 1.0 >= bound["ceiling_abc_named_at_10"] >= bound["static_at_10"]
+    assert bound["rise_ab"] == pytest.approx(bound["ceiling_ab_at_10"] - bound["static_at_10"], abs=1e-3)
+    assert sum(bound["why"].values()) == bound["abc"]
+    assert sum(bound["why_named"].values()) == bound["abc_named"]
+    assert "bound" not in await load("evolution").run(_args("--data", str(data), "--seed", "1"))

@@ -1,0 +1,71 @@
+"""Experience: a run's episode that matches a question strongly hands the facts its run used a lift that counts.
+
+A run's episode (memory/evolution/episodes.py) is an episodic node whose text
+is its task, `ground`-linked to each fact the run used; refinement sets a
+failed run's links to 0 (memory/evolution/refine.py). Spreading
+(memory/graph/ranking.py) passes along such a link what any link passes, the
+source's match times the link's weight (0.25) and the decay, so a fact with
+no word of the question gets about a quarter of the episode's match. That is
+context, and it falls short of the first ten: on `bench evolution --data`
+(LoCoMo dev, seeds 0-2) the used evidence turns an episode matching the test
+question reached got a graph part of 0.09-0.35 against a tenth place of
+0.67-0.96 (bench/evolution_bound.py, `too_weak`).
+
+An episode that matches a question nearly as well as its best direct match
+says more than context does: a run asked about this before, and these facts
+answered it. So `experienced` gives each fact such an episode used, and that
+the question's own words do not match, the episode's whole match as its
+graph activation (when that is more than spreading gave it), with the
+episode as the node it came from. The graph part that follows is still capped
+at the context share of the best direct match (`Weights.context`), so a fact
+lifted so never passes the best match, and a fact the question matches keeps
+what its own words and the graph gave it (lifting those too cost recall@1:
+it reorders the matches at the top). Strong is at least `STRONG` of the best
+direct match, among the matches that spread. A home with no runs has no
+such episode, and ranks as before. Measured on `bench evolution --data`
+(seeds 0-2): LoCoMo dev gain at @10 +0.007 -> +0.014, @1 unchanged at every
+seed; BEAM dev unchanged (what its runs used is not reached by a matching
+episode); `STRONG` at 0.5 or 0.85 gains +0.011.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory.params import in_chunks
+
+__all__ = ["STRONG", "experienced"]
+
+# The share of the best direct match at which a run's episode speaks for the facts its run used.
+STRONG = 0.7
+
+
+def experienced(
+    conn: sqlite3.Connection,
+    base: dict[int, float],
+    kinds: dict[int, str],
+    graph: dict[int, float],
+    origin: dict[int, int],
+    spread: int,
+) -> tuple[dict[int, float], dict[int, int]]:
+    """`graph` and `origin` (from `Ranking._spread`) with the facts used by strongly matching runs lifted.
+
+    `base` is each direct match's score, `kinds` the kind of each; `spread` how many of the best matches spread."""
+    top = max(base.values(), default=0.0)
+    strong = {
+        i: s
+        for i, s in sorted(base.items(), key=lambda item: -item[1])[:spread]
+        if s >= STRONG * top > 0 and kinds.get(i) == "episodic"
+    }
+    if not strong:
+        return graph, origin
+    lifted, came = dict(graph), dict(origin)
+    for chunk, marks in in_chunks(sorted(strong)):
+        sql = (
+            "SELECT e.src, e.dst FROM memory_edges e JOIN memory_episodes r ON r.node = e.src"
+            f" WHERE e.src IN ({marks}) AND e.kind = 'ground' AND e.deleted IS NULL AND e.weight > 0"
+        )
+        for episode, fact in conn.execute(sql, chunk):
+            if fact not in base and strong[episode] > lifted.get(fact, 0.0):
+                lifted[fact], came[fact] = strong[episode], episode
+    return lifted, came
