@@ -46,7 +46,7 @@ from collections.abc import Callable
 
 from memory.graph.records import Node
 
-__all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "newer_first"]
+__all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "held_terms", "newer_first", "terms_held"]
 
 ALIKE = 0.15
 CLOSE = 0.7
@@ -64,15 +64,18 @@ def newer_first(
     terms: list[str],
     nodes: Callable[[list[int]], dict[int, Node]],
     voices: frozenset[str] = frozenset(),
+    known: dict[int, frozenset[str]] | None = None,
 ) -> list[Scored]:
     """`scored` (best first) with each near-duplicate restatement moved just above the older match it restates;
-    `nodes` reads the nodes of the first `WINDOW` ids. Turns of the `voices` speakers (an assistant's, which
-    repeat and elaborate the person's values) neither move nor are moved past."""
+    `nodes` reads the nodes of the first `WINDOW` ids, and `known` holds the query terms of the nodes a step before
+    this one read (`terms_held`). Turns of the `voices` speakers (an assistant's, which repeat and elaborate the
+    person's values) neither move nor are moved past."""
     head = scored[:WINDOW]
     if len(head) < 2 or len(terms) < _MIN_SHARED:
         return scored
     found = nodes([node_id for _, node_id, _ in head])
-    held = {node_id: _held(found[node_id].text, terms) for _, node_id, _ in head if node_id in found}
+    held = terms_held(found, terms, {} if known is None else known)
+    held = {node_id: held[node_id] for _, node_id, _ in head if node_id in held}
     speaker = {node_id: _speaker(found[node_id]) for node_id in held}
     own = {node_id for node_id, said_by in speaker.items() if said_by not in voices}
     # A node's numbers and words are read only when a pair gets that far: long turns make them the dear part.
@@ -118,7 +121,16 @@ def newer_first(
     return moved + [item for item in head if item[1] not in held] + scored[WINDOW:]
 
 
-def _held(text: str, terms: list[str]) -> frozenset[str]:
+def terms_held(nodes: dict[int, Node], terms: list[str], known: dict[int, frozenset[str]]) -> dict[int, frozenset[str]]:
+    """The query terms each of `nodes` holds (`held_terms`), read once a node for a recall: `known` keeps what the
+    steps before read (reading a long turn's terms is the dear part of a step), and gets what this one read."""
+    for node_id, node in nodes.items():
+        if node_id not in known:
+            known[node_id] = held_terms(node.text, terms)
+    return {node_id: known[node_id] for node_id in nodes}
+
+
+def held_terms(text: str, terms: list[str]) -> frozenset[str]:
     """The query terms a text holds, matched by their first letters (the index stems them; this need not)."""
     folded = text.casefold()
     return frozenset(t for t in terms if _at_boundary(folded, t.casefold()[: max(4, len(t) - 2)]))

@@ -4,7 +4,8 @@ database library in them.
 `Ranking.rank(conn, terms, nearest, kinds, k)` finds the BM25 candidates of
 the query's selective terms, spreads activation along their edges, scores
 what it reached, keeps the best direct match first, opens the first places
-to other sessions' matches (memory/graph/spread_sessions.py) and puts a later
+to other sessions' matches and to fuller matches of the person's own
+(memory/graph/spread_sessions.py) and puts a later
 restatement of a changed value before the older one (memory/graph/newer.py);
 it reads a bounded number of rows and writes nothing. It stays inside one
 project: candidates and scored nodes are the project's own, and edges never
@@ -24,10 +25,10 @@ from dataclasses import dataclass, field, replace
 from memory.engines.dialects import dialect_of
 from memory.graph.experience import experienced
 from memory.graph.fts.index import text_index
-from memory.graph.newer import WINDOW, Scored, newer_first
+from memory.graph.newer import WINDOW, Scored, newer_first, terms_held
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.records import Node
-from memory.graph.spread_sessions import sessions_first
+from memory.graph.spread_sessions import fuller_first, sessions_first
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
 from memory.projects import ALL
@@ -37,8 +38,8 @@ __all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 DOC_BUDGET = 5_000
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "model", "bot", "chatgpt", "claude"})
-# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes, session).
-ScoringRow = tuple[int, str, int, float | None, float, str | None, int, str | None]
+# What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes).
+ScoringRow = tuple[int, str, int, float | None, float, str | None, int]
 
 
 @dataclass(frozen=True)
@@ -149,9 +150,7 @@ class Ranking:
         scored = _scored(rows, lexical, vectors, graph, base, voice, ceiling, kinds, w)
         if scored and not rows[scored[0][1]][6]:  # the first has never helped a run succeed
             scored = _best_match_first(scored, base)
-        if graph:
-            scored = self._sessions_first(conn, scored, rows, origin)
-        read: dict[int, Node] = {}  # the nodes newer_first read, which are most of the top k: read once
+        read: dict[int, Node] = {}  # the nodes the first places' steps read, which are most of the top k: read once
         asked: set[int] = set()
 
         def nodes_of(ids: list[int]) -> dict[int, Node]:
@@ -159,7 +158,13 @@ class Ranking:
             asked.update(ids)
             return {i: read[i] for i in ids if i in read}
 
-        scored = newer_first(scored, terms, nodes_of, ASSISTANT_SPEAKERS)
+        known: dict[int, frozenset[str]] = {}  # the query terms of each node read, for both steps that count them
+        if graph:
+            scored, lifted = self._sessions_first(conn, scored, rows, origin)
+            if lifted:
+                head = nodes_of([node_id for _, node_id, _ in scored[:WINDOW]])
+                scored = _fuller_first(scored, lifted, voice, terms_held(head, terms, known))
+        scored = newer_first(scored, terms, nodes_of, ASSISTANT_SPEAKERS, known)
         nodes = nodes_of([node_id for _, node_id, _ in scored[:k]])
         return [Recalled(nodes[i], score, parts, via.get(i)) for score, i, parts in scored[:k] if i in nodes]
 
@@ -194,17 +199,18 @@ class Ranking:
 
     def _sessions_first(
         self, conn: sqlite3.Connection, scored: list[Scored], rows: dict[int, ScoringRow], origin: dict[int, int]
-    ) -> list[Scored]:
-        """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py): the
-        turns whose strongest lift came from their own session's episode yield to them (a run's episode, which
-        has no session, lifts what it used as experience, not as context). A session is known by its episode,
-        not by its name: two conversations both have a session "1"."""
+    ) -> tuple[list[Scored], set[int]]:
+        """`scored` with the first places opened to other sessions' matches (memory/graph/spread_sessions.py), and
+        the turns whose strongest lift came from their own session's episode, which yield to them (a run's
+        episode, which has no session, lifts what it used as experience, not as context). A session is known by
+        its episode, not by its name: two conversations both have a session "1". Sessions are read only when an
+        episode lifted one of the first places."""
         head = [node_id for _, node_id, _ in scored[:WINDOW]]
         if not any(rows.get(origin.get(i, 0), ("", ""))[1] == "episodic" for i in head):
-            return scored
-        episode_of = _session_episodes(conn, head, rows)
+            return scored, set()
+        episode_of = _session_episodes(conn, head)
         lifted = {i for i, episode in episode_of.items() if origin.get(i) == episode}
-        return sessions_first(scored, episode_of, lifted) if lifted else scored
+        return (sessions_first(scored, episode_of, lifted) if lifted else scored), lifted
 
     def _spread(
         self, conn: sqlite3.Connection, base: dict[int, float], hops: int
@@ -331,7 +337,7 @@ def _scored(
     recent: dict[float, float] = {}
     voices: dict[str | None, float] = {}  # the voice of each speaker, for the nodes reached along edges
     keyed: list[tuple[tuple[float, float, int], Scored]] = []
-    for node_id, (_, kind, uses, last_used, updated, speaker, _, _) in rows.items():
+    for node_id, (_, kind, uses, last_used, updated, speaker, _) in rows.items():
         if kinds and kind not in kinds:
             continue
         mine = voice.get(node_id) or voices.get(speaker)
@@ -364,38 +370,53 @@ def _scored(
     return [item for _, item in keyed]
 
 
-def _session_episodes(conn: sqlite3.Connection, ids: list[int], rows: dict[int, ScoringRow]) -> dict[int, int]:
+def _fuller_first(
+    scored: list[Scored], lifted: set[int], voice: dict[int, float], held: dict[int, frozenset[str]]
+) -> list[Scored]:
+    """`scored` with a turn its session lifted yielding its first place to a fuller match of the person's
+    (memory/graph/spread_sessions.py `fuller_first`), given the query terms `held` by each of the first `WINDOW`."""
+    whole = {node_id for node_id in held if voice.get(node_id) == 1.0}
+    return fuller_first(scored, lifted, {node_id: len(terms) for node_id, terms in held.items()}, whole)
+
+
+def _session_episodes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
     """The episode of each node's session among `ids` (memory/graph/conversation.py links it to its turns by a
-    `ground` edge), for the nodes that have one."""
-    session = dialect_of(conn).json_text("n.meta", "session")
+    `ground` edge), for the nodes that have one: an episode of the session the node's own `meta` names.
+
+    The sessions are read here, for the few nodes of the first places, with the edges that lead to their
+    episodes; the scoring rows of every candidate leave them out."""
+    dialect = dialect_of(conn)
+    session, said = dialect.json_text("n.meta", "session"), dialect.json_text("t.meta", "session")
     found: dict[int, int] = {}
     for chunk, marks in in_chunks(ids):
         sql = (
-            f"SELECT e.dst, e.src, {session} FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            f"SELECT e.dst, e.src, {session}, {said} FROM memory_edges e JOIN memory_nodes n ON n.id = e.src"
+            " JOIN memory_nodes t ON t.id = e.dst"
             f" WHERE e.dst IN ({marks}) AND e.kind = 'ground' AND e.deleted IS NULL"
             " AND n.kind = 'episodic' AND n.deleted IS NULL"
         )
-        for node_id, episode, said_in in conn.execute(sql, chunk):
-            if said_in and said_in == rows[node_id][7]:
+        for node_id, episode, session_of_episode, session_of_turn in conn.execute(sql, chunk):
+            if session_of_episode and session_of_episode == session_of_turn:
                 found[node_id] = episode
     return found
 
 
 def _scoring_rows(conn: sqlite3.Connection, ids: list[int], project: str | None) -> dict[int, ScoringRow]:
     """Only what ranking needs, by id, for the live nodes of `project` among `ids`: (id, kind, uses, last_used,
-    updated, speaker, successes, session).
+    updated, speaker, successes). A node's session is not among them: only the first places need it
+    (`_session_episodes`, which reads it with their episodes' edges), not each candidate.
 
     The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
     project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
     rows: dict[int, ScoringRow] = {}
     dialect = dialect_of(conn)
-    speaker, session = dialect.json_text("meta", "speaker"), dialect.json_text("meta", "session")
+    speaker = dialect.json_text("meta", "speaker")
     for chunk, marks in in_chunks(ids):
         sql = (
-            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, {session}, project FROM memory_nodes"
+            f"SELECT id, kind, uses, last_used, updated, {speaker}, successes, project FROM memory_nodes"
             f" WHERE id IN ({marks}) AND deleted IS NULL"
         )
         for row in conn.execute(sql, chunk):
-            if project is ALL or row[8] == project:
-                rows[row[0]] = row[:8]
+            if project is ALL or row[7] == project:
+                rows[row[0]] = row[:7]
     return rows

@@ -29,7 +29,8 @@ A recall runs in four small steps, each a bounded, indexed query:
    themselves down, and the best direct match stays first: the graph
    orders what follows it (a `lead` part lifts it back above a node the
    graph had put first, unless that node has helped a run succeed). In the first places, a turn its session's
-   episode lifted yields to a better match of a session not yet placed (memory/graph/spread_sessions.py). A later
+   episode lifted yields to a better match of a session not yet placed, and to a match of the person's that
+   holds more of the query's terms (memory/graph/spread_sessions.py). A later
    turn that restates a match with a new value moves just above it (memory/graph/newer.py);
 4. recording: the returned nodes and the edges between them count one use
    (`uses`, `last_used`), which the frequency and recency parts then read;

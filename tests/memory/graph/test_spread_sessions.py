@@ -9,6 +9,7 @@ from memory.evolution.episodes import Episode, Episodes, Step
 from memory.graph.conversation import Turn, remember_conversation
 from memory.graph.graph import Graph
 from memory.graph.recall import Recall
+from memory.graph.spread_sessions import fuller_first
 from memory.store import Store
 
 QUESTION = "How did I set up nginx, docker, the certificate and the deploy?"
@@ -84,3 +85,58 @@ async def test_a_session_of_another_conversation_with_the_same_name_is_another_s
     order = [r.node.id for r in found]
     assert order.index(ref["b1"]) < order.index(ref["a6"])
     assert found[order.index(ref["b1"])].parts["session"] > 0
+
+
+# A long message of the person's, in session 1, that holds four of the question's terms: its link to the session
+# is weak (a long message carries its own context), so the session lifts the short turns that each hold one term
+# above it.
+CHECKLIST = "How I set up the certificate for nginx in docker: " + " ".join(
+    f"step {n} of the checklist went by without a warning." for n in range(30)
+)
+
+
+async def _remember_with(graph: Graph, speaker: str) -> dict[str, int]:
+    said = [text for pair in zip(FIRST, SMALL_TALK, strict=True) for text in pair]
+    turns = [Turn("user", text, f"a{i}", "1", date(2024, 3, 1)) for i, text in enumerate(said)]
+    turns.append(Turn(speaker, CHECKLIST, "long", "1", date(2024, 3, 1)))
+    ids = await remember_conversation(graph, turns)
+    return {turn.ref: node_id for turn, node_id in zip(turns, ids, strict=True)}
+
+
+async def test_a_turn_its_session_lifted_yields_to_a_match_of_the_persons_that_holds_more_of_the_question(
+    store: Store,
+) -> None:
+    graph = Graph(store)
+    ref = await _remember_with(graph, "user")
+    found = await Recall(graph).recall(QUESTION, k=10, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    fuller = found[order.index(ref["long"])]
+    for passed in (found[order.index(ref["a6"])], found[order.index(ref["a8"])]):  # the certificate; the Makefile
+        assert passed.parts["graph"] > fuller.parts["graph"] and passed.parts["lexical"] < fuller.parts["lexical"]
+        assert order.index(ref["long"]) < order.index(passed.node.id)
+    assert fuller.parts["fuller"] > 0 and fuller.score == round(sum(fuller.parts.values()), 4)
+
+
+async def test_an_assistants_elaboration_does_not_pass_a_lifted_turn_unless_its_replies_are_asked_for(
+    store: Store,
+) -> None:
+    graph = Graph(store)
+    ref = await _remember_with(graph, "assistant")
+    found = await Recall(graph).recall(QUESTION, k=20, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    assert order.index(ref["a6"]) < order.index(ref["long"]) and "fuller" not in found[order.index(ref["long"])].parts
+    asked = "How did you set up nginx, docker, the certificate and the deploy?"
+    found = await Recall(graph).recall(asked, k=20, kinds=["semantic"], record=False)
+    order = [r.node.id for r in found]
+    assert order.index(ref["long"]) < order.index(ref["a6"])
+    assert found[order.index(ref["long"])].parts["fuller"] > 0
+
+
+def test_only_a_match_counted_whole_passes_a_lifted_turn() -> None:
+    lifted = (0.9, 1, {"lexical": 0.3, "graph": 0.5, "recency": 0.1})
+    fuller = (0.8, 2, {"lexical": 0.7, "graph": 0.0, "recency": 0.1})
+    held = {1: 1, 2: 3}
+    assert [i for _, i, _ in fuller_first([lifted, fuller], {1}, held, whole={2})] == [2, 1]
+    assert [i for _, i, _ in fuller_first([lifted, fuller], {1}, held, whole=set())] == [1, 2]
+    assert [i for _, i, _ in fuller_first([lifted, fuller], {1}, {1: 3, 2: 3}, whole={2})] == [1, 2]
+    assert [i for _, i, _ in fuller_first([lifted, fuller], set(), held, whole={2})] == [1, 2]
