@@ -28,7 +28,9 @@ shows a token: tokens travel only in a header, which it does not print.
 
 uvicorn parses the requests with httptools (a dependency), which it picks
 when it is installed, over the pure-Python h11: about a sixteenth of the
-server's CPU time per call.
+server's CPU time per call. Its protocol is servers/one_write.py's, which
+sends a response's head and body in one write (one segment, one wake-up of
+the client).
 
 Stdio is servers/stdio.py's (re-exported here as `serve_stdio`).
 
@@ -57,6 +59,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.projects import check_project
 from memory.regular import read_regular
 from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
+from servers.one_write import OneWriteHttp
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
@@ -217,6 +220,7 @@ async def serve_http(
         access_log=access_log,
         log_config=logs,
         lifespan="on",
+        http=OneWriteHttp,
     )
     listening = socket.create_server((host, port))
     # Accepted sockets inherit this: without it each streamed response waits out a delayed ACK (~40 ms on Linux).
