@@ -26,8 +26,11 @@ what each transport adds (`*_overhead_p50_ms`, the p50 less the in-process
 one) and the machine's load average, since absolute times mean little on a
 busy machine; and the CPU time each path spends per call (`*_cpu_ms_per_call`:
 the server process's, read from /proc by bench/cpu.py, and in process and
-for the concurrent clients this process's own), which waiting for a core
-does not blur: on a shared machine that is the figure two trees compare by.
+for the clients this process's own: `stdio_client_cpu_ms_per_call`, and
+`http_client_cpu_ms_per_call` over the four HTTP clients taking turns), which
+waiting for a core does not blur: on a shared machine that is the figure two
+trees compare by. On 2 cores a client's CPU competes with its server's, so
+a round trip's p50 is about the two added, and a wait for a core at each end.
 """
 
 from __future__ import annotations
@@ -107,9 +110,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         sdk = StdioServerParameters(command=sys.executable, args=serve, cwd=str(REPO), env=sdk_env)
         async with Client(thin) as client:
             servers = ServerCpu()
-            started = servers()
+            started, mine = servers(), time.process_time()
             result.update(_stats("stdio", await _time(client, queries)))
             result["stdio_server_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(queries) + 1)
+            result["stdio_client_cpu_ms_per_call"] = ServerCpu.per_call(mine, time.process_time(), len(queries) + 1)
         async with Client(sdk) as client:  # the ablation: every call on the SDK's path
             servers = ServerCpu()
             started = servers()
@@ -125,7 +129,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             sdk_served as (sdk_url, sdk_token),
         ):
             server, sdk_server = ServerCpu(served.process.pid), ServerCpu(sdk_served.process.pid)
-            started, sdk_started = server(), sdk_server()
+            started, sdk_started, mine = server(), sdk_server(), time.process_time()
             async with (
                 _http_client(url, token) as own,
                 _http_client(url, user) as home,
@@ -133,6 +137,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 _http_client(sdk_url, sdk_token) as sdk_path,
             ):
                 owners, users, looked_up, sdk_times = await _time_turns([own, home, uncached, sdk_path], queries)
+            # The clients' CPU (the SDK's client on httpx, in this process), per call, over the four taking turns.
+            result["http_client_cpu_ms_per_call"] = ServerCpu.per_call(mine, time.process_time(), 4 * len(queries) + 4)
             result["http_sdk_path_server_cpu_ms_per_call"] = ServerCpu.per_call(
                 sdk_started, sdk_server(), len(queries) + 1
             )

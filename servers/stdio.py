@@ -19,10 +19,17 @@ loop). `serve_stdio` gives it the ends of `servers/pipes.py` (read and
 written on the event loop when they are pipes) instead of the SDK's own,
 which spend a worker thread's hop on every line read, written and flushed;
 `loci serve` gives it the lines `servers/ready.py` hands over.
+
+Once the server's lifespan has opened the home, `serve_lines` freezes what
+the process holds (`gc.freeze`: the imports, the SDK's models, the store):
+the cyclic collector's full collections walked all of it, about 95,000
+objects, some 70 ms every few thousand calls, a pause in the middle of a
+call; the objects each call makes are collected as before.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections.abc import AsyncIterable
@@ -127,6 +134,7 @@ async def serve_lines(
     calls of the tools in `hot` on the thin path (servers/thin.py)."""
     lowlevel = lowlevel_of(server)
     async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as calls:
+        gc.freeze()  # what the startup built is never garbage: no full collection walks it again
         thin = ThinLines(lowlevel, state, lines, out, hot)
         async with stdio_server(stdin=thin.lines(calls), stdout=thin.writer) as (read, write):  # type: ignore[arg-type]
             await serve_dual_era_loop(

@@ -28,7 +28,11 @@ shows a token: tokens travel only in a header, which it does not print.
 
 uvicorn parses the requests with httptools (a dependency), which it picks
 when it is installed, over the pure-Python h11: about a sixteenth of the
-server's CPU time per call.
+server's CPU time per call. Its protocol is servers/one_write.py's, which
+sends a response's head and body in one write (one segment, one wake-up of
+the client), and once the app's lifespan has started, `FrozenAfterStartup`
+freezes what the process holds (`gc.freeze`, as servers/stdio.py does), so
+the collector's full collections no longer pause a call to walk it.
 
 Stdio is servers/stdio.py's (re-exported here as `serve_stdio`).
 
@@ -40,6 +44,7 @@ that line connects at once; port 0 picks a free port, and the line names it.
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import socket
 import sys
@@ -50,13 +55,14 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memory.engines.base import Engine
 from memory.errors import NotFoundError, UsageError
 from memory.projects import check_project
 from memory.regular import read_regular
 from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
+from servers.one_write import OneWriteHttp
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
@@ -68,6 +74,7 @@ __all__ = [
     "MAX_SESSIONS",
     "MIN_TOKEN_CHARS",
     "SESSION_IDLE_S",
+    "FrozenAfterStartup",
     "TOKEN_CACHE_S",
     "SameOrigin",
     "ServerFor",
@@ -115,6 +122,26 @@ class SameOrigin:
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
+
+
+class FrozenAfterStartup:
+    """ASGI: once the app's lifespan has started, everything it and the imports made is moved out of the cyclic
+    garbage collector's sight (`gc.freeze`), so no full collection walks it again while the server serves."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def started(message: Message) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                gc.freeze()
+            await send(message)
+
+        await self.app(scope, receive, started)
 
 
 def security_for(host: str) -> TransportSecuritySettings | None:
@@ -205,6 +232,7 @@ async def serve_http(
         stateless=stateless,
         hot=hot,
     )
+    app = FrozenAfterStartup(app)
     # uvicorn's access line (at info, on stderr like every log) is the client, method, path and status: never a header.
     level = "info" if access_log else "warning"
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
@@ -217,6 +245,7 @@ async def serve_http(
         access_log=access_log,
         log_config=logs,
         lifespan="on",
+        http=OneWriteHttp,
     )
     listening = socket.create_server((host, port))
     # Accepted sockets inherit this: without it each streamed response waits out a delayed ACK (~40 ms on Linux).

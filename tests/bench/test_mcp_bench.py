@@ -29,3 +29,4 @@ def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:
     }
     assert result["concurrent_calls"] == 10 and result["concurrent_errors"] == 0
     assert result["concurrent_calls_per_s"] > 0 and result["nodes"] == 300
+    assert all(result[f"{path}_client_cpu_ms_per_call"] > 0 for path in ("stdio", "http"))  # the clients' share
