@@ -9,7 +9,10 @@ each and about two relations each, in calls of `--batch` items, then time
 The servers run one after the other, so they never share the two cores.
 
 It reports each server's per-call p50 for writes, searches and opens, the
-ratios (the reference's p50 over Loci's), each server's CPU time per call in
+ratios (the reference's p50 over Loci's), the p50 of each kind of write
+apart (a call of entities with their observations, a call of relations:
+there are twice as many relation calls, so the p50 over all writes is a
+relation call's), each server's CPU time per call in
 each phase and their ratios (bench/cpu.py: on a shared machine a round trip
 is mostly waiting for a core, the CPU a server spends is not), and the share of exact-name
 lookups and opens where both returned the same entities (compared as sets:
@@ -67,7 +70,8 @@ def workload(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int) -> dict[str, Any]:
-    writes, searches, opens = [], [], []
+    writes: dict[str, list[float]] = {"entities": [], "relations": []}
+    searches, opens = [], []
     search_answers, open_answers = [], []
     started = time.perf_counter()
     servers = ServerCpu()
@@ -79,7 +83,7 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
             for start in range(0, len(items), batch):
                 t0 = time.perf_counter()
                 result = await client.call_tool(tool, {key: items[start : start + batch]})
-                writes.append(time.perf_counter() - t0)
+                writes[key].append(time.perf_counter() - t0)
                 if result.is_error:
                     raise UsageError(f"{tool} failed: {result.content}")
         cpu["written"] = servers()
@@ -99,12 +103,15 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
     def ms(values: list[float]) -> float:
         return round(statistics.median(values) * 1000, 3)
 
+    every_write = writes["entities"] + writes["relations"]
     return {
-        "write_p50_ms": ms(writes),
+        "write_p50_ms": ms(every_write),
+        "entity_write_p50_ms": ms(writes["entities"]),
+        "relation_write_p50_ms": ms(writes["relations"]),
         "search_p50_ms": ms(searches),
         "open_p50_ms": ms(opens),
-        "write_calls": len(writes),
-        "write_cpu_ms_per_call": ServerCpu.per_call(cpu["start"], cpu["written"], len(writes)),
+        "write_calls": len(every_write),
+        "write_cpu_ms_per_call": ServerCpu.per_call(cpu["start"], cpu["written"], len(every_write)),
         "search_cpu_ms_per_call": ServerCpu.per_call(cpu["written"], cpu["searched"], len(searches)),
         "open_cpu_ms_per_call": ServerCpu.per_call(cpu["searched"], cpu["opened"], len(opens)),
         "total_s": round(time.perf_counter() - started, 2),
@@ -143,6 +150,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "reference": theirs,
         "loci": ours,
         "write_ratio": ratio("write_p50_ms"),
+        "entity_write_ratio": ratio("entity_write_p50_ms"),
+        "relation_write_ratio": ratio("relation_write_p50_ms"),
         "search_ratio": ratio("search_p50_ms"),
         "open_ratio": ratio("open_p50_ms"),
         "write_cpu_ratio": ratio("write_cpu_ms_per_call"),

@@ -199,8 +199,10 @@ def _named(conn: sqlite3.Connection, names: Iterable[str], project: str) -> list
 def _observe(conn: sqlite3.Connection, pairs: Sequence[tuple[int, str]], project: str) -> None:
     """`add_observation` for each `(entity, text)` of entities that have no observation yet, in turn."""
     facts = insert_nodes(conn, [NewNode(text, "semantic") for _, text in pairs], CAUSE, project=project)
-    ids = sorted({fact for fact, _ in facts})
-    stored: dict[int, str] = {}
+    # A fact made here holds the text given and has no row in memory_names (its id is new): only a twin found
+    # is read back, for its stored text and whether an earlier observation indexed it.
+    stored = {fact: text for (_, text), (fact, created) in zip(pairs, facts, strict=True) if created}
+    ids = sorted({fact for fact, _ in facts} - stored.keys())
     indexed: set[int] = set()
     for chunk, marks in in_chunks(ids):
         stored.update(conn.execute(f"SELECT id, text FROM memory_nodes WHERE id IN ({marks})", chunk))

@@ -119,28 +119,23 @@ def insert_nodes(
     """Insert each node into `project`, or find its live twin there and count a use; `(id, created)` per item.
 
     The twins of unnamed nodes are looked up for the whole batch at once (by hash, through the partial
-    index that makes them unique); a second item of the batch with the twin or the name of a new one is
-    that node. Then the new nodes take their ids together (the dialect's `new_ids`: one past the largest
-    on SQLite, whose write transaction keeps other writers out; the identity's sequence on PostgreSQL,
-    which locks nothing), ascending in the order of `items`, and go in with one `executemany`, so a batch
-    of thousands costs a few statements, not two per node."""
+    index that makes them unique), and so are the live nodes of its names (by name, through theirs); a
+    second item of the batch with the twin or the name of a new one is that node. Then the new nodes take
+    their ids together (the dialect's `new_ids`: one past the largest on SQLite, whose write transaction
+    keeps other writers out; the identity's sequence on PostgreSQL, which locks nothing), ascending in the
+    order of `items`, and go in with one `executemany`, so a batch of thousands costs a few statements, not
+    two per node."""
     now = time.time()
     digests = [content_hash(item.kind, item.text) for item in items]
     twins = _unnamed_twins(conn, project, [d for d, item in zip(digests, items, strict=True) if item.name is None])
+    named = _named_twins(conn, project, [item.name for item in items if item.name is not None])
     fresh: list[int] = []  # the place in `items` of each new node, in order
     seen: dict[str, int] = {}  # an item's hash (or name) -> its ref: the id found (> 0), or -(1 + its place in `fresh`)
     refs: list[int] = []
     for i, (item, digest) in enumerate(zip(items, digests, strict=True)):
         key = digest if item.name is None else f"name:{item.name}"
         if key not in seen:
-            if item.name is None:
-                found = twins.get(digest)
-            else:
-                row = conn.execute(
-                    "SELECT id FROM memory_nodes WHERE project = ? AND name = ? AND deleted IS NULL",
-                    [project, item.name],
-                ).fetchone()
-                found = row[0] if row else None
+            found = twins.get(digest) if item.name is None else named.get(item.name)
             if found is None:
                 fresh.append(i)
             seen[key] = found if found is not None else -len(fresh)
@@ -177,6 +172,15 @@ def _unnamed_twins(conn: sqlite3.Connection, project: str, digests: list[str]) -
             "SELECT hash, id FROM memory_nodes"
             f" WHERE project = ? AND hash IN ({marks}) AND deleted IS NULL AND name IS NULL"
         )
+        found.update(conn.execute(sql, [project, *chunk]))
+    return found
+
+
+def _named_twins(conn: sqlite3.Connection, project: str, names: list[str]) -> dict[str, int]:
+    """The live named node of `project` with each of `names`, where there is one: name -> id."""
+    found: dict[str, int] = {}
+    for chunk, marks in in_chunks(list(dict.fromkeys(names))):
+        sql = f"SELECT name, id FROM memory_nodes WHERE project = ? AND name IN ({marks}) AND deleted IS NULL"
         found.update(conn.execute(sql, [project, *chunk]))
     return found
 

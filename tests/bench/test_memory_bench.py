@@ -99,7 +99,8 @@ async def test_bench_recall_rejects_a_bad_file_clearly(tmp_path: Path) -> None:
 async def test_bench_memory_peer_at_a_tiny_size() -> None:
     with anyio.fail_after(300):
         result = await load("memory-peer").run(_args("memory-peer", "--entities", "40", "--searches", "5"))
-    for key in ("write_ratio", "search_ratio", "exact_name_agreement", "reference", "loci"):
+    for key in ("write_ratio", "entity_write_ratio", "relation_write_ratio", "search_ratio", "reference", "loci"):
         assert key in result
     assert result["exact_name_agreement"] == 1.0 and result["open_agreement"] == 1.0
-    assert set(result["loci"]) >= {"write_p50_ms", "search_p50_ms", "open_p50_ms"}
+    assert set(result["loci"]) >= {"write_p50_ms", "entity_write_p50_ms", "relation_write_p50_ms", "search_p50_ms"}
+    assert result["loci"]["write_calls"] == 4 + 8  # 40 entities and 80 relations, ten a call

@@ -4,7 +4,8 @@
 a long one (memory/graph/pieces.py). A word's tokens are asked of FTS5
 itself (`stems`, through a private in-memory FTS5 table with the same
 tokenizer, so they always agree with the index), how many rows hold a token
-of its vocabulary (`documents`, from `memory_vocab`), and the best rows of
+of its vocabulary (`documents`, from `memory_vocab`, each count read once
+while the index stays as it was), and the best rows of
 the words of a query (`matches`: any of them, or every one), by BM25, and
 the nodes whose row holds every word of a list, unranked (`holding_every`).
 """
@@ -23,6 +24,10 @@ __all__ = ["PIECES_WIDEN", "STEM_TOKENIZER", "WIDEN", "documents", "holding_ever
 STEM_TOKENIZER = "porter unicode61"
 STEMS_KEPT = 10_000
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its tokens under STEM_TOKENIZER, for this process
+COUNTS_KEPT = 10_000  # token counts kept for one connection
+KEPT_CONNECTIONS = 16
+# id(connection) -> (the connection, the index's structure record they were read with, token -> rows holding it)
+_COUNTS: dict[int, tuple[sqlite3.Connection, bytes | None, dict[str, int]]] = {}
 WIDEN = 2  # how many more matches a one-project search ranks before it joins
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 
@@ -58,12 +63,42 @@ def stems(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
 
 def documents(conn: sqlite3.Connection, tokens: list[str], cap: int) -> dict[str, int]:
     """How many rows of the index hold each of `tokens` (FTS5's vocabulary counts them all: `cap` is not needed).
-    One lookup a token: the vocabulary table answers `term = ?` from its index, not `IN`."""
+    One lookup a token: the vocabulary table answers `term = ?` from its index, not `IN`; a count asked before
+    on this connection, of the index as it still is, is not asked again (`_counts_kept`)."""
+    kept = _counts_kept(conn)
     found = {}
     for token in tokens:
-        row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
-        found[token] = row[0] if row else 0
+        count = kept.get(token) if kept is not None else None
+        if count is None:
+            row = conn.execute("SELECT doc FROM memory_vocab WHERE term = ?", [token]).fetchone()
+            count = row[0] if row else 0
+            if kept is not None and len(kept) < COUNTS_KEPT:
+                kept[token] = count
+        found[token] = count
     return found
+
+
+def _counts_kept(conn: sqlite3.Connection) -> dict[str, int] | None:
+    """The token counts this connection read from the index as it is now, to read from and add to; None inside a
+    transaction, whose own writes may wait in FTS5's memory, unseen by the index's tables.
+
+    Every write to `memory_fts` that commits, by any connection of any process, rewrites the index's structure
+    record (FTS5 keeps it as row 10 of `memory_fts_data`, with a counter bumped on every write), and nothing else
+    changes a count: so the counts stay valid while that record is the one they were read with. The home's
+    `PRAGMA data_version` would not do: a recall writes its use counts, so the home changes between any two
+    recalls while the index does not. The kept counts are the connection's own (compared by identity: an id can
+    be reused once a connection is closed), for `KEPT_CONNECTIONS` connections at most."""
+    if conn.in_transaction:
+        return None
+    row = conn.execute("SELECT block FROM memory_fts_data WHERE id = 10").fetchone()
+    structure = row[0] if row else None
+    entry = _COUNTS.get(id(conn))
+    if entry is None or entry[0] is not conn or entry[1] != structure:
+        if entry is None and len(_COUNTS) >= KEPT_CONNECTIONS:
+            _COUNTS.clear()
+        entry = (conn, structure, {})
+        _COUNTS[id(conn)] = entry
+    return entry[2]
 
 
 def matches(

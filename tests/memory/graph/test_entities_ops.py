@@ -130,3 +130,33 @@ async def test_a_bad_batch_fails_with_the_first_error_one_at_a_time_met_and_writ
         await store.write(lambda db: new(db.conn, bad, "default"))
     assert str(batched.value) == str(one_by_one.value)
     assert await store.read(lambda db: db.execute("SELECT count(*) FROM memory_nodes").fetchone()) == (0,)
+
+
+@pytest.mark.parametrize("size", [2, 20])
+async def test_a_batch_of_new_entities_reads_the_home_in_as_many_statements_whatever_its_size(
+    store: Store, size: int
+) -> None:
+    entities = [
+        {"name": f"E{size}_{i}", "entityType": "t", "observations": [f"fact {size} {i}", f"other {size} {i}"]}
+        for i in range(size)
+    ]
+    reads: list[str] = []
+
+    def read(sql: str) -> None:
+        if sql.startswith("SELECT") and "'main'." not in sql:  # not FTS5's own reads of its tables
+            reads.append(sql)
+
+    def write(db: Any) -> list[dict[str, Any]]:
+        db.conn.set_trace_callback(read)
+        try:
+            return create_entities(db.conn, entities, "default")
+        finally:
+            db.conn.set_trace_callback(None)
+
+    assert await store.write(write) == entities
+    # the names asked once by the batch, once by insert_nodes; the facts' twins once; two batches' first ids
+    assert len(reads) == 5, "\n".join(r[:90] for r in reads)
+    assert await EntityGraph(store).search_nodes(f"other {size} {size - 1}") == {
+        "entities": [entities[-1]],
+        "relations": [],
+    }

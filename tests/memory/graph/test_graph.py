@@ -78,6 +78,17 @@ async def test_a_batch_finds_earlier_twins_and_named_nodes_and_counts_each_twin_
     assert (await graph.get(results[1][0])).uses == 0
 
 
+async def test_a_batch_finds_the_named_nodes_made_before_it_in_its_project_only(
+    graph: Graph, engine_store: Engine
+) -> None:
+    [(ada, _), (bob, _)] = await graph.add_many([NewNode("Ada", name="Ada"), NewNode("Bob", name="Bob")])
+    [(elsewhere, made_there)] = await Graph(engine_store, project="other").add_many([NewNode("Ada", name="Ada")])
+    await graph.forget(bob)
+    results = await graph.add_many([NewNode("Bob", name="Bob"), NewNode("Ada, again", name="Ada"), NewNode("x")])
+    assert made_there and elsewhere not in (ada, bob)
+    assert results[1] == (ada, False) and results[0][1] and results[0][0] > elsewhere
+
+
 async def test_a_bad_item_rolls_back_the_whole_batch(graph: Graph) -> None:
     with pytest.raises(UsageError):
         await graph.add_many([NewNode("fine"), NewNode("   ")])
