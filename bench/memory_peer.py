@@ -13,8 +13,9 @@ ratios (the reference's p50 over Loci's), the p50 of each kind of write
 apart (a call of entities with their observations, a call of relations:
 there are twice as many relation calls, so the p50 over all writes is a
 relation call's), each server's CPU time per call in
-each phase and their ratios (bench/cpu.py: on a shared machine a round trip
-is mostly waiting for a core, the CPU a server spends is not), and the share of exact-name
+each phase (the entity and the relation writes apart too) and their ratios
+(bench/cpu.py: on a shared machine a round trip is mostly waiting for a
+core, the CPU a server spends is not), and the share of exact-name
 lookups and opens where both returned the same entities (compared as sets:
 Loci ranks search results, the reference returns them in file order).
 """
@@ -86,7 +87,8 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
                 writes[key].append(time.perf_counter() - t0)
                 if result.is_error:
                     raise UsageError(f"{tool} failed: {result.content}")
-        cpu["written"] = servers()
+            cpu[key] = servers()
+        cpu["written"] = cpu["relations"]
         for name in work["searches"]:
             t0 = time.perf_counter()
             result = await client.call_tool("search_nodes", {"query": name})
@@ -112,6 +114,10 @@ async def _drive(params: StdioServerParameters, work: dict[str, Any], batch: int
         "open_p50_ms": ms(opens),
         "write_calls": len(every_write),
         "write_cpu_ms_per_call": ServerCpu.per_call(cpu["start"], cpu["written"], len(every_write)),
+        "entity_write_cpu_ms_per_call": ServerCpu.per_call(cpu["start"], cpu["entities"], len(writes["entities"])),
+        "relation_write_cpu_ms_per_call": ServerCpu.per_call(
+            cpu["entities"], cpu["relations"], len(writes["relations"])
+        ),
         "search_cpu_ms_per_call": ServerCpu.per_call(cpu["written"], cpu["searched"], len(searches)),
         "open_cpu_ms_per_call": ServerCpu.per_call(cpu["searched"], cpu["opened"], len(opens)),
         "total_s": round(time.perf_counter() - started, 2),
@@ -155,6 +161,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "search_ratio": ratio("search_p50_ms"),
         "open_ratio": ratio("open_p50_ms"),
         "write_cpu_ratio": ratio("write_cpu_ms_per_call"),
+        "entity_write_cpu_ratio": ratio("entity_write_cpu_ms_per_call"),
+        "relation_write_cpu_ratio": ratio("relation_write_cpu_ms_per_call"),
         "search_cpu_ratio": ratio("search_cpu_ms_per_call"),
         "open_cpu_ratio": ratio("open_cpu_ms_per_call"),
         "exact_name_agreement": _agreement(their_search, our_search),

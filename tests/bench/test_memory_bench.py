@@ -104,3 +104,5 @@ async def test_bench_memory_peer_at_a_tiny_size() -> None:
     assert result["exact_name_agreement"] == 1.0 and result["open_agreement"] == 1.0
     assert set(result["loci"]) >= {"write_p50_ms", "entity_write_p50_ms", "relation_write_p50_ms", "search_p50_ms"}
     assert result["loci"]["write_calls"] == 4 + 8  # 40 entities and 80 relations, ten a call
+    for kind in ("entity", "relation"):  # the server's CPU for each kind of write, where /proc reads it
+        assert result["loci"][f"{kind}_write_cpu_ms_per_call"] >= 0 and f"{kind}_write_cpu_ratio" in result
