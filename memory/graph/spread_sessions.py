@@ -82,13 +82,10 @@ def sessions_first(scored: list[Scored], session_of: Mapping[int, int], lifted: 
                 for item in head[1:]
                 if (theirs := session_of.get(item[1])) is not None
                 and theirs not in held
-                and item[2].get("lexical", 0.0) + item[2].get("vector", 0.0) > 0
-                and _direct(item) > _direct(first)
+                and _matches_above(item, first)
             ]
             if others:
-                best = max(others, key=_direct)
-                lift = round(first[0] - best[0] + 0.0001, 4)
-                pick = (round(first[0] + 0.0001, 4), best[1], {**best[2], "session": lift})
+                pick = _moved_up(first, others, "session")
         head.remove(first if pick is first else next(item for item in head if item[1] == pick[1]))
         placed.append(pick)
         if (theirs := session_of.get(pick[1])) is not None:
@@ -113,18 +110,25 @@ def fuller_first(
             fuller = [
                 item
                 for item in head[1:]
-                if item[1] in whole
-                and held.get(item[1], 0) > held[first[1]]
-                and item[2].get("lexical", 0.0) + item[2].get("vector", 0.0) > 0
-                and _direct(item) > _direct(first)
+                if item[1] in whole and held.get(item[1], 0) > held[first[1]] and _matches_above(item, first)
             ]
             if fuller:
-                best = max(fuller, key=_direct)
-                lift = round(first[0] - best[0] + 0.0001, 4)
-                pick = (round(first[0] + 0.0001, 4), best[1], {**best[2], "fuller": lift})
+                pick = _moved_up(first, fuller, "fuller")
         head.remove(first if pick is first else next(item for item in head if item[1] == pick[1]))
         placed.append(pick)
     return placed + head + list(rest)
+
+
+def _matches_above(item: Scored, first: Scored) -> bool:
+    """Whether `item` matches the query by its own words, and by them alone scores above `first`."""
+    return item[2].get("lexical", 0.0) + item[2].get("vector", 0.0) > 0 and _direct(item) > _direct(first)
+
+
+def _moved_up(first: Scored, candidates: list[Scored], part: str) -> Scored:
+    """The best of `candidates` by its own words, scored just above `first`: the difference is its `part`."""
+    best = max(candidates, key=_direct)
+    lift = round(first[0] - best[0] + 0.0001, 4)
+    return (round(first[0] + 0.0001, 4), best[1], {**best[2], part: lift})
 
 
 def _direct(item: Scored) -> float:

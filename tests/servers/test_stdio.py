@@ -11,18 +11,7 @@ from memory.graph.graph import Graph, NewNode
 from memory.store import Store
 from servers.app import build_app
 from servers.stdio import serve_lines
-from tests.servers.test_thin import CALLS
-
-
-class _Out:
-    def __init__(self) -> None:
-        self.text = ""
-
-    async def write(self, text: str) -> None:
-        self.text += text
-
-    async def flush(self) -> None:
-        return None
+from tests.servers.test_thin import CALLS, LinesOut
 
 
 async def test_a_connection_is_served_with_the_startup_frozen(store: Store) -> None:
@@ -33,7 +22,7 @@ async def test_a_connection_is_served_with_the_startup_frozen(store: Store) -> N
         yield json.dumps(CALLS[0])
         frozen.append(gc.get_freeze_count())  # read once the lifespan has run: the first line is asked for after it
 
-    out = _Out()
+    out = LinesOut()
     gc.unfreeze()
     try:
         with anyio.fail_after(30):

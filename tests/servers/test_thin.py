@@ -222,7 +222,9 @@ async def test_no_hot_tool_takes_a_context_so_none_sends_a_notification(store: S
                     assert server._tool_manager.get_tool(tool.name).context_kwarg is None  # noqa: SLF001
 
 
-class _Out:
+class LinesOut:
+    """A served connection's output, kept as one string."""
+
     def __init__(self) -> None:
         self.text = ""
 
@@ -243,7 +245,7 @@ async def _through(store: Store, lines: list[str]) -> tuple[list[str], str]:
         for line in lines:
             yield line
 
-    out = _Out()
+    out = LinesOut()
     with anyio.fail_after(30):
         async with server.lifespan(server) as state, anyio.create_task_group() as group:
             thin = ThinLines(server, state, source(), out)
