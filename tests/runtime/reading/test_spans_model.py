@@ -15,15 +15,11 @@ import pytest
 
 from runtime.models.base import Model
 from runtime.session.session import open_session
+from tests.runtime.reading.test_reading_model import FILLER as SMALL_TALK
 
 pytestmark = pytest.mark.model
 
-FILLER = [
-    "Did you see the game last night?",
-    "Yes, it was a close one until the end.",
-    "I am cooking pasta for dinner tonight.",
-    "The weather has been grey all week.",
-]
+FILLER = SMALL_TALK[:4]  # the reading test's small talk, four lines of it
 
 
 async def test_a_question_whose_answer_is_a_date_on_a_shown_line_answers_that_date(tmp_path: Path, gguf: Model) -> None:
