@@ -122,8 +122,9 @@ async def test_a_query_only_store_reads_but_cannot_write_through_a_read(tmp_path
     async with await Store.open(tmp_path / "loci.db") as store:
         await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('kept', 1)"))
     async with await Store.open(tmp_path / "loci.db", query_only=True) as store:
-        with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
-            await store.read(lambda db: db.execute(sql))
+        for read in (store.read, store.read_bounded):  # a bounded read too: never on the writer's connection
+            with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
+                await read(lambda db: db.execute(sql))
         # Its own temporary tables it may write (recall stems words in one), and the writer still writes.
         await store.read(lambda db: db.execute("CREATE TEMP TABLE scratch (a)"))
         await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('written', 2)"))

@@ -62,3 +62,34 @@ async def test_a_small_write_waits_in_a_worker_thread_while_another_process_hold
     assert timeout == int(store.busy_timeout * 1000)
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT task FROM runs ORDER BY started").fetchall() == [("first",), ("second",)]
+
+
+async def test_a_bounded_read_uses_the_writers_connection_when_no_write_holds_it(tmp_path: Path) -> None:
+    """Its page cache outlives the writer's own commits (a recall's use counts), where a reader's would be dropped."""
+    async with await Store.open(tmp_path / "loci.db") as store:
+        wrote_on = await store.write(lambda db: db)
+        assert await store.read_bounded(lambda db: db) is wrote_on
+        assert await store.read(lambda db: db) is not wrote_on
+
+
+async def test_a_bounded_read_during_a_write_in_another_thread_reads_only_what_was_committed(tmp_path: Path) -> None:
+    async with await Store.open(tmp_path / "loci.db") as store:
+        await store.write(lambda db: db.execute("INSERT INTO runs (task, started) VALUES ('committed', 1)"))
+        inside, done = threading.Event(), threading.Event()
+
+        def slow_write(db: sqlite_utils.Database) -> None:
+            db.execute("INSERT INTO runs (task, started) VALUES ('under way', 2)")
+            inside.set()
+            done.wait(30)
+
+        def tasks(db: sqlite_utils.Database) -> list[str]:
+            return [task for (task,) in db.execute("SELECT task FROM runs ORDER BY started")]
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                group.start_soon(store.write, slow_write)
+                await anyio.to_thread.run_sync(inside.wait)
+                during = await store.read_bounded(tasks)
+                done.set()
+        assert during == ["committed"]
+        assert await store.read_bounded(tasks) == ["committed", "under way"]
