@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ServerCpu", "child_pids"]
+__all__ = ["ServerCpu"]
 
 _PROC = Path("/proc")
 
@@ -61,19 +61,3 @@ class ServerCpu:
     def per_call(before: float, after: float, calls: int) -> float:
         """Milliseconds of server CPU per call between two readings."""
         return round((after - before) / max(calls, 1) * 1000, 3)
-
-
-def child_pids() -> set[int]:
-    """The pids of this process's live children (empty without /proc)."""
-    me, found = os.getpid(), set()
-    try:
-        entries = list(_PROC.iterdir())
-    except OSError:
-        return found
-    for entry in entries:
-        try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == me:
-                found.add(int(entry.name))
-        except (OSError, IndexError):
-            continue  # gone meanwhile, or not readable
-    return found

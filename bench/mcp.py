@@ -3,17 +3,15 @@
 A fresh home gets a `--nodes`-node memory graph (10,000 by default). Then
 `memory_recall` (k=5, a query of two words from the graph's own sentences)
 is timed `--calls` times on each path: in-process (`mcp.Client` on the
-server object, no framing) and over stdio (`loci serve --tools memory` as a
-subprocess) taking turns call by call, so what stdio adds is measured at one
-moment of the machine (each stdio server on a copy of the home of its own:
-a server's use-count writes would drop another's page cache on every call),
-then over streamable HTTP (`loci serve --http` on a free
+server object, no framing), over stdio (`loci serve --tools memory` as a
+subprocess) and over streamable HTTP (`loci serve --http` on a free
 loopback port, with the server's bearer token, and taking turns with it, a
 token of the home, `loci tokens`: what resolving a principal adds, kept per
 token hash as served, and, on a second server with `--token-cache 0`, looked
 up in the home on every call; the check alone is timed in process too; each
-HTTP server too has a copy of the home of its own). The ablation, in the same run: the same calls over stdio
-and over HTTP, each taking turns with the others, to a server that serves every
+HTTP server has a copy of the home of its own). The ablation, in the same
+run: the same calls over stdio, and over HTTP taking turns with the others,
+to a server that serves every
 call by the MCP SDK's own path (`LOCI_SERVE_THIN=0`: servers/thin.py off),
 `*_sdk_path_*`. Then `--clients` HTTP clients (8) make
 `--concurrent-calls` calls each (1,000) at once: the errors and the
@@ -52,7 +50,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +59,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.cpu import ServerCpu, child_pids
+from bench.cpu import ServerCpu
 from bench.memory import make_sentences
 from memory.errors import UsageError
 from memory.graph.graph import Graph, NewNode
@@ -104,10 +101,30 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         words = await _fill(db, args.nodes, args.seed)
         queries = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(args.calls)]
         result: dict[str, Any] = {"cpu": cpu_name(), "nodes": args.nodes, "calls": args.calls}
-        result.update(await _in_process_and_stdio(db, queries))
+        async with await Store.open(db) as store, Client(build_app(store, ["memory"])) as client:
+            started = time.process_time()
+            result.update(_stats("inprocess", await _time(client, queries)))
+            result["inprocess_cpu_ms_per_call"] = ServerCpu.per_call(started, time.process_time(), len(queries) + 1)
+        serve = [*_loci(), "serve", "--tools", "memory", "--db", str(db)]
+        thin = StdioServerParameters(command=sys.executable, args=serve, cwd=str(REPO))
+        sdk_env = _sdk_path_env(get_default_environment())
+        sdk = StdioServerParameters(command=sys.executable, args=serve, cwd=str(REPO), env=sdk_env)
+        async with Client(thin) as client:
+            servers = ServerCpu()
+            started, mine = servers(), time.process_time()
+            result.update(_stats("stdio", await _time(client, queries)))
+            result["stdio_server_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(queries) + 1)
+            result["stdio_client_cpu_ms_per_call"] = ServerCpu.per_call(mine, time.process_time(), len(queries) + 1)
+        async with Client(sdk) as client:  # the ablation: every call on the SDK's path
+            servers = ServerCpu()
+            started = servers()
+            result.update(_stats("stdio_sdk_path", await _time(client, queries)))
+            result["stdio_sdk_path_server_cpu_ms_per_call"] = ServerCpu.per_call(started, servers(), len(queries) + 1)
         async with await Store.open(db) as store:
             user = await Tokens(store).add("bench", [DEFAULT_PROJECT])
             result.update(await _token_check(store, user))
+        # Each HTTP server on a copy of the home: taking turns on one file, every server's use-count writes would
+        # drop the others' page caches on every call, as no single server's own writes do.
         uncached_db, sdk_db = _copy(db, "http-uncached"), _copy(db, "http-sdk-path")
         served, sdk_served = http_server(db), http_server(sdk_db, env=_sdk_path_env(dict(os.environ)))
         with (
@@ -116,17 +133,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             sdk_served as (sdk_url, sdk_token),
         ):
             server, sdk_server = ServerCpu(served.process.pid), ServerCpu(sdk_served.process.pid)
-            started, sdk_started = server(), sdk_server()
+            started, sdk_started, mine = server(), sdk_server(), time.process_time()
             async with (
                 _http_client(url, token) as own,
                 _http_client(url, user) as home,
                 _http_client(uncached_url, user) as uncached,
                 _http_client(sdk_url, sdk_token) as sdk_path,
             ):
-                turns = await _time_turns([own, home, uncached, sdk_path], queries)
-            (owners, _), (users, _), (looked_up, _), (sdk_times, _) = turns
+                owners, users, looked_up, sdk_times = await _time_turns([own, home, uncached, sdk_path], queries)
             # The clients' CPU (the SDK's client on httpx, in this process), per call, over the four taking turns.
-            result["http_client_cpu_ms_per_call"] = round(sum(cpu for _, cpu in turns) / len(turns), 3)
+            result["http_client_cpu_ms_per_call"] = ServerCpu.per_call(mine, time.process_time(), 4 * len(queries) + 4)
             result["http_sdk_path_server_cpu_ms_per_call"] = ServerCpu.per_call(
                 sdk_started, sdk_server(), len(queries) + 1
             )
@@ -169,49 +185,16 @@ async def _fill(db: Path, nodes: int, seed: int) -> list[str]:
     return sorted({word.strip(".,").lower() for text in sentences[:500] for word in text.split() if len(word) > 4})
 
 
-async def _in_process_and_stdio(db: Path, queries: list[str]) -> dict[str, float]:
-    """The same calls in process, over stdio, and over stdio on the SDK's own path, taking turns, so the three see
-    the same load and what a transport adds is measured within one moment of the machine. Each stdio server
-    gets a copy of the home: a server's use-count writes would drop the others' page caches on every call."""
-    stdio_db, sdk_db = _copy(db, "stdio"), _copy(db, "stdio-sdk-path")
-
-    def serve(home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
-        command = [*_loci(), "serve", "--tools", "memory", "--db", str(home)]
-        return StdioServerParameters(command=sys.executable, args=command, cwd=str(REPO), env=env)
-
-    out: dict[str, float] = {}
-    async with AsyncExitStack() as stack:
-        store = await stack.enter_async_context(await Store.open(db))
-        inprocess = await stack.enter_async_context(Client(build_app(store, ["memory"])))
-        stdio, stdio_cpu = await _stdio_client(stack, serve(stdio_db))
-        sdk_path, sdk_cpu = await _stdio_client(stack, serve(sdk_db, _sdk_path_env(get_default_environment())))
-        started, sdk_started = stdio_cpu(), sdk_cpu()
-        (inprocess_times, inprocess_ms), (stdio_times, stdio_ms), (sdk_times, _) = await _time_turns(
-            [inprocess, stdio, sdk_path], queries
-        )
-        out["stdio_server_cpu_ms_per_call"] = ServerCpu.per_call(started, stdio_cpu(), len(queries) + 1)
-        out["stdio_sdk_path_server_cpu_ms_per_call"] = ServerCpu.per_call(sdk_started, sdk_cpu(), len(queries) + 1)
-    # In process, this process's CPU during a call is the client's and the server's; over stdio, the client's.
-    out["inprocess_cpu_ms_per_call"], out["stdio_client_cpu_ms_per_call"] = inprocess_ms, stdio_ms
-    for path, times in (("inprocess", inprocess_times), ("stdio", stdio_times), ("stdio_sdk_path", sdk_times)):
-        out.update(_stats(path, times))
-    return out
-
-
-async def _stdio_client(stack: AsyncExitStack, params: StdioServerParameters) -> tuple[Client, ServerCpu]:
-    """A connected client of the stdio server `params` starts, kept open by `stack`, and a reader of that server's
-    CPU (the one child process the client started)."""
-    before = child_pids()
-    client = await stack.enter_async_context(Client(params))
-    started = child_pids() - before
-    return client, ServerCpu(started.pop() if len(started) == 1 else None)  # None: without /proc, it reads 0
-
-
-def _copy(db: Path, name: str) -> Path:
-    """A copy of the closed home `db` beside it, named `name`, for a server of its own."""
-    copy = db.with_name(f"{name}.db")
-    shutil.copyfile(db, copy)
-    return copy
+async def _time(client: Client, queries: list[str]) -> list[float]:
+    await client.call_tool("memory_recall", {"query": queries[0], "k": 5})  # warm: connection, caches
+    times = []
+    for query in queries:
+        t0 = time.perf_counter()
+        result = await client.call_tool("memory_recall", {"query": query, "k": 5})
+        times.append(time.perf_counter() - t0)
+        if result.is_error:
+            raise UsageError(f"memory_recall failed during the benchmark: {result.content}")
+    return times
 
 
 async def _token_check(store: Store, token: str) -> dict[str, float]:
@@ -232,23 +215,21 @@ async def _token_check(store: Store, token: str) -> dict[str, float]:
     return out
 
 
-async def _time_turns(clients: list[Client], queries: list[str]) -> list[tuple[list[float], float]]:
+async def _time_turns(clients: list[Client], queries: list[str]) -> list[list[float]]:
     """The same calls on each client, taking turns (the first to go moves round each call), so all see the same
-    load: for each client its calls' times and this process's CPU per call during them (milliseconds)."""
+    load."""
     times: list[list[float]] = [[] for _ in clients]
-    cpu = [0.0 for _ in clients]
     for client in clients:
         await client.call_tool("memory_recall", {"query": queries[0], "k": 5})  # warm: connection, caches
     for i, query in enumerate(queries):
         for j in range(len(clients)):
             k = (i + j) % len(clients)
-            t0, c0 = time.perf_counter(), time.process_time()
+            t0 = time.perf_counter()
             result = await clients[k].call_tool("memory_recall", {"query": query, "k": 5})
             times[k].append(time.perf_counter() - t0)
-            cpu[k] += time.process_time() - c0
             if result.is_error:
                 raise UsageError(f"memory_recall failed during the benchmark: {result.content}")
-    return [(mine, round(spent / len(queries) * 1000, 3)) for mine, spent in zip(times, cpu, strict=True)]
+    return times
 
 
 def _stats(path: str, times: list[float]) -> dict[str, float]:
@@ -338,6 +319,13 @@ async def _timed(call: Callable[[str], Awaitable[Any]], items: list[str]) -> lis
         await call(item)
         times.append(time.perf_counter() - t0)
     return times
+
+
+def _copy(db: Path, name: str) -> Path:
+    """A copy of the closed home `db` beside it, named `name`, for a server of its own."""
+    copy = db.with_name(f"{name}.db")
+    shutil.copyfile(db, copy)
+    return copy
 
 
 def _loci() -> list[str]:
