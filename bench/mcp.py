@@ -11,9 +11,8 @@ token hash as served, and, on a second server with `--token-cache 0`, looked
 up in the home on every call; the check alone is timed in process too; each
 HTTP server has a copy of the home of its own). The ablation, in the same
 run: the same calls over stdio, and over HTTP taking turns with the others,
-to a server that serves every
-call by the MCP SDK's own path (`LOCI_SERVE_THIN=0`: servers/thin.py off),
-`*_sdk_path_*`. Then `--clients` HTTP clients (8) make
+to a server that serves every call by the MCP SDK's own path
+(`LOCI_SERVE_THIN=0`: servers/thin.py off), `*_sdk_path_*`. Then `--clients` HTTP clients (8) make
 `--concurrent-calls` calls each (1,000) at once: the errors and the
 throughput. The stdio servers run from this tree's directory, so they
 import the same code as the bench (an MCP client passes a server only a few
