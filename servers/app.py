@@ -31,6 +31,7 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -39,6 +40,7 @@ from mcp.types import (
     CompleteRequestParams,
     CompleteResult,
     Completion,
+    InputRequiredResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
@@ -57,7 +59,9 @@ from memory.engines.base import Engine
 from memory.errors import LociError
 from memory.projects import DEFAULT_PROJECT, check_project
 from memory.store import Store
+from servers.caching import METHOD_HINTS, read_hint
 from servers.client_log import ClientLog
+from servers.confirm import Confirmations
 from servers.context import build_context_server
 from servers.memory import memory_server_for
 from servers.resources import Resources
@@ -156,6 +160,7 @@ def build_app(
             name,
             version=version,
             instructions=INSTRUCTIONS,
+            cache_hints=METHOD_HINTS,
             lifespan=lifespan,
             get_tool_input_schema=schemas.get,
             on_list_tools=_list_tools,
@@ -167,6 +172,9 @@ def build_app(
             on_list_prompts=_list_prompts,
             on_completion=_complete,
         )
+    # The `requestState` of a confirmation (servers/confirm.py) goes out sealed and comes back checked, as
+    # `MCPServer` arranges for itself; the key is this process's, so a second round reaches the same server.
+    server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name))
     return untraced(server)
 
 
@@ -188,7 +196,7 @@ async def _list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListTo
     return ListToolsResult(tools=tools)
 
 
-async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
+async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult | InputRequiredResult:
     state: LociState = ctx.lifespan_context
     server = state.routes.get(params.name)
     if server is None:
@@ -197,7 +205,10 @@ async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
         return _error(f"{params.name} writes to the home, and this token is read-only")
     context = Context(request_context=ctx, mcp_server=server, input_params=params)
     try:
-        result = await server.call_tool(params.name, params.arguments or {}, context)
+        arguments = await Confirmations(state.store, state.project).gate(context, params.name, params.arguments or {})
+        if not isinstance(arguments, dict):
+            return arguments
+        result = await server.call_tool(params.name, arguments, context)
     except MCPError:
         raise
     except UnexpectedToolError as exc:
@@ -231,7 +242,9 @@ async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadRes
         text, mime_type = await _resources(ctx).read(uri)
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
-    return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=mime_type)])
+    hint = read_hint(uri)
+    contents = [TextResourceContents(uri=uri, text=text, mime_type=mime_type)]
+    return ReadResourceResult(contents=contents, ttl_ms=hint.ttl_ms, cache_scope=hint.scope)
 
 
 async def _list_prompts(ctx: Any, params: PaginatedRequestParams | None) -> ListPromptsResult:

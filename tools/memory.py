@@ -56,14 +56,16 @@ class MemoryTools:
         node = await self.graph.update(parse_node_id(id), text, cause="tool:memory_update", reason=reason or None)
         return node_dict(node)
 
-    async def memory_forget(self, id: str, reason: str = "") -> dict[str, Any]:
+    async def memory_forget(self, id: str, reason: str = "", confirm: bool = False) -> dict[str, Any]:
         """Forget a memory such as mem:12 and its links; say why in reason. It stays in the history, and
-        memory_restore brings it back."""
+        memory_restore brings it back. Over MCP the user is asked first when the client can ask; confirm: true
+        says they agreed already."""
         node = await self.graph.forget(parse_node_id(id), cause="tool:memory_forget", reason=reason or None)
         return {"id": node.ref, "forgotten": True}
 
-    async def memory_restore(self, id: str, reason: str = "") -> dict[str, Any]:
-        """Bring back a forgotten memory such as mem:12, with the links it had; say why in reason."""
+    async def memory_restore(self, id: str, reason: str = "", confirm: bool = False) -> dict[str, Any]:
+        """Bring back a forgotten memory such as mem:12, with the links it had; say why in reason. Over MCP the
+        user is asked first when the client can ask; confirm: true says they agreed already."""
         node = await self.graph.restore(parse_node_id(id), cause="tool:memory_restore", reason=reason or None)
         return {**node_dict(node), "restored": True}
 
