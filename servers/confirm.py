@@ -94,6 +94,8 @@ class Confirmations:
         async def confirm_change() -> Elicit[Confirm]:
             return Elicit(question, Confirm)
 
+        confirm_change.__qualname__ = "confirm"  # the question's key on the wire: `servers.confirm:confirm`
+
         wanted = {"answer": (Resolve(confirm_change), True)}
         resolved = await resolve_arguments(wanted, build_resolver_plans(wanted, set(arguments)), arguments, context)
         return resolved if isinstance(resolved, InputRequiredResult) else resolved["answer"]
