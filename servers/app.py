@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -63,6 +65,7 @@ from servers.caching import METHOD_HINTS, read_hint
 from servers.client_log import ClientLog
 from servers.confirm import Confirmations
 from servers.context import build_context_server
+from servers.live import CHANGES_URI, LiveMemory, changes_resource, read_changes
 from servers.memory import memory_server_for
 from servers.resources import Resources
 from servers.tool_sets import READ_TOOLS, parse_tools
@@ -138,6 +141,7 @@ def build_app(
     # Each tool's input schema, by name, as the lifespan found it: the streamable HTTP transport checks a call's
     # `Mcp-Param-*` headers against it, and without this lookup it would list every tool to find it, per call.
     schemas: dict[str, Mapping[str, Any]] = {}
+    live = LiveMemory()  # what `subscriptions/listen` streams hear: the project's changes, made by any server
 
     @asynccontextmanager
     async def lifespan(_: Server[LociState]) -> AsyncIterator[LociState]:
@@ -152,6 +156,9 @@ def build_app(
                 for tool in await server.list_tools():
                     state.routes.setdefault(tool.name, server)
                     schemas.setdefault(tool.name, tool.input_schema)
+            watching = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(watching.cancel_scope.cancel)
+            watching.start_soon(live.watch, store, project)
             yield state
 
     with warnings.catch_warnings():
@@ -168,6 +175,7 @@ def build_app(
             on_list_resources=_list_resources,
             on_list_resource_templates=_list_templates,
             on_read_resource=_read_resource,
+            on_subscriptions_listen=ListenHandler(live),
             on_set_logging_level=client_log.set_level,
             on_list_prompts=_list_prompts,
             on_completion=_complete,
@@ -229,7 +237,7 @@ def _error(text: str) -> CallToolResult:
 
 
 async def _list_resources(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
-    return ListResourcesResult(resources=await _resources(ctx).list())
+    return ListResourcesResult(resources=[changes_resource(), *await _resources(ctx).list()])
 
 
 async def _list_templates(ctx: Any, params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
@@ -239,7 +247,13 @@ async def _list_templates(ctx: Any, params: PaginatedRequestParams | None) -> Li
 async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
     uri = str(params.uri)
     try:
-        text, mime_type = await _resources(ctx).read(uri)
+        if uri == CHANGES_URI:
+            text, mime_type = (
+                await read_changes(ctx.lifespan_context.store, ctx.lifespan_context.project),
+                "application/json",
+            )
+        else:
+            text, mime_type = await _resources(ctx).read(uri)
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
     hint = read_hint(uri)

@@ -1,0 +1,77 @@
+"""Live memory (servers/live.py): a client listening on one server hears of writes made through another.
+
+The listening server is `loci serve` in a process of its own (over HTTP, on
+SQLite and on PostgreSQL, and over stdio); the writes are made through a
+second server in this process, on the same home. The listener hears of the
+memory it follows and of the project's recent changes, never of another
+project's memories, and reading the changes shows what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.subscriptions import ResourceUpdated
+
+from memory.engines.select import use_engine
+from memory.graph.graph import Graph
+from memory.store import Store
+from servers.app import build_app
+from servers.live import CHANGES_URI
+from tests.runtime.cli.test_serve_http import start, stop
+
+
+async def test_a_listener_on_one_server_hears_a_write_made_through_another(tmp_path: Path, home: str) -> None:
+    async with use_engine(home) as store:
+        followed, _ = await Graph(store).remember("the harbour lantern is green")
+        served = start(tmp_path, db=home)  # type: ignore[arg-type]  # a PostgreSQL URL is as good as a path here
+        try:
+            async with (
+                Client(streamable_http_client(served.url)) as listener,
+                Client(build_app(store, ["memory"])) as writer,
+            ):
+                async with listener.listen(resource_subscriptions=[f"loci://memory/{followed.ref}"]) as stream:
+                    await writer.call_tool("memory_update", {"id": followed.ref, "text": "the lantern is red"})
+                    with anyio.fail_after(10):
+                        heard = await anext(stream)
+                changes = json.loads((await listener.read_resource(CHANGES_URI)).contents[0].text)
+        finally:
+            stop(served.process)
+            served.process.stderr.close()
+    assert heard == ResourceUpdated(uri=f"loci://memory/{followed.ref}")
+    assert changes[0]["op"] == "update" and changes[0]["ids"] == [followed.ref]
+    assert changes[0]["cause"] == "tool:memory_update"
+
+
+async def test_over_stdio_a_listener_hears_its_project_only(tmp_path: Path) -> None:
+    db = tmp_path / "loci.db"
+    served = StdioServerParameters(
+        command=sys.executable, args=["-m", "runtime.cli.main", "serve", "--db", str(db), "--project", "a"]
+    )
+    async with await Store.open(db) as store:
+        with anyio.fail_after(120):
+            async with (
+                Client(served) as listener,
+                Client(build_app(store, ["memory"], project="b")) as other,
+                Client(build_app(store, ["memory"], project="a")) as same,
+            ):
+                # A new home: b's memory will be mem:1 and a's mem:2; the listener follows both ids.
+                followed = [CHANGES_URI, "loci://memory/mem:1", "loci://memory/mem:2"]
+                async with listener.listen(resource_subscriptions=followed) as stream:
+                    theirs = (
+                        await other.call_tool("memory_remember", {"text": "project b's secret"})
+                    ).structured_content
+                    mine = (await same.call_tool("memory_remember", {"text": "project a's note"})).structured_content
+                    heard = []
+                    with anyio.fail_after(10):
+                        while ResourceUpdated(uri="loci://memory/mem:2") not in heard:
+                            heard.append(await anext(stream))
+                changes = json.loads((await listener.read_resource(CHANGES_URI)).contents[0].text)
+    assert (theirs["id"], mine["id"]) == ("mem:1", "mem:2")
+    assert ResourceUpdated(uri="loci://memory/mem:1") not in heard  # b's write came first, and was not heard
+    assert [change["ids"] for change in changes] == [["mem:2"]]
