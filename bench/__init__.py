@@ -27,6 +27,7 @@ BENCHES: dict[str, str] = {
     "mcp": "bench.mcp",
     "team": "bench.team",
     "sessions": "bench.sessions",
+    "live": "bench.live",
     "digest": "bench.digest",
     "qa": "bench.qa",
     "hooks": "bench.hooks",
