@@ -6,7 +6,10 @@ set stays its own `MCPServer` (built by a factory in `TOOL_SETS`), asked for
 its tools and called through its public `list_tools` and `call_tool`.
 Resources (`servers.resources`, with completion of their ids), the logging
 capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
-list are served here too.
+list are served here too, as are what the 2026-07-28 revision adds: caching
+hints on every read (`servers.caching`), a confirmation before a call that
+forgets or restores (`servers.confirm`), and `subscriptions/listen` streams
+of the project's changes, made by any server on the home (`servers.live`).
 
 The server's lifespan opens the SQLite home (or borrows the open home it is
 given, on either engine), builds the tool sets over it
