@@ -71,6 +71,7 @@ from servers.context import build_context_server
 from servers.live import CHANGES_URI, LiveMemory, changes_resource, read_changes
 from servers.memory import memory_server_for
 from servers.resources import Resources
+from servers.tasks import LociTasks, TaskRunner, install
 from servers.tool_sets import READ_TOOLS, parse_tools
 from servers.tracing import untraced
 from tools.context import ContextTools
@@ -103,6 +104,7 @@ class LociState:
     options: Mapping[str, Any] = field(default_factory=dict)
     sets: dict[str, MCPServer] = field(default_factory=dict)
     routes: dict[str, MCPServer] = field(default_factory=dict)
+    tasks: TaskRunner = field(default_factory=TaskRunner)
 
 
 ToolSetFactory = Callable[[LociState], MCPServer | Awaitable[MCPServer]]
@@ -162,6 +164,7 @@ def build_app(
             watching = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(watching.cancel_scope.cancel)
             watching.start_soon(live.watch, store, project)
+            watching.start_soon(state.tasks.serve, store, project, state.routes)
             yield state
 
     with warnings.catch_warnings():
@@ -186,6 +189,7 @@ def build_app(
     # The `requestState` of a confirmation (servers/confirm.py) goes out sealed and comes back checked, as
     # `MCPServer` arranges for itself; the key is this process's, so a second round reaches the same server.
     server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name))
+    install(server, LociTasks())  # long calls as tasks, for a client that declares the extension (servers/tasks.py)
     return untraced(server)
 
 
