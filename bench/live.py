@@ -25,13 +25,18 @@ import os
 import statistics
 import tempfile
 import time
+import uuid
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
-from bench.mcp import _http_client, http_server
+from bench.mcp import http_server
+from bench.postgres_cluster import cluster
 from memory.engines.select import use_engine
 from runtime.cli.doctor import cpu_name
 from servers.live import CHANGES_URI, POLL_S
@@ -59,10 +64,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _pg_database(stack: ExitStack, server: str | None) -> str:
-    from bench.team import _database, _server
+    """A new database on `--pg`'s server, or on a cluster of this run's own (stopped with `stack`)."""
+    import psycopg
 
-    url = stack.enter_context(_server(server))
-    return _database(url, f"loci_live_{os.getpid()}")
+    url = server or stack.enter_context(cluster())
+    name = f"loci_live_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return url.rsplit("/", 1)[0].split("?", 1)[0] + f"/{name}"
+
+
+def _http_client(url: str, token: str) -> Client:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30.0, read=300.0))
+    return Client(streamable_http_client(url, http_client=http))
 
 
 async def _measure(db: str, writes: int) -> dict[str, Any]:
