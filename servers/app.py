@@ -9,7 +9,9 @@ capability (`logging/setLevel`, `servers.client_log`) and an empty prompt
 list are served here too, as are what the 2026-07-28 revision adds: caching
 hints on every read (`servers.caching`), a confirmation before a call that
 forgets or restores (`servers.confirm`), and `subscriptions/listen` streams
-of the project's changes, made by any server on the home (`servers.live`).
+of the project's changes, made by any server on the home (`servers.live`),
+and long calls as tasks on the job queue for a client that declares the
+tasks extension (`servers.tasks`).
 
 The server's lifespan opens the SQLite home (or borrows the open home it is
 given, on either engine), builds the tool sets over it
