@@ -143,7 +143,10 @@ async def test_the_memory_tool_set_over_stdio_keeps_its_home_in_postgresql(
             listed = await client.list_resources()
     assert names and all(name.startswith("memory_") for name in names)
     assert not added.is_error and "harbour key" in json.dumps(recalled.structured_content)
-    assert [str(r.uri) for r in listed.resources] == [f"loci://memory/{added.structured_content['id']}"]
+    assert [str(r.uri) for r in listed.resources] == [
+        "loci://memory/changes",
+        f"loci://memory/{added.structured_content['id']}",
+    ]
     with psycopg.connect(postgres_url) as conn:
         assert conn.execute("SELECT text FROM memory_nodes").fetchall() == [("the harbour key hangs by the door",)]
     assert list(tmp_path.iterdir()) == []
