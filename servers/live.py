@@ -30,6 +30,7 @@ first, as JSON.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from functools import partial
@@ -45,8 +46,11 @@ from mcp.server.subscriptions import (
 from mcp.types import Resource
 
 from memory.engines.base import Engine
+from memory.errors import StoreError
 
 __all__ = ["CHANGES_URI", "POLL_S", "RECENT", "LiveMemory", "changes_resource", "read_changes"]
+
+log = logging.getLogger("loci.server")
 
 CHANGES_URI: Final = "loci://memory/changes"
 POLL_S: Final = 0.05
@@ -107,7 +111,11 @@ class LiveMemory:
             if self._listening == 0:
                 self._wanted = anyio.Event()
                 await self._wanted.wait()
-            rows = await store.read(partial(_since, after=cursor, project=project))
+            try:
+                rows = await store.read(partial(_since, after=cursor, project=project))
+            except StoreError as exc:  # a home busy or briefly gone: the streams wait, the server goes on
+                log.warning("live memory: %s; reading again in %s s", exc, self.poll_s)
+                rows = []
             if rows:
                 cursor = rows[-1][0]
                 await self._published([row for row in rows if row[1] >= self._since])

@@ -33,9 +33,11 @@ moves.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -49,10 +51,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, RequestParams, TextContent
 from pydantic import Field
 
-from memory.jobs.queue import Job, Jobs
+from memory.errors import StoreError
+from memory.jobs.queue import Job, JobLost, Jobs
 from memory.store import Store
 
 __all__ = ["CANCELLED", "EXTENSION", "KIND", "TASK_TOOLS", "LociTasks", "TaskRunner", "cancel_task", "install"]
+
+log = logging.getLogger("loci.server")
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
 KIND: Final = "mcp_task"
@@ -161,18 +166,26 @@ class TaskRunner:
         """Claim and run tasks until cancelled: at once when one is queued here, else every `POLL_S`."""
         jobs = Jobs(store, project=project)
         while True:
-            if await _pending(jobs):
-                await jobs.reclaim()
-                after = 0
-                while (job := await jobs.claim((KIND,), after=after)) is not None:
-                    after = job.id
-                    if job.payload.get("tool") not in routes:
-                        await jobs.release(job, "this server does not serve the task's tool")
-                        continue
-                    await self._run(jobs, job, routes[job.payload["tool"]])
+            try:
+                await self._claimed(jobs, routes)
+            except StoreError as exc:  # a home busy or briefly gone: the tasks wait, the server goes on
+                log.warning("tasks: %s; looking again in %s s", exc, POLL_S)
             with anyio.move_on_after(POLL_S):
                 await self._wake.wait()
             self._wake = anyio.Event()
+
+    async def _claimed(self, jobs: Jobs, routes: Mapping[str, Any]) -> None:
+        """Run the project's queued tasks (and those a dead server left) whose tool is served here, in turn."""
+        if not await _pending(jobs):
+            return
+        await jobs.reclaim()
+        after = 0
+        while (job := await jobs.claim((KIND,), after=after)) is not None:
+            after = job.id
+            if job.payload.get("tool") not in routes:
+                await jobs.release(job, "this server does not serve the task's tool")
+                continue
+            await self._run(jobs, job, routes[job.payload["tool"]])
 
     async def _run(self, jobs: Jobs, job: Job, server: Any) -> None:
         async with anyio.create_task_group() as group:
@@ -192,7 +205,8 @@ class TaskRunner:
                 return
             finally:
                 self.progress.pop(job.id, None)
-            await jobs.complete(job, lambda _conn: answer)
+            with suppress(JobLost):  # cancelled as it finished: the row says cancelled
+                await jobs.complete(job, lambda _conn: answer)
             group.cancel_scope.cancel()
 
     async def _heartbeat(self, jobs: Jobs, job: Job, scope: anyio.CancelScope) -> None:
@@ -204,7 +218,12 @@ class TaskRunner:
             await anyio.sleep(HEARTBEAT_S)
             now, progress = time.time(), json.dumps({"progress": self.progress.get(job.id)})
             args = [now + jobs.limits.lease_s, progress, now, job.id, job.owner]
-            if await jobs.store.write(lambda db, args=args: db.conn.execute(sql, args).rowcount) == 0:
+            try:
+                renewed = await jobs.store.write(lambda db, args=args: db.conn.execute(sql, args).rowcount)
+            except StoreError as exc:
+                log.warning("tasks: %s; renewing the lease of task %s again shortly", exc, job.key)
+                continue
+            if renewed == 0:
                 scope.cancel()
                 return
 
