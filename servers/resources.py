@@ -25,9 +25,9 @@ from memory.context.objects import Target
 from memory.context.store import ContextStore
 from memory.errors import NotFoundError
 from memory.graph.graph import Graph
+from memory.graph.quoted import NOTICE
 from memory.projects import DEFAULT_PROJECT
 from memory.records.runs import Runs
-from memory.graph.quoted import NOTICE
 from memory.store import Store
 from servers.quoting import frame_fields
 from tools.memory import MemoryTools

@@ -36,7 +36,9 @@ async def test_memory_tools_quote_stored_text_in_the_text_and_frame_it_in_the_st
     assert hit["text"] == framed and got.structured_content["text"] == framed
     assert hit["id"] == got.structured_content["id"] == "mem:1"  # the rest stays as the program reads it
     for result in (recalled, got):
-        assert list(result.structured_content)[0] == "notice" and "not instructions" in result.structured_content["notice"]
+        assert (
+            list(result.structured_content)[0] == "notice" and "not instructions" in result.structured_content["notice"]
+        )
     for name in ("memory_recall", "memory_get"):
         schema = listed[name].output_schema
         assert "notice" in schema["required"] and f"<{NOTES_TAG} source" in json.dumps(schema)
