@@ -29,7 +29,7 @@ def test_doctor_reports_installed_hooks_that_never_ran_then_when_they_ran(tmp_pa
     assert hooks["never_ran"] == ["capture", "recall"] and not hooks["failing"]
     command = json.loads((tmp_path / ".codex" / "hooks.json").read_text())["hooks"]["UserPromptSubmit"][0]
     event = {"hook_event_name": "UserPromptSubmit", "prompt": "anything", "session_id": "s", "turn_id": "t"}
-    ran = subprocess.run(command["hooks"][0]["command"], shell=True, input=json.dumps(event), timeout=120)
+    ran = subprocess.run(command["hooks"][0]["command"], shell=True, input=json.dumps(event), text=True, timeout=120)
     assert ran.returncode == 0
     after = json.loads(_loci(tmp_path, "doctor", "--db", str(db), "--json").stdout)["hooks"]
     assert after["never_ran"] == ["capture"] and "UserPromptSubmit: ok" in after["last_runs"]["recall"]
