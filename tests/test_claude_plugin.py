@@ -83,8 +83,12 @@ def test_without_loci_a_hook_says_what_is_missing_to_the_user_and_to_loci_doctor
     assert "cannot find the loci command" in (home / ".loci" / "hooks.log").read_text(encoding="utf-8")
     probed = _run(command, tmp_path, home, "", LOCI_HOOK_PROBE="1")
     assert probed.returncode == 127 and "LOCI_BIN" in probed.stderr
-    served = _run(f"{LAUNCHER} serve", tmp_path, home, "")
-    assert served.returncode == 127 and "cannot find the loci command" in served.stderr
+    asked = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}]
+    asked.append({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    served = _run(f"{LAUNCHER} serve", tmp_path, home, "".join(json.dumps(line) + "\n" for line in asked))
+    opened, listed = (json.loads(line)["result"] for line in served.stdout.splitlines())
+    assert served.returncode == 0 and "cannot find the loci command" in opened["instructions"]
+    assert [tool["name"] for tool in listed["tools"]] == ["loci_status"]  # a stand-in that says what is missing
 
 
 def test_the_plugins_mcp_server_starts_in_the_project_and_answers(tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ Every run is bounded (`TIMEOUT_S`).
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -157,6 +156,13 @@ class Machine:
         assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}{done.stdout[-2000:]}"
         return json.loads(done.stdout)
 
+    def claude_events(self, prompt: str, *args: str, **env: str) -> list[dict]:
+        """`claude -p PROMPT --output-format stream-json --verbose`: every event it printed (hooks' output among them)."""
+        argv = [str(CLIENT_BIN / "claude"), "-p", prompt, "--output-format", "stream-json", "--verbose", *args]
+        done = self.run(argv, **env)
+        assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
+        return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
     def codex(self, prompt: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         """`codex exec PROMPT` headless (stdin closed), in the project folder, which is no git repository."""
         argv = [str(CLIENT_BIN / "codex"), "exec", "--skip-git-repo-check", *args, prompt]
@@ -167,4 +173,3 @@ class Machine:
     def sent(self) -> str:
         """Everything the clients sent the model, as one JSON text (each request body on its line)."""
         return "\n".join(json.dumps(body, ensure_ascii=False) for body in self.stub.requests)
-
