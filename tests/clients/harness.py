@@ -157,7 +157,7 @@ class Machine:
         return json.loads(done.stdout)
 
     def claude_events(self, prompt: str, *args: str, **env: str) -> list[dict]:
-        """`claude -p PROMPT --output-format stream-json --verbose`: every event it printed (hooks' output among them)."""
+        """`claude -p PROMPT --output-format stream-json --verbose`: every event it printed, the hooks' among them."""
         argv = [str(CLIENT_BIN / "claude"), "-p", prompt, "--output-format", "stream-json", "--verbose", *args]
         done = self.run(argv, **env)
         assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
