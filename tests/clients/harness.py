@@ -5,8 +5,11 @@
 `config.toml` names the stub as the model provider over the Responses API),
 and a project folder the clients run in. `env` is the only environment the
 clients and Loci get: PATH holds Node 22 and the clients from .ci/.tools
-(.ci/clients installs them) and the system's own folders, never another
-Loci; PYTHONPATH is this tree, so every hook and server is this tree's code.
+(.ci/clients installs them), a `loci` executable that runs this tree's CLI
+(`loci_bin`, as `pip install` puts one in a venv) and the system's own
+folders, never another Loci; PYTHONPATH is this tree too, so every hook and
+server is this tree's code (Codex starts an MCP server with a few variables
+only, PYTHONPATH not among them: the `loci` executable carries its own).
 Nothing reaches the network: each client's telemetry, error reports,
 update checks and other non-essential traffic are off by their own
 variables and settings, every proxy variable points at a closed port of
@@ -86,6 +89,15 @@ class Machine:
         self.project.mkdir(parents=True, exist_ok=True)
         self.codex_home.mkdir(parents=True, exist_ok=True)
         (self.codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=self.stub.url), encoding="utf-8")
+        python, tree = shlex.quote(sys.executable), shlex.quote(str(ROOT))
+        self.loci_bin.parent.mkdir(parents=True, exist_ok=True)
+        self.loci_bin.write_text(f'#!/bin/sh\nPYTHONPATH={tree} exec {python} -m runtime.cli.main "$@"\n', "utf-8")
+        self.loci_bin.chmod(0o755)
+
+    @property
+    def loci_bin(self) -> Path:
+        """This tree's `loci` executable."""
+        return self.root / "venv-bin" / "loci"
 
     @property
     def home(self) -> Path:
@@ -108,7 +120,7 @@ class Machine:
         proxies = {name: CLOSED for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy")}
         return {
             "HOME": str(self.home),
-            "PATH": f"{CLIENT_BIN}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{CLIENT_BIN}:{self.loci_bin.parent}:/usr/local/bin:/usr/bin:/bin",
             "PYTHONPATH": str(ROOT),
             "LANG": "C.UTF-8",
             "LOCI_HOME": str(self.db.parent),
@@ -140,15 +152,6 @@ class Machine:
         done = self.run([sys.executable, "-m", "runtime.cli.main", *args])
         assert done.returncode == 0, done.stderr
         return done
-
-    def loci_script(self) -> Path:
-        """A `loci` executable for this tree, as `pip install` puts one in a venv's bin/."""
-        script = self.root / "venv-bin" / "loci"
-        script.parent.mkdir(parents=True, exist_ok=True)
-        python, tree = shlex.quote(sys.executable), shlex.quote(str(ROOT))
-        script.write_text(f'#!/bin/sh\nPYTHONPATH={tree} exec {python} -m runtime.cli.main "$@"\n', encoding="utf-8")
-        script.chmod(0o755)
-        return script
 
     def claude(self, prompt: str, *args: str, **env: str) -> dict:
         """`claude -p PROMPT` headless; its JSON result."""

@@ -4,8 +4,10 @@ It records every request body (`StubModel.requests`) and answers each from
 a small policy, not a script, since a client sends requests of its own
 (titles, a warm-up) in an order the tests do not control: when the request
 offers the tool named by `call` (its name ends with it, as clients prefix an
-MCP server's tools) and the conversation holds no tool result yet, the
-answer calls it with `arguments`; otherwise the answer is the text `reply`.
+MCP server's tools; Codex offers them inside a `namespace` tool, named
+`mcp__SERVER`, and the call names that namespace) and the conversation
+holds no tool result yet, the answer calls it with `arguments`; otherwise
+the answer is the text `reply`.
 Both wire formats are streamed as server-sent events, as the clients ask.
 The server runs in a thread (`with StubModel(...) as stub:`) and stops when
 the block ends.
@@ -115,10 +117,17 @@ class StubModel:
         """The Responses stream answering `body`."""
         items = body.get("input") or []
         answered = any(isinstance(i, dict) and i.get("type") == "function_call_output" for i in items)
-        tools = [t.get("name") or (t.get("function") or {}).get("name", "") for t in body.get("tools") or []]
-        tool = self._tool([str(t) for t in tools], answered)
+        spaces = {
+            str(inner.get("name")): str(tool.get("name"))
+            for tool in body.get("tools") or []
+            if tool.get("type") == "namespace"
+            for inner in tool.get("tools") or []
+        }
+        tools = [str(t.get("name")) for t in body.get("tools") or [] if t.get("type") == "function"]
+        tool = self._tool([*tools, *spaces], answered)
         if tool:
             item = {"type": "function_call", "id": "fc_stub", "call_id": "call_stub", "name": tool}
+            item |= {"namespace": spaces[tool]} if tool in spaces else {}
             item["arguments"] = json.dumps(self.arguments)
         else:
             text = {"type": "output_text", "text": self.reply, "annotations": []}

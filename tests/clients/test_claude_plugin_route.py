@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.clients.harness import ROOT, Machine
+from tests.clients.harness import CLIENT_BIN, ROOT, Machine
 
 pytestmark = [pytest.mark.clients, pytest.mark.slow]
 
@@ -30,7 +30,8 @@ def _server(events: list[dict]) -> dict:
 
 def test_without_loci_the_plugin_says_what_is_missing_and_works_once_loci_is_found(machine: Machine) -> None:
     machine.loci("memory", "add", FACT)
-    events = machine.claude_events("Which port does staging use?", *PLUGIN)
+    nowhere = f"{CLIENT_BIN}:/usr/local/bin:/usr/bin:/bin"  # no `loci` on this PATH
+    events = machine.claude_events("Which port does staging use?", *PLUGIN, PATH=nowhere)
     said = [e.get("output", "") for e in events if e.get("subtype") == "hook_response"]
     assert any("cannot find the loci command" in out and "LOCI_BIN" in out for out in said)
     assert _server(events)["status"] == "connected"
@@ -41,7 +42,9 @@ def test_without_loci_the_plugin_says_what_is_missing_and_works_once_loci_is_fou
     assert "hook recall: last" in doctor and "cannot find the loci command" in doctor
 
     machine.stub.requests.clear()
-    events = machine.claude_events("Which port does staging use?", *PLUGIN, LOCI_BIN=str(machine.loci_script()))
+    events = machine.claude_events(
+        "Which port does staging use?", *PLUGIN, PATH=nowhere, LOCI_BIN=str(machine.loci_bin)
+    )
     assert _server(events)["status"] == "connected"
     sent = machine.sent()
     assert sent.count("port 7070") == 1 and '<stored-notes source=\\"loci\\">' in sent
