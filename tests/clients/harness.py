@@ -173,6 +173,10 @@ class Machine:
         assert done.returncode == 0, f"codex exited {done.returncode}: {done.stderr[-3000:]}"
         return done
 
+    def times_in_each_request(self, text: str) -> list[int]:
+        """How many times `text` was sent to the model, request by request."""
+        return [json.dumps(body, ensure_ascii=False).count(text) for body in self.stub.requests]
+
     def sent(self) -> str:
         """Everything the clients sent the model, as one JSON text (each request body on its line)."""
         return "\n".join(json.dumps(body, ensure_ascii=False) for body in self.stub.requests)

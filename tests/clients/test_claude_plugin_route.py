@@ -47,6 +47,6 @@ def test_without_loci_the_plugin_says_what_is_missing_and_works_once_loci_is_fou
     )
     assert _server(events)["status"] == "connected"
     sent = machine.sent()
-    assert sent.count("port 7070") == 1 and '<stored-notes source=\\"loci\\">' in sent
+    assert max(machine.times_in_each_request("port 7070")) == 1 and '<stored-notes source=\\"loci\\">' in sent
     assert "mcp__plugin_loci_loci__memory_recall" in sent  # the real server's tools, offered to the model
     assert "loci_status" not in sent

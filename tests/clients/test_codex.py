@@ -42,7 +42,7 @@ def test_untrusted_hooks_are_skipped_and_doctor_says_so_trusted_ones_recall_and_
 
     machine.stub.requests.clear()
     machine.codex("Which port does staging use? The deploy key of harbor rotates every Tuesday.", TRUST)
-    assert machine.sent().count("port 7070") == 1 and any("port 7070" in note for note in _notes(machine))
+    assert max(machine.times_in_each_request("port 7070")) == 1 and any("port 7070" in n for n in _notes(machine))
     searched = machine.loci("memory", "search", "deploy key rotates Tuesday").stdout
     assert "rotates every Tuesday" in searched  # the Stop hook captured the session's rollout
 
