@@ -14,6 +14,19 @@ Both servers run the same rules, from here:
   (`http://localhost:3000`, a dev server's page) is another origin. The
   caller checks the Host header's name first (the DNS-rebinding guard), so
   an Origin that equals it names this server.
+- `challenge(reason, metadata)`: what a 401 says, so a client can show it:
+  `WWW-Authenticate: Bearer realm="loci", error="invalid_token",
+  error_description="…", resource_metadata="…/.well-known/oauth-protected-resource"`.
+  RFC 6750 would leave the error out when no token was sent; it is there
+  so that clients which show only the header (the MCP Inspector) show
+  Loci's words, which say where a token comes from.
+- `protected_resource(url)`: the RFC 9728 metadata served, without a token,
+  at `/.well-known/oauth-protected-resource` (and under it, the resource's
+  path appended): the resource and that it takes a bearer token in the
+  header, with no `authorization_servers`, because Loci offers no OAuth
+  sign-in: its tokens are made by `loci tokens add` (or `--token-file`) and
+  handed to the client by its config, so a client that would start an OAuth
+  flow learns that there is none to start.
 """
 
 from __future__ import annotations
@@ -26,16 +39,24 @@ from memory.errors import UsageError
 
 __all__ = [
     "LOOPBACK_NAMES",
+    "METADATA_PATH",
     "MIN_TOKEN_CHARS",
     "bearer_ok",
+    "challenge",
     "check_bind",
     "is_loopback",
+    "protected_resource",
     "same_origin",
     "split_authority",
 ]
 
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = ("localhost",)
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+WHERE_TOKENS_COME_FROM = (
+    "send Authorization: Bearer TOKEN, with the token of the server's --token-file or one made by "
+    "`loci tokens add NAME --project P`; Loci offers no OAuth sign-in"
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -95,3 +116,24 @@ def same_origin(headers: dict[bytes, bytes]) -> bool:
         return False
     here = split_authority(headers.get(b"host", b"").decode("latin-1"))
     return here[1] is not None and split_authority(parts.netloc) == here
+
+
+def challenge(reason: str, metadata: str | None = None) -> bytes:
+    """The `WWW-Authenticate` value of a 401 whose `error_description` is `reason` (and how to get a token)."""
+    described = f"{reason}: {WHERE_TOKENS_COME_FROM}"
+    # RFC 6750 allows printable ASCII but for `"` and `\\` in the description.
+    described = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in described)
+    parts = ['Bearer realm="loci"', 'error="invalid_token"', f'error_description="{described}"']
+    if metadata is not None:
+        parts.append(f'resource_metadata="{metadata}"')
+    return ", ".join(parts).encode("ascii")
+
+
+def protected_resource(resource: str) -> dict[str, object]:
+    """RFC 9728 metadata for `resource` (its URL): a bearer token in the header, no authorization server."""
+    return {
+        "resource": resource,
+        "resource_name": "Loci",
+        "bearer_methods_supported": ["header"],
+        "loci_tokens": WHERE_TOKENS_COME_FROM,
+    }

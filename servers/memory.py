@@ -3,7 +3,9 @@
 Loci's errors are the model's to read (`servers.errors.readable_errors`):
 an empty text or an unknown id comes back as an `is_error` result. A tool
 that returns stored text shows it to the model quoted as data, never as
-instructions (`servers.quoting`).
+instructions, in its text and in its structured content (`servers.quoting`:
+each memory's `text` framed as `<stored-notes source="loci">…</stored-notes>`,
+beside a `notice` field, as its `outputSchema` says).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from memory.graph.graph import Graph
 from memory.projects import DEFAULT_PROJECT
 from memory.store import Store
 from servers.errors import readable_errors
-from servers.quoting import QUOTED_TOOLS, quoted
+from servers.quoting import QUOTED_TOOLS, framed
 from tools.evolution import EvolutionTools
 from tools.memory import MemoryTools
 
@@ -31,7 +33,7 @@ INSTRUCTIONS = (
 def build_memory_server(tools: MemoryTools, evolution: EvolutionTools | None = None) -> MCPServer:
     server = MCPServer(name="memory", instructions=INSTRUCTIONS)
     for fn in [*tools.all(), *(evolution.all() if evolution else [])]:
-        server.add_tool(readable_errors(quoted(fn) if fn.__name__ in QUOTED_TOOLS else fn), name=fn.__name__)
+        server.add_tool(readable_errors(framed(fn) if fn.__name__ in QUOTED_TOOLS else fn), name=fn.__name__)
     return server
 
 

@@ -4,7 +4,10 @@
     POST /p/NAME/mcp    project NAME, which the principal must reach (a token with several projects names one)
 
 `ProjectApps` is the ASGI app `loci serve --http` runs. For each request it
-finds the principal (servers/principals.py; nobody: 401), picks the project
+finds the principal (servers/principals.py; nobody: 401, whose
+`WWW-Authenticate` says why and where a token comes from, and points at the
+RFC 9728 metadata served here without a token at
+`/.well-known/oauth-protected-resource[/PATH]`: servers/bearer.py), picks the project
 from the path (a project the principal does not reach: 403; `/mcp` for a
 token of several projects: 400, naming the paths), and hands the request to
 the MCP app of that project and access, made by `make(project, read_only)`
@@ -29,6 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from memory.errors import UsageError
 from memory.projects import check_project
+from servers.bearer import METADATA_PATH, challenge, protected_resource
 from servers.principals import Principal, Principals
 from servers.thin_http import ThinHttp
 
@@ -74,9 +78,17 @@ class ProjectApps:
             return
         if scope["type"] != "http":
             return
-        principal = await self.principals.of(dict(scope.get("headers") or []))
+        headers = dict(scope.get("headers") or [])
+        path = scope["path"]
+        if path == METADATA_PATH or path.startswith(f"{METADATA_PATH}/"):
+            resource = _base(scope, headers) + (path.removeprefix(METADATA_PATH) or "/mcp")
+            await _send_json(send, 200, protected_resource(resource))
+            return
+        principal = await self.principals.of(headers)
         if principal is None:
-            await _reply(send, 401, "missing or wrong bearer token")
+            given = headers.get(b"authorization", b"").strip()
+            reason = "the bearer token is wrong or revoked" if given else "this server needs a bearer token"
+            await _reply(send, 401, reason, challenge(reason, _base(scope, headers) + METADATA_PATH + path))
             return
         status, found = project_of_path(scope["path"], principal)
         if status != 200:
@@ -125,10 +137,22 @@ class ProjectApps:
         await send({"type": "lifespan.shutdown.complete"})
 
 
-async def _reply(send: Send, status: int, reason: str) -> None:
-    body = json.dumps({"error": reason}).encode()
+def _base(scope: Scope, headers: dict[bytes, bytes]) -> str:
+    """The URL this request reached the server at, without its path: `http://HOST:PORT`."""
+    host = headers.get(b"host", b"").decode("latin-1")
+    if not host:
+        name, port = scope.get("server") or ("127.0.0.1", 80)
+        host = f"{name}:{port}"
+    return f"{scope.get('scheme', 'http')}://{host}"
+
+
+async def _reply(send: Send, status: int, reason: str, challenged: bytes | None = None) -> None:
+    extra = [(b"www-authenticate", challenged)] if challenged is not None else []
+    await _send_json(send, status, {"error": reason}, extra)
+
+
+async def _send_json(send: Send, status: int, value: Any, extra: list[Any] | None = None) -> None:
+    body = json.dumps(value).encode()
     headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if status == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, *(extra or [])]})
     await send({"type": "http.response.body", "body": body})

@@ -1,20 +1,29 @@
-"""The hooks' failure log: one line per failure in `hooks.log` beside the home's database.
+"""The hooks' own record beside the home's database: one line per failure in `hooks.log`, and each hook's last run.
 
 A hook must never block the client, so a failing hook exits 0 and writes
 here instead; `loci doctor` reads the last lines of each hook back, so a
 hook that has been failing silently for weeks shows itself. A line is
 `ISO time<TAB>hook<TAB>event<TAB>error`, and the file is cut to its last
-lines when it grows past a bound.
+lines when it grows past a bound. The Claude Code plugin's launcher writes
+a line of the same shape when it cannot find `loci` at all.
+
+Each run, failed or not, also rewrites `hooks-ran/<hook>` with its time,
+event and outcome (`log_run`), so `loci doctor` can tell a hook that never
+ran (a client that skips it: Codex's untrusted hooks, a plugin whose
+command cannot start) from one that runs and finds nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from pathlib import Path
 
-__all__ = ["LOG_NAME", "last_errors", "log_failure", "log_path"]
+__all__ = ["LOG_NAME", "RAN_DIR", "last_errors", "last_runs", "log_failure", "log_path", "log_run"]
 
 LOG_NAME = "hooks.log"
+RAN_DIR = "hooks-ran"
 MAX_LINES = 1_000
 
 
@@ -50,3 +59,24 @@ def last_errors(db: Path, per_hook: int = 3) -> dict[str, list[str]]:
         if len(parts) == 4:
             found.setdefault(parts[1], []).append(f"{parts[0]} {parts[2]}: {parts[3]}")
     return {hook: errors[-per_hook:] for hook, errors in found.items()}
+
+
+def log_run(db: Path, hook: str, event: str, ok: bool) -> None:
+    """Record that `hook` ran now for `event` (`ok`: without an error); a file that cannot be written is let be."""
+    folder = Path(db).expanduser().parent / RAN_DIR
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')}\t{event or '-'}\t{'ok' if ok else 'failed'}\n"
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{hook}.{os.getpid()}"
+        partial.write_text(line, encoding="utf-8")
+        os.replace(partial, folder / hook)
+
+
+def last_runs(db: Path) -> dict[str, str]:
+    """hook -> "TIME EVENT: ok|failed" of its last run, for the hooks that ever ran beside the home `db`."""
+    found = {}
+    for hook in ("recall", "capture"):
+        with contextlib.suppress(OSError, ValueError):
+            when, event, outcome = (Path(db).expanduser().parent / RAN_DIR / hook).read_text("utf-8").split("\t")
+            found[hook] = f"{when} {event}: {outcome.strip()}"
+    return found

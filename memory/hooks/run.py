@@ -5,8 +5,11 @@ it imports only the memory layer (no model, no MCP, no CLI), so the process
 starts fast, and it never fails the client: whatever goes wrong (bad or too
 deeply nested JSON on stdin, a locked home, a missing transcript, a client
 that closed the pipe before reading the output) it writes one line to the
-hooks log beside the home (memory/hooks/log.py) and exits 0. `loci hook recall`
-and `loci hook capture` run the same code from the full CLI.
+hooks log beside the home (memory/hooks/log.py) and exits 0. Every run is
+recorded too (`log_run`), so `loci doctor` can say which hooks never ran.
+`LOCI_HOOK_PROBE=1` in the environment (set by `loci doctor`) makes a hook
+exit 0 at once, reading nothing: it proves only that the command starts.
+`loci hook recall` and `loci hook capture` run the same code from the full CLI.
 
 Each hook imports its own module when it runs: recall, which runs before
 every prompt, is synchronous and never loads what capture needs (the store's
@@ -23,13 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memory.hooks.log import log_failure
+from memory.hooks.log import log_failure, log_run
 from memory.json_input import loads
 from memory.projects import DEFAULT_PROJECT, check_project
 
-__all__ = ["HOOKS", "main", "run_hook", "safe_hook"]
+__all__ = ["HOOKS", "PROBE", "main", "run_hook", "safe_hook"]
 
 HOOKS = ("recall", "capture")
+PROBE = "LOCI_HOOK_PROBE"
 
 
 def run_hook(hook: str, db: Path, stdin: str, project: str = DEFAULT_PROJECT) -> str:
@@ -52,14 +56,16 @@ def run_hook(hook: str, db: Path, stdin: str, project: str = DEFAULT_PROJECT) ->
 
 def safe_hook(hook: str, db: Path, stdin: str, project: str = DEFAULT_PROJECT) -> int:
     """`run_hook`, printing its output; any failure is logged and the exit code is still 0."""
+    event = ""
+    with contextlib.suppress(Exception):  # the event's name is only for the log lines: any input may be here
+        event = str(loads(stdin).get("hook_event_name") or "")
     try:
         out = run_hook(hook, db, stdin, project)
     except Exception as exc:  # noqa: BLE001 - a hook never fails its client
-        event = ""
-        with contextlib.suppress(Exception):  # the event's name is only for the log line: any input may be here
-            event = str(loads(stdin).get("hook_event_name") or "")
         log_failure(db, hook, event, exc)
+        log_run(db, hook, event, ok=False)
         return 0
+    log_run(db, hook, event, ok=True)
     if out:
         _print(out)
     return 0
@@ -80,6 +86,8 @@ def _print(out: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     # The client owns the hook's output: the store's notices (a created folder) stay out of its stderr.
     logging.getLogger("loci").addHandler(logging.NullHandler())
+    if os.environ.get(PROBE) == "1":
+        return 0
     args = list(sys.argv[1:] if argv is None else argv)
     hook = args[0] if args else ""
     db = Path(_option(args, "--db") or _default_db())

@@ -14,7 +14,10 @@ which the importer keeps as context objects beside the memories, so they can
 be read when wanted without flooding recall. Thinking is left out. A
 conversation record without a timestamp is an error naming its line.
 The key is the session id, so the hook that captures a session as it grows
-(`loci hook capture`) adds only its new records each time.
+(`loci hook capture`) adds only its new records each time. The turns'
+session label is the whole session id, which the recall hook compares with
+the running session's to leave out exactly its own turns (a prefix is not
+enough: Codex's ids are UUIDv7, whose first characters are the time).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def read_claude_code(text: str, source: str) -> list[Conversation]:
         spoken, done = _split(message.get("content"))
         tools += [ToolRecord(f"{ref}:{i}", f"[{record['timestamp']}] {what}") for i, what in enumerate(done)]
         if spoken.strip():
-            label = session[:8] or Path(source).stem
+            label = session or Path(source).stem
             turns.append(Turn(SPEAKERS[record["type"]], spoken, ref=ref, session=label, said=said))
     session = session or Path(source).stem
     meta = {"session_id": session, "cwd": cwd}

@@ -20,9 +20,10 @@ reasoning, token counts and the rest are bookkeeping and are skipped.
 
 A rollout only grows, so a line's number is its ref: importing the same
 file again (or capturing it at each `Stop` hook) adds only the new lines.
-The key is the session's id, and the session label its first 8 characters,
-as for Claude Code (memory/imports/claude_code.py), which the recall hook
-leaves out of its own session's context. A line without a timestamp takes
+The key is the session's id, and so is the session label, as for Claude
+Code (memory/imports/claude_code.py): the recall hook leaves out the turns
+whose label is the running session's id. A prefix would not tell sessions
+apart: Codex's ids are UUIDv7, whose first 8 characters change every 65 s. A line without a timestamp takes
 the session's; a rollout with neither is an error naming the line.
 """
 
@@ -69,7 +70,7 @@ def read_codex(text: str, source: str) -> list[Conversation]:
             bad(source, f"line {line}", "missing timestamp" if stamp is None else "timestamp is not a date")
         ref = f"line:{line}"
         if spoken and spoken[1].strip():
-            turns.append(Turn(spoken[0], spoken[1], ref=ref, session=session[:8], said=said))
+            turns.append(Turn(spoken[0], spoken[1], ref=ref, session=session, said=said))
         if done:
             tools.append(ToolRecord(ref, f"[{stamp}] {done}"))
     info = {"session_id": session, "cwd": str(meta.get("cwd") or ""), "client": "codex"}

@@ -14,9 +14,17 @@ load (`--root`: those given, else the folder the command runs in), so a
 pasted server can load files at once and serves the project it was printed
 for. `config_note` says so in one line, and where the snippet goes.
 
-Over HTTP the snippet holds the URL and an `Authorization` header that reads
-the token from the client's environment (`bearer_token_env_var` for Codex): a
-token is never printed.
+Over HTTP the snippet holds the URL and, always, an `Authorization` header
+that reads the token from the client's environment variable `LOCI_TOKEN`
+(`bearer_token_env_var` for Codex), whether or not this command was given a
+token: the server it reaches may need one (a `--token-file`, or the home's
+`loci tokens`), and a token is never printed.
+
+Codex runs `codex exec` with the approval policy `never`, under which an MCP
+tool that asks for approval is refused, so its table sets
+`default_tools_approval_mode = "approve"`: the memory tools run without a
+prompt (they read and write only Loci's home); `startup_timeout_sec` gives
+the server time to answer on a loaded machine.
 """
 
 from __future__ import annotations
@@ -75,18 +83,16 @@ def serve_args(args: argparse.Namespace, tools: tuple[str, ...], db: str | Path)
     return argv
 
 
-def client_config(
-    args: argparse.Namespace, tools: tuple[str, ...], db: str | Path, *, token: bool = False
-) -> dict[str, Any]:
+def client_config(args: argparse.Namespace, tools: tuple[str, ...], db: str | Path) -> dict[str, Any]:
     """The snippet for `args.client`, as the object its file holds (Codex's as the TOML table's content)."""
     name = "loci-memory" if args.compat else "loci"
     client = args.client
     if args.http:
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
         entry: dict[str, Any] = {"url": f"http://{host}:{args.port}/mcp"}
-        if token and client == "codex":
+        if client == "codex":
             entry["bearer_token_env_var"] = "LOCI_TOKEN"
-        elif token:  # the client reads the token from its own environment (VS Code spells that `${env:NAME}`)
+        else:  # the client reads the token from its own environment (VS Code spells that `${env:NAME}`)
             variable = "${env:LOCI_TOKEN}" if client == "vscode" else "${LOCI_TOKEN}"
             entry["headers"] = {"Authorization": f"Bearer {variable}"}
         if client in ("vscode", "claude-code"):
@@ -96,6 +102,8 @@ def client_config(
         entry = {"command": command, "args": [*prefix, *serve_args(args, tools, db)]}
         if client in ("vscode", "claude-code"):
             entry = {"type": "stdio", **entry}
+    if client == "codex":
+        entry |= {"default_tools_approval_mode": "approve", "startup_timeout_sec": 30}
     key = {"vscode": "servers", "codex": "mcp_servers"}.get(client, "mcpServers")
     return {key: {name: entry}}
 

@@ -10,6 +10,10 @@ and generation (`--tokens` greedy tokens, one at a time). The model runs in
 this process, through `runtime.models.llama.load`, like every other load.
 `--json` prints the same facts as one JSON object instead.
 
+Both forms also report the coding agents' hooks: their last errors, where
+they are installed, which installed command fails to start (exit 127: the
+client cannot run it) and which hook never ran (runtime/cli/hook_check.py).
+
 `loci doctor --db PATH` checks a home instead: `PRAGMA integrity_check` and
 each FTS5 index against its content (`memory.health.check_home`), printing
 what it found (exit 1 when anything), and lifting the damage mark a failed
@@ -83,7 +87,7 @@ async def run(args: argparse.Namespace) -> int:
     show = _Printer(args.json)
     show(f"cpu: {report['cpu']} ({report['cores']} logical cores, {platform.machine()})")
     show(f"cpu flags that matter: {' '.join(report['cpu_flags'])}")
-    report["hook_errors"] = _hooks(default_db_path(), show)
+    report["hook_errors"], report["hooks"] = _hooks(default_db_path(), show)
     status = await _check_llama(report, show, args)
     if args.json:
         print(json.dumps(report))
@@ -93,7 +97,7 @@ async def run(args: argparse.Namespace) -> int:
 async def _check_db(path: Path, as_json: bool) -> int:
     found = await anyio.to_thread.run_sync(check_home, path.expanduser())
     problems = found["problems"]
-    found["hook_errors"] = _hooks(path.expanduser(), _Printer(as_json))
+    found["hook_errors"], found["hooks"] = _hooks(path.expanduser(), _Printer(as_json))
     if as_json:
         print(json.dumps(found))
         return 1 if problems else 0
@@ -125,11 +129,13 @@ async def _check_postgres(url: str, as_json: bool) -> int:
     return 1 if found["problems"] else 0
 
 
-def _hooks(db: Path, show: Callable[[str], None]) -> dict[str, list[str]]:
-    """The last errors each coding-agent hook logged beside the home `db`."""
+def _hooks(db: Path, show: Callable[[str], None]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The last errors each coding-agent hook logged beside the home `db`, and where the hooks are installed,
+    whether their commands start and when each last ran (runtime/cli/hook_check.py)."""
+    from runtime.cli.hook_check import hook_status
     from runtime.cli.hooks import hook_report
 
-    return hook_report(db, show)
+    return hook_report(db, show), hook_status(db, show)
 
 
 async def _check_llama(report: dict[str, Any], show: _Printer, args: argparse.Namespace) -> int:

@@ -40,7 +40,7 @@ import anyio.to_thread
 from memory.errors import UsageError
 from memory.hooks.codex import codex_home
 from memory.hooks.log import last_errors, log_path
-from memory.hooks.run import safe_hook
+from memory.hooks.run import PROBE, safe_hook
 from memory.json_input import loads
 from memory.location import NOT_ON_POSTGRES, is_postgres
 from memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
@@ -59,6 +59,15 @@ __all__ = [
 
 MARKER = "-m memory.hooks"
 TIMEOUT_S = 30
+CODEX_TRUST = (
+    "Codex runs a hook only once you trust it, and says nothing of those it skips. To trust Loci's hooks: run"
+    " `codex` (in the project's folder for a project's hooks, which also need the project trusted), type /hooks,"
+    " and trust each of Loci's four (recall at SessionStart and UserPromptSubmit, capture at Stop and"
+    " PreCompact). Installing again with another --db, --project or --scope changes them: Codex then skips them"
+    " as modified until you trust them again in /hooks. For one run without trusting them:"
+    " `codex exec --dangerously-bypass-hook-trust PROMPT`. Hooks are on by default (`[features] codex_hooks`"
+    " is a deprecated alias). `loci doctor` shows when each hook last ran."
+)
 
 
 @dataclass(frozen=True)
@@ -92,8 +101,7 @@ CLIENTS = {
         "hooks.json",
         ("SessionStart", "UserPromptSubmit"),
         ("Stop", "PreCompact"),
-        "Codex runs new hooks once you trust them (/hooks), a project's only in a trusted project; a Codex"
-        " before hooks were on by default also needs `[features] codex_hooks = true` in its config.toml",
+        CODEX_TRUST,
         hooks_only=True,
     ),
 }
@@ -124,6 +132,8 @@ def register(sub: Any) -> None:
 
 
 async def handle_hook(args: argparse.Namespace) -> int:
+    if os.environ.get(PROBE) == "1":
+        return 0  # `loci doctor` checks that the command starts
     if args.db is not None and is_postgres(args.db):
         print(f"loci: {NOT_ON_POSTGRES}", file=sys.stderr)
         return 0  # a hook never fails its client
@@ -176,6 +186,7 @@ async def handle_hooks(args: argparse.Namespace) -> int:
     client = CLIENTS[args.client]
     path = client.path(args.scope, args.dir)
     settings = _read(path)
+    before = json.dumps(settings, sort_keys=True)
     removed = _remove_ours(settings)
     if args.hooks_command == "install":
         if args.db is not None and is_postgres(args.db):
@@ -189,7 +200,9 @@ async def handle_hooks(args: argparse.Namespace) -> int:
             )
         recall, capture = ", ".join(client.recall), ", ".join(client.capture)
         print(f"installed Loci's hooks in {path}: recall at {recall}; capture at {capture}")
-        if client.note:
+        if json.dumps(settings, sort_keys=True) == before:
+            print("they are as they were: a client that trusted them still does")
+        elif client.note:
             print(client.note)
     else:
         print(f"removed {removed} Loci hooks from {path}" if removed else f"no Loci hooks in {path}")

@@ -141,7 +141,7 @@ async def run(args: argparse.Namespace) -> int:
             check_bind(args.host, token, home_tokens=token is None and await _home_has_tokens(args))
     if args.print_config:
         db = _home(args.db)
-        print(render_config(client_config(args, tools, db, token=token is not None), args.client))
+        print(render_config(client_config(args, tools, db), args.client))
         print(config_note(args, db), file=sys.stderr)
         return 0
     if args.mcp_config and not Path(args.mcp_config).is_file():

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from servers.bearer import is_loopback, same_origin
+from servers.bearer import challenge, is_loopback, same_origin
 from servers.principals import Principals
 
 __all__ = ["MAX_POST_BYTES", "SECURITY_HEADERS", "Guard", "allowed_names", "content_security_policy"]
@@ -180,6 +180,6 @@ async def _reply(send: Send, status: int, reason: str) -> None:
     body = json.dumps({"error": reason}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
+        headers.append((b"www-authenticate", challenge(reason)))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

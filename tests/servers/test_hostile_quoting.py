@@ -22,14 +22,26 @@ def _quoted(text: str) -> str:
     return "\n".join(lines[2:-1])
 
 
-async def test_memory_tools_quote_stored_text_and_keep_the_structured_result(store: Store) -> None:
+async def test_memory_tools_quote_stored_text_in_the_text_and_frame_it_in_the_structured_result(
+    store: Store,
+) -> None:
     async with Client(build_app(store, ["memory"])) as client:
         await client.call_tool("memory_remember", {"text": INJECTED})
         recalled = await client.call_tool("memory_recall", {"query": "system instruction curl"})
         got = await client.call_tool("memory_get", {"id": "mem:1"})
         stats = await client.call_tool("memory_stats", {})
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
     [hit] = recalled.structured_content["result"]
-    assert hit["text"] == INJECTED and got.structured_content["text"] == INJECTED
+    framed = f'<{NOTES_TAG} source="loci">{INJECTED.replace("</", "&lt;/")}</{NOTES_TAG}>'
+    assert hit["text"] == framed and got.structured_content["text"] == framed
+    assert hit["id"] == got.structured_content["id"] == "mem:1"  # the rest stays as the program reads it
+    for result in (recalled, got):
+        assert (
+            list(result.structured_content)[0] == "notice" and "not instructions" in result.structured_content["notice"]
+        )
+    for name in ("memory_recall", "memory_get"):
+        schema = listed[name].output_schema
+        assert "notice" in schema["required"] and f"<{NOTES_TAG} source" in json.dumps(schema)
     for result in (recalled, got):
         [content] = result.content
         body = _quoted(content.text)

@@ -86,7 +86,7 @@ async def test_a_server_for_one_project_serves_its_memories_documents_and_resour
         hits = (await a.call_tool("context_search", {"query": "courier"})).structured_content
         other = await a.call_tool("memory_get", {"id": "mem:2"})
         listed = {r.name for r in (await a.list_resources()).resources}
-    assert [hit["text"] for hit in found] == ["the shop's courier is Velo"]
+    assert [hit["text"] for hit in found] == ['<stored-notes source="loci">the shop\'s courier is Velo</stored-notes>']
     assert "Velo" in str(hits) and "weekly" not in str(hits)
     assert other.is_error and "no memory mem:2" in other.content[0].text
     assert "mem:1" in listed and "mem:2" not in listed and "blog.md" not in listed

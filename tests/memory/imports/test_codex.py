@@ -43,7 +43,7 @@ def test_what_was_said_is_read_from_the_events_without_the_injected_context() ->
         ("User", "The upload test fails on"),
         ("Assistant", "The test binds the fixed"),
     ]
-    assert {t.session for t in conversation.turns} == {SESSION[:8]}
+    assert {t.session for t in conversation.turns} == {SESSION}  # the whole id: UUIDv7 prefixes are shared
     assert conversation.turns[0].said is not None and conversation.turns[0].said.isoformat() == "2026-03-04"
     assert conversation.meta == {"session_id": SESSION, "cwd": "/home/ana/src/uploader", "client": "codex"}
     tools = [tool.text for tool in conversation.tools]

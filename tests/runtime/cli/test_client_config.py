@@ -65,10 +65,12 @@ def test_the_roots_given_replace_the_folder(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("client", CLIENTS)
-def test_a_pasted_http_config_reads_the_token_from_the_environment(client: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", [True, False], ids=["token-file", "no-token-given"])
+def test_a_pasted_http_config_reads_the_token_from_the_environment(client: str, given: bool, tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("s3cret-token-of-some-length\n", encoding="utf-8")
-    done = _print_config(tmp_path, "--client", client, "--http", "--port", "9999", "--token-file", str(token))
+    flags = ["--token-file", str(token)] if given else []  # the server it reaches may use the home's tokens
+    done = _print_config(tmp_path, "--client", client, "--http", "--port", "9999", *flags)
     assert done.returncode == 0, done.stderr
     entry = _entry(client, done.stdout)
     assert entry["url"] == "http://127.0.0.1:9999/mcp" and "s3cret" not in done.stdout
@@ -78,3 +80,10 @@ def test_a_pasted_http_config_reads_the_token_from_the_environment(client: str, 
         variable = "${env:LOCI_TOKEN}" if client == "vscode" else "${LOCI_TOKEN}"
         assert entry["headers"] == {"Authorization": f"Bearer {variable}"}
     assert entry.get("type") == ("http" if client in ("vscode", "claude-code") else None)
+
+
+@pytest.mark.parametrize("http", [False, True], ids=["stdio", "http"])
+def test_codexs_table_approves_the_memory_tools_so_codex_exec_can_call_them(http: bool, tmp_path: Path) -> None:
+    done = _print_config(tmp_path, "--client", "codex", *(["--http"] if http else []))
+    entry = _entry("codex", done.stdout)
+    assert entry["default_tools_approval_mode"] == "approve" and entry["startup_timeout_sec"] >= 30

@@ -70,7 +70,10 @@ async def test_the_full_server_over_stdio_runs_tasks_remembers_and_serves_resour
     assert recalled.structured_content["result"][0]["id"] == fact
     assert "loci://context/doc:1" in listed and f"loci://memory/{fact}" in listed
     assert {"loci://context/{id}", "loci://memory/{id}", "loci://runs/{id}"} <= templates
-    assert json.loads(memory.contents[0].text)["text"] == "The shed code is 4417"
+    assert (
+        json.loads(memory.contents[0].text)["text"]
+        == '<stored-notes source="loci">The shed code is 4417</stored-notes>'
+    )
     record = json.loads(run.contents[0].text)
     assert record["status"] == "done" and record["source"] == "mcp" and record["answer"] == "4417"
     assert [turn.get("tool") for turn in record["turns"]] == ["context_read", None]
