@@ -24,7 +24,7 @@ def _line(ident: int | None, method: str, params: dict | None = None) -> str:
 
 
 def _opening(version: str = "2025-06-18") -> str:
-    return _line(7, "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c"}})
+    return _line(7, "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
 
 
 def test_initialize_and_tools_list_are_answered_and_a_call_waits_for_the_server() -> None:
