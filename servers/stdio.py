@@ -7,8 +7,9 @@ drops, so a client waiting on that request's id waits forever, while over
 HTTP the same body gets a 400. `Answering` sits between the transport and
 the server: for each such line it writes the JSON-RPC error response
 itself, with the request's id when the line names one (read from the line
-with a depth-bounded parse, or from its head when the line is too deep to
-parse), else with a null id, as JSON-RPC 2.0 says for a parse error.
+with a depth-bounded parse, or, when the line is too deep to parse, from
+its head or its last member), else with a null id, as JSON-RPC 2.0 says
+for a parse error.
 Everything else passes through untouched, in order.
 
 Each answer counts in a `Backlog` (servers/pipes.py) while it waits to be
@@ -56,8 +57,11 @@ from servers.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
 
 __all__ = ["Answering", "Counted", "error_reply", "serve_lines", "serve_stdio"]
 
-# The id of a request whose line is too deep to parse: a top-level "id" before anything nested.
+# The id of a request whose line is too deep to parse: a top-level "id" before anything nested, or the last member
+# of the line's object (what the line's closing brace closes is the top level).
 _HEAD_ID = re.compile(r'^\s*\{[^{}\[\]]*?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+_TAIL_ID = re.compile(r'[,{]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$')
+_TAIL_CHARS = 300
 
 
 def _request_id(raw: object) -> str | int | None:
@@ -72,7 +76,7 @@ def _request_id(raw: object) -> str | int | None:
         return _request_id(json.loads(text))
     except (ValueError, RecursionError):
         pass
-    if match := _HEAD_ID.match(text):
+    if match := _HEAD_ID.match(text) or _TAIL_ID.search(text[-_TAIL_CHARS:]):
         found = json.loads(match.group(1))  # a string or an integer, by the pattern
         return found if isinstance(found, str | int) else None
     return None

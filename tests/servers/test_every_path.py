@@ -49,10 +49,13 @@ class Raw:
     text: str
 
 
-def _deep(ident: int | str, depth: int) -> Raw:
-    """A `tools/call` whose `_meta` nests `depth` objects deep: past the JSON parsers' recursion limits."""
-    head = f'{{"jsonrpc": "2.0", "id": {json.dumps(ident)}, "method": "tools/call", "params": {{"_meta": '
-    return Raw(ident, head + '{"a": ' * depth + "{}" + "}" * depth + ', "name": "memory_stats"}}')
+def _deep(ident: int | str, depth: int, *, id_last: bool = False) -> Raw:
+    """A `tools/call` whose `_meta` nests `depth` objects deep (past the JSON parsers' recursion limits), its id
+    first or last."""
+    named = f'"id": {json.dumps(ident)}'
+    head = '{"jsonrpc": "2.0", ' + ("" if id_last else named + ", ") + '"method": "tools/call", "params": {"_meta": '
+    tail = ', "name": "memory_stats"}' + (", " + named if id_last else "") + "}"
+    return Raw(ident, head + '{"a": ' * depth + "{}" + "}" * depth + tail)
 
 
 def _initialize(**changes: Any) -> dict[str, Any]:
@@ -78,6 +81,7 @@ CASES = {
     ],
     "a call nested 1,500 deep right after initialize": [*OPENING, _deep(3, 1500)],
     "a call nested 1,100 deep with a string id": [*OPENING, _deep("three", 1100)],
+    "a call nested 1,100 deep with its id last": [*OPENING, _deep(4, 1100, id_last=True)],
     "a hot call with id 1.5": [_request(1.5, "tools/call", RECALL)],
     "a hot call with a list of params": [_request(1, "tools/call", [1, 2]), _request(2, "tools/call", RECALL)],
     "a hot call, then one nested 1,200 deep": [_request(5, "tools/call", RECALL), _deep(6, 1200)],
