@@ -15,7 +15,16 @@ answers now, so the early answers are the ones the server would give.
 
 `Front` reads the client's lines while the server loads. It answers
 `initialize` (when the listing has a result for the version asked), `ping`,
-and, once initialized, `tools/list` without a cursor; every other line waits.
+and, once initialized, `tools/list` without parameters, and only in the
+plainest shape the SDK accepts (JSON-RPC 2.0, an integer or string id, an
+`initialize` with a string `protocolVersion`, `capabilities` and a
+`clientInfo` with `name` and `version`); every other line waits, so a line
+the SDK would refuse is refused by the SDK, with the answer it gets with
+`LOCI_SERVE_EARLY=0`. A line is read with memory/json_input.py's bounded
+parse: one nested too deep waits for the server like any other it cannot
+read. At most `MAX_WAITING` lines wait; past that, reading waits until the
+server serves, and from then on a line is read only when the server takes
+one (its own bound, servers/stdio.py, then holds the reading back).
 When the server is ready it is given, in order, the client's `initialize`
 (whose second answer is dropped: the client has its answer), the
 `notifications/initialized`, the lines that waited, and then every later line
@@ -31,8 +40,8 @@ process at once, not at the client's next line. While it serves, fd 0 reads
 from the null device and fd 1 writes to stderr, as the SDK's own stdio
 transport arranges, so a child process or a stray print cannot read the
 client's input or write into its replies; the wire is private duplicates of
-the two. This module imports only the standard library, anyio and
-`servers/pipes.py`.
+the two. This module imports only the standard library, anyio,
+`servers/pipes.py` and `memory/json_input.py`.
 """
 
 from __future__ import annotations
