@@ -19,6 +19,13 @@ write in a worker thread.
 
 `TextLines` and `TextWriter` give the SDK's `stdio_server` the same ends as
 the text streams it reads and writes (`stdin=`, `stdout=`).
+
+`Backlog` is the bound on what a client that stops reading can make the
+server hold: each answer counts while it waits to be written (for the pipe
+to have room, or for the writer before it), and the server reads no further
+line while `MAX_ANSWERS_WAITING` answers wait. The client's own writes then
+block on a full pipe, which is the backpressure a pipe gives; once it reads
+again the answers drain and reading resumes.
 """
 
 from __future__ import annotations
@@ -39,9 +46,50 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-__all__ = ["LineSource", "Pipe", "Sink", "Socket", "TextLines", "TextWriter", "Threaded", "claim_stdio", "open_pipe"]
+__all__ = [
+    "MAX_ANSWERS_WAITING",
+    "Backlog",
+    "LineSource",
+    "Pipe",
+    "Sink",
+    "Socket",
+    "TextLines",
+    "TextWriter",
+    "Threaded",
+    "claim_stdio",
+    "open_pipe",
+]
 
 READ_BYTES = 64 * 1024
+MAX_ANSWERS_WAITING = 64
+
+
+class Backlog:
+    """The answers waiting to be written, counted; `room()` waits while `limit` of them wait."""
+
+    def __init__(self, limit: int = MAX_ANSWERS_WAITING) -> None:
+        self.limit = limit
+        self.waiting = 0
+        self._drained: anyio.Event | None = None
+
+    @contextlib.contextmanager
+    def answer(self) -> Iterator[None]:
+        """Count one answer while the block that writes it runs."""
+        self.waiting += 1
+        try:
+            yield
+        finally:
+            self.waiting -= 1
+            if self._drained is not None and self.waiting < self.limit:
+                self._drained.set()
+                self._drained = None
+
+    async def room(self) -> None:
+        """Return once fewer than `limit` answers wait (at once when they do)."""
+        while self.waiting >= self.limit:
+            if self._drained is None:
+                self._drained = anyio.Event()
+            await self._drained.wait()
 
 
 class LineSource(Protocol):

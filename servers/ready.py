@@ -15,7 +15,16 @@ answers now, so the early answers are the ones the server would give.
 
 `Front` reads the client's lines while the server loads. It answers
 `initialize` (when the listing has a result for the version asked), `ping`,
-and, once initialized, `tools/list` without a cursor; every other line waits.
+and, once initialized, `tools/list` without parameters, and only in the
+plainest shape the SDK accepts (JSON-RPC 2.0, an integer or string id, an
+`initialize` with a string `protocolVersion`, `capabilities` and a
+`clientInfo` with `name` and `version`); every other line waits, so a line
+the SDK would refuse is refused by the SDK, with the answer it gets with
+`LOCI_SERVE_EARLY=0`. A line is read with memory/json_input.py's bounded
+parse: one nested too deep waits for the server like any other it cannot
+read. At most `MAX_WAITING` lines wait; past that, reading waits until the
+server serves, and from then on a line is read only when the server takes
+one (its own bound, servers/stdio.py, then holds the reading back).
 When the server is ready it is given, in order, the client's `initialize`
 (whose second answer is dropped: the client has its answer), the
 `notifications/initialized`, the lines that waited, and then every later line
@@ -31,14 +40,13 @@ process at once, not at the client's next line. While it serves, fd 0 reads
 from the null device and fd 1 writes to stderr, as the SDK's own stdio
 transport arranges, so a child process or a stray print cannot read the
 client's input or write into its replies; the wire is private duplicates of
-the two. This module imports only the standard library, anyio and
-`servers/pipes.py`.
+the two. This module imports only the standard library, anyio,
+`servers/pipes.py` and `memory/json_input.py`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,12 +55,14 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from memory.json_input import loads
 from servers.pipes import Sink, claim_stdio
 
-__all__ = ["ANY_VERSION", "LISTING_PATH", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
+__all__ = ["ANY_VERSION", "LISTING_PATH", "MAX_WAITING", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
 
 LISTING_PATH = Path(__file__).with_name("ready.json")
 ANY_VERSION = "*"
+MAX_WAITING = 256  # lines kept for the server while it loads; past that, reading waits until it serves
 
 
 @dataclass(frozen=True)
@@ -95,26 +105,26 @@ class Front:
     def take(self, line: str) -> str | None:
         """The answer to `line` when the front can give it (the line is then done), else None (it waits)."""
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = loads(line)
+        except ValueError:  # not JSON, or nested past the bound (`TooDeep`): the server answers it
             message = None
-        if not isinstance(message, dict):
+        if not _plain(message):
             self.waiting.append(line)
             return None
-        method, ident = message.get("method"), message.get("id")
+        method, ident, params = message["method"], message.get("id"), message.get("params")
         result: dict[str, Any] | None = None
-        if method == "initialize" and ident is not None and self.opening is None and not self.waiting:
-            params = message.get("params")
-            requested = params.get("protocolVersion") if isinstance(params, dict) else None
-            result = self.listing.handshake(requested, self.version)
+        opened = self.opening is not None and self.initialized is None and not self.waiting
+        if ident is None:
+            if opened and method == "notifications/initialized" and not params:
+                self.initialized = line
+                return ""
+        elif method == "initialize" and self.opening is None and not self.waiting and _handshake(params):
+            result = self.listing.handshake(params["protocolVersion"], self.version)
             if result is not None:
                 self.opening, self.opening_id = line, ident
-        elif self.opening is not None and method == "notifications/initialized" and self.initialized is None:
-            self.initialized = line
-            return ""
-        elif self.opening is not None and ident is not None and method == "ping":
+        elif self.opening is not None and method == "ping" and not params:
             result = {}
-        elif self.initialized is not None and ident is not None and method == "tools/list" and not _cursor(message):
+        elif self.initialized is not None and method == "tools/list" and not params:
             result = {"tools": [tool for name in self.tool_sets for tool in self.listing.tools[name]]}
         if result is None:
             self.waiting.append(line)
@@ -131,15 +141,51 @@ class Front:
         if self.opening is None:
             return False
         try:
-            message = json.loads(line)
+            message = loads(line)
         except ValueError:
             return False
         return isinstance(message, dict) and message.get("id") == self.opening_id and "method" not in message
 
 
-def _cursor(message: dict[str, Any]) -> object:
-    params = message.get("params")
-    return params.get("cursor") if isinstance(params, dict) else None
+# What the early answers take: only what the real server certainly accepts, and answers the same (anything else
+# waits for the server, which answers it as it answers it without the early answers).
+_MESSAGE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_HANDSHAKE_KEYS = frozenset({"protocolVersion", "capabilities", "clientInfo"})
+_CLIENT_INFO_KEYS = frozenset({"name", "version", "title", "description", "websiteUrl"})
+_NESTED_CAPABILITIES = frozenset({"sampling", "elicitation", "tasks", "experimental", "extensions"})
+
+
+def _plain(message: object) -> bool:
+    """Whether `message` is a JSON-RPC 2.0 request (an integer or string id) or notification, and nothing more."""
+    if not isinstance(message, dict) or message.keys() - _MESSAGE_KEYS or message.get("jsonrpc") != "2.0":
+        return False
+    ident = message.get("id", 0)
+    return isinstance(message.get("method"), str) and isinstance(ident, int | str) and not isinstance(ident, bool)
+
+
+def _handshake(params: object) -> bool:
+    """Whether `params` is an `initialize` request's parameters of the plainest shape the server takes."""
+    if not isinstance(params, dict) or params.keys() != _HANDSHAKE_KEYS:
+        return False
+    if not isinstance(params["protocolVersion"], str):
+        return False
+    info, capabilities = params["clientInfo"], params["capabilities"]
+    if not isinstance(info, dict) or info.keys() - _CLIENT_INFO_KEYS or not {"name", "version"} <= info.keys():
+        return False
+    if not all(isinstance(value, str) for value in info.values()) or not isinstance(capabilities, dict):
+        return False
+    roots = capabilities.get("roots", {})
+    if not isinstance(roots, dict) or roots.keys() - {"listChanged"}:
+        return False
+    if not isinstance(roots.get("listChanged", True), bool):
+        return False
+    nested = (value for name, value in capabilities.items() if name != "roots")
+    return capabilities.keys() - {"roots"} <= _NESTED_CAPABILITIES and all(_objects(value) for value in nested)
+
+
+def _objects(value: object) -> bool:
+    """Whether `value` is an object whose members are objects, all the way down (the capabilities' plain shape)."""
+    return isinstance(value, dict) and all(_objects(member) for member in value.values())
 
 
 class Wire:
@@ -172,11 +218,17 @@ class Wire:
 class Lines:
     """The server's input: the handed-over lines, then the client's as they come."""
 
-    def __init__(self, receive: anyio.abc.ObjectReceiveStream[str]) -> None:
+    def __init__(self, handed: list[str], receive: anyio.abc.ObjectReceiveStream[str]) -> None:
+        self.handed = handed
         self.receive = receive
 
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self.receive.__aiter__()
+    async def __aiter__(self) -> AsyncIterator[str]:
+        for line in self.handed:
+            yield line
+        self.handed = []
+        with self.receive:
+            async for line in self.receive:
+                yield line
 
 
 # `load()` runs in a worker thread (the imports), and returns how to serve: `serve(lines, wire)` runs the real
@@ -187,8 +239,11 @@ Serve = Callable[[Lines, Wire], Awaitable[None]]
 async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, load: Callable[[], Serve]) -> None:
     """Serve MCP on stdio: early answers from `listing`, then the server `load()` builds (see the docstring)."""
     front = Front(listing, tool_sets, version)
-    send, receive = anyio.create_memory_object_stream[str](math.inf)
-    state = {"ready": False, "ended": False}
+    # No buffer: once the server serves, a line is read from the client only when the server takes one, so the
+    # server's own bound on answers waiting for the client (servers/stdio.py) holds the reading back.
+    send, receive = anyio.create_memory_object_stream[str](0)
+    loaded = anyio.Event()
+    state = {"ended": False}
     with claim_stdio() as (source, sink):
         wire = Wire(sink, front)
         try:
@@ -196,13 +251,11 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
 
                 async def real() -> None:
                     serve = await anyio.to_thread.run_sync(load, abandon_on_cancel=True)
-                    for line in front.handover():
-                        send.send_nowait(line)
-                    state["ready"] = True
+                    lines = Lines(front.handover(), receive)
+                    loaded.set()
                     if state["ended"]:
                         send.close()
-                    with receive:
-                        await serve(Lines(receive), wire)
+                    await serve(lines, wire)
                     group.cancel_scope.cancel()
 
                 group.start_soon(real)
@@ -210,12 +263,15 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
                     line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                     if not line.strip():
                         continue
-                    if state["ready"]:
+                    if loaded.is_set():
                         await send.send(line)
-                    elif answer := front.take(line):
+                        continue
+                    if answer := front.take(line):
                         await wire.send(answer)
+                    if len(front.waiting) >= MAX_WAITING:
+                        await loaded.wait()  # the client wrote ahead of the loading server: read on once it serves
                 state["ended"] = True
-                if state["ready"]:
+                if loaded.is_set():
                     send.close()
                 elif not front.waiting:
                     group.cancel_scope.cancel()  # the client left with every question answered: nothing to load

@@ -7,9 +7,15 @@ drops, so a client waiting on that request's id waits forever, while over
 HTTP the same body gets a 400. `Answering` sits between the transport and
 the server: for each such line it writes the JSON-RPC error response
 itself, with the request's id when the line names one (read from the line
-with a depth-bounded parse, or from its head when the line is too deep to
-parse), else with a null id, as JSON-RPC 2.0 says for a parse error.
+with a depth-bounded parse, or, when the line is too deep to parse, from
+its head or its last member), else with a null id, as JSON-RPC 2.0 says
+for a parse error.
 Everything else passes through untouched, in order.
+
+Each answer counts in a `Backlog` (servers/pipes.py) while it waits to be
+written, the SDK's through `Counted`, the thin path's in its writer, and no
+further line is read while too many wait: a client that sends and never
+reads fills its pipe instead of the server's memory.
 
 `serve_lines` serves one connection on text lines in and a text stream out:
 the hot tool calls of the modern era are answered by servers/thin.py in
@@ -46,13 +52,16 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-from servers.pipes import TextLines, TextWriter, claim_stdio
+from servers.pipes import Backlog, TextLines, TextWriter, claim_stdio
 from servers.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
 
-__all__ = ["Answering", "error_reply", "serve_lines", "serve_stdio"]
+__all__ = ["Answering", "Counted", "error_reply", "serve_lines", "serve_stdio"]
 
-# The id of a request whose line is too deep to parse: a top-level "id" before anything nested.
+# The id of a request whose line is too deep to parse: a top-level "id" before anything nested, or the last member
+# of the line's object (what the line's closing brace closes is the top level).
 _HEAD_ID = re.compile(r'^\s*\{[^{}\[\]]*?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+_TAIL_ID = re.compile(r'[,{]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$')
+_TAIL_CHARS = 300
 
 
 def _request_id(raw: object) -> str | int | None:
@@ -67,8 +76,9 @@ def _request_id(raw: object) -> str | int | None:
         return _request_id(json.loads(text))
     except (ValueError, RecursionError):
         pass
-    if match := _HEAD_ID.match(text):
-        return _request_id(json.loads(match.group(1)))
+    if match := _HEAD_ID.match(text) or _TAIL_ID.search(text[-_TAIL_CHARS:]):
+        found = json.loads(match.group(1))  # a string or an integer, by the pattern
+        return found if isinstance(found, str | int) else None
     return None
 
 
@@ -127,6 +137,30 @@ class Answering:
         await self.aclose()
 
 
+class Counted:
+    """The SDK's write stream, each message counted in `backlog` while it waits to be taken (servers/pipes.py)."""
+
+    def __init__(self, write: Any, backlog: Backlog) -> None:
+        self.write = write
+        self.backlog = backlog
+
+    async def send(self, item: Any) -> None:
+        with self.backlog.answer():
+            await self.write.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.write, name)
+
+    async def __aenter__(self) -> Self:
+        await self.write.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.write.__aexit__(exc_type, exc, tb)
+
+
 async def serve_lines(
     server: Server[Any] | MCPServer, lines: AsyncIterable[str], out: TextOut, *, hot: frozenset[str] = HOT_TOOLS
 ) -> None:
@@ -135,8 +169,10 @@ async def serve_lines(
     lowlevel = lowlevel_of(server)
     async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as calls:
         gc.freeze()  # what the startup built is never garbage: no full collection walks it again
-        thin = ThinLines(lowlevel, state, lines, out, hot)
-        async with stdio_server(stdin=thin.lines(calls), stdout=thin.writer) as (read, write):  # type: ignore[arg-type]
+        backlog = Backlog()
+        thin = ThinLines(lowlevel, state, lines, out, hot, backlog)
+        async with stdio_server(stdin=thin.lines(calls), stdout=thin.writer) as (read, sdk_write):  # type: ignore[arg-type]
+            write = Counted(sdk_write, backlog)
             await serve_dual_era_loop(
                 lowlevel,
                 Answering(read, write),

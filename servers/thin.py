@@ -61,6 +61,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
+from servers.pipes import Backlog
+
 # The SDK's own single-request driver and entries, some of them private names: an SDK version without them
 # serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.
 try:
@@ -163,18 +165,23 @@ class ThinLines:
         source: AsyncIterable[str],
         out: TextOut,
         hot: frozenset[str] = HOT_TOOLS,
+        backlog: Backlog | None = None,
     ) -> None:
         self.server = server
         self.hot = hot
         self.state = lifespan_state
         self.source = source
-        self.writer = _OneAtATime(out)
+        self.backlog = backlog or Backlog()
+        self.writer = _OneAtATime(out, self.backlog)
         self.modern: bool | None = None  # the era the connection's first request opened
         self.calls: dict[int | str, anyio.CancelScope] = {}
 
     async def lines(self, group: anyio.abc.TaskGroup) -> AsyncIterator[str]:
         """The lines for the SDK, in order; the hot calls among them answered in tasks of `group`."""
+        backlog = self.backlog
         async for line in self.source:
+            if backlog.waiting >= backlog.limit:
+                await backlog.room()  # the client reads no answers: read no more requests until it does
             if self.calls and '"notifications/cancelled"' in line:
                 self._cancel(line)
             if not self.hot or self.modern is False or (self.modern and '"tools/call"' not in line):
@@ -243,14 +250,16 @@ async def _stdio_reply(server: Server[Any], state: Any, message: dict[str, Any])
 class _OneAtATime:
     """A text stream written one whole write at a time (a pipe's write may wait for room halfway)."""
 
-    def __init__(self, out: TextOut) -> None:
+    def __init__(self, out: TextOut, backlog: Backlog) -> None:
         self.out = out
+        self.backlog = backlog
         self.lock = anyio.Lock(fast_acquire=True)  # taken at once when free: no turn of the loop before each write
 
     async def write(self, text: str) -> None:
-        async with self.lock:
-            await self.out.write(text)
-            await self.out.flush()
+        with self.backlog.answer():
+            async with self.lock:
+                await self.out.write(text)
+                await self.out.flush()
 
     async def flush(self) -> None:
         return None

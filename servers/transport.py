@@ -28,9 +28,13 @@ shows a token: tokens travel only in a header, which it does not print.
 
 uvicorn parses the requests with httptools (a dependency), which it picks
 when it is installed, over the pure-Python h11: about a sixteenth of the
-server's CPU time per call. Its protocol is servers/one_write.py's, which
-sends a response's head and body in one write (one segment, one wake-up of
-the client), and once the app's lifespan has started, `FrozenAfterStartup`
+server's CPU time per call. Its protocol is servers/http_bounds.py's, which
+bounds what a client holds before its request reaches the token check (a
+head must arrive within `--header-timeout` seconds and be at most 64 KiB;
+at most `--max-connections` connections, by default what the descriptor
+limit leaves room for) and logs a client's reset in one line; it sends a
+response's head and body in one write (servers/one_write.py: one segment,
+one wake-up of the client), and once the app's lifespan has started, `FrozenAfterStartup`
 freezes what the process holds (`gc.freeze`, as servers/stdio.py does), so
 the collector's full collections no longer pause a call to walk it.
 
@@ -44,6 +48,7 @@ that line connects at once; port 0 picks a free port, and the line names it.
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import os
 import socket
@@ -62,7 +67,7 @@ from memory.errors import NotFoundError, UsageError
 from memory.projects import check_project
 from memory.regular import read_regular
 from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
-from servers.one_write import OneWriteHttp
+from servers.http_bounds import ACCEPT_BACKLOG, BoundedHttp, HttpBounds, QuietResets, connection_cap
 from servers.principals import TOKEN_CACHE_S, Principal, Principals
 from servers.scoped import ProjectApps
 from servers.stdio import serve_stdio
@@ -216,6 +221,7 @@ async def serve_http(
     session_idle: float | None = SESSION_IDLE_S,
     stateless: bool = False,
     hot: frozenset[str] = HOT_TOOLS,
+    bounds: HttpBounds | None = None,
 ) -> None:
     import uvicorn
 
@@ -237,6 +243,7 @@ async def serve_http(
     level = "info" if access_log else "warning"
     logs = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     logs["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    bounds = bounds or HttpBounds(max_connections=connection_cap())
     config = uvicorn.Config(
         app,
         host=host,
@@ -245,8 +252,10 @@ async def serve_http(
         access_log=access_log,
         log_config=logs,
         lifespan="on",
-        http=OneWriteHttp,
+        backlog=ACCEPT_BACKLOG,
+        http=functools.partial(BoundedHttp, bounds=bounds),  # type: ignore[arg-type]
     )
+    QuietResets.install()
     listening = socket.create_server((host, port))
     # Accepted sockets inherit this: without it each streamed response waits out a delayed ACK (~40 ms on Linux).
     listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -77,12 +77,16 @@ class MemoryTools:
         found = await self.recall.recall(query, k=k, kinds=kinds)
         return [{**node_dict(r.node), "score": r.score, "parts": r.parts} for r in found]
 
-    async def memory_get(self, id: str) -> dict[str, Any]:
-        """Read one memory such as mem:12 in full: text, metadata, use counts and its links."""
+    async def memory_get(self, id: str, offset: Annotated[int, Field(ge=0)] = 0) -> dict[str, Any]:
+        """Read one memory such as mem:12: text, metadata, use counts and its links.
+
+        A long text comes in parts: text_chars is its whole length, and next_offset, while more follows, is the
+        offset to read on from."""
         node_id = parse_node_id(id)
         node = await self.graph.get(node_id)
         edges = await self.graph.edges(node_id)
-        return {**node_dict(node, full=True), "edges": [edge_dict(e) for e in edges[:50]], "edge_count": len(edges)}
+        shown = node_dict(node, full=True, offset=offset)
+        return {**shown, "edges": [edge_dict(e) for e in edges[:50]], "edge_count": len(edges)}
 
     async def memory_neighbors(
         self, id: str, depth: int = 1, kinds: list[NodeKind] | None = None

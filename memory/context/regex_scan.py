@@ -16,6 +16,11 @@ match at every line. They match within one chunk (about 40 lines); a match
 that would span two chunks is not found. Hits come in document order, one
 per line. The scan sees the objects of one project, or of every project
 for `ALL` (None).
+
+At most `MAX_SCANS` scans run at once in a process: each is a child process
+that may spend its whole timeout on one core, so ten searches at once would
+be ten of them. One more is refused at once with a `UsageError` that says so
+(the tool's error), and the caller may search again when one has ended.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +43,38 @@ from memory.engines.dialects import dialect_of
 from memory.errors import StoreError, UsageError
 from memory.projects import in_project
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_PATTERN", "check_pattern", "regex_search"]
+__all__ = ["DEFAULT_TIMEOUT", "MAX_PATTERN", "MAX_SCANS", "ScanSlots", "check_pattern", "regex_search"]
 
 DEFAULT_TIMEOUT = 5.0
 MAX_PATTERN = 1_000
 WORKER = Path(__file__).with_name("regex_worker.py")
 PAGE_ROWS = 256  # chunks read and sent to the scanning process at a time (a home it cannot read itself)
+MAX_SCANS = 4
+
+
+class ScanSlots:
+    """The scans running in this process, at most `limit` at once (a count, so it holds across event loops)."""
+
+    def __init__(self, limit: int = MAX_SCANS) -> None:
+        self.limit = limit
+        self.running = 0
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold a slot while the block runs; a `UsageError` when all `limit` are taken."""
+        if self.running >= self.limit:
+            raise UsageError(
+                f"{self.running} regular-expression searches are already running, the most this server runs at once;"
+                " search again when one has ended, or search with words instead"
+            )
+        self.running += 1
+        try:
+            yield
+        finally:
+            self.running -= 1
+
+
+SCANS = ScanSlots()
 
 
 def check_pattern(pattern: str) -> re.Pattern[str]:
@@ -67,10 +100,19 @@ async def regex_search(
     timeout: float = DEFAULT_TIMEOUT,
     *,
     project: str | None,
+    slots: ScanSlots = SCANS,
 ) -> list[Hit]:
     """The first `k` lines matching `pattern` in the objects of `project` (None: of every project),
-    in document order; `UsageError` past `timeout` seconds."""
+    in document order; `UsageError` past `timeout` seconds, or when `slots` are all taken."""
     check_pattern(pattern)
+    with slots.slot():
+        return await _scan(store, pattern, refs, k, timeout, project)
+
+
+async def _scan(
+    store: Engine, pattern: str, refs: list[str] | None, k: int, timeout: float, project: str | None
+) -> list[Hit]:
+    """The scan itself, in a child process (see the module docstring)."""
     wanted: dict[str, object] = {"pattern": pattern, "k": k}
     if on_sqlite := dialect_of(store).name == "sqlite":
         wanted |= {"db": store.location, "refs": refs or None, "project": project}

@@ -108,6 +108,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--session-idle", type=float, default=None, help="seconds before an idle HTTP session is closed (600)"
     )
     parser.add_argument(
+        "--header-timeout", type=float, default=None, help="seconds an HTTP client has to send a request's headers (10)"
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=None, help="HTTP connections open at once (the descriptor limit less 64)"
+    )
+    parser.add_argument(
         "--token-cache",
         type=float,
         default=None,
@@ -130,7 +136,8 @@ async def run(args: argparse.Namespace) -> int:
     if args.compat and (args.parts != ["memory"] or args.tools):
         raise UsageError("--compat serves the memory part alone: loci serve memory --compat")
     tools = ("memory",) if args.compat else chosen_tools(args)
-    at_least(1, max_sessions=args.max_sessions, session_idle=args.session_idle)
+    at_least(1, max_sessions=args.max_sessions, session_idle=args.session_idle, max_connections=args.max_connections)
+    at_least(0.1, header_timeout=args.header_timeout)
     at_least(0, token_cache=args.token_cache)
     token = None
     if args.http or args.token or args.token_file:
@@ -275,7 +282,13 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
         "token_cache": args.token_cache,
         "stateless": args.stateless or None,
     }
-    return {name: value for name, value in given.items() if value is not None} | _thin()
+    options = {name: value for name, value in given.items() if value is not None} | _thin()
+    if args.header_timeout is not None or args.max_connections is not None:
+        from servers.http_bounds import HttpBounds, connection_cap
+
+        timeout = args.header_timeout or HttpBounds.header_timeout
+        options["bounds"] = HttpBounds(header_timeout=timeout, max_connections=args.max_connections or connection_cap())
+    return options
 
 
 def _thin() -> dict[str, Any]:

@@ -24,7 +24,8 @@ def _line(ident: int | None, method: str, params: dict | None = None) -> str:
 
 
 def _opening(version: str = "2025-06-18") -> str:
-    return _line(7, "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c"}})
+    hello = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+    return _line(7, "initialize", hello)
 
 
 def test_initialize_and_tools_list_are_answered_and_a_call_waits_for_the_server() -> None:
@@ -62,3 +63,10 @@ def test_a_client_that_opens_otherwise_is_left_to_the_server() -> None:
     assert front.take(_opening()) is None  # an initialize after a waiting line waits too, so the order holds
     assert front.handover() == [discover, "not json", _opening()]
     assert not front.is_echo(json.dumps({"jsonrpc": "2.0", "id": 7, "result": OPENED}))
+
+
+def test_a_line_too_deep_to_parse_waits_for_the_server() -> None:
+    front = Front(LISTING, ("memory",), "0.1.0")
+    assert json.loads(front.take(_opening()) or "")["id"] == 7
+    deep = '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": ' + '{"a": ' * 1500 + "{}" + "}" * 1501
+    assert front.take(deep) is None and front.waiting == [deep]

@@ -9,6 +9,7 @@ from memory.graph.graph import Graph
 from memory.graph.records import MAX_TEXT_CHARS
 from memory.store import Store
 from tools.memory import MemoryTools
+from tools.shown import MAX_SHOWN_CHARS
 
 
 @pytest.fixture
@@ -60,3 +61,20 @@ async def test_bad_input_gives_clear_errors(tools: MemoryTools) -> None:
     with pytest.raises(UsageError, match="over the limit"):
         await tools.memory_remember("w" * (MAX_TEXT_CHARS + 1))
     assert await tools.memory_recall('NEAR( "x') == []
+
+
+async def test_a_huge_memory_is_shown_in_bounded_parts_that_read_back_whole(tools: MemoryTools) -> None:
+    text = "lighthouse keeper log " + "".join(f"entry {i} the lamp was trimmed. " for i in range(40_000))
+    stored = await tools.memory_remember(text)
+    [hit] = await tools.memory_recall("lighthouse keeper", k=1)
+    assert len(hit["text"]) == MAX_SHOWN_CHARS and hit["text_chars"] == len(text)
+    assert hit["next_offset"] == MAX_SHOWN_CHARS
+    parts, offset = [], 0
+    while offset is not None:
+        shown = await tools.memory_get(stored["id"], offset=offset)
+        assert len(shown["text"]) <= MAX_SHOWN_CHARS and shown["text_chars"] == len(text)
+        parts.append(shown["text"])
+        offset = shown.get("next_offset")
+    assert "".join(parts) == text
+    small = await tools.memory_get((await tools.memory_remember("a short fact"))["id"])
+    assert small["text"] == "a short fact" and "text_chars" not in small and "next_offset" not in small

@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
+from memory.context.regex_scan import MAX_SCANS
 from memory.context.store import ContextStore, fts_literal
 from memory.errors import UsageError
 from memory.store import Store
@@ -79,6 +80,26 @@ async def test_catastrophic_regex_is_stopped_within_its_bound(store: Store) -> N
             await contexts.search(r"(a+)+$", regex=True)
     hits = await contexts.search("a!", regex=True)  # the store is still usable afterwards
     assert hits[0].line == 1
+
+
+async def test_ten_regex_searches_at_once_start_at_most_the_cap_of_scans(store: Store) -> None:
+    contexts = ContextStore(store, regex_timeout=1.0)
+    await contexts.add_text("doc", "t", "a" * 3000 + "!\n")
+    errors: list[str] = []
+
+    async def search() -> None:
+        with pytest.raises(UsageError) as failed:
+            await contexts.search(r"(a+)+$", regex=True)
+        errors.append(str(failed.value))
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            for _ in range(10):
+                group.start_soon(search)
+    ran = [error for error in errors if "did not finish" in error]
+    refused = [error for error in errors if "searches are already running" in error]
+    assert len(ran) == MAX_SCANS and len(refused) == 10 - MAX_SCANS
+    assert (await contexts.search("a!", regex=True))[0].line == 1  # each slot was given back
 
 
 async def test_outline_of_markdown_object(store: Store) -> None:
