@@ -44,7 +44,7 @@ from bench.qa_beam import beam_set
 from bench.qa_data import Question, long_set, short_set
 from bench.qa_files import ARMS, DEFAULT_ARMS, run_files
 from bench.qa_files_data import FILES, file_set, spread
-from memory.errors import ModelBehaviorError
+from memory.errors import ModelBehaviorError, UsageError
 from runtime.cli.doctor import cpu_name
 from runtime.loop.records import BUILT_IN, Limits, RunConfig
 from runtime.models.base import Model, Request
@@ -98,6 +98,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             locomo_set(args.data, 1, args.seed)  # a bad file fails before the slow sets run
         if args.files is not None:
             file_set(args.files)  # the same for a bad fact file
+            if args.files_facts is not None and args.files_facts < 1:
+                raise UsageError(f"--files-facts must be a positive number of facts (got {args.files_facts})")
         alone = args.files is not None or args.beam is not None
         short = args.short if args.short is not None else 0 if alone else 10
         long = args.long if args.long is not None else 0 if alone else 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import shutil
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench import qa
 from bench.qa_beam import beam_set
 from bench.qa_files import run_files
 from bench.qa_files_data import FILES, KINDS, STYLES, file_set, kind_of, spread
@@ -76,6 +78,16 @@ def test_a_fact_whose_file_is_missing_is_skipped_with_the_reason(tmp_path: Path)
     path.write_text(json.dumps({"questions": []}), encoding="utf-8")
     with pytest.raises(UsageError, match="not a fact file"):
         file_set(path, out)
+
+
+def test_a_man_page_is_skipped_with_the_reason_when_man_is_not_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts = [{"file": "man:ls", "answer": "-S", "name": "Which ls option sorts by size?"}]
+    (tmp_path / "set.json").write_text(json.dumps({"facts": facts}), encoding="utf-8")
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine without `man`
+    questions, skipped = file_set(tmp_path / "set.json", tmp_path)
+    assert not questions and skipped == ["'-S' (man:ls): `man` is not installed"]
 
 
 def test_python_modules_are_found_where_this_python_keeps_its_standard_library(tmp_path: Path) -> None:
@@ -163,3 +175,19 @@ def test_the_beam_set_keeps_questions_whose_rubric_states_one_short_value(tmp_pa
     assert q.lines == ("user: My parents live 12 miles away.", "assistant: Ok.")
     with pytest.raises(UsageError, match="not a BEAM chat"):
         beam_set(tmp_path, [2], out)
+
+
+async def test_the_cli_runs_the_set_on_the_arms_named_and_refuses_a_subset_of_no_facts(tmp_path: Path) -> None:
+    there = tmp_path / "there.txt"
+    there.write_text("SMTP_PORT = 25\n", encoding="utf-8")
+    facts = [{"file": str(there), "answer": "25", "name": "What is SMTP_PORT?"}]
+    (tmp_path / "set.json").write_text(json.dumps({"facts": facts}), encoding="utf-8")
+    (tmp_path / "script.json").write_text(json.dumps(["It is 25."]), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    qa.add_arguments(parser)
+    common = ["--files", str(tmp_path / "set.json"), "--model", f"scripted:{tmp_path / 'script.json'}"]
+    report = await qa.run(parser.parse_args([*common, "--arms", "rag"]))
+    assert (report["files_rag_right"], report["files_skipped"]) == (1, []) and "files_loci_acc" not in report
+    (tmp_path / "script.json").write_text("[]", encoding="utf-8")  # refused before a question is asked
+    with pytest.raises(UsageError, match="--files-facts must be a positive number"):
+        await qa.run(parser.parse_args([*common, "--files-facts", "0"]))
