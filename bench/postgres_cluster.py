@@ -8,7 +8,10 @@ the folder. initdb refuses to run as root, so as root the cluster belongs to
 the `postgres` user (Debian's package makes it) and its commands run as that
 user. A machine without the binaries fails the tests that need them, saying
 what to install: the test command installs `postgresql`. `loci bench team`
-starts one the same way when it is given no `--db`.
+starts one the same way when it is given no `--db`. `running_cluster()`
+yields the `Cluster` itself, whose `restart()` is `pg_ctl restart -m fast`
+(the tests of a server that outlives its database) and whose `bin_dir`
+holds the client programs (`pg_dump`, `psql`).
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["cluster"]
+__all__ = ["Cluster", "cluster", "running_cluster"]
 
 
 def _bin_dir() -> Path:
@@ -41,9 +45,34 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@dataclass(frozen=True)
+class Cluster:
+    """A running cluster: its `postgres` database's URL, its data folder, and how to run its programs."""
+
+    url: str
+    bin_dir: Path
+    data: Path
+    as_user: tuple[str, ...]
+
+    def run(self, *argv: str) -> None:
+        subprocess.run([*self.as_user, *argv], check=True, capture_output=True, timeout=120)
+
+    def restart(self) -> None:
+        """`pg_ctl restart -m fast`: every connection is ended, and the server is back when this returns."""
+        log = str(self.data.parent / "log")  # its output there, not in this process's pipe, which it would hold open
+        self.run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", log, "-m", "fast", "-w", "restart")
+
+
 @contextmanager
 def cluster() -> Iterator[str]:
     """A running cluster for the block: its connection string, `postgresql://postgres@127.0.0.1:PORT/postgres`."""
+    with running_cluster() as made:
+        yield made.url
+
+
+@contextmanager
+def running_cluster() -> Iterator[Cluster]:
+    """A running cluster for the block (`cluster()`'s), as a `Cluster`."""
     bin_dir = _bin_dir()
     folder = Path(tempfile.mkdtemp(prefix="loci-pg-"))
     as_user: list[str] = []
@@ -51,17 +80,14 @@ def cluster() -> Iterator[str]:
         shutil.chown(folder, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     data, port = folder / "data", _free_port()
-
-    def run(*argv: str) -> None:
-        subprocess.run([*as_user, *argv], check=True, capture_output=True, timeout=120)
-
+    made = Cluster(f"postgresql://postgres@127.0.0.1:{port}/postgres", bin_dir, data, tuple(as_user))
     try:
-        run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
+        made.run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
         options = f"-h 127.0.0.1 -p {port} -k {folder} -F -c max_connections=200"
-        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "start")
+        made.run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "start")
         try:
-            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+            yield made
         finally:
-            run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+            made.run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -220,11 +220,15 @@ class Worker:
 
     async def _notified(self) -> None:
         assert self.listener is not None
-        try:
-            await self.listener.wait(self.poll_s)
-        except StoreUnavailable as exc:  # its next wait connects again; until then, the poll
-            log.warning("the worker's listener lost the home (%s); it polls every %g s meanwhile", exc, self.poll_s)
-            await anyio.sleep(self.poll_s)
+        pause = BACKOFF_S
+        while True:  # bounded by `_idle`'s poll
+            try:
+                await self.listener.wait(self.poll_s)
+                return
+            except StoreUnavailable as exc:  # its next wait listens again, on a new connection
+                log.warning("the worker's listener lost the home (%s); listening again in %g s", exc, pause)
+                await anyio.sleep(pause)
+                pause = min(MAX_BACKOFF_S, pause * 2)
 
     @staticmethod
     async def _first(group: anyio.abc.TaskGroup, wait: Callable[[], Awaitable[object]]) -> None:
