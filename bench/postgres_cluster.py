@@ -52,15 +52,23 @@ class Cluster:
     url: str
     bin_dir: Path
     data: Path
+    options: str  # the server's command-line options (address, port, socket folder)
     as_user: tuple[str, ...]
 
     def run(self, *argv: str) -> None:
         subprocess.run([*self.as_user, *argv], check=True, capture_output=True, timeout=120)
 
+    def pg_ctl(self, command: str, *flags: str) -> None:
+        """`pg_ctl COMMAND` on the cluster, waiting until it is done; the server's output goes to its log (in this
+        process's pipe it would hold `run` open for as long as the server runs)."""
+        log = str(self.data.parent / "log")
+        self.run(
+            str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", log, "-o", self.options, *flags, "-w", command
+        )
+
     def restart(self) -> None:
         """`pg_ctl restart -m fast`: every connection is ended, and the server is back when this returns."""
-        log = str(self.data.parent / "log")  # its output there, not in this process's pipe, which it would hold open
-        self.run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", log, "-m", "fast", "-w", "restart")
+        self.pg_ctl("restart", "-m", "fast")
 
 
 @contextmanager
@@ -80,14 +88,14 @@ def running_cluster() -> Iterator[Cluster]:
         shutil.chown(folder, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     data, port = folder / "data", _free_port()
-    made = Cluster(f"postgresql://postgres@127.0.0.1:{port}/postgres", bin_dir, data, tuple(as_user))
+    options = f"-h 127.0.0.1 -p {port} -k {folder} -F -c max_connections=200"
+    made = Cluster(f"postgresql://postgres@127.0.0.1:{port}/postgres", bin_dir, data, options, tuple(as_user))
     try:
         made.run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
-        options = f"-h 127.0.0.1 -p {port} -k {folder} -F -c max_connections=200"
-        made.run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "start")
+        made.pg_ctl("start")
         try:
             yield made
         finally:
-            made.run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+            made.pg_ctl("stop", "-m", "immediate")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
