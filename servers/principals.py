@@ -125,10 +125,12 @@ class Principals:
 
     async def record_uses(self, stopping: anyio.Event, every: float = USES_EVERY_S) -> None:
         """Write the tokens' uses every `every` seconds until `stopping` is set, then once more."""
-        while not stopping.is_set():
+        while True:
             with anyio.move_on_after(every):
                 await stopping.wait()
             await self.flush_uses()
+            if stopping.is_set():
+                return
 
     async def flush_uses(self) -> None:
         """Write the uses noted since the last flush; on failure keep them for the next (logged)."""
