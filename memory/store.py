@@ -10,8 +10,8 @@ is in WAL mode, so readers never wait for the writer. All writes of this
 process go through one connection behind one lock and run in
 a worker thread (`Store.write`), so the event loop never blocks on disk and
 two coroutines never interleave inside a transaction. Writes take the lock
-with `BEGIN IMMEDIATE` and a long busy timeout (`busy_timeout_s`: 30 s, or
-`$LOCI_BUSY_TIMEOUT`), so a second process on the same file (the MCP server
+with `BEGIN IMMEDIATE` and a long busy timeout (memory/connections.py's
+`busy_timeout_s`: 30 s, or `$LOCI_BUSY_TIMEOUT`), so a second process on the same file (the MCP server
 beside the CLI) waits its turn instead of failing with "database is locked";
 a lock held past it is `StoreUnavailable`, which a server answers and a
 worker retries.
@@ -71,7 +71,15 @@ import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.connections import BUSY_TIMEOUT_S, connect, connect_wal, open_read_only, reads_only, unwritable
+from memory.connections import (
+    BUSY_TIMEOUT_S,
+    busy_timeout_s,
+    connect,
+    connect_wal,
+    open_read_only,
+    reads_only,
+    unwritable,
+)
 from memory.errors import StoreError, StoreUnavailable, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from memory.location import NOT_ON_POSTGRES, is_postgres
@@ -80,7 +88,6 @@ from memory.regular import describe_mode
 __all__ = [
     "MIGRATION_SETS",
     "Store",
-    "busy_timeout_s",
     "check_home_path",
     "default_db_path",
     "migration_sets",
@@ -112,18 +119,6 @@ MIGRATION_SETS = (
 def migration_sets() -> list[Migrations]:
     """The sets `MIGRATION_SETS` names, imported (a missing module or set raises)."""
     return [importlib.import_module(name).MIGRATIONS for name in MIGRATION_SETS]
-
-
-def busy_timeout_s() -> float:
-    """How long a statement waits for another process's lock: `$LOCI_BUSY_TIMEOUT` seconds, else
-    `BUSY_TIMEOUT_S` (30). Past it the call fails with `StoreUnavailable`, which a server answers and a worker
-    retries."""
-    given = os.environ.get("LOCI_BUSY_TIMEOUT", "").strip()
-    try:
-        return max(0.0, float(given)) if given else BUSY_TIMEOUT_S
-    except ValueError:
-        log.warning("LOCI_BUSY_TIMEOUT=%r is not a number of seconds; waiting %g s", given, BUSY_TIMEOUT_S)
-        return BUSY_TIMEOUT_S
 
 
 def default_db_path() -> Path:

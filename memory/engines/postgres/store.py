@@ -66,7 +66,7 @@ from memory.engines.postgres.migrations import migrate as migrate_home
 from memory.errors import StoreError, StoreUnavailable, UsageError
 from memory.location import shown
 
-__all__ = ["CONNECT_TIMEOUT_S", "PgStore", "WAIT_S", "translate", "unavailable"]
+__all__ = ["CONNECT_TIMEOUT_S", "DOWN_WAIT_S", "WAIT_S", "PgStore", "translate", "unavailable"]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
@@ -275,8 +275,8 @@ class PgStore:
             except psycopg.Error as exc:
                 if not unavailable(exc) or time.monotonic() + pause > deadline:
                     raise StoreUnavailable(
-                        f"cannot write the Loci home {self.location}: the database went away while the write"
-                        f" committed, and it may or may not have been stored ({_first_line(exc)})"
+                        f"cannot write the Loci home {self.location}: the database became unavailable while the"
+                        f" write committed, and it may or may not have been stored ({_first_line(exc)})"
                     ) from exc
                 self._check_idle()
             time.sleep(pause)
