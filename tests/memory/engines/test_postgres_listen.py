@@ -16,6 +16,18 @@ class Rollback(Exception):
     """Raised inside a write so its transaction rolls back."""
 
 
+class Watched:
+    """A listener that says when the worker first waits on it (the queue looked at, found empty)."""
+
+    def __init__(self, listener: PgListener) -> None:
+        self.listener = listener
+        self.waiting = anyio.Event()
+
+    async def wait(self, timeout: float) -> bool:
+        self.waiting.set()
+        return await self.listener.wait(timeout)
+
+
 async def test_a_queued_job_wakes_a_listener_only_once_its_transaction_commits(postgres_url: str) -> None:
     async with await PgStore.open(postgres_url) as store:
         jobs = Jobs(store)
@@ -50,12 +62,14 @@ async def test_a_worker_with_a_listener_runs_a_job_queued_by_another_process_wit
             worker.stop()
             ran.set()
 
-        worker = Worker(jobs, {"touch": touch}, poll_s=3600, listener=listener)
+        watched = Watched(listener)
+        worker = Worker(jobs, {"touch": touch}, poll_s=3600, listener=watched)
         try:
             with anyio.fail_after(60):
                 async with anyio.create_task_group() as group:
                     await group.start(worker.serve)
-                    await anyio.wait_all_tasks_blocked()
+                    # Not `wait_all_tasks_blocked`: psycopg's wait wakes now and then, and may never be seen blocked.
+                    await watched.waiting.wait()
                     await Jobs(elsewhere).enqueue("touch", {})  # another store: no in-process wake
                     await ran.wait()
             assert worker.ran["done"] == 1  # serve returned by itself after stop(): no cancellation
