@@ -40,6 +40,7 @@ __all__ = [
     "Runs",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "ToolError",
     "UsageError",
     "default_db_path",

@@ -13,6 +13,7 @@ side files (`open_read_only`); `unwritable` says why without opening the file.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -21,9 +22,22 @@ from pathlib import Path
 from memory.errors import StoreError
 from memory.health import is_busy, is_damage, translate
 
-__all__ = ["BUSY_TIMEOUT_S", "connect", "connect_wal", "open_read_only", "reads_only", "unwritable"]
+__all__ = ["BUSY_TIMEOUT_S", "busy_timeout_s", "connect", "connect_wal", "open_read_only", "reads_only", "unwritable"]
 
 BUSY_TIMEOUT_S = 30.0
+log = logging.getLogger("loci.store")
+
+
+def busy_timeout_s() -> float:
+    """How long a statement waits for another process's lock: `$LOCI_BUSY_TIMEOUT` seconds, else
+    `BUSY_TIMEOUT_S` (30). Past it the call fails with `StoreUnavailable`, which a server answers and a worker
+    retries."""
+    given = os.environ.get("LOCI_BUSY_TIMEOUT", "").strip()
+    try:
+        return max(0.0, float(given)) if given else BUSY_TIMEOUT_S
+    except ValueError:
+        log.warning("LOCI_BUSY_TIMEOUT=%r is not a number of seconds; waiting %g s", given, BUSY_TIMEOUT_S)
+        return BUSY_TIMEOUT_S
 
 
 # What a query-only reader may not do to the home itself; its own temporary tables (recall's stemmer) it may.

@@ -10,6 +10,7 @@
     │   └── InvalidAction   one reply that is not a valid action (sent back; the model retries)
     ├── ToolError           a tool was called with arguments it cannot honour
     └── StoreError          the SQLite home cannot be opened or written
+        └── StoreUnavailable  the database cannot be reached, or stayed locked: try again later
 
 The split that matters: `UsageError` is the person's to fix (a bad flag, a
 missing file) and `ModelBehaviorError` is the model's (bad JSON, an unknown
@@ -32,6 +33,7 @@ __all__ = [
     "ModelBehaviorError",
     "NotFoundError",
     "StoreError",
+    "StoreUnavailable",
     "ToolError",
     "UsageError",
 ]
@@ -75,3 +77,8 @@ class ToolError(LociError):
 
 class StoreError(LociError):
     """The SQLite home cannot be opened, migrated or written."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (down, restarting, the connection lost) or another process held its lock
+    past the busy timeout: nothing is wrong with the home, and the same call may succeed later."""

@@ -28,7 +28,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from memory.errors import StoreError
+from memory.errors import StoreError, StoreUnavailable
 
 __all__ = [
     "DAMAGED",
@@ -84,7 +84,7 @@ def translate(exc: sqlite3.Error, path: Path, doing: str) -> StoreError | None:
     if is_damage(exc):
         return StoreError(f"the Loci home {path} is damaged ({exc}); {recovery(path)}")
     if is_busy(exc):
-        return StoreError(
+        return StoreUnavailable(
             f"cannot {doing} the Loci home {path}: it is locked by another process ({exc}); "
             "try again once that process is done"
         )

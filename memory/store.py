@@ -10,9 +10,11 @@ is in WAL mode, so readers never wait for the writer. All writes of this
 process go through one connection behind one lock and run in
 a worker thread (`Store.write`), so the event loop never blocks on disk and
 two coroutines never interleave inside a transaction. Writes take the lock
-with `BEGIN IMMEDIATE` and a long busy timeout, so a second process on the
-same file (the MCP server beside the CLI) waits its turn instead of failing
-with "database is locked".
+with `BEGIN IMMEDIATE` and a long busy timeout (memory/connections.py's
+`busy_timeout_s`: 30 s, or `$LOCI_BUSY_TIMEOUT`), so a second process on the same file (the MCP server
+beside the CLI) waits its turn instead of failing with "database is locked";
+a lock held past it is `StoreUnavailable`, which a server answers and a
+worker retries.
 
 Reads (`Store.read`) borrow a connection from a small pool, so a slow search
 does not hold up a write. Each pooled reader keeps its sqlite-utils wrapper, whose
@@ -69,8 +71,16 @@ import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.connections import BUSY_TIMEOUT_S, connect, connect_wal, open_read_only, reads_only, unwritable
-from memory.errors import StoreError, UsageError
+from memory.connections import (
+    BUSY_TIMEOUT_S,
+    busy_timeout_s,
+    connect,
+    connect_wal,
+    open_read_only,
+    reads_only,
+    unwritable,
+)
+from memory.errors import StoreError, StoreUnavailable, UsageError
 from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from memory.location import NOT_ON_POSTGRES, is_postgres
 from memory.regular import describe_mode
@@ -195,7 +205,7 @@ class Store:
 
     @classmethod
     def open_sync(
-        cls, path: str | os.PathLike[str], *, query_only: bool = False, busy_timeout: float = BUSY_TIMEOUT_S
+        cls, path: str | os.PathLike[str], *, query_only: bool = False, busy_timeout: float | None = None
     ) -> Store:
         """Open (creating if needed) and migrate the home at `path`; read-only when it cannot be written.
 
@@ -204,6 +214,7 @@ class Store:
         A PostgreSQL connection string is a `UsageError` (`NOT_ON_POSTGRES`): never a file named `postgresql:`."""
         if is_postgres(path):
             raise UsageError(NOT_ON_POSTGRES)
+        busy_timeout = busy_timeout_s() if busy_timeout is None else busy_timeout
         path = check_home_path(Path(path).expanduser())
         sets = migration_sets()
         try:
@@ -240,7 +251,7 @@ class Store:
 
     @classmethod
     async def open(
-        cls, path: str | os.PathLike[str], *, query_only: bool = False, busy_timeout: float = BUSY_TIMEOUT_S
+        cls, path: str | os.PathLike[str], *, query_only: bool = False, busy_timeout: float | None = None
     ) -> Store:
         return await anyio.to_thread.run_sync(
             lambda: cls.open_sync(path, query_only=query_only, busy_timeout=busy_timeout)
@@ -264,7 +275,7 @@ class Store:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                raise self._failed(exc, "write") or StoreError(
+                raise self._failed(exc, "write") or StoreUnavailable(
                     f"the Loci home {self.path} stayed locked by another process: {exc}"
                 ) from exc
             return self._commit(fn)

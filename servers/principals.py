@@ -12,8 +12,14 @@ and whether it may write. `Principals.of(headers)` finds it, in order:
    owner reaches, as before (the page lets it read, not write);
 4. else nobody (None): the caller answers 401.
 
-Resolving a home token reads the home (and sets its `last_used`), so each
-resolution is kept for `TOKEN_CACHE_S` seconds, by the token's SHA-256
+Resolving a home token reads the home, and only reads: the time of each
+token's use is noted in memory and written for all of them in one
+transaction every `USES_EVERY_S` seconds and when the server stops
+(`record_uses`, which the transport runs beside the apps), so a request never
+waits on a write; a write that fails (the home locked or away) is logged and
+its uses kept for the next. A home the database of which is unavailable
+raises `StoreUnavailable` here, which the transport answers with a JSON-RPC
+error (servers/scoped.py), never a 500. Each resolution is kept for `TOKEN_CACHE_S` seconds, by the token's SHA-256
 digest, in this process: a request with a known token costs a hash and a
 dict lookup. A revoked token is therefore refused at most `TOKEN_CACHE_S`
 after `loci tokens revoke` (`--token-cache 0`: on its next request). A
@@ -24,16 +30,23 @@ all is kept for as long.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
+import anyio
+
 from memory.engines.base import Engine
+from memory.errors import StoreError
 from memory.records.tokens import Principal, Tokens, token_digest
 from servers.bearer import bearer_ok
 
-__all__ = ["TOKEN_CACHE_S", "Principal", "Principals", "bearer_credentials"]
+__all__ = ["TOKEN_CACHE_S", "USES_EVERY_S", "Principal", "Principals", "bearer_credentials"]
+
+log = logging.getLogger("loci.server")
 
 TOKEN_CACHE_S = 2.0
+USES_EVERY_S = 30.0
 MAX_CACHED = 4096
 
 
@@ -69,6 +82,7 @@ class Principals:
         self.clock = clock
         self._cache: dict[str, tuple[Principal, float]] = {}
         self._home_has_tokens: tuple[bool, float] = (False, float("-inf"))
+        self._used: dict[str, float] = {}  # token name -> when it was last used, not yet written
 
     async def of(self, headers: dict[bytes, bytes]) -> Principal | None:
         """The request's principal, or None when it must be refused (401)."""
@@ -97,12 +111,34 @@ class Principals:
         now = self.clock()
         kept = self._cache.get(digest)
         if kept is not None and now < kept[1]:
+            self._used[kept[0].name] = time.time()
             return kept[0]
         found = await self.tokens.resolve(credentials)
         if found is None:
             self._cache.pop(digest, None)
             return None
+        self._used[found.name] = time.time()
         if len(self._cache) >= MAX_CACHED:
             self._cache = {k: v for k, v in self._cache.items() if now < v[1]}
         self._cache[digest] = (found, now + self.expiry)
         return found
+
+    async def record_uses(self, stopping: anyio.Event, every: float = USES_EVERY_S) -> None:
+        """Write the tokens' uses every `every` seconds until `stopping` is set, then once more."""
+        while True:
+            with anyio.move_on_after(every):
+                await stopping.wait()
+            await self.flush_uses()
+            if stopping.is_set():
+                return
+
+    async def flush_uses(self) -> None:
+        """Write the uses noted since the last flush; on failure keep them for the next (logged)."""
+        used, self._used = self._used, {}
+        if not used or self.tokens.store.read_only:
+            return
+        try:
+            await self.tokens.record_uses(used)
+        except StoreError as exc:
+            log.warning("the tokens' last use was not recorded (%s); trying again later", exc)
+            self._used = used | self._used

@@ -17,7 +17,10 @@ started on the first request that needs it (the owner's at startup) and runs
 until the server stops. Its sessions are its own: a session id opened in one
 project, or with write access, is unknown to the app of another project or of
 read-only access (404), so a session never carries a principal past its
-limits. The session cap (`--max-sessions`) holds per app.
+limits. The session cap (`--max-sessions`) holds per app. A token that
+cannot be checked because the home's database is unavailable gets 503 with
+a JSON-RPC error saying so (`Retry-After: 1`), never a 500. Beside the apps,
+the lifespan runs `Principals.record_uses`, which writes the tokens' last use.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from starlette.types import Receive, Scope, Send
 
-from memory.errors import UsageError
+from memory.errors import StoreUnavailable, UsageError
 from memory.projects import check_project
 from servers.bearer import METADATA_PATH, challenge, protected_resource
 from servers.principals import Principal, Principals
@@ -39,6 +42,7 @@ from servers.thin_http import ThinHttp
 __all__ = ["ProjectApps", "project_of_path"]
 
 MakeApp = Callable[[str, bool], ThinHttp]
+UNAVAILABLE = -32000  # JSON-RPC's server error: the token could not be checked, the home's database is away
 
 
 def project_of_path(path: str, principal: Principal) -> tuple[int, str]:
@@ -84,7 +88,11 @@ class ProjectApps:
             resource = _base(scope, headers) + (path.removeprefix(METADATA_PATH) or "/mcp")
             await _send_json(send, 200, protected_resource(resource))
             return
-        principal = await self.principals.of(headers)
+        try:
+            principal = await self.principals.of(headers)
+        except StoreUnavailable as exc:
+            await _unavailable(send, str(exc))
+            return
         if principal is None:
             given = headers.get(b"authorization", b"").strip()
             reason = "the bearer token is wrong or revoked" if given else "this server needs a bearer token"
@@ -126,6 +134,7 @@ class ProjectApps:
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
+                group.start_soon(self.principals.record_uses, self._stopping)
                 owner = self.principals.owner.projects[0]
                 if owner is not None:
                     await self._app(owner, self.principals.owner.read_only)
@@ -156,3 +165,9 @@ async def _send_json(send: Send, status: int, value: Any, extra: list[Any] | Non
     headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": [*headers, *(extra or [])]})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _unavailable(send: Send, reason: str) -> None:
+    """503 with a JSON-RPC error: the token could not be checked because the home's database is unavailable."""
+    answer = {"jsonrpc": "2.0", "id": None, "error": {"code": UNAVAILABLE, "message": reason}}
+    await _send_json(send, 503, answer, [(b"retry-after", b"1")])

@@ -111,7 +111,8 @@ class MemoryTools:
         return {**edge_dict(edge), "created": created}
 
     async def memory_stats(self) -> dict[str, Any]:
-        """Counts of memories and links by kind, forgotten memories, events and the database size."""
+        """Counts of this project's memories and links by kind, its forgotten memories and events, and the
+        characters its memories hold."""
         return await self.graph.stats()
 
     def all(self) -> list[Any]:

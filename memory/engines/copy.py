@@ -20,9 +20,15 @@ home keeps its own record of migrations. The tables are written parents
 first (`PARENTS`, which other tables' rows name), so PostgreSQL's foreign
 keys hold at every statement.
 
+The source is opened by `open_source`, to read only and without migrating
+it: nothing is ever written to it, not even Loci's schema. A source that is
+not a Loci home (an empty file, a SQLite file or a database without Loci's
+record of migrations, a file that is not SQLite) is refused in one line.
+
 A copy refuses, in one line (`UsageError`) and before it writes: a
-destination that holds rows already, unless `replace` (it is emptied first,
-in the same transaction); a source table with rows whose table the
+destination that holds rows in Loci's tables already, unless `replace` (those
+are emptied first, in the same transaction; a table of another tool in the
+same file or database is left as it is); a source table with rows whose table the
 destination lacks (a table of a later Loci, or of a tool beside it), unless
 `skip_missing`; and a source column the destination's table lacks. Once
 written, the destination's rows are counted again in a read of their own
@@ -31,15 +37,24 @@ written, the destination's rows are counted again in a read of their own
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import sqlite_utils
+
+from memory.connections import connect
 from memory.engines.base import Engine
 from memory.engines.dialects import dialect_of
-from memory.errors import UsageError
+from memory.errors import StoreError, UsageError
+from memory.location import is_postgres, shown
+from memory.store import Store, migration_sets
 
-__all__ = ["DERIVED", "PARENTS", "Copied", "copy_home"]
+__all__ = ["DERIVED", "PARENTS", "Copied", "copy_home", "loci_tables", "open_source"]
 
 # Made again in the destination, never copied: the full-text index and what is kept from it, the migrations.
 DERIVED = frozenset(
@@ -60,6 +75,8 @@ PARENTS = ("memory_nodes", "chat_sessions", "context_objects", "runs")
 BATCH = 10_000
 # The full-text indexes a replaced destination empties before the copy (their kept counts and postings follow).
 INDEXES = ("memory_fts", "context_fts")
+# Where each engine records the migrations it applied: a home has one, and `PARENTS`; a foreign database does not.
+MIGRATION_TABLES = ("_sqlite_migrations", "loci_migrations")
 _AS = {"double precision": float, "real": float, "bigint": int, "integer": int, "smallint": int, "boolean": bool}
 
 
@@ -155,6 +172,7 @@ def _write(conn: Any, tables: list[_Table], present: list[str], reindex: Callabl
     """Write the copy in the destination's transaction: empty it first (`replace`) or refuse one that holds
     rows, insert each table's rows, move the ids on, and fill the full-text index."""
     dialect = dialect_of(conn)
+    present = [name for name in present if name in loci_tables()]  # another tool's tables are left alone
     held = [_rows(name, count) for name in _ordered(present) if (count := _count(conn, name))]
     if held and not replace:
         raise UsageError(
@@ -180,3 +198,43 @@ def _rows(table: str, count: int) -> str:
 def _quoted(columns: dict[str, str]) -> dict[str, str]:
     """Column names as an INSERT names them: quoted (`end` is a keyword), but for an FTS5 table's `rowid`."""
     return {(f'"{name}"' if name != "rowid" else name): kind for name, kind in columns.items()}
+
+
+@lru_cache(maxsize=1)
+def loci_tables() -> frozenset[str]:
+    """The names of the tables Loci's migrations make (on SQLite; PostgreSQL's derived ones are in `DERIVED`)."""
+    db = sqlite_utils.Database(memory=True)
+    for migrations in migration_sets():
+        migrations.apply(db)
+    return frozenset(db.table_names()) | DERIVED
+
+
+async def open_source(location: str) -> Engine:
+    """The home at `location`, opened to read only and not migrated; one `UsageError` line when it is not a home."""
+    if is_postgres(location):
+        from memory.engines.postgres.store import PgStore  # psycopg is the `postgres` extra: only when asked for
+
+        source: Engine = await PgStore.open(location, query_only=True, migrate=False)
+    else:
+        source = _sqlite_source(Path(location))
+    try:
+        tables = set(await source.read(lambda db: [row[0] for row in db.conn.execute(dialect_of(db.conn).tables())]))
+    except StoreError as exc:
+        source.close()
+        raise UsageError(f"the source {shown(location)} is not a Loci home: {exc}") from exc
+    if not tables & set(MIGRATION_TABLES) or not tables & set(PARENTS):
+        source.close()
+        what = "it holds no table" if not tables else f"it has none of Loci's tables ({', '.join(sorted(tables)[:4])})"
+        raise UsageError(f"the source {shown(location)} is not a Loci home: {what}")
+    return source
+
+
+def _sqlite_source(path: Path) -> Store:
+    if os.path.getsize(path) == 0:
+        raise UsageError(f"the source {path} is an empty file, not a Loci home")
+    try:
+        conn = connect(path, "ro")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise UsageError(f"the source {path} is not a Loci home: {exc}") from exc
+    return Store(path, conn, "the source of a copy is only read", "ro", query_only=True)

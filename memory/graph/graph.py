@@ -207,7 +207,8 @@ class Graph:
         return [dict(zip(columns, row, strict=True)) for row in rows]
 
     async def stats(self) -> dict[str, Any]:
-        """Counts of live nodes and edges by kind, forgotten ones, events, and the file's size."""
+        """Counts of live nodes and edges by kind, forgotten ones, and events, of this project; the home's size
+        (`db_bytes`) for every project's view, the characters of this project's memories (`memory_chars`) else."""
 
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             conn = db.conn
@@ -241,10 +242,19 @@ class Graph:
                     f"SELECT count(*) FROM memory_vectors v JOIN memory_nodes n ON n.id = v.node WHERE 1 = 1{mine}",
                     *params,
                 ),
-                "events": one("SELECT count(*) FROM memory_events"),
-                "db_bytes": one(dialect_of(conn).home_bytes()),
+                "events": one(  # a node's events, and an edge's, in its source's project
+                    f"SELECT count(*) FROM memory_events e WHERE e.node IN (SELECT n.id FROM memory_nodes n"
+                    f" WHERE 1 = 1{mine}) OR e.edge IN (SELECT d.id FROM memory_edges d JOIN memory_nodes n"
+                    f" ON n.id = d.src WHERE 1 = 1{mine})",
+                    *params,
+                    *params,
+                ),
             }
-            if self.project is ALL:  # the live nodes of each project; one project's view names no other
+            if self.project is not ALL:  # one project's view: its own size, never the home's
+                text = f"SELECT coalesce(sum(length(n.text) + length(n.meta)), 0) FROM memory_nodes n WHERE 1 = 1{mine}"
+                found["memory_chars"] = one(text, *params)
+            else:  # the home's size, and the live nodes of each project; one project's view names no other
+                found["db_bytes"] = one(dialect_of(conn).home_bytes())
                 found["projects"] = dict(
                     conn.execute(
                         "SELECT project, count(*) FROM memory_nodes WHERE deleted IS NULL GROUP BY project"

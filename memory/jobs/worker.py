@@ -10,6 +10,16 @@ job is retried until its attempts run out; each failure is logged (`loci.jobs`).
 `JobDeferred` gives its job back to the queue without spending an attempt,
 as does a worker cancelled in the middle of a job.
 
+A home that is unavailable (`StoreUnavailable`: PostgreSQL down or
+restarting, a connection lost, a SQLite lock held past the busy timeout)
+never ends `serve`: it logs one line (`the home is unavailable …; the
+worker tries again in N s`), waits, doubling the wait from `BACKOFF_S` up to
+`MAX_BACKOFF_S`, and goes on where it was; a job in hand when the home went
+away is given back to the queue, its attempt unspent, once the home is
+back (a job failing on an unavailable home is not the job's fault). A
+listener whose connection is lost is opened again by its next `wait`;
+until then the worker polls.
+
 Between jobs, `serve` waits on an empty queue for `wake()` (work queued in
 this process), for its `Listener` when it was built with one (PostgreSQL's
 `LISTEN`, memory/engines/postgres/listen.py: work queued by any process), or
@@ -35,14 +45,17 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
+from memory.errors import StoreUnavailable
 from memory.jobs.queue import Job, JobDeferred, JobLost, Jobs
 
-__all__ = ["Foreground", "Handler", "Listener", "Worker"]
+__all__ = ["BACKOFF_S", "MAX_BACKOFF_S", "Foreground", "Handler", "Listener", "Worker"]
 
 log = logging.getLogger("loci.jobs")
 
 Handler = Callable[[Job], Awaitable[object]]
 POLL_S = 2.0
+BACKOFF_S = 0.5  # the first wait after the home was found unavailable; each next one doubles
+MAX_BACKOFF_S = 30.0
 
 
 class Listener(Protocol):
@@ -101,7 +114,10 @@ class Worker:
         self.stopping = False
         self.after = after  # claim only jobs with a higher id (a session's own worker: the jobs it queued)
         self.ran: dict[str, int] = {"done": 0, "retry": 0, "failed": 0, "lost": 0, "deferred": 0}
+        self.outages = 0  # times the home was found unavailable
         self._wake = anyio.Event()
+        self._backoff = 0.0
+        self._in_hand: Job | None = None  # a job claimed when the home went away: given back once it is back
 
     def wake(self) -> None:
         """New work was queued: stop waiting for the next poll."""
@@ -116,9 +132,13 @@ class Worker:
         """Claim and run one job; False when the queue has none to give (or the worker is stopping)."""
         if self.stopping:
             return False
+        if self._in_hand is not None:
+            await self.jobs.release(self._in_hand, "the home was unavailable during the job")
+            self._in_hand = None
         job = await self.jobs.claim(tuple(self.handlers), after=self.after)
         if job is None:
             return False
+        self._in_hand = job
         try:
             await self.handlers[job.kind](job)
         except JobLost:
@@ -126,6 +146,8 @@ class Worker:
         except JobDeferred as exc:
             await self.jobs.release(job, str(exc))
             self.ran["deferred"] += 1
+        except StoreUnavailable:
+            raise  # the job stays in hand, given back once the home is back
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):  # the worker is stopping: the job goes back, unspent
                 await self.jobs.release(job, "the worker stopped during the job")
@@ -138,6 +160,7 @@ class Worker:
             log.warning("job %d (%s) failed on attempt %d: %s; %s", job.id, job.kind, job.attempts, error, then)
         else:
             self.ran["done"] += 1
+        self._in_hand = None
         return True
 
     async def drain(self, max_jobs: int | None = None) -> dict[str, int]:
@@ -149,17 +172,41 @@ class Worker:
         return dict(self.ran)
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Run jobs until cancelled or stopped; start it in a task group beside the foreground."""
-        await self.jobs.reclaim()
+        """Run jobs until cancelled or stopped; start it in a task group beside the foreground. An unavailable
+        home is waited out (`_back_off`), never raised."""
+        try:
+            await self.jobs.reclaim()
+        except StoreUnavailable as exc:
+            self._unavailable(exc)  # started all the same: the loop waits for the home
         task_status.started()
         while not self.stopping:
             self._wake = anyio.Event()  # reset before looking, so a wake during the look is not lost
-            if await self.run_one():
-                await anyio.lowlevel.checkpoint()
-                continue
-            if await self.jobs.reclaim() or self.stopping:
+            try:
+                if self._backoff:
+                    await self._back_off()
+                if await self.run_one():
+                    self._backoff = 0.0
+                    await anyio.lowlevel.checkpoint()
+                    continue
+                if await self.jobs.reclaim() or self.stopping:
+                    continue
+                self._backoff = 0.0
+            except StoreUnavailable as exc:
+                self._unavailable(exc)
                 continue
             await self._idle()
+
+    def _unavailable(self, exc: StoreUnavailable) -> None:
+        self.outages += 1
+        self._backoff = min(MAX_BACKOFF_S, self._backoff * 2 or BACKOFF_S)
+        log.warning("the home is unavailable (%s); the worker tries again in %g s", exc, self._backoff)
+
+    async def _back_off(self) -> None:
+        """Wait out the current backoff, or until `stop()`."""
+        with anyio.move_on_after(self._backoff):
+            while not self.stopping:
+                await self._wake.wait()
+                self._wake = anyio.Event()
 
     async def _idle(self) -> None:
         """Wait for a wake, the listener's notification or the poll, whichever comes first."""
@@ -173,7 +220,15 @@ class Worker:
 
     async def _notified(self) -> None:
         assert self.listener is not None
-        await self.listener.wait(self.poll_s)
+        pause = BACKOFF_S
+        while True:  # bounded by `_idle`'s poll
+            try:
+                await self.listener.wait(self.poll_s)
+                return
+            except StoreUnavailable as exc:  # its next wait listens again, on a new connection
+                log.warning("the worker's listener lost the home (%s); listening again in %g s", exc, pause)
+                await anyio.sleep(pause)
+                pause = min(MAX_BACKOFF_S, pause * 2)
 
     @staticmethod
     async def _first(group: anyio.abc.TaskGroup, wait: Callable[[], Awaitable[object]]) -> None:

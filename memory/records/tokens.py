@@ -20,9 +20,12 @@ PostgreSQL in memory/engines/postgres/schema/tokens.py; every query is in
 this module, written once for both engines (`?` placeholders, `ON CONFLICT
 DO NOTHING` and `RETURNING`, which both understand), so `Tokens` takes a home
 on either (memory/engines/base.py `Engine`). A revoked token's row is deleted: it is refused on the
-next lookup. `last_used` is written when a server looks the token up, which
-the servers do once per their cache's expiry (servers/principals.py), not
-once per request.
+next lookup. Looking a token up only reads, so a request never waits on a
+write (another process's lock, a database away): a server notes each
+token's use in memory and writes the `last_used` of all of them in one
+transaction (`record_uses`) every `USES_EVERY_S` seconds and when it stops
+(servers/principals.py), so `loci tokens list` shows a use that recent or
+older.
 """
 
 from __future__ import annotations
@@ -151,16 +154,20 @@ class Tokens:
         return bool(await self.store.read(lambda db: db.execute("SELECT 1 FROM tokens LIMIT 1").fetchone()))
 
     async def resolve(self, token: str | bytes) -> Principal | None:
-        """The principal of a token, or None; a token found has its `last_used` set to now."""
+        """The principal of a token, or None. It only reads: a request never waits on a write (`record_uses` sets
+        `last_used`, later, in a batch)."""
         digest = token_digest(token)
         sql = "SELECT id, name, digest, projects, read_only FROM tokens WHERE digest = ?"
         rows = await self.store.read(lambda db: db.execute(sql, [digest]).fetchall())
         if not rows or not hmac.compare_digest(rows[0][2], digest):
             return None
-        token_id, name, _, projects, read_only = rows[0]
-        if not self.store.read_only:
-            now = time.time()
-            await self.store.write(
-                lambda db: db.execute("UPDATE tokens SET last_used = ? WHERE id = ?", [now, token_id])
-            )
+        _, name, _, projects, read_only = rows[0]
         return Principal(name, tuple(json.loads(projects)), bool(read_only))
+
+    async def record_uses(self, used: dict[str, float]) -> None:
+        """Set the `last_used` of each token named in `used` to its time (never back), in one transaction."""
+        if not used:
+            return
+        rows = [(when, name, when) for name, when in sorted(used.items())]
+        sql = "UPDATE tokens SET last_used = ? WHERE name = ? AND (last_used IS NULL OR last_used < ?)"
+        await self.store.write(lambda db: db.conn.executemany(sql, rows))

@@ -4,12 +4,14 @@
     loci home copy postgresql://loci@db/loci ./laptop.db [--replace] [--skip-missing] [--sample N]
 
 SRC and DST are each a SQLite file or a `postgresql://` connection string.
-The source is opened to read only and must exist (a path that does not, or
-that is a folder, is refused in one line); the destination is made (a new
+The source is opened to read only, never migrated nor written, and must be a
+Loci home (a path that does not exist, a folder, an empty file, or a file or
+database without Loci's tables is refused in one line:
+`memory.engines.copy.open_source`); the destination is made (a new
 file, or the tables of an empty database) when it has none. The copy itself
 is `memory.engines.copy.copy_home`, in one transaction of the destination:
 it refuses a destination that holds rows unless `--replace` (which empties
-it first), and a source whose rows the destination has no table for yet
+Loci's tables first, and leaves any other table as it is), and a source whose rows the destination has no table for yet
 unless `--skip-missing`. The full-text indexes are made again, the graph's
 from the copied nodes (`memory.graph.pieces.reindex`) and the documents' from
 the copied chunks (the context store's index module, `reindex`).
@@ -108,9 +110,13 @@ def _home(location: str, role: str, *, must_exist: bool) -> str:
 
 
 async def _opened_source(src: str) -> Any:
-    from memory.engines.select import open_engine
+    from memory.engines.copy import open_source
 
-    return await open_engine(src, query_only=True)
+    if is_postgres(src):
+        from memory.location import need_postgres_driver
+
+        need_postgres_driver()
+    return await open_source(src)
 
 
 async def recall_sample(source: Any, target: Any, size: int) -> dict[str, Any]:

@@ -13,7 +13,10 @@ Over HTTP each request is served by the server of its token's project
 read_only)`, which builds that server over the one open home.
 
 While it serves, a background worker runs the memory graph's refinement
-jobs (`runtime.session.background`), except in the compatibility mode.
+jobs (`runtime.session.background`), except in the compatibility mode and
+over a home this process cannot write (a read-only file, folder or mount, a
+home owned by another user), which it serves for reading: each write is
+refused naming the cause.
 
 `run_task` runs the whole agent on a task (`runtime.session.task_tool`), `digest` one
 long-document job (`runtime.digest.tool`); the files they and the context
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 from pathlib import Path
@@ -57,6 +61,8 @@ if TYPE_CHECKING:
     from servers.ready import Lines, Serve, Wire
 
 __all__ = ["SERVED", "register", "tool_sets"]
+
+log = logging.getLogger("loci.server")
 
 SERVED = ("context", "memory", "run", "digest")
 # What serving imports, loaded in the worker thread while the early answers go out (servers/ready.py).
@@ -255,6 +261,12 @@ async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str
                 read_only=read_only,
             )
 
+        if store.read_only:  # reads are served; each write says why it cannot be done, and no job can run
+            log.warning(
+                "the Loci home %s is read-only to this process (%s): serving reads", store.location, store.read_only
+            )
+            await serve(store, server_for)
+            return
         async with background_worker(evolution.jobs, evolution.handlers()):
             await serve(store, server_for)
 

@@ -77,4 +77,5 @@ async def test_map_through_mcp_stores_answers(store: Store, tmp_path: Path) -> N
         listed = await client.call_tool("context_list", {"kinds": ["doc", "obs"]})
     assert [r["answer"] for r in results] == ["what @ doc:1:1-3", "what @ doc:1:5-7"]
     ids = [o["id"] for o in listed.structured_content["objects"]]
-    assert ids == ["doc:1", results[0]["id"], results[1]["id"]]
+    # Each answer is stored when its child finishes, so two children at once store theirs in either order.
+    assert ids[0] == "doc:1" and sorted(ids[1:]) == sorted(r["id"] for r in results)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import anyio
+
 from memory.records.tokens import Principal, Tokens
 from memory.store import Store
 from servers.principals import Principals
@@ -58,3 +60,15 @@ async def test_an_open_server_serves_the_owner_until_the_home_has_tokens(store: 
     clock.now = 2.0
     after = await principals.of({})
     assert before == principals.anonymous == Principal("anonymous", OWNER.projects) and after is None
+
+
+async def test_a_token_s_use_is_written_later_in_one_batch_not_on_the_request(store: Store) -> None:
+    principals = Principals(store, OWNER, token=None, open_without_token=False)
+    token = await Tokens(store).add("alice", ["app"])
+    assert await principals.of(bearer(token)) == await principals.of(bearer(token)) == Principal("alice", ("app",))
+    before = [record.last_used for record in await Tokens(store).list()]
+    stopping = anyio.Event()
+    stopping.set()
+    await principals.record_uses(stopping)  # what the transport runs beside the apps: once more as it stops
+    after = [record.last_used for record in await Tokens(store).list()]
+    assert before == [None] and after[0] is not None

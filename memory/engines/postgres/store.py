@@ -20,17 +20,37 @@ it finds. So a write function keeps its effects inside its transaction (it
 returns what it found, and changes nothing outside the database), and
 running it again is safe.
 
+A database that goes away (a restart, a lost connection, a server not
+answering) is `StoreUnavailable`, never a process's end. A call waits for it
+at most `WAIT_S` in all: a transaction that failed on a lost connection
+before its commit was sent is run again on a fresh connection (the idle
+ones the pool holds are checked first, since a restart broke them all),
+with a doubling pause from `RETRY_S` (after a call that found it away, the
+next ones wait `DOWN_WAIT_S`, so requests during an outage fail fast); one whose connection was lost while
+it committed is in doubt, and the store asks the server, once it answers,
+whether the transaction's id committed (`pg_xact_status`): committed, the
+write is acknowledged; not, it is run again. Only when the server stays
+away is it `StoreUnavailable`, saying the write may have been stored. So a
+write is acknowledged only when it committed, and refused only when it did
+not (or that could not be known, which the message says). The statistics
+refreshed after a commit are best effort: their failure is logged and the
+committed write still acknowledged.
+
 `open` connects once first, directly, so a wrong host, user or database
 says what the server said in one line (a pool would only time out), then
 applies the pending migrations under the advisory lock
 (memory/engines/postgres/migrations.py) and starts the pool. psycopg's
 errors are translated in one place, `translate`: a server that cannot be
 reached or that drops the connection is a `StoreError` naming the database
-(without its password); any other error is a bug in the SQL and propagates.
+(without its password), `StoreUnavailable` when the server is down, restarting or dropped the
+connection; any other error is a bug in the SQL and propagates.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -42,15 +62,19 @@ from psycopg_pool import ConnectionPool
 
 from memory.engines.postgres.connection import PgConnection
 from memory.engines.postgres.dialect import POSTGRESQL
-from memory.engines.postgres.migrations import migrate
-from memory.errors import StoreError, UsageError
+from memory.engines.postgres.migrations import migrate as migrate_home
+from memory.errors import StoreError, StoreUnavailable, UsageError
 from memory.location import shown
 
-__all__ = ["CONNECT_TIMEOUT_S", "PgStore", "translate"]
+__all__ = ["CONNECT_TIMEOUT_S", "DOWN_WAIT_S", "WAIT_S", "PgStore", "translate", "unavailable"]
 
 T = TypeVar("T")
+log = logging.getLogger("loci.store")
 
 CONNECT_TIMEOUT_S = 30.0
+WAIT_S = 5.0  # the longest a call waits for an unavailable database before it is `StoreUnavailable`
+DOWN_WAIT_S = 1.0  # ... and this once a call found it unavailable, until one succeeds
+RETRY_S = 0.1  # the first pause before a transaction lost with its connection runs again; each next one doubles
 READERS = 4
 WRITE_ATTEMPTS = 3  # a write that lost a race for a unique key is run again: it then finds the winner's row
 GROWTH_TO_ANALYZE = 0.2  # a table grown by this share of its rows since its statistics were taken is analyzed
@@ -76,11 +100,34 @@ def _refresh_statistics(raw: psycopg.Connection, grown: dict[str, int]) -> None:
             raw.execute(f"ANALYZE {table}")
 
 
+def unavailable(exc: BaseException) -> bool:
+    """Whether `exc` says the server cannot be reached or dropped the connection (no SQLSTATE: the client's own
+    error; class 08, a connection exception; 57P, the server shutting down or starting), not that a query
+    failed."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate or ""
+    return not state or state.startswith(("08", "57P"))
+
+
 def translate(exc: psycopg.Error, location: str, doing: str) -> StoreError | None:
-    """The one-line `StoreError` for a database that cannot be reached or went away; None for other errors."""
+    """The one-line `StoreError` for a database that cannot be reached or went away (`StoreUnavailable`, which
+    says so); None for other errors."""
+    if unavailable(exc):
+        return StoreUnavailable(
+            f"cannot {doing} the Loci home {location}: the database is unavailable ({_first_line(exc)})"
+        )
     if isinstance(exc, psycopg.OperationalError):
         return StoreError(f"cannot {doing} the Loci home {location}: {_first_line(exc)}")
     return None
+
+
+class _InDoubt(Exception):
+    """The connection was lost while a transaction that wrote committed: whether it did, only the server knows."""
+
+    def __init__(self, xid: str, result: object) -> None:
+        self.xid = xid
+        self.result = result
 
 
 def _first_line(exc: Exception) -> str:
@@ -96,9 +143,11 @@ class PgStore:
     dialect = POSTGRESQL
     read_only: str | None = None  # why this process cannot write the home: never known before a write fails
 
-    def __init__(self, url: str, pool: ConnectionPool, *, query_only: bool = False) -> None:
+    def __init__(self, url: str, pool: ConnectionPool, *, query_only: bool = False, wait_s: float = WAIT_S) -> None:
         self.url = url
         self.query_only = query_only
+        self.wait_s = wait_s
+        self._down = False  # the last call found the database unavailable
         self._pool = pool
         self._limiter = anyio.CapacityLimiter(READERS)
         self._closed = False
@@ -108,15 +157,18 @@ class PgStore:
         return shown(self.url)
 
     @classmethod
-    def open_sync(cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S) -> PgStore:
-        """Connect to `url`, migrate it if needed, and start the pool."""
+    def open_sync(
+        cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S, migrate: bool = True
+    ) -> PgStore:
+        """Connect to `url`, migrate it if needed (unless not `migrate`: a copy's source), and start the pool."""
         try:
             conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
             raise UsageError(f"{shown(url)} is not a PostgreSQL connection string: {_first_line(exc)}") from exc
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as raw:
-                migrate(raw)
+                if migrate:
+                    migrate_home(raw)
             pool = ConnectionPool(
                 url, min_size=1, max_size=READERS + 1, open=False, name="loci", kwargs={"autocommit": True}
             )
@@ -126,8 +178,12 @@ class PgStore:
         return cls(url, pool, query_only=query_only)
 
     @classmethod
-    async def open(cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S) -> PgStore:
-        return await anyio.to_thread.run_sync(lambda: cls.open_sync(url, query_only=query_only, timeout=timeout))
+    async def open(
+        cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S, migrate: bool = True
+    ) -> PgStore:
+        return await anyio.to_thread.run_sync(
+            lambda: cls.open_sync(url, query_only=query_only, timeout=timeout, migrate=migrate)
+        )
 
     async def __aenter__(self) -> PgStore:
         return self
@@ -162,19 +218,78 @@ class PgStore:
             self._pool.close()
 
     def _run(self, fn: Callable[[PgConnection], T], doing: str, *, read: bool) -> T:
+        """`fn` in one transaction, run again while the database is away (at most `WAIT_S` in all)."""
         if self._closed:
             raise StoreError(f"the Loci home {self.location} is closed")
-        try:
-            with self._pool.connection() as raw:
-                conn = PgConnection(raw)
-                # Said in the transaction's BEGIN (one statement, not a BEGIN and a SET TRANSACTION).
-                raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ if read else None
-                raw.read_only = True if read else None
+        # Once the database is known to be away, a call waits less for it: requests meanwhile fail fast.
+        deadline, pause = time.monotonic() + (DOWN_WAIT_S if self._down else self.wait_s), RETRY_S
+        while True:
+            try:
+                result = self._once(fn, read, max(0.1, deadline - time.monotonic()))
+                self._down = False
+                return result
+            except _InDoubt as doubt:
+                if self._committed(doubt.xid, deadline):
+                    self._down = False
+                    return doubt.result  # type: ignore[return-value]
+            except psycopg.Error as exc:
+                if not unavailable(exc) or time.monotonic() + pause > deadline:
+                    self._down = unavailable(exc)
+                    if found := translate(exc, self.location, doing):
+                        raise found from exc
+                    raise
+                log.info("the Loci home %s was unavailable (%s); trying again", self.location, _first_line(exc))
+                self._check_idle()
+            time.sleep(pause)
+            pause *= 2
+
+    def _once(self, fn: Callable[[PgConnection], T], read: bool, wait: float) -> T:
+        """One try: `fn(conn)` in a transaction on a pooled connection; `_InDoubt` when the commit was lost."""
+        with self._pool.connection(timeout=wait) as raw:
+            conn = PgConnection(raw)
+            # Said in the transaction's BEGIN (one statement, not a BEGIN and a SET TRANSACTION).
+            raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ if read else None
+            raw.read_only = True if read else None
+            xid = None
+            try:
                 with raw.transaction():
                     result = fn(conn)
-                _refresh_statistics(raw, conn.grown)
-                return result
+                    if not read:  # the id of a transaction that wrote, to ask after a commit whose answer was lost
+                        xid = raw.execute("SELECT pg_current_xact_id_if_assigned()").fetchone()[0]
+            except psycopg.OperationalError as exc:
+                if xid is not None and unavailable(exc):
+                    raise _InDoubt(str(xid), result) from exc
+                raise
+            self._refresh(raw, conn.grown)
+            return result
+
+    def _committed(self, xid: str, deadline: float) -> bool:
+        """Whether transaction `xid` committed, asked of the server until `deadline` (`StoreUnavailable` after)."""
+        pause = RETRY_S
+        while True:
+            try:
+                with self._pool.connection(timeout=max(0.1, deadline - time.monotonic())) as raw:
+                    status = raw.execute("SELECT pg_xact_status(CAST(%s AS xid8))", [xid]).fetchone()[0]
+                log.info("a write whose commit was cut off by the database: transaction %s %s", xid, status)
+                return status == "committed"
+            except psycopg.Error as exc:
+                if not unavailable(exc) or time.monotonic() + pause > deadline:
+                    raise StoreUnavailable(
+                        f"cannot write the Loci home {self.location}: the database became unavailable while the"
+                        f" write committed, and it may or may not have been stored ({_first_line(exc)})"
+                    ) from exc
+                self._check_idle()
+            time.sleep(pause)
+            pause *= 2
+
+    def _check_idle(self) -> None:
+        """Drop the pool's idle connections that a restart broke, so the next try gets a live one."""
+        with contextlib.suppress(psycopg.Error):  # the pool reconnects in its own time
+            self._pool.check()
+
+    def _refresh(self, raw: psycopg.Connection, grown: dict[str, int]) -> None:
+        """`_refresh_statistics` after a commit: its failure is logged, never the committed write's."""
+        try:
+            _refresh_statistics(raw, grown)
         except psycopg.Error as exc:
-            if found := translate(exc, self.location, doing):
-                raise found from exc
-            raise
+            log.warning("the planner's statistics of %s were not refreshed: %s", self.location, _first_line(exc))

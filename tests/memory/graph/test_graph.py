@@ -13,6 +13,7 @@ from memory.graph.export import export_graph
 from memory.graph.graph import Graph, NewNode, infer_edge_kind
 from memory.graph.recall import Recall
 from memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
+from memory.projects import ALL
 
 
 @pytest.fixture
@@ -188,7 +189,18 @@ async def test_stats_count_live_things(graph: Graph) -> None:
     await graph.forget(a.id)
     stats = await graph.stats()
     assert stats["nodes"] == 1 and stats["forgotten_nodes"] == 1 and stats["edges"] == 0
-    assert stats["events"] == 5 and stats["db_bytes"] > 0
+    assert stats["events"] == 5 and stats["memory_chars"] == len("alpha") + len("beta") + 4 and "db_bytes" not in stats
+
+
+async def test_a_project_s_stats_count_only_its_own_events_and_size(engine_store: Engine) -> None:
+    mine, theirs = Graph(engine_store, project="a"), Graph(engine_store, project="b")
+    first, _ = await mine.remember("alpha")
+    await mine.remember("beta", links=[first.id])
+    for n in range(6):
+        await theirs.remember(f"someone else's memory number {n}")
+    a, b, every = await mine.stats(), await theirs.stats(), await Graph(engine_store, project=ALL).stats()
+    assert (a["events"], b["events"], every["events"]) == (3, 6, 9)
+    assert a["memory_chars"] < b["memory_chars"] and "db_bytes" not in a and every["db_bytes"] > 0
 
 
 async def test_a_project_recalls_gets_and_exports_only_its_own_nodes(engine_store: Engine) -> None:

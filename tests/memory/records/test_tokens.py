@@ -5,6 +5,9 @@ Each runs on a SQLite home and a PostgreSQL one (`engine_store`), but the look a
 
 from __future__ import annotations
 
+import sqlite3
+
+import anyio
 import pytest
 
 from memory.engines.base import Engine
@@ -33,13 +36,26 @@ async def test_the_list_shows_names_projects_and_use_but_no_token(engine_store: 
     tokens = Tokens(engine_store)
     token = await tokens.add("alice", ["app"])
     await tokens.add("bob", ["docs"], read_only=True)
+    assert await tokens.resolve(token) is not None
     before = {r.name: r for r in await tokens.list()}
-    await tokens.resolve(token)
+    await tokens.record_uses({"alice": 1_000.0})
+    await tokens.record_uses({"alice": 10.0})  # an older use never moves it back
     after = {r.name: r for r in await tokens.list()}
     assert list(after) == ["alice", "bob"]
-    assert before["alice"].last_used is None and after["alice"].last_used is not None
+    assert before["alice"].last_used is None and after["alice"].last_used == 1_000.0
     assert after["bob"].read_only and after["bob"].projects == ("docs",) and after["bob"].last_used is None
     assert token not in repr(after) and token_digest(token) not in repr(after)
+
+
+async def test_resolving_a_token_never_waits_on_another_process_s_write_lock(store: Store) -> None:
+    token = await Tokens(store).add("reader", ["app"], read_only=True)
+    holder = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process writing, for longer than this test waits
+        with anyio.fail_after(2):
+            assert await Tokens(store).resolve(token) == Principal("reader", ("app",), read_only=True)
+    finally:
+        holder.close()
 
 
 async def test_a_revoked_token_resolves_to_nobody(engine_store: Engine) -> None:

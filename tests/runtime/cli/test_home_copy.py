@@ -186,3 +186,52 @@ async def test_a_replaced_destination_keeps_no_index_row_of_its_old_documents(
     async with use_engine(target) as store:
         assert await ContextStore(store).search("OLD_ANCHOR") == []
         assert [hit.id for hit in await ContextStore(store).search("DEFAULT_MOORING")] == ["doc:1"]
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda path: path.write_bytes(b""), "is an empty file, not a Loci home"),
+        (lambda path: sqlite3.connect(path).execute("CREATE TABLE notes (text TEXT)").close(), "not a Loci home"),
+        (lambda path: path.write_bytes(b"not a database at all " * 100), "not a Loci home"),
+    ],
+    ids=["empty", "another tool's SQLite file", "not SQLite"],
+)
+async def test_a_source_that_is_not_a_home_is_refused_and_left_as_it_was(tmp_path: Path, make: Any, said: str) -> None:
+    source, target = tmp_path / "source.db", str(tmp_path / "target.db")
+    make(source)
+    await fill(target)
+    before = source.read_bytes()
+    done = copy(tmp_path, str(source), target, "--replace")
+    assert done.returncode == 2 and said in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert source.read_bytes() == before  # no schema written into what was only to be read
+    assert sqlite3.connect(target).execute("SELECT count(*) FROM memory_nodes").fetchone()[0] > 0
+
+
+async def test_the_source_is_never_written(tmp_path: Path) -> None:
+    source, target = tmp_path / "source.db", str(tmp_path / "target.db")
+    await fill(str(source))
+    with sqlite3.connect(source) as conn:  # as a home of an older Loci: a migration it has not had yet
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'create_tokens_table'")
+        conn.execute("DROP TABLE tokens")
+    before = source.read_bytes()
+    done = copy(tmp_path, str(source), target)
+    assert done.returncode == 0, done.stderr
+    assert source.read_bytes() == before
+    assert sqlite3.connect(source).execute("SELECT name FROM sqlite_master WHERE name = 'tokens'").fetchone() is None
+
+
+@pytest.mark.parametrize("to_postgres", [True, False], ids=["to postgresql", "to sqlite"])
+async def test_replace_leaves_another_tool_s_tables_as_they_were(
+    tmp_path: Path, postgres_url: str, to_postgres: bool
+) -> None:
+    source, target = str(tmp_path / "source.db"), postgres_url if to_postgres else str(tmp_path / "target.db")
+    await fill(source)
+    await fill(target)
+    async with use_engine(target) as store:
+        await store.write(lambda db: db.conn.execute("CREATE TABLE their_notes (text TEXT)"))
+        await store.write(lambda db: db.conn.execute("INSERT INTO their_notes VALUES ('theirs')"))
+    replaced = copy(tmp_path, source, target, "--replace", "--skip-missing")
+    assert replaced.returncode == 0, replaced.stderr
+    async with use_engine(target) as store:
+        assert await store.read(lambda db: db.conn.execute("SELECT text FROM their_notes").fetchall()) == [("theirs",)]
