@@ -100,8 +100,8 @@ class Agent:
         run = await self.planner.plan(task, objects, state, reads=not tool_choice)
         self.notes.begin_run(run.sizes, system_text(run.regions.tools, self.config.answer_style))
         result = RunResult(answer="", status="partial", plan=run.plan, sizes=run.sizes)
-        first = 2 if run.reads else 1
-        if run.reads:
+        first = 2 if run.looks else 1
+        if run.looks:
             await self._look(task, run, result)
         for turn in range(first, self.limits.max_turns + 1):
             step = await self._decide(run, self._rules(turn, run, tool_choice), turn)

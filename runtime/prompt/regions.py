@@ -122,7 +122,8 @@ class Regions:
     error: str | None = None
     documents: str = ""  # the documents whole, when they fit (runtime.prompt.fit)
     style: AnswerStyle = AnswerStyle.JSON
-    reading: bool = False  # retrieve-then-read: the documents are the lines found, the state is not shown
+    reading: bool = False  # one answer from the documents shown (whole, or the lines found); no state shown
+    looked: bool = False  # the documents are the lines the runtime's look found, not the documents whole
 
     @property
     def question(self) -> str:
@@ -149,7 +150,8 @@ class Regions:
         text = f"Task: {self.task}"
         if self.reading:  # the notes recalled under the task are material too, shown beside the lines
             notes = notes_in(self.task)
-            return f"Lines found in the documents:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
+            heading = "Lines found in the documents" if self.looked else "Documents"
+            return f"{heading}:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
         if self.documents:
             return f"{text}\nDocuments:\n{self.documents}"
         if self.objects:

@@ -24,7 +24,8 @@ the prompt: the run then answers with the lines it found instead
 `ungrounded` is the one rule for `done`: an answer stands on its lines when
 every claim it makes is on the lines shown to the model (or in the
 question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
-anything with a digit, `_` or an inner `.`), each name (a capitalised word
+`CalledProcessError`: anything with a digit, `_`, an inner `.` or an inner
+capital), each option (`-S`, `--sort`), each name (a capitalised word
 that is not a stop word; a sentence's first word only when a capitalised
 word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
 answer with none of these must have its evidence: a line that holds
@@ -63,9 +64,10 @@ import re
 from typing import Any
 
 from memory.context.fulltext import STOP_WORDS, content_words
-from memory.context.lexical import Ranker, content_terms, line_terms, stem, words
+from memory.context.lexical import Ranker, content_terms, line_terms
 from memory.context.store import ContextStore
 from memory.errors import UsageError
+from memory.text import stem, words
 
 __all__ = [
     "ANSWERING",
@@ -94,6 +96,8 @@ SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
+_OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
@@ -155,14 +159,15 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
 
 
 def claims(answer: str) -> list[str]:
-    """What an answer asserts that a line must hold: its numbers, dates, identifiers, names and quoted
-    phrases, in order (a quoted phrase as it is, the rest as single words)."""
+    """What an answer asserts that a line must hold: its quoted phrases, options (`-S`), numbers, dates,
+    identifiers and names, in order (a quoted phrase and an option as they are, the rest as single words)."""
     found = [m.group(1).strip() for m in QUOTED.finditer(answer)]
+    found += _OPTION.findall(QUOTED.sub(" ", answer))
     for sentence in sentences(QUOTED.sub(" ", answer)):
         runs = [run.strip("-_.") for run in _RUN.findall(sentence)]
         runs = [run for run in runs if run]
         for index, run in enumerate(runs):
-            if any(c.isdigit() for c in run) or "_" in run or "." in run:
+            if any(c.isdigit() for c in run) or "_" in run or "." in run or _CAMEL.search(run):
                 found.append(run)
             elif run[0].isupper() and run.casefold() not in STOP_WORDS and len(run) > 1:
                 following = runs[index + 1] if index + 1 < len(runs) else ""
@@ -235,6 +240,8 @@ def _holds(text: str, claim: str) -> bool:
     """Whether `text` holds `claim`: a number as a whole number, anything else as a word or its stem."""
     if _NUMBER.fullmatch(claim):
         return claim in {run.strip("-_.") for run in _RUN.findall(text)}
+    if _OPTION.fullmatch(claim):
+        return claim in _OPTION.findall(text)
     return claim.casefold() in words(text) or stem(claim) in line_terms(text)
 
 

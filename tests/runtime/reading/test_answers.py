@@ -96,8 +96,11 @@ async def test_a_small_model_sees_no_tools_when_the_documents_fit_and_answers_in
         result = await session.agent.run("How much does a plot cost?")
     model.check_used()
     assert model.calls[0].schema is None and "Tools:" not in model.calls[0].messages[0]["content"]
-    assert model.calls[0].messages[1]["content"].rstrip().endswith("Write only the answer.")
+    # the document whole, asked as plain retrieval asks: the lines, then the question
+    prompt = model.calls[0].messages[1]["content"]
+    assert prompt.startswith("Documents:\ndoc:1 harbor.md (lines 1-5):") and prompt.rstrip().endswith("Answer:")
     assert result.plan is not None and result.plan.tools == [] and "135M parameters" in result.plan.tools_reason
+    assert "read whole" in result.plan.tools_reason
     assert (result.status, [c.start for c in result.evidence]) == ("done", [3])  # the line its words are on
 
 
@@ -202,7 +205,7 @@ async def test_an_empty_text_answer_twice_is_kept_as_partial_with_the_reason(tmp
 
 
 async def test_a_cut_off_text_answer_is_sent_back(tmp_path: Path, short: Path) -> None:
-    rambling = " ".join(["and then the plot"] * 40)
+    rambling = " ".join(["and then the harbor"] * 40)
     model = ScriptedModel([rambling, "Each plot costs 35 euros a season."], parameters=SMALL, context_window=4_096)
     async with open_session(model, tmp_path / "loci.db", files=[short]) as session:
         result = await session.agent.run("How much does a plot cost?")

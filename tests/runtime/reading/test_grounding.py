@@ -134,7 +134,7 @@ async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_
         "import time",
         'NETSCAPE_MAGIC_RGX = re.compile("#( Netscape)? HTTP Cookie File")',
         "# a cookie with no name, whereas http.cookiejar regards it as a",
-        "EPOCH_YEAR = 1970",
+        "    if year < EPOCH_YEAR:",
         "def _timegm(tt):",
         "    year = tt[0]",
     ]
@@ -144,6 +144,15 @@ async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_
         result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
     model.check_used()
     assert result.status == "partial" and (result.reason or "").startswith("no evidence")
+
+
+async def test_a_name_asked_about_is_answered_by_the_value_its_line_assigns(tmp_path: Path) -> None:
+    path = tmp_path / "cookiejar.py"
+    path.write_text("import time\n# a cookie with no name\nEPOCH_YEAR = 1970  # the epoch\n", encoding="utf-8")
+    model = ScriptedModel([], parameters=SMALL, context_window=4_096)  # no free text is written
+    async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
+        result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
+    assert (result.answer, result.status, result.evidence[0].start) == ("1970", "done", 3)
 
 
 async def test_a_partial_answer_keeps_the_models_words_and_cites_the_line_that_holds_what_of_it_stands(
