@@ -78,7 +78,7 @@ from runtime.reading.answers import (
 )
 from runtime.reading.evidence import Cited, check_evidence
 from runtime.reading.look import Line, best_lines, quote_lines
-from runtime.reading.spans import candidate_spans, choose_span
+from runtime.reading.spans import answer_kind, candidate_spans, choose_span
 from runtime.reading.values import not_the_value, own_claims, superseded
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
@@ -196,12 +196,16 @@ class Decider:
     async def _extract(self, step: _Step, regions: Regions, prompt: Prompt) -> bool:
         """When a shown line holds the kind of value asked (a date, a name's value, an option, an exception, a
         field's value: `runtime.reading.spans`), the answer is its span that the model finds likeliest as its
-        reply (a lone one as it is), citing its line; False when none does, or the model cannot choose among
-        several, and the answer is written as free text."""
+        reply (a lone one as it is; the first, on a model that cannot score), citing its line; False when none
+        does (or among dates, on a model that cannot score), and the answer is written as free text."""
         if not self.documents:
             return False
         spans = candidate_spans(_shown(regions, task=False), regions.question)
-        if not spans or (len(spans) > 1 and not can_score(self.model)):
+        if len(spans) > 1 and not can_score(self.model):
+            # a model that cannot score takes the first of a line's value, option or exception, as ranked; among
+            # a line's dates it writes free text, as it did before spans
+            spans = [] if answer_kind(regions.question) == "date" else spans[:1]
+        if not spans:
             return False
         span = await choose_span(self.model, prompt.messages, spans)
         if span is None:

@@ -13,7 +13,7 @@ from runtime.models.scripted import ScriptedModel
 from runtime.models.wrapper import ModelWrapper
 from runtime.reading.spans import Span, answer_kind, candidate_spans
 from runtime.session.session import open_session
-from tests.runtime.reading.test_grounding import ARGPARSE, QUESTION, SMALL
+from tests.runtime.reading.test_grounding import ARGPARSE, SMALL
 
 WHEN = "When did Raymond Hettinger become the maintainer of argparse?"
 FILLER = "".join(f"# routine comment {i} about nothing in particular\n" for i in range(600))
