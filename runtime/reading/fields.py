@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "names", "options"]
+from memory.context.lexical import asked, content_terms
+from memory.text import words
+
+__all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "meant_names", "names", "options"]
 
 _KINDS = (
     ("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),
@@ -64,6 +67,22 @@ def asked_names(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def meant_names(question: str, lines: list[str]) -> list[str]:
+    """The names the question asks about: those it names (`asked_names`), and the names the lines assign
+    whose every part, two or more, the question says in its own words ("copy buffer size": `COPY_BUFSIZE`,
+    "bytes of entropy by default": `DEFAULT_ENTROPY`)."""
+    found = asked_names(question)
+    terms = asked(content_terms(question))
+    for line in lines:
+        match = _ASSIGN.match(line)
+        if not match or match.group(1) in found:
+            continue
+        parts = [part for part in words(match.group(1)) if part != match.group(1).casefold().strip("_")]
+        if len(parts) >= 2 and all(terms.held(part) for part in parts):
+            found.append(match.group(1))
+    return found
+
+
 def definition(line: str, name: str) -> str | None:
     """The value `line` assigns to `name` (`NAME = value`, its comment left out, its quotes kept), or None."""
     match = _ASSIGN.match(line)
@@ -73,16 +92,17 @@ def definition(line: str, name: str) -> str | None:
     return value or None
 
 
-def field(line: str) -> tuple[str, str] | None:
+def field(line: str) -> tuple[str, str, str] | None:
     """A line shaped `key: value`, `key = value` or `Written by value`, as (key, value without its quotes and
-    comment); else None."""
+    comment, the comment); else None."""
     match = _FIELD.match(line) or _BY.match(line)
     if not match:
         return None
+    comment = _COMMENT.search(match.group(2))
     value = _COMMENT.sub("", match.group(2)).strip()
     if len(value) > 1 and value[0] in _QUOTES and value[-1] == value[0]:
         value = value[1:-1].strip()
-    return (match.group(1), value) if value else None
+    return (match.group(1), value, comment.group(0).strip(" #") if comment else "") if value else None
 
 
 def names(value: str) -> str:

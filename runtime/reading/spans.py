@@ -13,16 +13,18 @@ text. `candidate_spans` lists, first match wins:
   `memory.context.lexical.Ranker`: the line a run that cannot answer
   quotes), a date a conversation turn states before the turn's own date tag
   (`[17 March 2023] John: ... on 4 February 2021`);
-- the value of a name the question asks about, on a shown line that assigns
-  it (`runtime.reading.fields.definition`: `BPF = 53`, not `RECIP_BPF = 2
-  ** -BPF`);
+- the value of a name the question asks about (by its name, or by the words
+  of its every part: "copy buffer size" asks about `COPY_BUFSIZE`), on a
+  shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
+  53`, not `RECIP_BPF = 2 ** -BPF`);
 - an option ("Which ls option ...", "... flag ..."): the options the best
   shown line that defines some defines (`-S`);
 - an exception ("Which exception does check_call raise?"): the exception
   names on the shown lines about the question, best line first;
 - a field: when the best line is shaped `key: value` (`Upstream-Name: GNU
-  Gzip`, `__author__ = '...'`, `Written by Greg Ward`) and its key holds a
-  word of the question ("wrote": `__author__`), its value, and the value's
+  Gzip`, `__author__ = '...'`, `Written by Greg Ward`) and its key, or the
+  comment that says what the key is (`BPF = 53  # Number of bits in a
+  float`), holds a word of the question ("wrote": `__author__`), its value, and the value's
   person or thing without the e-mail address and years beside it.
 
 `choose_span` takes a lone candidate as it is; among several it asks the
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 from memory.context.lexical import asked, content_terms
 from runtime.models.base import Continuation, Model
 from runtime.reading.answers import ANSWERING, scored_rows
-from runtime.reading.fields import answer_kind, asked_names, definition, exceptions, field, names, options
+from runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -84,8 +86,9 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
         for ref, number, text in _best_rows(rows, lines):
             add(ref, number, _dates(text))
         return list(spans.values())[:most]
+    meant = meant_names(question, [row[2] for row in rows])
     for ref, number, text, _ in rows:
-        add(ref, number, [value for name in asked_names(question) if (value := definition(text, name))])
+        add(ref, number, [value for name in meant if (value := definition(text, name))])
     if not spans and kind == "option":
         defining = [row for row in _best_rows(rows, len(rows)) if options(row[2])]
         for ref, number, text in defining[:1]:
@@ -96,7 +99,8 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
     if not spans and kind is None:
         for ref, number, text in _best_rows(rows, 1):
             shaped = field(text)
-            if shaped and asked(content_terms(question)).held(shaped[0]):
+            # the key, or the comment that says what the key is, holds a word of the question
+            if shaped and asked(content_terms(question)).held(f"{shaped[0]} {shaped[2]}"):
                 add(ref, number, [names(shaped[1]), shaped[1]])
     return list(spans.values())[:most]
 

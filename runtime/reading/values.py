@@ -37,7 +37,7 @@ import re
 from memory.graph.quoted import without_notes
 from memory.text import words
 from runtime.reading.answers import ANSWERING, claims, scored_rows
-from runtime.reading.fields import answer_kind, asked_names, definition, exceptions
+from runtime.reading.fields import answer_kind, definition, exceptions, meant_names
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
 
@@ -79,16 +79,13 @@ def superseded(answer: str, shown: str, question: str) -> list[str]:
 
 def not_the_value(answer: str, shown: str, question: str) -> str | None:
     """Why `answer` is not the value the shown lines give for the thing asked, or None: a line shown assigns a
-    name the question asks about (`COPY_BUFSIZE = 1024 * 1024 if _WINDOWS else 64 * 1024`) and the answer
-    does not give that value (every number of it, or for a value without numbers, half its claims); or the
-    question asks which exception is raised and the answer names none."""
-    named = asked_names(without_notes(question))
-    values = [
-        (name, value)
-        for _, _, text, _ in scored_rows(shown, question)
-        for name in named
-        if (value := definition(text, name))
-    ]
+    name the question asks about (`runtime.reading.fields.meant_names`: `COPY_BUFSIZE = 1024 * 1024 if
+    _WINDOWS else 64 * 1024`) and the answer does not give that value (every number of it, or for a value
+    without numbers, half its claims); or the question asks which exception is raised and the answer names
+    none."""
+    rows = [text for _, _, text, _ in scored_rows(shown, question)]
+    named = meant_names(without_notes(question), rows)
+    values = [(name, value) for text in rows for name in named if (value := definition(text, name))]
     if values and not any(_gives(answer, value) for _, value in values):
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
