@@ -15,11 +15,14 @@ An answer is right when the expected span appears in it (case-insensitive).
 `--data FILE` adds real conversations in the LoCoMo format (`bench.locomo_qa`:
 Loci, the conversation cut to the window, and plain BM25 retrieval, scored by
 LoCoMo's token F1); `--short 0 --long 0` runs that set alone. `--files` runs
-the real-file set (`bench.qa_files`: questions on files that ship with Python
-and Debian, Loci against plain BM25 over the file's lines and the file's
-head), alone unless `--short` or `--long` is given; `--beam DIR` the BEAM set
+the real-file set (`bench.qa_files`: facts of files that ship with Python
+and Debian, each asked in several phrasings, Loci against plain BM25 over the
+file's lines), alone unless `--short` or `--long` is given, `--files-facts N`
+a subset of it that keeps every kind of file; `--beam DIR` the BEAM set
 (`bench.qa_beam`: one stated value asked back from a long chat, on the same
-arms). `--arms` picks the arms of these sets.
+arms). `--arms` picks the arms of these sets: `loci,rag` on files and BEAM
+unless it names `direct` (the file's head, the slowest arm), all three on
+LoCoMo.
 `--compare` also runs the short set with answers inside the JSON action
 (`AnswerStyle.JSON`) and with the whole catalogue (every built-in tool set
 named), the two choices the default makes, and reports the system prompt's
@@ -39,7 +42,8 @@ from typing import Any
 from bench.locomo_qa import locomo_set, run_locomo
 from bench.qa_beam import beam_set
 from bench.qa_data import Question, long_set, short_set
-from bench.qa_files import FILES, file_set, run_files
+from bench.qa_files import ARMS, DEFAULT_ARMS, run_files
+from bench.qa_files_data import FILES, file_set, spread
 from memory.errors import ModelBehaviorError
 from runtime.cli.doctor import cpu_name
 from runtime.loop.records import BUILT_IN, Limits, RunConfig
@@ -76,8 +80,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beam", type=Path, default=None, help="BEAM's chats folder (e.g. .cache/beam/chats/100K)")
     parser.add_argument("--beam-chats", default="1,2,3,4,5", help="the BEAM chats to ask, comma-separated")
     parser.add_argument(
-        "--arms", default="loci,rag,direct", help="the arms of the file and LoCoMo sets, comma-separated (default all)"
+        "--arms",
+        default=None,
+        help=f"the arms of the file, BEAM and LoCoMo sets, comma-separated (default {','.join(DEFAULT_ARMS)} on "
+        f"files and BEAM, {','.join(ARMS)} on LoCoMo)",
     )
+    parser.add_argument("--files-facts", type=int, default=None, help="ask only this many facts, spread over kinds")
     parser.add_argument("--files-max-turns", type=int, default=8, help="Loci's turn limit on files (as `loci run`)")
 
 
@@ -88,7 +96,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         report: dict[str, Any] = {"model": model.name, "cpu": cpu_name()}
         if args.data is not None:
             locomo_set(args.data, 1, args.seed)  # a bad file fails before the slow sets run
-        files, skipped = file_set(args.files) if args.files is not None else ([], [])
+        if args.files is not None:
+            file_set(args.files)  # the same for a bad fact file
         alone = args.files is not None or args.beam is not None
         short = args.short if args.short is not None else 0 if alone else 10
         long = args.long if args.long is not None else 0 if alone else 5
@@ -99,18 +108,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             report.update(_summary(name, "direct", [await direct_answer(model, q) for q in questions]))
         if args.files is not None:
-            report["files_skipped"] = skipped
-            config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
-            report.update(await run_files(model, files, config, _arms(args)))
+            with tempfile.TemporaryDirectory(prefix="loci-files-set-") as out:
+                files, report["files_skipped"] = file_set(args.files, Path(out))
+                if args.files_facts is not None:
+                    files = spread(files, args.files_facts)
+                config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
+                report.update(await run_files(model, files, config, _arms(args, DEFAULT_ARMS)))
         if args.beam is not None:
             with tempfile.TemporaryDirectory(prefix="loci-beam-") as out:
                 chats = [int(n) for n in args.beam_chats.split(",") if n.strip().isdigit()]
                 questions = beam_set(args.beam, chats, Path(out))
                 config = RunConfig(limits=Limits(max_turns=args.files_max_turns))
-                report.update(await run_files(model, questions, config, _arms(args), name="beam"))
+                report.update(await run_files(model, questions, config, _arms(args, DEFAULT_ARMS), name="beam"))
         if args.data is not None:
             questions = locomo_set(args.data, args.locomo, args.seed)
-            report.update(await run_locomo(model, questions, RunConfig(limits=limits), _arms(args)))
+            report.update(await run_locomo(model, questions, RunConfig(limits=limits), _arms(args, ARMS)))
         if args.compare:
             variants = {
                 "loci_json": RunConfig(limits=limits, answer_style=AnswerStyle.JSON),
@@ -168,7 +180,9 @@ async def _system_tokens(model: Model, q: Question, limits: Limits) -> dict[str,
     return sizes
 
 
-def _arms(args: argparse.Namespace) -> list[str]:
+def _arms(args: argparse.Namespace, default: tuple[str, ...]) -> list[str]:
+    if args.arms is None:
+        return list(default)
     return [arm.strip() for arm in args.arms.split(",") if arm.strip()]
 
 

@@ -19,7 +19,7 @@ import json
 import re
 from pathlib import Path
 
-from bench.qa_files import FileQuestion
+from bench.qa_files_data import FileQuestion
 from memory.errors import UsageError
 
 __all__ = ["MAX_WORDS", "beam_set"]
