@@ -39,7 +39,8 @@ line does not answer who put the package together): a document line (the
 prompt numbers them, `N| text`) whose BM25 score for the question's words
 (`memory.context.lexical.Ranker`, over the document lines shown) is at least
 `ANSWERING` (half) of the best one's (`PAX_FORMAT = 2` does not say what
-`DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better), or
+`DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better; the line
+that assigns a name the question asks about always is), or
 another line (the run's own turns and results) that holds a word of the
 question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
 Words are compared as the one lexical ranker compares them
@@ -68,6 +69,7 @@ from memory.context.lexical import Ranker, content_terms, line_terms
 from memory.context.store import ContextStore
 from memory.errors import UsageError
 from memory.text import stem, words
+from runtime.reading.fields import definition, meant_names
 
 __all__ = [
     "ANSWERING",
@@ -217,6 +219,10 @@ def _about(shown: str, question: str) -> list[str] | None:
     scores = [ranker.score(row, terms) for row, terms in rows]
     best = max(scores, default=0.0)
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
+    # the line that assigns a name the question asks about is about it, however its words rank (`BPF = 53  #
+    # Number of bits in a float`, beside `RECIP_BPF = 2 ** -BPF` for "What is the value of BPF in random?")
+    meant = meant_names(question, [row for row, _ in rows])
+    about += [row for row, _ in rows if row not in about and any(definition(row, name) for name in meant)]
     return about + others if about or others else None
 
 

@@ -21,11 +21,13 @@ text. `candidate_spans` lists, first match wins:
   shown line that defines some defines (`-S`);
 - an exception ("Which exception does check_call raise?"): the exception
   names on the shown lines about the question, best line first;
-- a field: when the best line is shaped `key: value` (`Upstream-Name: GNU
-  Gzip`, `__author__ = '...'`, `Written by Greg Ward`) and its key, or the
-  comment that says what the key is (`BPF = 53  # Number of bits in a
-  float`), holds a word of the question ("wrote": `__author__`), its value, and the value's
-  person or thing without the e-mail address and years beside it.
+- a field: the best line about the question shaped `key: value`
+  (`Upstream-Name: GNU Gzip`, `__author__ = '...'`, `Written by Greg
+  Ward`) whose key, or the comment that says what the key is (`BPF = 53  #
+  Number of bits in a float`), holds a word of the question ("wrote":
+  `__author__`; "copyright": `Copyright: 1996-2010 Julian R Seward`): its
+  value, and the value's person or thing without the e-mail address and
+  years beside it.
 
 `choose_span` takes a lone candidate as it is; among several it asks the
 model to score each as its whole reply to the reading prompt
@@ -97,11 +99,13 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
         for ref, number, text in _about(rows):
             add(ref, number, exceptions(text))
     if not spans and kind is None:
-        for ref, number, text in _best_rows(rows, 1):
+        terms = asked(content_terms(question))
+        for ref, number, text in _about(rows):
             shaped = field(text)
             # the key, or the comment that says what the key is, holds a word of the question
-            if shaped and asked(content_terms(question)).held(f"{shaped[0]} {shaped[2]}"):
+            if shaped and terms.held(f"{shaped[0]} {shaped[2]}"):
                 add(ref, number, [names(shaped[1]), shaped[1]])
+                break
     return list(spans.values())[:most]
 
 

@@ -16,7 +16,7 @@ from runtime.session.session import open_session
 
 SMALL = 135_000_000
 ARGPARSE = (
-    "# Author: Steven J. Bethard <steven.bethard@gmail.com>.\n"
+    "# Original author Steven J. Bethard <steven.bethard@gmail.com>.\n"
     "# New maintainer as of 29 August 2019:  Raymond Hettinger <raymond.hettinger@gmail.com>\n"
     "\n"
     '"""Command-line parsing library"""\n'
@@ -99,7 +99,8 @@ async def test_an_invented_name_is_sent_back_once_with_the_best_lines_then_parti
         result = await session.agent.run(QUESTION)
     model.check_used()
     second = model.calls[1].messages[1]["content"]
-    assert "not grounded" in second and "'Simon'" in second and 'doc:1:1: "# Author: Steven J. Bethard' in second
+    assert "not grounded" in second and "'Simon'" in second
+    assert 'doc:1:1: "# Original author Steven J. Bethard' in second
     assert result.status == "partial" and "not grounded" in (result.reason or "")
     assert result.answer.startswith("doc:1:1:") and "Bethard" in result.answer and "Simon" not in result.answer
 
