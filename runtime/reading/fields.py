@@ -29,7 +29,7 @@ from memory.text import words
 __all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "meant_names", "names", "options"]
 
 _KINDS = (
-    ("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),
+    ("date", re.compile(r"\s*(when|(what|which)\s+((is|was)\s+)?(the\s+)?(day|date|month|year|time))\b", re.I)),
     ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
     ("exception", re.compile(r".*\b(exceptions?|errors?)\b.*\brais", re.IGNORECASE)),
 )

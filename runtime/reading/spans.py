@@ -7,12 +7,13 @@ module?" it quotes `nbytes = DEFAULT_ENTROPY`. So when a shown line holds
 the kind of value asked for, the answer is a span of that line, not free
 text. `candidate_spans` lists, first match wins:
 
-- a date ("When ...", "What year ...", "Which day ...": `answer_kind`): the
-  dates on the document line shown that answers the question best (BM25
-  over the shown lines for the question's words,
-  `memory.context.lexical.Ranker`: the line a run that cannot answer
-  quotes), a date a conversation turn states before the turn's own date tag
-  (`[17 March 2023] John: ... on 4 February 2021`);
+- a date ("When ...", "What year ...", "What is the date ...":
+  `answer_kind`): the dates on the document line shown that answers the
+  question best among those that hold one (BM25 over the shown lines for
+  the question's words, `memory.context.lexical.Ranker`; a conversation's
+  every turn holds its own date, so there it is the best line, the one a
+  run that cannot answer quotes), a date a conversation turn states before
+  the turn's own date tag (`[17 March 2023] John: ... on 4 February 2021`);
 - the value of a name the question asks about (by its name, or by the words
   of its every part: "copy buffer size" asks about `COPY_BUFSIZE`), on a
   shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
@@ -85,7 +86,8 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
 
     kind = answer_kind(question)
     if kind == "date":
-        for ref, number, text in _best_rows(rows, lines):
+        dated = [row for row in _about(rows) if _dates(row[2])][:1] if lines == 1 else _best_rows(rows, lines)
+        for ref, number, text in dated:
             add(ref, number, _dates(text))
         return list(spans.values())[:most]
     meant = meant_names(question, [row[2] for row in rows])
