@@ -36,7 +36,7 @@ _KINDS = (
 
 _IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w-])")
 _ASSIGN = re.compile(r"^\s*(?:self\.)?([A-Za-z_][\w.]*)\s*(?::\s*[^=]+?)?\s*=(?!=)\s*(.+?)\s*$")
-_FIELD = re.compile(r"^\s*(?:#+|//|;+|\*|--)?\s*([A-Za-z_][\w.-]*)\s*[:=]\s*(\S.*?)\s*$")
+_FIELD = re.compile(r"^\s*(?:#+|//|;+|\*|--)?\s*([A-Za-z_][\w.-]*)\s*([:=])\s*(\S.*?)\s*$")
 _BY = re.compile(r"^\W*((?:written|maintained|created|developed|edited|contributed|made)\s+by)\s+(\S.*?)\s*$", re.I)
 _OPTION_LINE = re.compile(
     r"^\s*(-{1,2}[A-Za-z0-9?][\w-]*(?:[= ][A-Z]+)?(?:,\s*-{1,2}[A-Za-z0-9?][\w-]*(?:=\w+)?)*)(?:\s{2,}|$)"
@@ -95,14 +95,18 @@ def definition(line: str, name: str) -> str | None:
 def field(line: str) -> tuple[str, str, str] | None:
     """A line shaped `key: value`, `key = value` or `Written by value`, as (key, value without its quotes and
     comment, the comment); else None."""
-    match = _FIELD.match(line) or _BY.match(line)
-    if not match:
+    match = _FIELD.match(line)
+    key, said = (match.group(1), match.group(3)) if match else (None, "")
+    if match is None and (by := _BY.match(line)):
+        key, said = by.group(1), by.group(2)
+    if key is None:
         return None
-    comment = _COMMENT.search(match.group(2))
-    value = _COMMENT.sub("", match.group(2)).strip()
+    # a comment says what a name assigned in code is; after `key:` (a chat's `user: ... # 3`) it is text
+    comment = _COMMENT.search(said) if match and match.group(2) == "=" else None
+    value = _COMMENT.sub("", said).strip() if comment else said.strip()
     if len(value) > 1 and value[0] in _QUOTES and value[-1] == value[0]:
         value = value[1:-1].strip()
-    return (match.group(1), value, comment.group(0).strip(" #") if comment else "") if value else None
+    return (key, value, comment.group(0).strip(" #") if comment else "") if value else None
 
 
 def names(value: str) -> str:
