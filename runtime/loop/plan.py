@@ -6,7 +6,7 @@ show, else navigation: `runtime.prompt.fit`), picks the catalogue by model
 size and mode (`runtime.prompt.catalogue`), and decides whether the run
 reads (`runtime.loop.state`): a small model answers from the documents in
 one call under the short system prompt of a run without tools, from the
-documents whole when they fit, else from the runtime's look (the room of
+documents whole when they fit (at most `READ_WHOLE_TOKENS` of them), else from the runtime's look (the room of
 the observation and half the window lent to the lines found). What it decides is the run's own
 `RunState`; the long-lived `Agent` keeps none of it.
 """
@@ -24,7 +24,7 @@ from runtime.models.base import Model
 from runtime.models.ledger import Ledger
 from runtime.prompt.build import RegionSizes
 from runtime.prompt.catalogue import choose_tools
-from runtime.prompt.fit import WHOLE, plan_documents
+from runtime.prompt.fit import READ_WHOLE_TOKENS, WHOLE, plan_documents
 from runtime.prompt.regions import Regions, system_text
 from runtime.prompt.window import Window
 
@@ -54,7 +54,8 @@ class Planner:
         whole_reads = reads and not whole.tools
         system = count(system_text([] if whole_reads else whole.tools, style))
         task_tokens = count(task) + TASK_FRAME_TOKENS
-        shown = await plan_documents(self.contexts, objects, self.sizes, task_tokens, count, system)
+        most = READ_WHOLE_TOKENS if whole_reads else None
+        shown = await plan_documents(self.contexts, objects, self.sizes, task_tokens, count, system, most)
         catalogue = whole
         if shown.mode != WHOLE:
             catalogue = choose_tools(self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=pinned)

@@ -16,7 +16,12 @@ size, to be read with the tools.
 
 The room is the model's context, not the task region's budget: on the
 bundled GGUF (a 4,096-token window), a 72-line module of 923 tokens is shown
-whole, where the budgets of a navigating run would leave it 914 tokens.
+whole, where the budgets of a navigating run would leave it 914 tokens. A
+small model reading its documents whole is given at most `READ_WHOLE_TOKENS`
+of them (`runtime.loop.plan`): on the real-file set, a 135M model shown
+2,000-3,000-token files whole (a copyright file, the Apache licence) was
+wrong where its look at the best lines was right, and took ten times as
+long on a CPU, every token of the prompt evaluated before the answer.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
 __all__ = [
     "MIN_REGION",
     "NAVIGATE",
+    "READ_WHOLE_TOKENS",
     "WHOLE",
     "DocumentPlan",
     "number_lines",
@@ -41,6 +47,7 @@ __all__ = [
 WHOLE = "whole"
 NAVIGATE = "navigate"
 MIN_REGION = 64  # the least room the state, the window and the observation each keep beside whole documents
+READ_WHOLE_TOKENS = 1_536  # the most a small model reading documents whole is shown of them
 
 
 @dataclass(frozen=True)
@@ -93,10 +100,12 @@ async def plan_documents(
     task_tokens: int,
     count: Callable[[str], int],
     system_tokens: int,
+    most: int | None = None,
 ) -> DocumentPlan:
     """Whole when every document, numbered, fits the room the model's window leaves (`whole_room`, with the
-    system text of `system_tokens`); navigate otherwise."""
+    system text of `system_tokens`), and `most` tokens when given; navigate otherwise."""
     room = whole_room(sizes, system_tokens, task_tokens)
+    room = room if most is None else min(room, most)
     total = sum(obj.tokens for obj in objects)
     if not objects or total > room:
         return DocumentPlan(NAVIGATE, total, room, sizes)
