@@ -150,7 +150,8 @@ class Decider:
         # A run reading the lines found is not sent back: its second answer, with the best lines in the reason,
         # rambled about the lines, and the lines it then quotes are its better try. One reading the documents
         # whole is sent back once, as a run shown them whole always was.
-        may_send_back = not tried.sent_back and not last_try and not regions.looked
+        # An answer extracted from a line is not sent back either: asked again, the same line gives the same spans.
+        may_send_back = not tried.sent_back and not last_try and not regions.looked and not step.extracted
         if problem and may_send_back:
             tried.sent_back = True
             raise InvalidAction(await self._with_best_lines(problem, regions) if grounding else problem)

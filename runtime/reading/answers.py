@@ -150,6 +150,8 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
     if re.fullmatch(r"<[^<>]*>?", text):
         return f"the answer {text!r} is a placeholder, not an answer: write the real answer"
     for placeholder in PLACEHOLDER.findall(frame):
+        if placeholder in material:  # an address the material writes in brackets, `<jseward@bzip.org>`
+            continue
         if placeholder[:-1].lower() in text.lower():
             return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
     flat_frame, flat_material = _flat(frame), _flat(material)
