@@ -182,7 +182,8 @@ class Decider:
             self.sizes,
             self.model.count_tokens,
         )
-        if regions.reading and await self._extract(step, regions, prompt):
+        # a run without tools (reading, or shown its documents whole) answers with a line's span when one fits
+        if not regions.tools and await self._extract(step, regions, prompt):
             step.prompt = step.prompt or prompt
             step.reply = step.reply or Reply(step.action.answer or "", sum(prompt.tokens.values()), 0)
             return

@@ -4,11 +4,12 @@ Before the first turn, `Planner.plan` measures the documents against the
 model's window (whole when they fit beside the system text the run would
 show, else navigation: `runtime.prompt.fit`), picks the catalogue by model
 size and mode (`runtime.prompt.catalogue`), and decides whether the run
-reads (`runtime.loop.state`): a small model answers from the documents in
-one call under the short system prompt of a run without tools, from the
-documents whole when they fit (at most `READ_WHOLE_TOKENS` of them), else from the runtime's look (the room of
-the observation and half the window lent to the lines found). What it decides is the run's own
-`RunState`; the long-lived `Agent` keeps none of it.
+reads (`runtime.loop.state`): a small model shown its documents whole (at
+most `READ_WHOLE_TOKENS` of them) gets no tools and answers from them; one
+that must navigate reads the runtime's look and answers from it, under the
+short system prompt of a run without tools, with the room of the
+observation and half the window lent to the lines found. What it decides is
+the run's own `RunState`; the long-lived `Agent` keeps none of it.
 """
 
 from __future__ import annotations
@@ -60,13 +61,13 @@ class Planner:
         if shown.mode != WHOLE:
             catalogue = choose_tools(self.host.tools, parameters=self.model.parameters, mode=shown.mode, pinned=pinned)
         looks = reads and catalogue.first_look and limits.max_turns > 1
-        reads = looks or (whole_reads and shown.mode == WHOLE and bool(objects))
+        # Shown whole, a small model answers under the plain prompt (a task, then the documents): asked as a
+        # reading run asks (the lines, then the question), the bundled model lost the harbor file's fee.
+        reads = looks
         tools = [] if reads else catalogue.tools
         reason = catalogue.reason
         if looks:
             reason = reason.replace("first search by the runtime", "retrieve then read")
-        elif reads:
-            reason += ", the documents read whole"
         plan = RunPlan(shown.mode, shown.describe(), [t.name for t in tools], reason)
         sizes = reading_sizes(shown.sizes) if looks else shown.sizes
         regions = Regions(
