@@ -8,8 +8,8 @@ question's recall@10 is its evidence turns that
 (a) a training run showed and used (the evaluator marked them evidence),
 (b) the static recall of the test question leaves out of its first ten, and
 (c) belong to a training question that shares a searched word with the test
-    question (the words recall searches, `searched_terms`, under the light
-    stem of `memory.context.lexical.stem`); `named` narrows (c) to a shared
+    question (the words recall searches, `searched_terms`, under the
+    stem of `memory.text.stem`); `named` narrows (c) to a shared
     word that is not a speaker's name, since a name matches every question
     about that person.
 
@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.recall_data import Question, Sample
-from memory.context.lexical import stem
 from memory.graph.recall import Recall
 from memory.graph.terms import searched_terms
+from memory.text import stem
 
 __all__ = ["Bound", "Trained"]
 

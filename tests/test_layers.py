@@ -32,11 +32,11 @@ ALLOWED = {
 # agent's hooks drive the importers and recall; evolution drives the job queue and the graph; the
 # importers write conversations into the graph (and tool records into the context store); the graph
 # searches with the context store's full-text helpers; the record tables (runs, chats, digest jobs),
-# the engines (SQLite's and PostgreSQL's stores and dialects) and the root (store, errors, params) are
-# the floor.
+# the engines (SQLite's and PostgreSQL's stores and dialects), the words (the one splitter and stemmer) and
+# the root (store, errors, params) are the floor.
 ROOMS = {
     "runtime": ("cli", "digest", "session", "loop", "reading", "", "prompt", "host", "models"),
-    "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", "records", "engines", ""),
+    "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", "records", "engines", "text", ""),
 }
 # Libraries a lower layer must not reach for: models and MCP stay above memory/, MCP above tools/.
 FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp", "llama_cpp", "httpx"}}

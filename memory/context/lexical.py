@@ -6,19 +6,18 @@ documents (`runtime.reading.look`), the check that an answer stands on its lines
 (`runtime.digest.lexical`). They all split and compare words here, so a fix
 to one is a fix to all.
 
-Words. A text is split on what is not a letter, digit, `_`, `-` or `.`
-(`memory.context.fulltext.query_words` splits a query the same way); each
-run is then taken whole and in its parts, both searchable: `DEFAULT_FORMAT`
-gives `default_format`, `default` and `format`; `--sort-keys` gives
-`sort-keys`, `sort` and `keys`; `os.path` gives `os.path`, `os` and `path`.
-A run's leading and trailing `-`, `_` and `.` are not part of it (the full
-stop after "Bethard." is not). Words are case folded and lightly stemmed
-(`stem`: "finds" and "find" meet, "ports" and "port"), the same way on both
-sides; the irregular forms of common verbs meet their stem through a small
-table (`IRREGULAR`: "wrote" and "written" meet "writes" and "Write", "said"
-meets "says"), and `terms_pattern` looks for those forms too. The question
-frame's stop words (`fulltext.STOP_WORDS`, which memory recall drops too) are
-not content words.
+Words. Words are split and stemmed by `memory.text` (the one splitter and
+the one stemmer): identifiers whole and in their parts (`DEFAULT_FORMAT`
+gives `default_format`, `default` and `format`; `--sort-keys`, `os.path`,
+`getLogger` likewise), case folded, abbreviations and British spellings to
+the word, inflections to their lemma (lemminflect: "wrote" and "written"
+meet "writes"), then Snowball's English stem ("sized" meets "size",
+"licensed" "licence"). A line holds a question's term by its stem, by a
+word the question's word is often said with ("wrote": `__author__`), or by
+several of its words run together (`BUFSIZE`: "buffer size";
+`memory.text.terms.Terms`). The question frame's stop words
+(`fulltext.STOP_WORDS`, which memory recall drops too) are not content
+words.
 
 Ranking. `Ranker` is BM25 over lines: a word's weight is its inverse line
 frequency among the lines counted (`log(1 + lines / lines with the word)`),
@@ -40,82 +39,16 @@ from typing import TYPE_CHECKING
 
 from memory.context.fulltext import STOP_WORDS
 from memory.context.loader import split_lines
+from memory.text import Terms, stem, words
 
 if TYPE_CHECKING:
     import sqlite_utils
 
     from memory.store import Store
 
-__all__ = ["IRREGULAR", "Ranker", "content_terms", "line_terms", "scan_lines", "stem", "terms_pattern", "words"]
+__all__ = ["Ranker", "asked", "content_terms", "line_terms", "scan_lines", "terms_pattern"]
 
 FETCH_ROWS = 256
-_RUN = re.compile(r"[\w.\-]+")
-_PIECE = re.compile(r"[^\W_]+")
-_JOINERS = "-_."
-_SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "s", "ly")
-# Irregular verb forms, by the stem the suffix rule gives the verb's `-s` form ("writes" -> "writ").
-IRREGULAR: dict[str, tuple[str, ...]] = {
-    "writ": ("write", "wrote", "written"),
-    "mak": ("make", "made"),
-    "giv": ("give", "gave", "given"),
-    "tak": ("take", "took", "taken"),
-    "find": ("found",),
-    "say": ("said",),
-    "tell": ("told",),
-    "keep": ("kept",),
-    "send": ("sent",),
-    "get": ("got", "gotten"),
-    "go": ("goes", "went", "gone"),
-    "com": ("come", "came"),
-    "know": ("knew", "known"),
-    "see": ("saw", "seen"),
-    "think": ("thought",),
-    "meet": ("met",),
-    "teach": ("taught",),
-    "hold": ("held",),
-    "build": ("built",),
-    "choos": ("choose", "chose", "chosen"),
-    "grow": ("grew", "grown"),
-    "speak": ("spoke", "spoken"),
-    "win": ("won",),
-    "los": ("lose", "lost"),
-    "pay": ("paid",),
-    "feel": ("felt",),
-    "bring": ("brought",),
-    "buy": ("bought",),
-    "sell": ("sold",),
-    "begin": ("began", "begun"),
-    "run": ("ran",),
-}
-_FORMS = {form: root for root, forms in IRREGULAR.items() for form in forms}
-
-
-def stem(word: str) -> str:
-    """A light stem: case folded, an irregular verb form to its stem (`IRREGULAR`), else one common suffix
-    dropped when three letters are left."""
-    word = word.casefold()
-    if word in _FORMS:
-        return _FORMS[word]
-    if not word.isalpha():  # identifiers and numbers are compared as they are
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
-            return word[: -len(suffix)]
-    return word
-
-
-def words(text: str) -> list[str]:
-    """The words of `text`, case folded, in order: each identifier whole, then its parts."""
-    found: list[str] = []
-    for run in _RUN.findall(text):
-        whole = run.strip(_JOINERS).casefold()
-        if not whole:
-            continue
-        parts = _PIECE.findall(whole)
-        if len(parts) > 1 or (parts and parts[0] != whole):
-            found.append(whole)
-        found += parts
-    return found
 
 
 def line_terms(text: str) -> set[str]:
@@ -130,13 +63,15 @@ def content_terms(question: str) -> list[str]:
     return list(dict.fromkeys(stem(w) for w in kept))
 
 
+def asked(terms: Iterable[str]) -> Terms:
+    """A question's stemmed content words (`content_terms`) as the lines' side matches them, stop words aside."""
+    return Terms(terms, ignore=STOP_WORDS)
+
+
 def terms_pattern(terms: Iterable[str]) -> re.Pattern[str]:
-    """Any word that starts with one of `terms` (stems), as the start of a word: a coarse filter that
-    `line_terms` then makes exact; a stem's irregular forms too ("writ": "wrote")."""
-    wanted = set(terms)
-    wanted |= {form for root in wanted for form in IRREGULAR.get(root, ())}
-    alternatives = "|".join(re.escape(t) for t in sorted(wanted, key=len, reverse=True))
-    return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
+    """Any word that starts with one of `terms` (stems), a form of one or a related word: a coarse filter
+    that `Ranker.held` makes exact (`memory.text.terms.Terms.pattern`)."""
+    return asked(terms).pattern()
 
 
 @dataclass
@@ -147,6 +82,10 @@ class Ranker:
     lines: int = 0
     chars: int = 0
     spread: dict[str, int] = field(default_factory=dict)
+    matcher: Terms = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.matcher = asked(self.terms)
 
     def count(self, text: str, held: set[str]) -> None:
         """Count one line (every line counted, whether it holds a term or not; `held` its terms)."""
@@ -169,7 +108,8 @@ class Ranker:
         return sum(self.weight(t) for t in held) / (0.5 + 0.5 * (len(text) + 1) / average)
 
     def held(self, text: str) -> set[str]:
-        return line_terms(text) & self.terms
+        """The terms the line holds: by their stems, related words, or words run together (`bufsize`)."""
+        return self.matcher.held(text)
 
 
 async def scan_lines(

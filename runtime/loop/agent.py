@@ -36,7 +36,7 @@ from runtime.models.base import Model
 from runtime.models.ledger import Ledger
 from runtime.prompt.fit import NAVIGATE
 from runtime.prompt.notes import NoteQueue, NoteWriter
-from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text
+from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text, unexampled
 from runtime.prompt.window import Window
 from runtime.reading.answers import clean_answer
 
@@ -100,8 +100,8 @@ class Agent:
         run = await self.planner.plan(task, objects, state, reads=not tool_choice)
         self.notes.begin_run(run.sizes, system_text(run.regions.tools, self.config.answer_style))
         result = RunResult(answer="", status="partial", plan=run.plan, sizes=run.sizes)
-        first = 2 if run.reads else 1
-        if run.reads:
+        first = 2 if run.looks else 1
+        if run.looks:
             await self._look(task, run, result)
         for turn in range(first, self.limits.max_turns + 1):
             step = await self._decide(run, self._rules(turn, run, tool_choice), turn)
@@ -143,6 +143,8 @@ class Agent:
             outcome = await next_hit(self.contexts, action, earlier, run.looked, room, count)
             outcome = outcome or ToolResult(run.guard.message(action, earlier), is_error=True)
         trace.repeated = earlier.observation_id if earlier else None
+        if outcome is None and isinstance(query := action.arguments.get("query"), str):
+            action.arguments["query"] = unexampled(query, run.regions.question)  # never the prompt's example
         outcome = outcome or await self.host.call(action.tool or "", action.arguments)
         await record_turn(self.contexts, self.window, run, trace, outcome, self.model.count_tokens)
         run.guard.remember(action, turn, trace.observation_id or "")

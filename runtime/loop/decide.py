@@ -26,17 +26,21 @@ An answer is sent back once, with the reason, when it is not an answer
 (empty, cut off, the prompt's own words), or when it is not grounded: a
 name, number, identifier or quoted phrase of it is on no line shown
 (`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
-task in the reason. A reading run (a small model answering from the lines
-found, in one call capped at `READ_TOKENS`, as plain retrieval caps it) whose
-question asks for a date, on a model that scores, writes no free text: its
-answer is the date on the best line shown that the model finds likeliest
-(`runtime.reading.spans`), citing that line, and it passes the same checks
-(when it fails them it stays the answer, `partial`, with the reason). A
+task in the reason. A reading run (a small model answering from the documents
+whole or the lines found, in one call capped at `READ_TOKENS`, as plain
+retrieval caps it) writes no free text when a shown line holds the kind of
+value asked (a date, the value of a name the question asks about, an
+option, an exception, a field's value: `runtime.reading.spans`): its answer
+is that span, the one the model finds likeliest among several, citing its
+line, and it passes the same checks (when it fails them it stays the
+answer, `partial`, with the reason). A
 reading run is never sent back: on the real-file set each of its 11 second answers
 rambled about the lines, and each cost a second call; the lines it found
 are its better second try. An answer with no claim of its own beyond the task's is never `done`
 (`runtime.reading.values.own_claims`), nor is a number a later line about the
-task changes (`runtime.reading.values.superseded`). If the next answer is no better, it is `partial` and
+task changes (`runtime.reading.values.superseded`), nor a value that is not
+the one a shown line assigns to the name asked about
+(`runtime.reading.values.not_the_value`). If the next answer is no better, it is `partial` and
 the reason names what no line holds: when some of its claims stand, the
 answer keeps the model's words and cites the line shown that holds them;
 when none does, the run answers with the best line of the documents for
@@ -75,7 +79,7 @@ from runtime.reading.answers import (
 from runtime.reading.evidence import Cited, check_evidence
 from runtime.reading.look import Line, best_lines, quote_lines
 from runtime.reading.spans import answer_kind, candidate_spans, choose_span
-from runtime.reading.values import own_claims, superseded
+from runtime.reading.values import not_the_value, own_claims, superseded
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
 
@@ -143,9 +147,11 @@ class Decider:
         if problem is None:
             problem = await self._ground(step, regions)
             grounding = problem is not None
-        # A reading run (a small model answering from the lines found) is not sent back: its second answer, with
-        # the best lines in the reason, rambled about the lines, and the lines it then quotes are its better try.
-        may_send_back = not tried.sent_back and not last_try and not regions.reading
+        # A run reading the lines found is not sent back: its second answer, with the best lines in the reason,
+        # rambled about the lines, and the lines it then quotes are its better try. One reading the documents
+        # whole is sent back once, as a run shown them whole always was.
+        # An answer extracted from a line is not sent back either: asked again, the same line gives the same spans.
+        may_send_back = not tried.sent_back and not last_try and not regions.looked and not step.extracted
         if problem and may_send_back:
             tried.sent_back = True
             raise InvalidAction(await self._with_best_lines(problem, regions) if grounding else problem)
@@ -176,7 +182,8 @@ class Decider:
             self.sizes,
             self.model.count_tokens,
         )
-        if regions.reading and await self._extract(step, regions, prompt):
+        # a run without tools (reading, or shown its documents whole) answers with a line's span when one fits
+        if not regions.tools and await self._extract(step, regions, prompt):
             step.prompt = step.prompt or prompt
             step.reply = step.reply or Reply(step.action.answer or "", sum(prompt.tokens.values()), 0)
             return
@@ -189,16 +196,24 @@ class Decider:
         step.prompt, step.reply = step.prompt or prompt, step.reply or reply
 
     async def _extract(self, step: _Step, regions: Regions, prompt: Prompt) -> bool:
-        """For a question that asks for a date, on a model that scores: the answer is the date on the best line
-        shown that the model finds likeliest as its reply, citing its line (`runtime.reading.spans`); False when
-        that does not apply, and the answer is written as free text."""
-        if answer_kind(regions.question) != "date" or not self.documents or not can_score(self.model):
+        """When a shown line holds the kind of value asked (a date, a name's value, an option, an exception, a
+        field's value: `runtime.reading.spans`), the answer is its span that the model finds likeliest as its
+        reply (a lone one as it is; the first, on a model that cannot score), citing its line; False when none
+        does (or among dates, on a model that cannot score), and the answer is written as free text."""
+        if not self.documents:
             return False
         spans = candidate_spans(_shown(regions, task=False), regions.question)
+        if len(spans) > 1 and not can_score(self.model):
+            # a model that cannot score takes the first of a line's value, option or exception, as ranked; among
+            # a line's dates it writes free text, as it did before spans
+            spans = [] if answer_kind(regions.question) == "date" else spans[:1]
+        if not spans:
+            return False
         span = await choose_span(self.model, prompt.messages, spans)
         if span is None:
             return False
-        self.ledger.charge(sum(prompt.tokens.values()) + sum(self.model.count_tokens(s.text) for s in spans))
+        if len(spans) > 1:
+            self.ledger.charge(sum(prompt.tokens.values()) + sum(self.model.count_tokens(s.text) for s in spans))
         step.action.answer = span.text
         step.action.evidence = [{"id": span.id, "start": span.number, "end": span.number}]
         step.extracted = True
@@ -227,6 +242,8 @@ class Decider:
             missing = ungrounded(answer, f"{material}\n{cited}", regions.task)
         if not missing and (changed := superseded(answer, material, regions.task)):
             return f"not grounded: the answer says {changed[0]!r}, which a later line about the task changes"
+        if not missing and (other := not_the_value(answer, material, regions.question)):
+            return other
         if not missing:
             return None
         named = ", ".join(repr(claim) for claim in missing[:4])

@@ -62,7 +62,8 @@ class RunState:
     sizes: RegionSizes
     regions: Regions
     decider: Decider
-    reads: bool = False  # retrieve-then-read: the runtime looks, the model answers from the lines
+    reads: bool = False  # the model answers from the documents shown, in one call, without tools
+    looks: bool = False  # retrieve-then-read: the runtime's look shows the lines the run reads
     first_look: bool = False  # the runtime makes the first search (a small model in the tool loop)
     guard: RepeatGuard = field(default_factory=RepeatGuard)
     looked: Looked = field(default_factory=Looked)

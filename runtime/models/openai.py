@@ -38,7 +38,7 @@ import httpx
 
 from memory.errors import BackendError, UsageError
 from runtime.models.base import Reply, Request
-from runtime.models.discover import server_context_window
+from runtime.models.discover import server_context_window, server_parameters
 from runtime.models.http_errors import TRANSIENT, translate_httpx
 from runtime.models.specs import KEY_VARIABLES, OPENAI_URL, key_from_env
 from runtime.models.tokens import count_tokens, tiktoken_encoding
@@ -157,7 +157,7 @@ class OpenAIModel:
         self.model = model
         self.name = f"openai:{model}"
         self.context_window = context_window
-        self.parameters: int | None = None  # a remote model does not say
+        self.parameters: int | None = None  # a remote model says it only where the server does (`discover`)
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
         self.structured = structured
@@ -184,6 +184,13 @@ class OpenAIModel:
         found = await server_context_window(self._client, self.base_url, self.model)
         if found:
             self.context_window = found
+        return found
+
+    async def discover_parameters(self) -> int | None:
+        """Take the served model's parameter count when the server says it, or its name does; else keep None."""
+        found = await server_parameters(self._client, self.base_url, self.model)
+        if found:
+            self.parameters = found
         return found
 
     async def aclose(self) -> None:

@@ -71,6 +71,8 @@ async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = N
         model = OpenAIModel(name, url or OPENAI_URL, **kwargs)
         if url and not context_window:
             await model.discover_context_window()  # a local server: ask it, rather than assume
+        if url:
+            await model.discover_parameters()  # so a small model is planned as one, whatever serves it
         return model
     from runtime.models.scripted import ScriptedModel
 

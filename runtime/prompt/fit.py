@@ -1,15 +1,27 @@
-"""Show what fits: documents whole in the prompt when they fit, navigation when they do not.
+"""Show what fits: documents whole in the prompt when they fit the model's context, navigation when not.
 
 A small model answers a question about a short document best when it simply
 sees the document; a navigation protocol costs it more than the document
 does. So before the first turn, `plan_documents` measures the loaded
 documents as the prompt would show them (an id header, then every line with
-its number, so answers can cite lines they see) against the room the budgets
-leave for them: the task region plus half of the window region, which is
-empty until the first tool call. When they fit, the run is in `whole` mode:
-the task region shows them and takes that room (the window region gives up
-what it lends). Otherwise the run is in `navigate` mode and the task region
-lists the documents by id and size, to be read with the tools.
+its number, so answers can cite lines they see) against the room the
+model's own context leaves for them (`whole_room`): its whole window less
+the reply, the chat template, the system text the run will show, the task,
+and a least room (`MIN_REGION`) for each of the working state, the turns
+and a tool's result. When they fit, the run is in `whole` mode: the task
+region shows them and takes that room, and the other regions give up what
+it takes, each in proportion to its share (`whole_sizes`). Otherwise the
+run is in `navigate` mode and the task region lists the documents by id and
+size, to be read with the tools.
+
+The room is the model's context, not the task region's budget: on the
+bundled GGUF (a 4,096-token window), a 72-line module of 923 tokens is shown
+whole, where the budgets of a navigating run would leave it 914 tokens. A
+small model reading its documents whole is given at most `READ_WHOLE_TOKENS`
+of them (`runtime.loop.plan`): on the real-file set, a 135M model shown
+2,000-3,000-token files whole (a copyright file, the Apache licence) was
+wrong where its look at the best lines was right, and took ten times as
+long on a CPU, every token of the prompt evaluated before the answer.
 """
 
 from __future__ import annotations
@@ -18,12 +30,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from memory.context.store import ContextObject, ContextStore
-from runtime.prompt.build import RegionSizes
+from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
 
-__all__ = ["NAVIGATE", "WHOLE", "DocumentPlan", "number_lines", "plan_documents"]
+__all__ = [
+    "MIN_REGION",
+    "NAVIGATE",
+    "READ_WHOLE_TOKENS",
+    "WHOLE",
+    "DocumentPlan",
+    "number_lines",
+    "plan_documents",
+    "whole_room",
+    "whole_sizes",
+]
 
 WHOLE = "whole"
 NAVIGATE = "navigate"
+MIN_REGION = 64  # the least room the state, the window and the observation each keep beside whole documents
+READ_WHOLE_TOKENS = 1_536  # the most a small model reading documents whole is shown of them
 
 
 @dataclass(frozen=True)
@@ -48,15 +72,40 @@ def number_lines(obj: ContextObject, text: str, first: int = 1) -> str:
     return f"{obj.id} {obj.name} (lines {first}-{first + len(lines) - 1}):\n{body}"
 
 
+def whole_room(sizes: RegionSizes, system_tokens: int, task_tokens: int) -> int:
+    """The tokens whole documents may take: the model's window less the reply, the template, the system text,
+    the task, and `MIN_REGION` for each of the state, the window and the observation."""
+    used = TEMPLATE_OVERHEAD + sizes.reply + system_tokens + task_tokens + 3 * MIN_REGION
+    return max(0, sizes.context_window - used)
+
+
+def whole_sizes(sizes: RegionSizes, system_tokens: int, task_tokens: int) -> RegionSizes:
+    """The sizes of a run that shows `task_tokens` of task and documents: the task region takes them, the
+    system region keeps its text, and the state, window and observation share what is left, each at most its
+    own size and in proportion to it."""
+    system = min(sizes.system, system_tokens)
+    task = max(sizes.task, task_tokens)
+    left = sizes.context_window - TEMPLATE_OVERHEAD - sizes.reply - system - task
+    others = sizes.state + sizes.window + sizes.observation
+    share = min(1.0, left / others) if others else 0.0
+    state, window = int(sizes.state * share), int(sizes.window * share)
+    observation = min(sizes.observation, left - state - window)
+    return replace(sizes, system=system, task=task, state=state, window=window, observation=observation)
+
+
 async def plan_documents(
     contexts: ContextStore,
     objects: list[ContextObject],
     sizes: RegionSizes,
     task_tokens: int,
     count: Callable[[str], int],
+    system_tokens: int,
+    most: int | None = None,
 ) -> DocumentPlan:
-    """Whole when every document, numbered, fits the room the budgets leave; navigate otherwise."""
-    room = max(0, sizes.task + sizes.window // 2 - task_tokens)
+    """Whole when every document, numbered, fits the room the model's window leaves (`whole_room`, with the
+    system text of `system_tokens`), and `most` tokens when given; navigate otherwise."""
+    room = whole_room(sizes, system_tokens, task_tokens)
+    room = room if most is None else min(room, most)
     total = sum(obj.tokens for obj in objects)
     if not objects or total > room:
         return DocumentPlan(NAVIGATE, total, room, sizes)
@@ -72,5 +121,4 @@ async def plan_documents(
     tokens = count(text)
     if tokens > room:
         return DocumentPlan(NAVIGATE, tokens, room, sizes)
-    lent = max(0, tokens + task_tokens - sizes.task)
-    return DocumentPlan(WHOLE, tokens, room, replace(sizes, task=sizes.task + lent, window=sizes.window - lent), text)
+    return DocumentPlan(WHOLE, tokens, room, whole_sizes(sizes, system_tokens, tokens + task_tokens), text)

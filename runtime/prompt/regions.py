@@ -11,13 +11,16 @@ with concrete values, never by templates with placeholders: a small model
 copies a placeholder such as "<the answer>" into its reply. The examples are
 about an invented planet (Zorvex), a domain no task can be mistaken for, and
 their own texts are listed in `EXAMPLE_TEXTS`, so an answer that repeats them
-is refused (`runtime.reading.answers`).
+is refused (`runtime.reading.answers`); a search for their words
+(`EXAMPLE_WORDS`) that the task does not say loses them (`unexampled`): no
+example word reaches a search.
 """
 
 from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +29,18 @@ from memory.graph.quoted import notes_in, without_notes
 from runtime.host.host import ToolSpec
 from runtime.prompt.window import Window
 
-__all__ = ["EXAMPLE_TEXTS", "LISTED_OBJECTS", "PLAIN", "RULES", "AnswerStyle", "Observation", "Regions", "system_text"]
+__all__ = [
+    "EXAMPLE_TEXTS",
+    "EXAMPLE_WORDS",
+    "LISTED_OBJECTS",
+    "PLAIN",
+    "RULES",
+    "AnswerStyle",
+    "Observation",
+    "Regions",
+    "system_text",
+    "unexampled",
+]
 
 LISTED_OBJECTS = 20
 
@@ -35,6 +49,9 @@ EXAMPLE_STATE = "Line 12 of doc:1 names the moons of Zorvex."
 EXAMPLE_ANSWER = "Zorvex has three moons."
 EXAMPLE_QUERY = "Zorvex moons"
 EXAMPLE_TEXTS = (EXAMPLE_STATE, EXAMPLE_ANSWER, "The moons of Zorvex should be in the Planets section.")
+# The examples' own subject: a search for these words, when the task does not say them, searches the prompt.
+EXAMPLE_WORDS = frozenset({"zorvex", "moon", "moons", "planet", "planets"})
+_QUERY_WORD = re.compile(r"[^\W_][\w.-]*")
 
 INTRO = "You are Loci. You complete a task from documents, and use tools to find what you cannot see.\n"
 PLAIN = (
@@ -75,6 +92,16 @@ def system_text(tools: list[ToolSpec], style: AnswerStyle = AnswerStyle.JSON) ->
     lines.append(RULES)
     lines.append("Tools:\n" + "\n".join(_tool_line(tool) for tool in tools))
     return "\n".join(lines)
+
+
+def unexampled(query: str, task: str) -> str:
+    """`query` without the examples' words the task does not say (a small model copies the example's query);
+    the task's own words when nothing else is left."""
+    asked = {word.casefold() for word in _QUERY_WORD.findall(task)}
+    kept = [w for w in query.split() if w.strip("\"'.,?!()").casefold() not in EXAMPLE_WORDS - asked]
+    if kept:
+        return " ".join(kept)
+    return " ".join(w for w in _QUERY_WORD.findall(task) if w.casefold() not in EXAMPLE_WORDS) or query
 
 
 def _example_call(tools: list[ToolSpec]) -> str:
@@ -122,7 +149,8 @@ class Regions:
     error: str | None = None
     documents: str = ""  # the documents whole, when they fit (runtime.prompt.fit)
     style: AnswerStyle = AnswerStyle.JSON
-    reading: bool = False  # retrieve-then-read: the documents are the lines found, the state is not shown
+    reading: bool = False  # one answer from the documents shown (whole, or the lines found); no state shown
+    looked: bool = False  # the documents are the lines the runtime's look found, not the documents whole
 
     @property
     def question(self) -> str:
@@ -149,7 +177,8 @@ class Regions:
         text = f"Task: {self.task}"
         if self.reading:  # the notes recalled under the task are material too, shown beside the lines
             notes = notes_in(self.task)
-            return f"Lines found in the documents:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
+            heading = "Lines found in the documents" if self.looked else "Documents"
+            return f"{heading}:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
         if self.documents:
             return f"{text}\nDocuments:\n{self.documents}"
         if self.objects:

@@ -24,7 +24,8 @@ the prompt: the run then answers with the lines it found instead
 `ungrounded` is the one rule for `done`: an answer stands on its lines when
 every claim it makes is on the lines shown to the model (or in the
 question): each number and date, each identifier (`PAX_FORMAT`, `os.path`,
-anything with a digit, `_` or an inner `.`), each name (a capitalised word
+`CalledProcessError`: anything with a digit, `_`, an inner `.` or an inner
+capital), each option (`-S`, `--sort`), each name (a capitalised word
 that is not a stop word; a sentence's first word only when a capitalised
 word follows it, as in "Greg Ward wrote it") and each quoted phrase. An
 answer with none of these must have its evidence: a line that holds
@@ -38,7 +39,8 @@ line does not answer who put the package together): a document line (the
 prompt numbers them, `N| text`) whose BM25 score for the question's words
 (`memory.context.lexical.Ranker`, over the document lines shown) is at least
 `ANSWERING` (half) of the best one's (`PAX_FORMAT = 2` does not say what
-`DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better), or
+`DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better; the line
+that assigns a name the question asks about always is), or
 another line (the run's own turns and results) that holds a word of the
 question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
 Words are compared as the one lexical ranker compares them
@@ -63,9 +65,11 @@ import re
 from typing import Any
 
 from memory.context.fulltext import STOP_WORDS, content_words
-from memory.context.lexical import Ranker, content_terms, line_terms, stem, words
+from memory.context.lexical import Ranker, content_terms, line_terms
 from memory.context.store import ContextStore
 from memory.errors import UsageError
+from memory.text import stem, words
+from runtime.reading.fields import definition, meant_names
 
 __all__ = [
     "ANSWERING",
@@ -94,6 +98,8 @@ SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
+_OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
@@ -144,6 +150,8 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
     if re.fullmatch(r"<[^<>]*>?", text):
         return f"the answer {text!r} is a placeholder, not an answer: write the real answer"
     for placeholder in PLACEHOLDER.findall(frame):
+        if placeholder in material:  # an address the material writes in brackets, `<jseward@bzip.org>`
+            continue
         if placeholder[:-1].lower() in text.lower():
             return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
     flat_frame, flat_material = _flat(frame), _flat(material)
@@ -155,14 +163,15 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
 
 
 def claims(answer: str) -> list[str]:
-    """What an answer asserts that a line must hold: its numbers, dates, identifiers, names and quoted
-    phrases, in order (a quoted phrase as it is, the rest as single words)."""
+    """What an answer asserts that a line must hold: its quoted phrases, options (`-S`), numbers, dates,
+    identifiers and names, in order (a quoted phrase and an option as they are, the rest as single words)."""
     found = [m.group(1).strip() for m in QUOTED.finditer(answer)]
+    found += _OPTION.findall(QUOTED.sub(" ", answer))
     for sentence in sentences(QUOTED.sub(" ", answer)):
         runs = [run.strip("-_.") for run in _RUN.findall(sentence)]
         runs = [run for run in runs if run]
         for index, run in enumerate(runs):
-            if any(c.isdigit() for c in run) or "_" in run or "." in run:
+            if any(c.isdigit() for c in run) or "_" in run or "." in run or _CAMEL.search(run):
                 found.append(run)
             elif run[0].isupper() and run.casefold() not in STOP_WORDS and len(run) > 1:
                 following = runs[index + 1] if index + 1 < len(runs) else ""
@@ -212,6 +221,10 @@ def _about(shown: str, question: str) -> list[str] | None:
     scores = [ranker.score(row, terms) for row, terms in rows]
     best = max(scores, default=0.0)
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
+    # the line that assigns a name the question asks about is about it, however its words rank (`BPF = 53  #
+    # Number of bits in a float`, beside `RECIP_BPF = 2 ** -BPF` for "What is the value of BPF in random?")
+    meant = meant_names(question, [row for row, _ in rows])
+    about += [row for row, _ in rows if row not in about and any(definition(row, name) for name in meant)]
     return about + others if about or others else None
 
 
@@ -235,6 +248,8 @@ def _holds(text: str, claim: str) -> bool:
     """Whether `text` holds `claim`: a number as a whole number, anything else as a word or its stem."""
     if _NUMBER.fullmatch(claim):
         return claim in {run.strip("-_.") for run in _RUN.findall(text)}
+    if _OPTION.fullmatch(claim):
+        return claim in _OPTION.findall(text)
     return claim.casefold() in words(text) or stem(claim) in line_terms(text)
 
 

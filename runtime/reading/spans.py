@@ -1,27 +1,44 @@
-"""Extracting a date: the one on the best line shown that the model's own likelihood prefers.
+"""Extracting an answer: the span of a shown line that the model's own likelihood prefers.
 
 A small model often sees the right line and still cannot write the value
 out of it: asked "When did Jon and Gina decide to collaborate?" it answers
-with another turn's date, or rephrases the question. When the question
-asks for a date (`answer_kind`: "When ...", "What year ...", "Which day
-..."), `candidate_spans` lists the dates on the document line shown that
-answers the question best (BM25 over the shown lines for the question's
-words, `memory.context.lexical.Ranker`; the line a run that cannot answer
-quotes): "21 July 2023", "March 29", and a date a conversation turn states
-before the turn's own date tag (`[17 March 2023] John: ... on 4 February
-2021`).
+with another turn's date; asked "What is DEFAULT_ENTROPY in the secrets
+module?" it quotes `nbytes = DEFAULT_ENTROPY`. So when a shown line holds
+the kind of value asked for, the answer is a span of that line, not free
+text. `candidate_spans` lists, first match wins:
 
-`choose_span` asks the model to score each span as its whole reply to the
-reading prompt (`runtime.models.base.Continuation`) and takes the one it
-finds likeliest: the log-probability of the span's tokens and of the turn
-ending after it. Measured (docs/benchmarks.md), spans chosen so beat free
-generation only for dates: among every span of the lines (names, quoted
-phrases, identifiers, short clauses) the 135M model picked "art" for
-"painting" and "Caroline" for "Melanie's daughter"; among the numbers of a
-long chat message it picked "150 commits" for 165 and "12" for "2 weeks";
-and among the dates of the best 3 lines, "April 19" beside the "March 29"
-of the best line. So only a date question is answered by a span
-(`runtime.loop.decide`), and any other is written as free text.
+- a date ("When ...", "What year ...", "What is the date ...":
+  `answer_kind`): the dates on the document line shown that answers the
+  question best among those that hold one (BM25 over the shown lines for
+  the question's words, `memory.context.lexical.Ranker`; a conversation's
+  every turn holds its own date, so there it is the best line, the one a
+  run that cannot answer quotes), a date a conversation turn states before
+  the turn's own date tag (`[17 March 2023] John: ... on 4 February 2021`);
+- the value of a name the question asks about (by its name, or by the words
+  of its every part: "copy buffer size" asks about `COPY_BUFSIZE`), on a
+  shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
+  53`, not `RECIP_BPF = 2 ** -BPF`);
+- an option ("Which ls option ...", "... flag ..."): the options the best
+  shown line that defines some defines (`-S`);
+- an exception ("Which exception does check_call raise?"): the exception
+  names on the shown lines about the question, best line first;
+- a field: the best line about the question shaped `key: value`
+  (`Upstream-Name: GNU Gzip`, `__author__ = '...'`, `Written by Greg
+  Ward`) whose key, or the comment that says what the key is (`BPF = 53  #
+  Number of bits in a float`), holds a word of the question ("wrote":
+  `__author__`; "copyright": `Copyright: 1996-2010 Julian R Seward`): its
+  value, and the value's person or thing without the e-mail address and
+  years beside it.
+
+`choose_span` takes a lone candidate as it is; among several it asks the
+model to score each as its whole reply to the reading prompt
+(`runtime.models.base.Continuation`: the log-probability of the span's
+tokens and of the turn ending after it) and takes the likeliest. Measured
+(docs/benchmarks.md), spans chosen among every span of the lines (names,
+quoted phrases, short clauses) lost to free text on LoCoMo and BEAM ("art"
+for "painting"), and so did the numbers of a long chat message ("150
+commits" for 165): a span is the answer only where the line's shape says
+which span is the value.
 """
 
 from __future__ import annotations
@@ -29,8 +46,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.context.lexical import asked, content_terms
 from runtime.models.base import Continuation, Model
-from runtime.reading.answers import scored_rows
+from runtime.reading.answers import ANSWERING, scored_rows
+from runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -43,7 +62,6 @@ _DATE = re.compile(
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
-_KINDS = (("date", re.compile(r"\s*(when|(what|which) (day|date|month|year|time))\b", re.IGNORECASE)),)
 
 
 @dataclass(frozen=True)
@@ -55,25 +73,49 @@ class Span:
     number: int
 
 
-def answer_kind(question: str) -> str | None:
-    """The kind of value `question` asks for: "date" ("When ...", "What year ..."), or None."""
-    return next((kind for kind, asks in _KINDS if asks.match(question)), None)
-
-
 def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most: int = MOST_SPANS) -> list[Span]:
-    """The dates on the best `lines` document lines of `shown` for `question`, best line first, at most `most`."""
+    """The spans of the shown lines that may be the answer, best first, at most `most`: the dates on the best
+    `lines` lines for a date question; else a name's value, an option, an exception or a field's value."""
+    rows = scored_rows(shown, question)
     spans: dict[str, Span] = {}
-    for ref, number, text in _best_rows(shown, question, lines):
-        for value in _dates(text):
-            spans.setdefault(value.strip().casefold(), Span(value.strip(), ref, number))
+
+    def add(ref: str, number: int, values: list[str]) -> None:
+        for value in values:
+            if value.strip():
+                spans.setdefault(value.strip().casefold(), Span(value.strip(), ref, number))
+
+    kind = answer_kind(question)
+    if kind == "date":
+        dated = [row for row in _about(rows) if _dates(row[2])][:1] if lines == 1 else _best_rows(rows, lines)
+        for ref, number, text in dated:
+            add(ref, number, _dates(text))
+        return list(spans.values())[:most]
+    meant = meant_names(question, [row[2] for row in rows])
+    for ref, number, text, _ in rows:
+        add(ref, number, [value for name in meant if (value := definition(text, name))])
+    if not spans and kind == "option":
+        defining = [row for row in _best_rows(rows, len(rows)) if options(row[2])]
+        for ref, number, text in defining[:1]:
+            add(ref, number, options(text))
+    if not spans and kind == "exception":
+        for ref, number, text in _about(rows):
+            add(ref, number, exceptions(text))
+    if not spans and kind is None:
+        terms = asked(content_terms(question))
+        for ref, number, text in _about(rows):
+            shaped = field(text)
+            # the key, or the comment that says what the key is, holds a word of the question
+            if shaped and terms.held(f"{shaped[0]} {shaped[2]}"):
+                add(ref, number, [names(shaped[1]), shaped[1]])
+                break
     return list(spans.values())[:most]
 
 
 async def choose_span(model: Model, messages: list[dict[str, str]], spans: list[Span]) -> Span | None:
     """The span the model finds likeliest as its whole reply to `messages` (its tokens, then the end of the
     turn); None without spans. `model` must score (`runtime.models.base.can_score`)."""
-    if not spans:
-        return None
+    if len(spans) < 2:
+        return spans[0] if spans else None
     scored = await model.score(messages, [span.text for span in spans])  # type: ignore[attr-defined]
     best = max(range(len(spans)), key=lambda i: (_whole(scored[i]), -i))
     return spans[best]
@@ -84,11 +126,17 @@ def _whole(scored: Continuation) -> float:
     return scored.total + scored.end
 
 
-def _best_rows(shown: str, question: str, most: int) -> list[tuple[str, int, str]]:
-    """The document lines of `shown` (`id`, number, text) that rank best for the question's words, best first."""
-    rows = scored_rows(shown, question)
+def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple[str, int, str]]:
+    """The document lines (`id`, number, text) that rank best for the question's words, best first."""
     order = sorted(range(len(rows)), key=lambda i: (rows[i][3], -i), reverse=True)
     return [rows[i][:3] for i in order[:most] if rows[i][3] > 0]
+
+
+def _about(rows: list[tuple[str, int, str, float]]) -> list[tuple[str, int, str]]:
+    """The document lines about the question (at least `ANSWERING` of the best line's score), best first."""
+    best = max((row[3] for row in rows), default=0.0)
+    order = sorted(range(len(rows)), key=lambda i: (rows[i][3], -i), reverse=True)
+    return [rows[i][:3] for i in order if best > 0 and rows[i][3] >= ANSWERING * best]
 
 
 def _dates(text: str) -> list[str]:

@@ -1,7 +1,7 @@
-"""What an answer asserts of its own, and whether a later line changes it: two more conditions of `done`.
+"""What an answer asserts of its own, whether it is the value asked, whether a later line changes it.
 
 `runtime.reading.answers.ungrounded` asks whether each claim of an answer
-is on a line about the question. Two answers pass it and are still not
+is on a line about the question. Three answers pass it and are still not
 answers a person can trust:
 
 - An answer with no claim of its own (`own_claims`): no name, number,
@@ -19,17 +19,29 @@ answers a person can trust:
   August"). A line about the question
   is one whose BM25 score for its words is at least `ANSWERING` of the best
   shown line's, as for `ungrounded`.
+- A number on a line about the name, which is not the name's value
+  (`not_the_value`): asked "What is the value of COPY_BUFSIZE?", "1024"
+  stands on `COPY_BUFSIZE = 1024 * 1024 if _WINDOWS else 64 * 1024` and is
+  not what it says; asked the value of `BPF`, "2" stands on `RECIP_BPF = 2
+  ** -BPF` while `BPF = 53` is shown. When a shown line assigns a name the
+  question asks about (`runtime.reading.fields`), the answer must say that
+  value: all of it, every number of it, or, for a value without numbers,
+  half its claims. Asked which exception is raised, an answer that names
+  none (`child_exception_type(err_msg)`) is not the answer either.
 """
 
 from __future__ import annotations
 
 import re
 
-from memory.context.lexical import words
 from memory.graph.quoted import without_notes
+from memory.text import words
 from runtime.reading.answers import ANSWERING, claims, scored_rows
+from runtime.reading.fields import answer_kind, definition, exceptions, meant_names
 
-__all__ = ["own_claims", "superseded"]
+__all__ = ["not_the_value", "own_claims", "superseded"]
+
+_NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 
 _VALUE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(%|[A-Za-z]+)")
 # A number before a month is a day of a date, not a value a later line restates ("23 August", then "28 August").
@@ -63,6 +75,38 @@ def superseded(answer: str, shown: str, question: str) -> list[str]:
                 changed.append(value)
                 break
     return changed
+
+
+def not_the_value(answer: str, shown: str, question: str) -> str | None:
+    """Why `answer` is not the value the shown lines give for the thing asked, or None: a line shown assigns a
+    name the question asks about (`runtime.reading.fields.meant_names`: `COPY_BUFSIZE = 1024 * 1024 if
+    _WINDOWS else 64 * 1024`) and the answer does not give that value (every number of it, or for a value
+    without numbers, half its claims); or the question asks which exception is raised and the answer names
+    none."""
+    rows = [text for _, _, text, _ in scored_rows(shown, question)]
+    named = meant_names(without_notes(question), rows)
+    values = [(name, value) for text in rows for name in named if (value := definition(text, name))]
+    if values and not any(_gives(answer, value) for _, value in values):
+        name, value = values[0]
+        return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
+    if answer_kind(question) == "exception" and not exceptions(answer):
+        return "not an exception: the question asks which exception is raised, and the answer names none"
+    return None
+
+
+def _gives(answer: str, value: str) -> bool:
+    """Whether `answer` says `value`: the whole of it, every number of it, or (none) half of its claims."""
+    if _flat(value) in _flat(answer):
+        return True
+    numbers = set(_NUMERAL.findall(value))
+    if numbers:
+        return numbers <= set(_NUMERAL.findall(answer))
+    said = {claim.casefold() for claim in claims(value)}
+    return bool(said) and 2 * len(said & {claim.casefold() for claim in claims(answer)}) >= len(said)
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 def _about_rows(shown: str, question: str) -> list[tuple[str, int, str]]:

@@ -107,7 +107,8 @@ def test_an_option_is_right_only_as_that_exact_token() -> None:
 
 async def test_every_phrasing_is_scored_and_each_fact_by_its_worst_phrasing(tmp_path: Path) -> None:
     path = tmp_path / "smtplib.py"
-    path.write_text("# Author: The Dragon De Monsyne\nSMTP_PORT = 25\nSMTP_SSL_PORT = 465\n", encoding="utf-8")
+    # prose, not lines shaped for a value (`SMTP_PORT = 25`), whose span Loci would answer with: the model writes
+    path.write_text("# The Dragon De Monsyne wrote it.\n# SMTP_PORT is 25, SMTP_SSL_PORT 465.\n", encoding="utf-8")
     facts = [
         {"file": str(path), "answer": "25", "name": "What is SMTP_PORT?", "plain": "Mail port?", "casual": "port?"},
         {"file": str(path), "answer": "The Dragon De Monsyne", "name": "Author?", "plain": "Who wrote it?"},

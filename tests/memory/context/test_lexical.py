@@ -21,7 +21,7 @@ def test_identifiers_are_words_whole_and_in_their_parts() -> None:
 
 def test_a_questions_content_words_are_stemmed_the_same_way_as_a_lines() -> None:
     assert content_terms("Who keeps the keys?") == ["keep", "key"]
-    assert content_terms("What is the value of DEFAULT_FORMAT in tarfile?")[:2] == ["value", "default_format"]
+    assert content_terms("What is the value of DEFAULT_FORMAT in tarfile?")[:2] == ["valu", "default_format"]
     assert set(content_terms("What is the vault access code?")) <= line_terms("The vault access code is 7341.")
 
 

@@ -101,6 +101,7 @@ async def test_last_turn_allows_only_an_answer(tmp_path: Path, doc: Path) -> Non
 
 async def test_first_turn_must_look_when_documents_do_not_fit(tmp_path: Path, doc: Path) -> None:
     model = ScriptedModel([answer("guess"), tool("context_list"), answer("ok")])
+    doc.write_text(DOC * 12, encoding="utf-8")  # more than the whole 2,048-token window
     config = RunConfig(sizes=RegionSizes.for_window(2_048, task=40, window=100))
     async with open_session(model, tmp_path / "loci.db", config, files=[doc]) as session:
         result = await session.agent.run("task")

@@ -1,10 +1,10 @@
-"""Learning a local server's context window, through httpx.MockTransport."""
+"""Learning a local server's context window and its model's size, through httpx.MockTransport."""
 
 from __future__ import annotations
 
 import httpx
 
-from runtime.models.discover import server_context_window
+from runtime.models.discover import server_context_window, server_parameters
 from runtime.models.openai import OpenAIModel
 
 
@@ -40,3 +40,16 @@ async def test_an_unreachable_server_keeps_the_default() -> None:
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as client:
         assert await server_context_window(client, "http://127.0.0.1:9/v1", "x") is None
+
+
+async def test_the_served_models_size_comes_from_its_meta_else_its_name() -> None:
+    llama_cpp = {"data": [{"id": "local", "meta": {"n_params": 1_711_376_384, "n_ctx_train": 8192}}]}
+    async with client_for({"/v1/models": llama_cpp}) as client:
+        model = OpenAIModel("local", "http://127.0.0.1:8080/v1", client=client)
+        assert await model.discover_parameters() == 1_711_376_384 and model.parameters == 1_711_376_384
+    named = {"data": [{"id": "/models/SmolLM2-135M-Instruct.Q4_1.gguf", "owned_by": "me"}]}
+    async with client_for({"/v1/models": named}) as client:
+        assert await server_parameters(client, "http://127.0.0.1:8000/v1", "smollm2") == 135_000_000
+    async with client_for({"/v1/models": {"data": [{"id": "gpt-4o"}]}}) as client:
+        model = OpenAIModel("gpt-4o", "http://127.0.0.1:9000/v1", client=client)
+        assert await model.discover_parameters() is None and model.parameters is None  # Q4_1, 4o: no size

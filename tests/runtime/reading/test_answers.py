@@ -202,7 +202,7 @@ async def test_an_empty_text_answer_twice_is_kept_as_partial_with_the_reason(tmp
 
 
 async def test_a_cut_off_text_answer_is_sent_back(tmp_path: Path, short: Path) -> None:
-    rambling = " ".join(["and then the plot"] * 40)
+    rambling = " ".join(["and then the harbor"] * 40)
     model = ScriptedModel([rambling, "Each plot costs 35 euros a season."], parameters=SMALL, context_window=4_096)
     async with open_session(model, tmp_path / "loci.db", files=[short]) as session:
         result = await session.agent.run("How much does a plot cost?")

@@ -16,7 +16,7 @@ from runtime.session.session import open_session
 
 SMALL = 135_000_000
 ARGPARSE = (
-    "# Author: Steven J. Bethard <steven.bethard@gmail.com>.\n"
+    "# Original author Steven J. Bethard <steven.bethard@gmail.com>.\n"
     "# New maintainer as of 29 August 2019:  Raymond Hettinger <raymond.hettinger@gmail.com>\n"
     "\n"
     '"""Command-line parsing library"""\n'
@@ -99,7 +99,8 @@ async def test_an_invented_name_is_sent_back_once_with_the_best_lines_then_parti
         result = await session.agent.run(QUESTION)
     model.check_used()
     second = model.calls[1].messages[1]["content"]
-    assert "not grounded" in second and "'Simon'" in second and 'doc:1:1: "# Author: Steven J. Bethard' in second
+    assert "not grounded" in second and "'Simon'" in second
+    assert 'doc:1:1: "# Original author Steven J. Bethard' in second
     assert result.status == "partial" and "not grounded" in (result.reason or "")
     assert result.answer.startswith("doc:1:1:") and "Bethard" in result.answer and "Simon" not in result.answer
 
@@ -134,7 +135,7 @@ async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_
         "import time",
         'NETSCAPE_MAGIC_RGX = re.compile("#( Netscape)? HTTP Cookie File")',
         "# a cookie with no name, whereas http.cookiejar regards it as a",
-        "EPOCH_YEAR = 1970",
+        "    if year < EPOCH_YEAR:",
         "def _timegm(tt):",
         "    year = tt[0]",
     ]
@@ -144,6 +145,15 @@ async def test_an_answer_whose_only_claims_are_the_questions_needs_its_words_on_
         result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
     model.check_used()
     assert result.status == "partial" and (result.reason or "").startswith("no evidence")
+
+
+async def test_a_name_asked_about_is_answered_by_the_value_its_line_assigns(tmp_path: Path) -> None:
+    path = tmp_path / "cookiejar.py"
+    path.write_text("import time\n# a cookie with no name\nEPOCH_YEAR = 1970  # the epoch\n", encoding="utf-8")
+    model = ScriptedModel([], parameters=SMALL, context_window=4_096)  # no free text is written
+    async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
+        result = await session.agent.run("What is EPOCH_YEAR in http.cookiejar?")
+    assert (result.answer, result.status, result.evidence[0].start) == ("1970", "done", 3)
 
 
 async def test_a_partial_answer_keeps_the_models_words_and_cites_the_line_that_holds_what_of_it_stands(

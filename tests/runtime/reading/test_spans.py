@@ -13,7 +13,7 @@ from runtime.models.scripted import ScriptedModel
 from runtime.models.wrapper import ModelWrapper
 from runtime.reading.spans import Span, answer_kind, candidate_spans
 from runtime.session.session import open_session
-from tests.runtime.reading.test_grounding import ARGPARSE, QUESTION, SMALL
+from tests.runtime.reading.test_grounding import ARGPARSE, SMALL
 
 WHEN = "When did Raymond Hettinger become the maintainer of argparse?"
 FILLER = "".join(f"# routine comment {i} about nothing in particular\n" for i in range(600))
@@ -22,7 +22,8 @@ FILLER = "".join(f"# routine comment {i} about nothing in particular\n" for i in
 def long_argparse(tmp_path: Path) -> Path:
     """argparse's head, then more than a small model's window: a run on it retrieves, then reads."""
     path = tmp_path / "argparse.py"
-    path.write_text(ARGPARSE + FILLER, encoding="utf-8")
+    # two dates on the line that answers: the model's likelihood chooses between them
+    path.write_text(ARGPARSE.replace("2019:", "2019 (announced 1 July 2019):") + FILLER, encoding="utf-8")
     return path
 
 
@@ -56,14 +57,16 @@ async def test_a_reading_run_answers_with_the_span_the_scorer_prefers_citing_its
     async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
         result = await session.agent.run(WHEN)
     assert result.plan is not None and "retrieve then read" in result.plan.tools_reason
-    assert model.calls == [] and model.scored == [["29 August 2019"]]  # no free text is written
+    assert model.calls == [] and model.scored == [["29 August 2019", "1 July 2019"]]  # no free text is written
     assert (result.answer, result.evidence[0].id, result.evidence[0].start) == ("29 August 2019", "doc:1", 2)
     assert result.status == "done"
 
 
 async def test_a_model_that_cannot_score_keeps_free_generation(tmp_path: Path) -> None:
     path = long_argparse(tmp_path)
-    model = ScriptedModel(["Raymond Hettinger became maintainer on 29 August 2019."], parameters=SMALL)
+    model = ScriptedModel(
+        ["Raymond Hettinger became maintainer on 29 August 2019."], parameters=SMALL, context_window=2_048
+    )
     assert not can_score(model) and not can_score(ModelWrapper(model))
     async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
         result = await session.agent.run(WHEN)
@@ -74,11 +77,11 @@ async def test_a_model_that_cannot_score_keeps_free_generation(tmp_path: Path) -
 
 async def test_a_question_of_no_kind_is_written_as_free_text_on_a_model_that_scores(tmp_path: Path) -> None:
     path = long_argparse(tmp_path)
-    model = ScriptedModel(["Steven J. Bethard"], parameters=SMALL, context_window=2_048, scorer=lambda m, s: 0.0)
+    model = ScriptedModel(["Raymond Hettinger"], parameters=SMALL, context_window=2_048, scorer=lambda m, s: 0.0)
     async with open_session(model, tmp_path / "loci.db", files=[path]) as session:
-        result = await session.agent.run(QUESTION)
+        result = await session.agent.run("Who maintains argparse now?")
     model.check_used()
-    assert model.scored == [] and (result.status, result.answer) == ("done", "Steven J. Bethard")
+    assert model.scored == [] and (result.status, result.answer) == ("done", "Raymond Hettinger")
 
 
 def test_a_wrapped_model_that_scores_still_does() -> None:

@@ -63,7 +63,7 @@ async def run(tmp_path: Path, steps: list[str], question: str = QUESTION) -> tup
 
 
 async def test_an_older_value_is_not_done_and_the_newer_one_is(tmp_path: Path) -> None:
-    _, older = await run(tmp_path / "a", ["The coverage is 85%."])
+    _, older = await run(tmp_path / "a", ["The coverage is 85%.", "The coverage is 85%."])  # sent back once
     assert older.status == "partial" and "later line" in (older.reason or "")
     _, newer = await run(tmp_path / "b", ["The coverage is 78%."])
     assert newer.status == "done" and newer.answer == "The coverage is 78%."

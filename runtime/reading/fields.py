@@ -1,0 +1,125 @@
+"""What a line gives for the thing asked: a name's own value, a field's value, an option, an exception.
+
+A file states a fact on a line shaped for it, and a question names the
+thing the line is about, and often the kind of value it wants (`answer_kind`:
+a date, an option, an exception). `asked_names` are the identifiers a question names
+(`COPY_BUFSIZE`, `BPF`, `check_call`: a word with `_`, a digit or an inner
+`.`, or one in capitals). `definition` is the value a line assigns to a name
+(`COPY_BUFSIZE = 1024 * 1024 if _WINDOWS else 64 * 1024` gives the whole
+expression after `=`, its comment left out; `RECIP_BPF = 2 ** -BPF` gives
+nothing for `BPF`). `field` reads a line shaped `key: value` or
+`key = value` (`Upstream-Name: GNU Gzip`, `__author__ = 'Ka-Ping Yee
+<ping@zesty.ca>'`, `# Written by Greg Ward`), `options` the options a line of a manual defines
+(`-S     sort by file size, largest first`: `-S`), `exceptions` the
+exception names on a line (`CalledProcessError`). `names` gives a value's
+person or thing without the e-mail address and the years beside it.
+
+`runtime.reading.spans` makes its candidate answers of these;
+`runtime.reading.values.not_the_value` holds an answer to the definition of
+the name the question asks about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.context.lexical import asked, content_terms
+from memory.text import words
+
+__all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "meant_names", "names", "options"]
+
+_KINDS = (
+    ("date", re.compile(r"\s*(when|(what|which)\s+((is|was)\s+)?(the\s+)?(day|date|month|year|time))\b", re.I)),
+    ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
+    ("exception", re.compile(r".*\b(exceptions?|errors?)\b.*\brais", re.IGNORECASE)),
+)
+
+_IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w-])")
+_ASSIGN = re.compile(r"^\s*(?:self\.)?([A-Za-z_][\w.]*)\s*(?::\s*[^=]+?)?\s*=(?!=)\s*(.+?)\s*$")
+_FIELD = re.compile(r"^\s*(?:#+|//|;+|\*|--)?\s*([A-Za-z_][\w.-]*)\s*([:=])\s*(\S.*?)\s*$")
+_BY = re.compile(r"^\W*((?:written|maintained|created|developed|edited|contributed|made)\s+by)\s+(\S.*?)\s*$", re.I)
+_OPTION_LINE = re.compile(
+    r"^\s*(-{1,2}[A-Za-z0-9?][\w-]*(?:[= ][A-Z]+)?(?:,\s*-{1,2}[A-Za-z0-9?][\w-]*(?:=\w+)?)*)(?:\s{2,}|$)"
+)
+_OPTION = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9?][\w-]*)")
+_EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")
+_COMMENT = re.compile(r"\s+#.*$")
+_EMAIL = re.compile(r"\s*[<(][^<>()\s]+@[^<>()\s]+[>)]")
+_YEARS = re.compile(r"^\s*(?:(?:\(c\)|©)\s*)?\d{4}(?:\s*[-,]\s*\d{4})*,?\s+", re.IGNORECASE)
+_QUOTES = "'\"`"
+
+
+def answer_kind(question: str) -> str | None:
+    """The kind of value `question` asks for: "date" ("When ...", "What year ..."), "option" ("Which ls
+    option ..."), "exception" ("Which exception does ... raise?"), or None."""
+    return next((kind for kind, asks in _KINDS if asks.match(question)), None)
+
+
+def asked_names(question: str) -> list[str]:
+    """The identifiers the question names: a word with `_`, a digit or an inner `.`, or in capitals."""
+    found = []
+    for name in _IDENTIFIER.findall(question):
+        bare = name.strip("_")
+        if not bare:
+            continue
+        if "_" in name or "." in name or any(c.isdigit() for c in name) or (bare.isupper() and len(bare) > 1):
+            found.append(name)
+    return list(dict.fromkeys(found))
+
+
+def meant_names(question: str, lines: list[str]) -> list[str]:
+    """The names the question asks about: those it names (`asked_names`), and the names the lines assign
+    whose every part, two or more, the question says in its own words ("copy buffer size": `COPY_BUFSIZE`,
+    "bytes of entropy by default": `DEFAULT_ENTROPY`)."""
+    found = asked_names(question)
+    terms = asked(content_terms(question))
+    for line in lines:
+        match = _ASSIGN.match(line)
+        if not match or match.group(1) in found:
+            continue
+        parts = [part for part in words(match.group(1)) if part != match.group(1).casefold().strip("_")]
+        if len(parts) >= 2 and all(terms.held(part) for part in parts):
+            found.append(match.group(1))
+    return found
+
+
+def definition(line: str, name: str) -> str | None:
+    """The value `line` assigns to `name` (`NAME = value`, its comment left out, its quotes kept), or None."""
+    match = _ASSIGN.match(line)
+    if not match or match.group(1).casefold() != name.casefold():
+        return None
+    value = _COMMENT.sub("", match.group(2)).strip().rstrip(",;")
+    return value or None
+
+
+def field(line: str) -> tuple[str, str, str] | None:
+    """A line shaped `key: value`, `key = value` or `Written by value`, as (key, value without its quotes and
+    comment, the comment); else None."""
+    match = _FIELD.match(line)
+    key, said = (match.group(1), match.group(3)) if match else (None, "")
+    if match is None and (by := _BY.match(line)):
+        key, said = by.group(1), by.group(2)
+    if key is None:
+        return None
+    # a comment says what a name assigned in code is; after `key:` (a chat's `user: ... # 3`) it is text
+    comment = _COMMENT.search(said) if match and match.group(2) == "=" else None
+    value = _COMMENT.sub("", said).strip() if comment else said.strip()
+    if len(value) > 1 and value[0] in _QUOTES and value[-1] == value[0]:
+        value = value[1:-1].strip()
+    return (key, value, comment.group(0).strip(" #") if comment else "") if value else None
+
+
+def names(value: str) -> str:
+    """A field's value as its person or thing: the years before it and the e-mail address after it left out."""
+    return _EMAIL.sub("", _YEARS.sub("", value)).strip(" ,;.")
+
+
+def options(line: str) -> list[str]:
+    """The options a line of a manual defines, at its start (`-S`, `--sort=WORD`: `--sort`); [] for another line."""
+    match = _OPTION_LINE.match(line)
+    return _OPTION.findall(match.group(1)) if match else []
+
+
+def exceptions(line: str) -> list[str]:
+    """The exception names on a line (`CalledProcessError`, `ValueError`), in order."""
+    return list(dict.fromkeys(_EXCEPTION.findall(line)))
