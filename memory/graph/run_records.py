@@ -43,6 +43,7 @@ def run_records(conn: Any, ids: Sequence[int], kinds: Sequence[str] = ()) -> set
             sql = f"SELECT node FROM memory_episodes WHERE node IN ({marks})"
             found.update(row[0] for row in conn.execute(sql, chunk))
         if "procedural" not in kinds:
-            sql = f"SELECT id FROM memory_nodes WHERE id IN ({marks}) AND kind = 'procedural' AND {signature} IS NOT NULL"
+            sql = f"SELECT id FROM memory_nodes WHERE id IN ({marks}) AND kind = 'procedural'"
+            sql += f" AND {signature} IS NOT NULL"
             found.update(row[0] for row in conn.execute(sql, chunk))
     return found
