@@ -53,6 +53,7 @@ from memory.graph.recall import Recall
 from memory.imports.files import import_file
 from memory.imports.locomo import turns_of
 from runtime.cli.doctor import cpu_name
+from runtime.cli.run import tools_for
 from runtime.loop.records import Limits, RunConfig, RunResult
 from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
@@ -242,7 +243,7 @@ async def _search_recall(session: Any, questions: list[tuple[str, str, set[str]]
 async def _timed(model: Model, db: Path, config: RunConfig, asked: list[tuple[str, str, set[str]]]) -> dict[str, float]:
     """Median seconds of a plain run and of one with the memory tools on, on the same questions and home."""
     times: dict[str, list[float]] = {"plain_s": [], "memory_tools_s": []}
-    tools = RunConfig(limits=config.limits, tools=("memory",))
+    tools = RunConfig(limits=config.limits, tools=tools_for(("memory",), files=False))  # `loci run Q --tools memory`
     for key, chosen in (("plain_s", config), ("memory_tools_s", tools)):
         async with open_session(model, db, chosen) as session:
             for question, _, _ in asked:

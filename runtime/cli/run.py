@@ -30,7 +30,7 @@ from runtime.prompt.build import RegionSizes
 from runtime.session.session import check_files, open_session
 from runtime.session.sources import ask
 
-__all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from"]
+__all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from", "tools_for"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,6 +88,16 @@ def tool_sets(text: str | None) -> tuple[str, ...] | None:
     return names
 
 
+def tools_for(names: tuple[str, ...] | None, files: bool) -> tuple[str, ...] | None:
+    """The tool sets a run pins, from those `--tools` named. A question with no file that names only the memory's
+    (and the context's, which is always on) is what a plain run already reads (runtime/session/sources.py): its
+    catalogue is picked as without `--tools`, and holds the memory tools. Pinned, a small model spent its turns
+    calling them, eight times the seconds of a plain run."""
+    if names is not None and not files and set(names) <= {"memory", "context"}:
+        return None
+    return names
+
+
 def check_sizes(args: argparse.Namespace) -> None:
     """Refuse a window or a budget below one token, before any model loads."""
     at_least(1, context_window=args.context_window, state_tokens=args.state_tokens)
@@ -116,12 +126,11 @@ async def run(args: argparse.Namespace) -> int:
     for name in args.dir:
         if not Path(name).is_dir():
             raise UsageError(f"--dir {name}: not a directory")
+    tools = tools_for(tool_sets(args.tools), bool(args.file or args.dir))
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
-        config = RunConfig(
-            limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
-        )
+        config = RunConfig(limits=limits, sizes=sizes_from(args, model), tools=tools, mcp_config=args.mcp_config)
         db, episodes = args.db or default_db_path(), not args.no_episode
         async with open_session(
             model, db, config, files=files, on_turn=on_turn, episodes=episodes, project=project_of(args)
