@@ -45,8 +45,7 @@ from typing import Any
 
 from bench.first_week_files import DATA, run_chats, run_digest
 from bench.locomo_qa import bm25_top, contains, f1, prompted
-from bench.qa_beam import _lines as beam_lines
-from bench.qa_beam import _one_value
+from bench.qa_beam import beam_set
 from memory.errors import ModelBehaviorError, UsageError
 from memory.graph.dates import spoken_date
 from memory.graph.recall import Recall
@@ -63,13 +62,14 @@ from runtime.session.sources import Answered, ask
 __all__ = ["add_arguments", "run"]
 
 CATEGORIES = (1, 2, 4)
+BEAM_CHATS = (1, 2, 3, 4, 5)
 K = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", default=DEFAULT_SPEC, help=f"model spec (default {DEFAULT_SPEC})")
     parser.add_argument("--locomo", type=Path, default=None, help="LoCoMo JSON: import its first conversation")
-    parser.add_argument("--beam", type=Path, default=None, help="BEAM chats folder: import its chat 1")
+    parser.add_argument("--beam", type=Path, default=None, help="BEAM chats folder: import its chats 1-5")
     parser.add_argument("--questions", type=int, default=20, help="questions asked of the conversation (default 20)")
     parser.add_argument("--runs", type=int, default=50, help="runs on the conversation before search is measured")
     parser.add_argument("--timed", type=int, default=5, help="questions also asked with --tools memory (default 5)")
@@ -120,20 +120,18 @@ def _locomo(path: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str, set[
 
 
 def _beam(root: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str, set[str]]]]:
-    """BEAM chat 1 as JSONL messages, and its one-value questions (no evidence turns)."""
-    folder = root / "1"
-    chat = json.loads((folder / "chat.json").read_text(encoding="utf-8"))
-    probes = json.loads((folder / "probing_questions" / "probing_questions.json").read_text(encoding="utf-8"))
-    messages = []
-    for number, line in enumerate(beam_lines(chat), 1):
-        role, _, text = line.partition(": ")
-        messages.append({"id": str(number), "role": role, "content": text})
-    questions = [
-        (str(item["question"]), value, set())
-        for items in probes.values()
-        for item in items
-        if (value := _one_value(item.get("rubric") or []))
-    ]
+    """BEAM dev's chats 1-5 as JSONL messages, a session each, and their one-value questions (no evidence
+    turns), as `bench qa --beam` reads them (bench/qa_beam.py `beam_set`, which writes a chat one message
+    a line); one chat holds 3 to 8 such questions, the five 21."""
+    messages: list[dict[str, Any]] = []
+    questions: list[tuple[str, str, set[str]]] = []
+    with tempfile.TemporaryDirectory(prefix="loci-first-week-beam-") as out:
+        for chat in BEAM_CHATS:
+            asked = beam_set(root, [chat], Path(out))
+            for number, line in enumerate(asked[0].lines if asked else (), 1):
+                role, _, text = line.partition(": ")
+                messages.append({"id": f"{chat}:{number}", "role": role, "content": text, "session": str(chat)})
+            questions += [(q.question, q.answer, set()) for q in asked]
     return messages, questions
 
 
