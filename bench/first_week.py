@@ -3,8 +3,8 @@
 The path the issue's user took, on the bundled model:
 
 1. memory: a conversation imported as JSONL messages (`loci memory import`;
-   LoCoMo dev's first conversation with `--locomo`, BEAM dev's first chat
-   with `--beam`), then a document loaded for another job (the curl
+   LoCoMo dev's first conversation with `--locomo`, BEAM dev's chats 1-5,
+   a session each, with `--beam`), then a document loaded for another job (the curl
    copyright file, which names a John Malmberg), then `--questions`
    questions asked as `loci run Q` with no `--file`
    (runtime/session/sources.py). LoCoMo is scored by token F1 and BEAM by
