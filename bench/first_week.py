@@ -43,10 +43,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from bench.first_week_files import DATA, run_chats, run_digest
-from bench.locomo_qa import bm25_top, contains, f1, prompted
+from bench.first_week_files import DATA, rag_answer, run_chats, run_digest
+from bench.locomo_qa import contains, f1
 from bench.qa_beam import beam_set
-from memory.errors import ModelBehaviorError, UsageError
+from memory.errors import BackendError, ModelBehaviorError, UsageError
 from memory.graph.dates import spoken_date
 from memory.graph.recall import Recall
 from memory.imports.files import import_file
@@ -163,7 +163,7 @@ async def _memory(
                 begun = time.monotonic()
                 answered = await _ask(session, question)
                 seconds.append(time.monotonic() - begun)
-                rag = await prompted(model, "\n".join(bm25_top(lines, question)), question)
+                rag = await rag_answer(model, lines, question)
                 for arm, answer in (("loci", answered.result.answer), ("rag", rag)):
                     scores[arm].append(_score(name, answer, gold, stems))
                 memory = bool(answered.source and answered.source.name == "memory" and any(answered.memories))
@@ -208,10 +208,11 @@ def _score(name: str, answer: str, gold: str, stems: sqlite3.Connection) -> floa
 
 
 async def _ask(session: Any, question: str) -> Answered:
-    """`loci run Q` with no file; a model that never gave a valid action answers nothing (a wrong answer)."""
+    """`loci run Q` with no file; a model that never gave a valid action, or a backend that failed, answers
+    nothing (a wrong answer, not the end of the benchmark)."""
     try:
         return await ask(session, question, [])
-    except ModelBehaviorError as exc:
+    except (ModelBehaviorError, BackendError) as exc:
         print(f"first-week: {question!r} failed: {exc}", file=sys.stderr)
         return Answered(0, RunResult(answer="", status="failed", reason=str(exc)), None, [])
 

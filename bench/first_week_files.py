@@ -24,16 +24,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.locomo_qa import bm25_top, contains, prompted
-from memory.errors import ModelBehaviorError
+from bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, contains, prompted
+from memory.errors import BackendError, ModelBehaviorError
 from runtime.cli.chat import open_chat
 from runtime.digest.run import digest
 from runtime.loop.records import RunConfig
 from runtime.models.base import Model
+from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
 from runtime.session.session import open_session
 from runtime.session.thread import Thread
 
-__all__ = ["DATA", "concatenated", "run_chats", "run_digest"]
+__all__ = ["DATA", "concatenated", "rag_answer", "run_chats", "run_digest"]
 
 DATA = Path(__file__).parent / "data" / "first_week.json"
 DOCS = Path("/usr/share/doc")
@@ -58,10 +59,10 @@ async def run_chats(model: Model, config: RunConfig, chats: list[dict[str, Any]]
                     try:
                         await talk.ask(question)
                         answer = talk.last.answer if talk.last else ""
-                    except ModelBehaviorError:
+                    except (ModelBehaviorError, BackendError):
                         answer = ""
                     asked = thread.task(question)
-                    rag = await prompted(model, "\n".join(bm25_top(lines, asked)), asked)
+                    rag = await rag_answer(model, lines, asked)
                     copied += said.repeats(question, answer) is not None
                     said.add(question, answer)
                     thread.add(question, rag)
@@ -79,6 +80,14 @@ async def run_chats(model: Model, config: RunConfig, chats: list[dict[str, Any]]
         "chat_rag": round(statistics.fmean(right["rag"]), 3) if right["rag"] else 0.0,
         "chat_copied": copied,
     }
+
+
+async def rag_answer(model: Model, lines: tuple[str, ...], question: str) -> str:
+    """The `rag` arm: BM25's top 8 lines and the question in one prompt, the lines cut to the window (a BEAM
+    message can be thousands of tokens), as `bench qa` fits them."""
+    frame = model.count_tokens(PROMPT.format(context="", question=question))
+    room = model.context_window - ANSWER_TOKENS - TEMPLATE_OVERHEAD - frame - 8
+    return await prompted(model, fit("\n".join(bm25_top(lines, question)), room, model.count_tokens)[0], question)
 
 
 def concatenated(out: Path, first: list[str], size: int) -> Path:
@@ -106,7 +115,7 @@ async def run_digest(model: Model, plan: dict[str, Any]) -> dict[str, Any]:
         lines = tuple(path.read_text(encoding="utf-8").splitlines())
         for question, gold in plan["questions"]:
             record = await digest([path], question, model=model, db=Path(home) / "loci.db")
-            rag = await prompted(model, "\n".join(bm25_top(lines, question)), question)
+            rag = await rag_answer(model, lines, question)
             for arm, text in (("loci", record["answer"]), ("rag", rag)):
                 right[arm].append(contains(text, gold))
             print(
