@@ -14,11 +14,15 @@ line, "curl.se" on one. Otherwise the answer is chosen among those lines as `loc
 chooses a span (runtime/reading/spans.py): the line the model's own
 likelihood prefers as its whole reply to the same prompt, or, for a model
 that cannot score (a remote one), the best of them by the scan's score. The
-`done` rule that follows is the digest's (runtime/digest/verdict.py).
+`done` rule that follows is the digest's (runtime/digest/verdict.py). The
+marks the prompt numbers the lines with (`(doc:1 line 4)`), which a small
+model writes back (an answer of eight marks and no words), are taken out
+first: an answer that is only marks rests on no line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from runtime.digest.lexical import Found, content_words, line_words
@@ -28,6 +32,8 @@ __all__ = ["MOST_LINES", "best_found", "from_evidence"]
 
 MOST_LINES = 8
 LINE_CHARS = 300
+# How the answer prompt numbers the found lines; a small model writes them back, alone or before a line.
+_MARK = re.compile(r"\((?:doc|obs|turn|note):\d+ line \d+\)")
 
 
 def best_found(found: Sequence[Found], question: str) -> list[Found]:
@@ -44,6 +50,7 @@ async def from_evidence(
 ) -> str:
     """`answer` when the found line holding most of its own words is one of the best; else the best line the
     model finds likeliest."""
+    answer = " ".join(_MARK.sub(" ", answer).split()) if _MARK.search(answer) else answer
     best = best_found(found, question)
     if not best:
         return answer
