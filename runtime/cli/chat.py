@@ -12,7 +12,9 @@ window ids logged with the answer.
 Each line answers its own question (runtime/session/thread.py): a short
 line that refers back ("double it", "that function") is run with the
 previous question and answer beside it, and an answer that repeats an
-earlier turn's answer to a different question is `partial`.
+earlier turn's answer to a different question is asked again once from
+the files alone (no window, no state; the window is put back after), and
+is `partial` if it still repeats it.
 
 Commands: `/state` prints the whole state, `/history` the window and the
 latest turns and notes in the context store, `/prune` asks the agent to
@@ -256,7 +258,15 @@ class Chat:
         scope = {} if self.objects is None else {"objects": self.objects}
 
         async def work(brief: Brief) -> RunResult:
-            result = await self.session.agent.run(brief.task, state=self.state, keep_window=True, **scope)
+            agent = self.session.agent
+            result = await agent.run(brief.task, state=self.state, keep_window=True, **scope)
+            if self.thread.repeats(line, result.answer) is None:
+                return result
+            # Asked again from the files alone (a follow-up's task carries the exchange it refers to), then the
+            # chat's window is put back for the next line.
+            kept = agent.window.ids()
+            result = await agent.run(brief.task, **scope)
+            await agent.window.restore(kept)
             if (turn := self.thread.repeats(line, result.answer)) is None:
                 return result
             reason = f"the answer repeats turn {turn}'s, to another question"

@@ -7,6 +7,7 @@ from pathlib import Path
 import anyio
 
 from runtime.cli.chat import open_chat
+from runtime.models.base import Request
 from runtime.models.scripted import ScriptedModel
 from runtime.session.session import open_session
 from runtime.session.thread import Thread, refers_back
@@ -66,3 +67,17 @@ def test_only_a_short_line_that_points_back_carries_the_previous_exchange() -> N
     thread.add("Who wrote textwrap?", "Greg Ward wrote the module.")
     assert thread.repeats("Who wrote textwrap?", "Greg Ward wrote the module.") is None  # the same question
     assert thread.repeats("Who maintains it now?", "Greg Ward wrote the module.") == 2
+
+
+async def test_a_copied_answer_is_asked_again_from_the_file_alone(tmp_path: Path) -> None:
+    second = "The placeholder of shorten is ' [...]'."
+
+    def reply(request: Request) -> str:  # copies turn 1 while the chat's window shows it
+        prompt = request.messages[-1]["content"]
+        return second if "Task: What placeholder" in prompt and "you asked:" not in prompt else FIRST
+
+    questions = ["What is the default width of TextWrapper?", "What placeholder does shorten use?"]
+    model, out = await _chat(tmp_path, [reply], questions)
+    answers = [line for line in out if line.startswith("loci> ")]
+    assert "[...]" in answers[1] and "repeats" not in answers[1]
+    assert any("you asked:" in call.messages[-1]["content"] for call in model.calls)  # first with the window
