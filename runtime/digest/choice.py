@@ -33,7 +33,8 @@ __all__ = ["MOST_LINES", "best_found", "from_evidence"]
 MOST_LINES = 8
 LINE_CHARS = 300
 # How the answer prompt numbers the found lines; a small model writes them back, alone or before a line.
-_MARK = re.compile(r"\((?:doc|obs|turn|note):\d+ line \d+\)")
+# A mark the answer's token limit cut (`(doc:1 l`) is a mark too.
+_MARK = re.compile(r"\((?:doc|obs|turn|note):\d*(?:\s+l(?:i(?:n(?:e)?)?)?)?\s*\d*\)?")
 
 
 def best_found(found: Sequence[Found], question: str) -> list[Found]:

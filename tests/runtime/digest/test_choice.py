@@ -54,7 +54,7 @@ async def test_digest_answers_the_curl_question_from_its_curl_line(tmp_path: Pat
 
 
 async def test_the_line_marks_a_model_writes_back_are_no_answer() -> None:
-    marks = "(doc:1 line 537)\n(doc:1 line 6602)\n(doc:1 line 16755)"
+    marks = "(doc:1 line 537)\n(doc:1 line 6602)\n(doc:1 line 16755)\n(doc:1 l"
     assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, marks, FOUND) == "Source: https://curl.se/"
-    echoed = "(doc:1 line 7401) Source: https://curl.se/\n(doc:1 line 120)"
+    echoed = "(doc:1 line 7401) Source: https://curl.se/ (doc:1 line 12"
     assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, echoed, FOUND) == "Source: https://curl.se/"
