@@ -7,7 +7,8 @@ eight lines that each hold a word of the question, wrote out the wrong one.
 
 So `from_evidence` holds the answer to the found lines that hold the most of
 the question's content words (`runtime.digest.lexical`, the scan's own
-words): the curl line holds "source" and "curl", the others "source" alone.
+words), a word counting less the more found lines hold it: the curl line
+holds "source" and "curl", the others "source" alone.
 An answer stands when the found line that holds the most of its own words
 (those not in the question) is one of those lines: "https" is on every
 line, "curl.se" on one. Otherwise the answer is chosen among those lines as `loci run`
@@ -23,6 +24,7 @@ first: an answer that is only marks rests on no line.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from runtime.digest.lexical import Found, content_words, line_words
@@ -38,11 +40,15 @@ _MARK = re.compile(r"\((?:doc|obs|turn|note):\d*(?:\s+l(?:i(?:n(?:e)?)?)?)?\s*\d
 
 
 def best_found(found: Sequence[Found], question: str) -> list[Found]:
-    """The found lines that hold the most of the question's content words, best scored first."""
+    """The found lines that hold the most of the question's content words, best scored first. A word counts
+    one over the number of found lines that hold it: "bzip2" on two lines says more than "copyright" on
+    forty."""
     wanted = set(content_words(question))
-    held = [len(wanted & line_words(line.text)) for line in found]
-    top = max(held, default=0)
-    lines = [line for line, count in zip(found, held, strict=True) if count == top and top > 0]
+    words = [wanted & line_words(line.text) for line in found]
+    lines_with = Counter(word for held in words for word in held)
+    weight = [round(sum(1 / lines_with[word] for word in held), 9) for held in words]
+    top = max(weight, default=0.0)
+    lines = [line for line, value in zip(found, weight, strict=True) if value == top and top > 0]
     return sorted(lines, key=lambda line: -line.score)[:MOST_LINES]
 
 
