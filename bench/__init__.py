@@ -33,6 +33,7 @@ BENCHES: dict[str, str] = {
     "hooks": "bench.hooks",
     "startup": "bench.startup",
     "ui": "bench.ui",
+    "first-week": "bench.first_week",
 }
 
 

@@ -28,6 +28,7 @@ from memory.graph.fts.index import text_index
 from memory.graph.newer import WINDOW, Scored, newer_first, terms_held
 from memory.graph.ops import adjacent_weights, fetch_nodes
 from memory.graph.records import Node
+from memory.graph.run_records import RUN_KINDS, run_records
 from memory.graph.spread_sessions import fuller_first, sessions_first
 from memory.graph.terms import selective_terms
 from memory.params import in_chunks
@@ -36,6 +37,8 @@ from memory.projects import ALL
 __all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 
 DOC_BUDGET = 5_000
+# How many more candidates recall asks for when a run's records took places among them (memory/graph/run_records.py).
+RUN_WIDEN = 4
 # The speakers whose turns elaborate on what the person said: a match in them counts `Weights.elaboration`.
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "model", "bot", "chatgpt", "claude"})
 # What ranking reads of a node: (id, kind, uses, last_used, updated, speaker, successes).
@@ -132,7 +135,7 @@ class Ranking:
         assistant said, and its turns count as the person's do."""
         w = replace(self.weights, elaboration=1.0) if replies else self.weights
         n = max(self.candidates, 2 * k)
-        found = self._lexical_candidates(conn, terms, kinds, n)
+        found, runs = self._lexical_candidates(conn, terms, kinds, n)
         lexical, vectors = self._direct(found, nearest)
         # The direct part of each candidate, in the voice of its speaker, is what spreads and what caps the graph.
         rows = _scoring_rows(conn, list({*lexical, *vectors}), self.project)
@@ -145,9 +148,12 @@ class Ranking:
         graph, origin = experienced(conn, base, {i: row[1] for i, row in rows.items()}, graph, origin, self.spread)
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
         rows.update(_scoring_rows(conn, reached, self.project))
-        wanted = [i for i, row in rows.items() if i in base and (not kinds or row[1] in kinds)]
+        # A run's records spread (experience) but are not what a question is about (memory/graph/run_records.py).
+        runs |= run_records(conn, [i for i in reached if i in rows and rows[i][1] in RUN_KINDS], kinds)
+        wanted = [i for i, row in rows.items() if i in base and i not in runs and (not kinds or row[1] in kinds)]
         ceiling = w.context * max((base[i] for i in wanted), default=0.0)
-        scored = _scored(rows, lexical, vectors, graph, base, voice, ceiling, kinds, w)
+        shown = {i: row for i, row in rows.items() if i not in runs}
+        scored = _scored(shown, lexical, vectors, graph, base, voice, ceiling, kinds, w)
         if scored and not rows[scored[0][1]][6]:  # the first has never helped a run succeed
             scored = _best_match_first(scored, base)
         read: dict[int, Node] = {}  # the nodes the first places' steps read, which are most of the top k: read once
@@ -170,18 +176,41 @@ class Ranking:
 
     def _lexical_candidates(
         self, conn: sqlite3.Connection, terms: list[str], kinds: list[str], n: int
-    ) -> list[tuple[int, float]]:
+    ) -> tuple[list[tuple[int, float]], set[int]]:
         """BM25 candidates of the wanted kinds, plus the best few of any kind: an episode that matches
-        leads to the facts it holds even when only facts are wanted."""
+        leads to the facts it holds even when only facts are wanted. With no kinds named, a run's records
+        are an index of their own: the best `spread` of them come beside the candidates, never in their
+        place. Returns the candidates and which of them are run records kept apart."""
         if not terms:
-            return []
+            return [], set()
         selective = selective_terms(conn, terms, self.budget)  # read once for both searches
+        if not kinds:
+            found, runs = self._apart(conn, terms, selective, n)
+            apart = sorted(runs.items(), key=lambda item: -item[1])[: self.spread]
+            return sorted([*found, *apart], key=lambda item: -item[1]), {node_id for node_id, _ in apart}
+        # Named kinds leave out a run's records unless they name its kind; the few of any kind are as they were
+        # (`bench evolution --data` measures this path: @5 fell on BEAM dev when runs came beside them too).
         found = _candidates(conn, terms, selective, kinds, n, self.project)
-        if kinds:
-            seen = {node_id for node_id, _ in found}
-            others = _candidates(conn, terms, selective, [], self.spread, self.project)
-            found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
-        return found
+        seen = {node_id for node_id, _ in found}
+        others = _candidates(conn, terms, selective, [], self.spread, self.project)
+        found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
+        return found, set()
+
+    def _apart(
+        self, conn: sqlite3.Connection, terms: list[str], selective: tuple[list[str], bool], limit: int
+    ) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """The best `limit` candidates of any kind that are not run records, and the run records met on the
+        way. When run records took places, the search is asked again for more, `RUN_WIDEN` times as many
+        each time, at most twice: bounded, and a home with no runs asks once."""
+        wanted = limit
+        for _ in range(3):
+            found = _candidates(conn, terms, selective, [], wanted, self.project)
+            runs = run_records(conn, [node_id for node_id, _ in found])
+            world = [(node_id, score) for node_id, score in found if node_id not in runs]
+            if len(world) >= limit or len(found) < wanted:
+                break
+            wanted *= RUN_WIDEN
+        return world[:limit], {node_id: score for node_id, score in found if node_id in runs}
 
     def _direct(
         self, found: list[tuple[int, float]], nearest: list[tuple[int, float]]

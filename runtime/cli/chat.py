@@ -9,6 +9,13 @@ question and answer enter the window as one turn (`Window.add_exchange`),
 fold into notes as any turn does, and are restored by `--resume` from the
 window ids logged with the answer.
 
+Each line answers its own question (runtime/session/thread.py): a short
+line that refers back ("double it", "that function") is run with the
+previous question and answer beside it, and an answer that repeats an
+earlier turn's answer to a different question is asked again once from
+the files alone (no window, no state; the window is put back after), and
+is `partial` if it still repeats it.
+
 Commands: `/state` prints the whole state, `/history` the window and the
 latest turns and notes in the context store, `/prune` asks the agent to
 prune its window into a note, `/quit` (or end of input) leaves.
@@ -31,13 +38,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import anyio
 import anyio.to_thread
 
 from memory.context.objects import ContextObject
 from memory.errors import LociError, UsageError
-from memory.records.chat import ChatLog, ChatSession
+from memory.records.chat import ChatLog, ChatMessage, ChatSession
 from memory.store import default_db_path
 from runtime.cli.display import one_line
 from runtime.cli.flags import project_of
@@ -45,7 +53,9 @@ from runtime.cli.run import add_model_arguments, check_sizes, sizes_from
 from runtime.loop.records import Limits, RunConfig, RunResult
 from runtime.models.specs import load_model
 from runtime.session.background import Background
+from runtime.session.experience import Brief
 from runtime.session.session import Session, check_files, open_session
+from runtime.session.thread import Thread
 
 __all__ = ["Chat", "chat_loop", "open_chat", "read_line", "register"]
 
@@ -143,12 +153,25 @@ async def open_chat(
     for message in messages:
         write(f"{SPEAKERS.get(message.role, message.role)}> {message.text}")
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
-    chat = Chat(session, log, record, write, state=last.state if last else "", objects=objects)
+    state = last.state if last else ""
+    chat = Chat(session, log, record, write, state=state, objects=objects, thread=_thread(messages))
     if last and last.window:
         await session.agent.window.restore(list(last.window))
     if chat.state:
         write(f"[state: {one_line(chat.state, SHORT_STATE)}]")
     return chat
+
+
+def _thread(messages: list[ChatMessage]) -> Thread:
+    """The exchanges of a chat's log: each question with the answer that followed it."""
+    thread, asked = Thread(), None
+    for message in messages:
+        if message.role == "user":
+            asked = message.text
+        elif message.role == "assistant" and asked is not None:
+            thread.add(asked, message.text.split("\n(partial: ")[0])
+            asked = None
+    return thread
 
 
 async def chat_loop(chat: Chat, read: Read) -> None:
@@ -175,6 +198,7 @@ class Chat:
         *,
         state: str = "",
         objects: list[ContextObject] | None = None,
+        thread: Thread | None = None,
     ) -> None:
         self.session = session
         self.objects = objects  # the documents the chat reads; None: every document in the home
@@ -182,6 +206,7 @@ class Chat:
         self.record = record
         self.write = write
         self.state = state
+        self.thread = thread or Thread()  # the questions and answers so far (runtime/session/thread.py)
         self.last: RunResult | None = None
 
     async def handle(self, line: str) -> bool:
@@ -227,10 +252,29 @@ class Chat:
         self.write(f"loci> {answer}")
         self.write(self.status())
 
-    async def _run(self, task: str) -> RunResult:
-        """Run `task`, continuing the chat's working state and window."""
+    async def _run(self, line: str) -> RunResult:
+        """Run the line's task (`Thread.task`: with the exchange it refers back to), continuing the chat's
+        working state and window; an answer that repeats an earlier turn's to another question is `partial`."""
         scope = {} if self.objects is None else {"objects": self.objects}
-        return (await self.session.run(task, source="chat", state=self.state, keep_window=True, **scope))[1]
+
+        async def work(brief: Brief) -> RunResult:
+            agent = self.session.agent
+            result = await agent.run(brief.task, state=self.state, keep_window=True, **scope)
+            if self.thread.repeats(line, result.answer) is None:
+                return result
+            # Asked again from the files alone (a follow-up's task carries the exchange it refers to), then the
+            # chat's window is put back for the next line.
+            kept = agent.window.ids()
+            result = await agent.run(brief.task, **scope)
+            await agent.window.restore(kept)
+            if (turn := self.thread.repeats(line, result.answer)) is None:
+                return result
+            reason = f"the answer repeats turn {turn}'s, to another question"
+            return replace(result, status="partial", reason="; ".join(r for r in (result.reason, reason) if r))
+
+        result = (await self.session.run(self.thread.task(line), source="chat", work=work))[1]
+        self.thread.add(line, result.answer)
+        return result
 
     def status(self) -> str:
         """The state, shortened; the last prompt's tokens per region against the budgets; the window as it

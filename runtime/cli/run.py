@@ -4,6 +4,10 @@ The answer and the cited lines go to stdout, control characters escaped
 (`runtime.cli.display.safe`: a document line cannot drive the terminal);
 stderr then says the run's id and how to judge it
 (`run 12: loci feedback 12 good|bad`), which `--json` carries as `run_id`.
+With no `--file`, `--dir` or stdin, the run reads the memory graph when it
+holds the question, else the home's documents (runtime/session/sources.py),
+and stderr says which (`--json`: `source`, `source_why`); a span of recalled
+memories is shown under their ids (`mem:22`).
 Every numeric flag is checked before a model loads (`runtime.cli.flags`).
 """
 
@@ -15,6 +19,7 @@ import sys
 from pathlib import Path
 
 from memory.errors import UsageError
+from memory.graph.records import node_ref
 from memory.store import default_db_path
 from runtime.cli.display import safe
 from runtime.cli.flags import add_project, at_least, project_of
@@ -23,8 +28,9 @@ from runtime.models.base import Model
 from runtime.models.specs import DEFAULT_SPEC, load_model
 from runtime.prompt.build import RegionSizes
 from runtime.session.session import check_files, open_session
+from runtime.session.sources import ask
 
-__all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from"]
+__all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from", "tools_for"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,6 +88,16 @@ def tool_sets(text: str | None) -> tuple[str, ...] | None:
     return names
 
 
+def tools_for(names: tuple[str, ...] | None, files: bool) -> tuple[str, ...] | None:
+    """The tool sets a run pins, from those `--tools` named. A question with no file that names only the memory's
+    (and the context's, which is always on) is what a plain run already reads (runtime/session/sources.py): its
+    catalogue is picked as without `--tools`, and holds the memory tools. Pinned, a small model spent its turns
+    calling them, eight times the seconds of a plain run."""
+    if names is not None and not files and set(names) <= {"memory", "context"}:
+        return None
+    return names
+
+
 def check_sizes(args: argparse.Namespace) -> None:
     """Refuse a window or a budget below one token, before any model loads."""
     at_least(1, context_window=args.context_window, state_tokens=args.state_tokens)
@@ -110,12 +126,11 @@ async def run(args: argparse.Namespace) -> int:
     for name in args.dir:
         if not Path(name).is_dir():
             raise UsageError(f"--dir {name}: not a directory")
+    tools = tools_for(tool_sets(args.tools), bool(args.file or args.dir))
     model = await load_model(args.model, context_window=args.context_window)
     try:
         on_turn = print_trace if args.trace else None
-        config = RunConfig(
-            limits=limits, sizes=sizes_from(args, model), tools=tool_sets(args.tools), mcp_config=args.mcp_config
-        )
+        config = RunConfig(limits=limits, sizes=sizes_from(args, model), tools=tools, mcp_config=args.mcp_config)
         db, episodes = args.db or default_db_path(), not args.no_episode
         async with open_session(
             model, db, config, files=files, on_turn=on_turn, episodes=episodes, project=project_of(args)
@@ -136,13 +151,23 @@ async def run(args: argparse.Namespace) -> int:
                         file=sys.stderr,
                     )
             choice = [name.strip() for name in args.tool_choice.split(",") if name.strip()]
-            # The run lists what was loaded for it; with nothing loaded, every document in the home.
+            # The run reads what was loaded for it; with nothing loaded, the memory graph when it holds the
+            # question, else every document in the home (runtime/session/sources.py).
             # The run's episode is written and its refinement queued; `loci memory refine` or a worker runs it.
-            run_id, result = await session.run(args.task, tool_choice=choice, objects=loaded or None)
+            answered = await ask(session, args.task, loaded, tool_choice=choice)
     finally:
         await model.aclose()
+    run_id, result, source = answered.run_id, answered.result, answered.source
     shown = {"run_id": run_id, **result.as_json()}
-    print(json.dumps(shown, ensure_ascii=False, indent=2) if args.json else as_text(result))
+    if source is not None:
+        shown.update(source=source.name, source_why=source.why)
+        for item, ids in zip(shown["evidence"], answered.memories, strict=False):
+            if ids:
+                item["memories"] = [node_ref(i) for i in ids]
+    print(json.dumps(shown, ensure_ascii=False, indent=2) if args.json else as_text(result, answered.memories))
+    if source is not None and not args.json:
+        where = "the memory graph" if source.name == "memory" else "the home's documents"
+        print(f"loci: answered from {where} ({source.why})", file=sys.stderr)
     if not args.json and not args.no_episode:
         print(f"run {run_id}: loci feedback {run_id} good|bad", file=sys.stderr)
     return 0
@@ -170,12 +195,15 @@ def print_trace(trace: TurnTrace) -> None:
     )
 
 
-def as_text(result: RunResult) -> str:
-    """The answer and its evidence for a terminal: control characters in either are shown escaped."""
+def as_text(result: RunResult, memories: list[list[int]] | None = None) -> str:
+    """The answer and its evidence for a terminal: control characters in either are shown escaped. A span of
+    recalled memories is headed by their ids (`memories`, one list a span)."""
     lines = [safe(result.answer)]
     if result.status != "done":
         lines.append(f"(partial: {safe(result.reason or '')})")
-    for cited in result.evidence:
-        lines.append(f"\n--- {safe(cited.id)} lines {cited.start}-{cited.end}")
+    for number, cited in enumerate(result.evidence):
+        ids = memories[number] if memories and number < len(memories) else []
+        where = " ".join(node_ref(i) for i in ids) if ids else f"{safe(cited.id)} lines {cited.start}-{cited.end}"
+        lines.append(f"\n--- {where}")
         lines.append(safe(cited.text.rstrip()))
     return "\n".join(lines)

@@ -46,7 +46,9 @@ from memory.errors import UsageError
 from memory.projects import DEFAULT_PROJECT
 from memory.records.digest_jobs import DigestJob, DigestJobs
 from memory.store import default_db_path
+from runtime.digest.choice import from_evidence
 from runtime.digest.inputs import Input, check_inputs, load_inputs
+from runtime.digest.lexical import Found
 from runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
 from runtime.digest.settings import MeteredModel, Progress, Settings
 from runtime.digest.stream import StreamReader, evidence_of, found_evidence
@@ -262,6 +264,9 @@ class _Run:
             lookup=not GLOBAL.search(question),
         )  # fmt: skip
         answer, state = await reader.run(self.state)
+        if found := [Found.from_json(item) for item in state.get("found", [])]:  # a lookup: from its lines
+            messages = reader.answer_messages(state["memory"], found)
+            answer = await from_evidence(self.model, messages, question, answer, found)
         outcome = {
             "answer": answer,
             "evidence": found_evidence(state, objects, question, answer) + evidence_of(state, objects),

@@ -113,7 +113,7 @@ class StreamReader:
                 _advance(state, piece, state["chunk"] + 1)
             await self.checkpoint(state)
         reply = await self.model.generate(
-            Request(self._answer_messages(state["memory"], found), max_tokens=ANSWER_TOKENS, purpose="answer")
+            Request(self.answer_messages(state["memory"], found), max_tokens=ANSWER_TOKENS, purpose="answer")
         )
         return reply.text.strip(), state
 
@@ -145,7 +145,8 @@ class StreamReader:
             {"role": "user", "content": user},
         ]
 
-    def _answer_messages(self, memory: str, found: list[Found]) -> list[dict[str, str]]:
+    def answer_messages(self, memory: str, found: list[Found]) -> list[dict[str, str]]:
+        """The prompt the answer is written to: the question, the found lines, the notes."""
         lines = "".join(f"({self.objects[f.doc].id} line {f.line}) {f.text}\n" for f in found)
         shown = f"Lines found in the document:\n{lines}\n" if lines else ""
         user = f"Question: {self.question}\n\n{shown}Notes:\n{memory or '(none)'}"

@@ -25,7 +25,7 @@ later, or `loci memory refine` does.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,11 +126,17 @@ class Experience:
             lines.pop()
         return Brief(task)
 
-    async def after(self, record: RunRecord, brief: Brief) -> int | None:
-        """Write the episode of `record` (the run as `Runs.finish` wrote it), unless episodes are off; its node id."""
+    async def after(self, record: RunRecord, brief: Brief, *, used: Sequence[int] = ()) -> int | None:
+        """Write the episode of `record` (the run as `Runs.finish` wrote it), unless episodes are off; its node id.
+
+        `used` are memories the answer rests on that the turns do not name (read as a document); the last
+        step used them."""
         if not self.episodes:
             return None
         steps = steps_from_turns(record.turns, brief.ids)
+        if used:
+            last = steps[-1] if steps else Step("answer", {}, brief.ids, (), ok=False)
+            steps[-1:] = [Step(last.tool, last.arguments, last.recalled, (*last.used, *used), last.ok)]
         outcome = None
         if self.evaluator is not None:
             outcome = self.evaluator(record)

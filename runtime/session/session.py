@@ -63,9 +63,10 @@ from servers.memory import memory_server_for
 from tools.context import ContextTools
 from tools.history import HistoryTools
 
-__all__ = ["Session", "TurnLog", "Work", "check_files", "open_session", "turn_record"]
+__all__ = ["Session", "TurnLog", "Used", "Work", "check_files", "open_session", "turn_record"]
 
 Work = Callable[[Brief], Awaitable[RunResult]]
+Used = Callable[[RunResult], Sequence[int]]
 
 
 class TurnLog:
@@ -94,8 +95,19 @@ class Session:
     runs: Runs
     turns: TurnLog = field(default_factory=TurnLog)  # the agent's `on_turn`: the current run's turns
 
+    @property
+    def graph(self) -> Graph:
+        """The memory graph of the session's project (its experience's)."""
+        return self.experience.evolution.graph
+
     async def run(
-        self, task: str, *, source: str = "run", work: Work | None = None, **agent_kwargs: Any
+        self,
+        task: str,
+        *,
+        source: str = "run",
+        work: Work | None = None,
+        used: Used | None = None,
+        **agent_kwargs: Any,
     ) -> tuple[int, RunResult]:
         """`agent.run(task, ...)`, or `work(brief)`, recorded in the home's `runs` table however it ends.
 
@@ -104,6 +116,9 @@ class Session:
         `failed`, and both propagate, each with the turns it made. A run that ends with an answer leaves its
         episode. `work` is a job that answers in its own way (a digest's `stream`
         or `direct` strategy): it gets the brief and gives back a `RunResult`.
+        `used` names the memories the result rests on that its turns do not (a
+        run that read recalled memories as a document: runtime/session/sources.py);
+        its episode records them as used.
         Returns the run's id with its result.
         """
         runs = self.runs
@@ -131,7 +146,7 @@ class Session:
             turns=[turn_record(trace) for trace in result.turns],
             tokens=result.tokens,
         )
-        await self.experience.after(record, brief)
+        await self.experience.after(record, brief, used=used(result) if used else ())
         return run_id, result
 
     def _made_so_far(self) -> dict[str, Any]:

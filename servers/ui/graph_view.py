@@ -5,7 +5,11 @@ each capped at `MAX_DRAWN` nodes, and then for how many live nodes and
 edges the home holds, so it can say how much is not drawn:
 
 - `top`: the most used nodes (newest first among equals) and the edges
-  between them: the first view;
+  between them: the first view. A run's records (its episode, a procedure
+  distilled from runs: memory/graph/run_records.py) are folded out of it, and
+  `folded_runs` says how many: fifty run episodes took a third of the canvas
+  from the memory itself; the Runs tab shows them, and `around` still draws
+  one beside the facts it used;
 - `recall`: what a search returns, by the same `Recall` as `memory_recall`
   (without counting a use: looking is not using), with the edges its
   activation spread along (`via`) and the nodes at their other ends;
@@ -30,6 +34,7 @@ from typing import Any
 
 import sqlite_utils
 
+from memory.engines.dialects import dialect_of
 from memory.evolution.evolution import Evolution
 from memory.graph.graph import Graph
 from memory.graph.ops import adjacent_edges, fetch_nodes
@@ -114,10 +119,17 @@ class GraphView:
         def read(db: sqlite_utils.Database) -> dict[str, Any]:
             # Sort the ids alone, then read the rows of the few kept: sorting whole rows costs ten times more.
             mine, params = in_project(self.graph.project)
-            sql = f"SELECT id FROM memory_nodes WHERE deleted IS NULL{mine} ORDER BY uses DESC, id DESC LIMIT ?"
+            signature = dialect_of(db.conn).json_text("meta", "signature")
+            runs = (
+                " AND NOT EXISTS (SELECT 1 FROM memory_episodes x WHERE x.node = memory_nodes.id)"
+                f" AND NOT (kind = 'procedural' AND {signature} IS NOT NULL)"
+            )
+            sql = f"SELECT id FROM memory_nodes WHERE deleted IS NULL{mine}{runs} ORDER BY uses DESC, id DESC LIMIT ?"
             ids = [row[0] for row in db.conn.execute(sql, [*params, n])]
             found = fetch_nodes(db.conn, ids, self.graph.project)
-            return {"view": "top", **_piece(db.conn, {i: found[i] for i in ids if i in found})}
+            sql = f"SELECT count(*) FROM memory_nodes WHERE deleted IS NULL{mine} AND NOT ({runs[5:]})"
+            folded = db.conn.execute(sql, params).fetchone()[0]
+            return {"view": "top", "folded_runs": folded, **_piece(db.conn, {i: found[i] for i in ids if i in found})}
 
         return await self.graph.store.read(read)
 

@@ -36,7 +36,8 @@ let totals = null;
 
 function describe(piece) {
   const what = piece.view === "recall" ? ` (the top of the recall for "${piece.query}" and their neighbours).` :
-    piece.view === "around" ? ` (the neighbourhood of ${piece.center}).` : " (the most used).";
+    piece.view === "around" ? ` (the neighbourhood of ${piece.center}).` :
+    piece.folded_runs ? ` (the most used; ${count(piece.folded_runs)} run records folded: see Runs).` : " (the most used).";
   if (!totals) return `Drawn: ${count(piece.nodes.length)} memories and ${count(piece.edges.length)} links${what} Counting the rest…`;
   const hidden = totals.total_nodes - piece.nodes.length;
   return `Drawn: ${count(piece.nodes.length)} of ${count(totals.total_nodes)} memories and ${count(piece.edges.length)} of ` +

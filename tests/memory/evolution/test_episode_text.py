@@ -24,8 +24,10 @@ async def test_episodes_are_found_by_their_task_not_by_episode_or_run(engine_sto
     await episodes.write(Episode("Who holds the copyright of bzip2?", [step], run_id=16))  # the mark tells them apart
     await episodes.write(Episode("tidy the notes", [step]))
     recall = Recall(graph)
-    assert await recall.recall("which run was the episode", k=5, record=False) == []
-    found = await recall.recall("bzip2 copyright", k=5, record=False)
+    assert await recall.recall("which run was the episode", k=5, kinds=["episodic"], record=False) == []
+    # A run's episodes are found when their kind is asked for (memory/graph/run_records.py), and only then.
+    assert await recall.recall("bzip2 copyright", k=5, record=False) == []
+    found = await recall.recall("bzip2 copyright", k=5, kinds=["episodic"], record=False)
     texts = sorted(r.node.text for r in found)
     assert texts == ["Who holds the copyright of bzip2? [r14]", "Who holds the copyright of bzip2? [r16]"]
 

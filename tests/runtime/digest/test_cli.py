@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -252,3 +254,18 @@ def test_the_progress_bar_is_off_when_quiet_or_when_stderr_is_not_a_terminal() -
     assert (
         progress_wanted(False, Tty()) and not progress_wanted(True, Tty()) and not progress_wanted(False, io.StringIO())
     )
+
+
+def test_the_progress_line_fits_a_narrow_terminal() -> None:
+    # 612,368 tokens of 2.2 MB in an 80-column terminal read `612368… tokens • … 0:00:…`.
+    for width in (80, 60, 48):
+        sink = io.StringIO()
+        console = Console(file=sink, force_terminal=True, width=width, color_system=None)
+        with ProgressBar(console=console, clock=lambda: 100.0) as bar:
+            big = Progress(12, "stream", "reading", tokens_read=204_000, tokens_total=612_368, chunks=9, chunks_total=9)
+            bar.update(big)
+            bar.update(dataclasses.replace(big, chunks_total=27))
+        lines = [line for line in sink.getvalue().replace("\r", "\n").splitlines() if "job 12" in line]
+        shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", lines[-1])
+        assert len(shown) <= width and "…" not in shown
+        assert "204k/612k tokens" in shown and "ETA" in shown

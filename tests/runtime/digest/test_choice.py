@@ -1,0 +1,60 @@
+"""A lookup's answer is chosen from the lines its evidence lists (the curl case)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runtime.digest.choice import best_found, from_evidence
+from runtime.digest.lexical import Found
+from runtime.digest.run import digest
+from runtime.models.scripted import ScriptedModel
+from tests.runtime.digest_helpers import memory_step
+
+QUESTION = "What is the source URL of curl?"
+FOUND = [
+    Found(0, 120, 9.0, "Source: https://aopalliance.sourceforge.net"),
+    Found(0, 7401, 8.0, "Source: https://curl.se/"),
+    Found(0, 88, 7.5, "Source: https://github.com/google/brotli"),
+]
+AOP = "The source is https://aopalliance.sourceforge.net"
+MESSAGES = [{"role": "user", "content": QUESTION}]
+
+
+def test_the_best_lines_hold_the_most_of_the_questions_words() -> None:
+    assert [line.line for line in best_found(FOUND, QUESTION)] == [7401]
+
+
+async def test_an_answer_from_another_line_is_replaced_by_the_best_line() -> None:
+    assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, AOP, FOUND) == "Source: https://curl.se/"
+
+
+async def test_an_answer_that_rests_on_the_best_line_stands() -> None:
+    answer = "https://curl.se/"
+    assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, answer, FOUND) == answer
+
+
+async def test_among_equal_lines_the_models_likelihood_chooses() -> None:
+    found = [Found(0, 3, 5.0, "curl source: https://curl.se/"), Found(0, 9, 4.0, "curl source mirror: ftp.sunet.se")]
+    model = ScriptedModel([], scorer=lambda messages, candidate: -1.0 if "ftp" in candidate else -9.0)
+    answer = "It is maintained by Daniel."
+    assert await from_evidence(model, MESSAGES, QUESTION, answer, found) == "curl source mirror: ftp.sunet.se"
+    assert model.scored == [[line.text for line in found]]
+
+
+async def test_digest_answers_the_curl_question_from_its_curl_line(tmp_path: Path) -> None:
+    lines = [f"Files: debian/* of package {n}\nLicense: GPL-2+" for n in range(40)]
+    lines[5] = "Upstream-Name: aopalliance\nSource: https://aopalliance.sourceforge.net"
+    lines[30] = "Upstream-Name: curl\nSource: https://curl.se/"
+    doc = tmp_path / "copyrights.txt"
+    doc.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = ScriptedModel([memory_step, AOP], repeat_last=True)
+    record = await digest([doc], QUESTION, model=model, db=tmp_path / "loci.db", strategy="stream")
+    assert record["answer"] == "Source: https://curl.se/"
+    assert any(item.get("quote") == "Source: https://curl.se/" for item in record["evidence"])
+
+
+async def test_the_line_marks_a_model_writes_back_are_no_answer() -> None:
+    marks = "(doc:1 line 537)\n(doc:1 line 6602)\n(doc:1 line 16755)\n(doc:1 l"
+    assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, marks, FOUND) == "Source: https://curl.se/"
+    echoed = "(doc:1 line 7401) Source: https://curl.se/ (doc:1 line 12"
+    assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, echoed, FOUND) == "Source: https://curl.se/"
