@@ -15,7 +15,8 @@ answers now, so the early answers are the ones the server would give.
 
 `Front` reads the client's lines while the server loads. It answers
 `initialize` (when the listing has a result for the version asked), `ping`,
-and, once initialized, `tools/list` without parameters, and only in the
+and, once initialized, `tools/list` without a cursor (no parameters, or a
+`_meta` holding only a progress token, as Codex sends), and only in the
 plainest shape the SDK accepts (JSON-RPC 2.0, an integer or string id, an
 `initialize` with a string `protocolVersion`, `capabilities` and a
 `clientInfo` with `name` and `version`); every other line waits, so a line
@@ -124,7 +125,7 @@ class Front:
                 self.opening, self.opening_id = line, ident
         elif self.opening is not None and method == "ping" and not params:
             result = {}
-        elif self.initialized is not None and method == "tools/list" and not params:
+        elif self.initialized is not None and method == "tools/list" and _listing_request(params):
             result = {"tools": [tool for name in self.tool_sets for tool in self.listing.tools[name]]}
         if result is None:
             self.waiting.append(line)
@@ -161,6 +162,21 @@ def _plain(message: object) -> bool:
         return False
     ident = message.get("id", 0)
     return isinstance(message.get("method"), str) and isinstance(ident, int | str) and not isinstance(ident, bool)
+
+
+def _listing_request(params: object) -> bool:
+    """Whether `params` asks `tools/list` for the whole list: none, `{}`, or only a progress token in `_meta`.
+
+    Codex sends `{"_meta": {"progressToken": 0}}`; the server answers it as it answers no parameters (a list sends
+    no progress). A cursor, or any other `_meta` key (the 2026-07-28 envelope), waits for the server.
+    """
+    if not params:
+        return params is None or params == {}
+    if not isinstance(params, dict) or params.keys() != {"_meta"} or not isinstance(params["_meta"], dict):
+        return False
+    meta = params["_meta"]
+    token = meta.get("progressToken", 0)
+    return meta.keys() <= {"progressToken"} and isinstance(token, int | str) and not isinstance(token, bool)
 
 
 def _handshake(params: object) -> bool:

@@ -73,6 +73,12 @@ CASES = {
     "initialize with id {}": [{**_initialize(), "id": {}}],
     "tools/list with a list of params": [*OPENING, _request(2, "tools/list", [1, 2])],
     'tools/list as "jsonrpc": "1.0"': [*OPENING, _request(2, "tools/list", jsonrpc="1.0")],
+    "tools/list with a progress token, as Codex sends it": [
+        _request(0, "initialize", HELLO | {"capabilities": {"experimental": {"codex/auth-change": {}}}}),
+        OPENING[1],
+        _request(1, "tools/list", {"_meta": {"progressToken": 0}}),
+        _request(2, "tools/list", {"_meta": {"progressToken": True}}),
+    ],
     "ping with id true": [*OPENING, _request(True, "ping")],
     'initialized as "jsonrpc": "1.0", then tools/list': [
         OPENING[0],

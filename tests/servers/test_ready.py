@@ -70,3 +70,22 @@ def test_a_line_too_deep_to_parse_waits_for_the_server() -> None:
     assert json.loads(front.take(_opening()) or "")["id"] == 7
     deep = '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": ' + '{"a": ' * 1500 + "{}" + "}" * 1501
     assert front.take(deep) is None and front.waiting == [deep]
+
+
+def test_codex_s_tools_list_with_a_progress_token_is_answered_and_other_meta_waits() -> None:
+    # Codex does not wait for a pending server's tools/list: answered only once the server loaded, its tools
+    # were missing from the session's first model request.
+    front = Front(LISTING, ("memory",), "0.1.0")
+    assert (
+        json.loads(front.take(_opening()) or "")["id"] == 7
+        and front.take(_line(None, "notifications/initialized")) == ""
+    )
+    for ident, meta in enumerate(({"progressToken": 0}, {"progressToken": "t"}, {})):
+        listed = json.loads(front.take(_line(ident, "tools/list", {"_meta": meta})) or "")
+        assert listed["id"] == ident and [tool["name"] for tool in listed["result"]["tools"]] == ["memory_recall"]
+    refused = [{"progressToken": True}, {"progressToken": 1.5}, {"progressToken": 0, "x": 1}, []]
+    for ident, meta in enumerate(refused, start=10):
+        assert front.take(_line(ident, "tools/list", {"_meta": meta})) is None
+    assert front.take(_line(20, "tools/list", {"_meta": {}, "cursor": "2"})) is None
+    assert front.take(json.dumps({"jsonrpc": "2.0", "id": 21, "method": "tools/list", "params": []})) is None
+    assert len(front.waiting) == 6
