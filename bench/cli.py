@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from bench import BENCHES, load
-from memory.errors import UsageError
+from loci.bench import BENCHES, load
+from loci.memory.errors import UsageError
 
 __all__ = ["register"]
 

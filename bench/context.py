@@ -32,14 +32,14 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.loop.records import BUILT_IN, Limits, RunConfig, TurnTrace
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import rewrite_queued
-from runtime.prompt.regions import AnswerStyle
-from runtime.session.background import Background
-from runtime.session.session import open_session
+from loci.runtime.loop.records import BUILT_IN, Limits, RunConfig, TurnTrace
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.notes import rewrite_queued
+from loci.runtime.prompt.regions import AnswerStyle
+from loci.runtime.session.background import Background
+from loci.runtime.session.session import open_session
 
 __all__ = ["add_arguments", "observation_sizes", "run"]
 

@@ -31,12 +31,12 @@ from typing import Any
 
 import anyio
 
-from bench.corpus import Corpus, token_counter
-from memory.context.store import ContextStore
-from memory.engines.dialects import dialect_of
-from memory.engines.select import use_engine
-from memory.errors import LociError, UsageError
-from memory.location import is_postgres
+from loci.bench.corpus import Corpus, token_counter
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import LociError, UsageError
+from loci.memory.location import is_postgres
 
 __all__ = ["GOALS", "add_arguments", "measure", "run"]
 
@@ -68,7 +68,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         command = [
             sys.executable,
             "-m",
-            "bench.context_store",
+            "loci.bench.context_store",
             str(size),
             str(args.queries),
             str(args.reads),

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime.models.tokens import offline_cl100k
+from loci.runtime.models.tokens import offline_cl100k
 
 __all__ = ["Corpus", "token_counter", "vocabulary"]
 

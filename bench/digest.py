@@ -33,13 +33,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.digest_real import run_real
-from bench.needles import Needle, haystack_source, make_needles, oracle, score, write_haystack
-from runtime.cli.doctor import cpu_name
-from runtime.digest.run import digest
-from runtime.digest.settings import MeteredModel
-from runtime.models.base import Model
-from runtime.models.specs import load_model, parse_spec
+from loci.bench.digest_real import run_real
+from loci.bench.needles import Needle, haystack_source, make_needles, oracle, score, write_haystack
+from loci.runtime.cli.doctor import cpu_name
+from loci.runtime.digest.run import digest
+from loci.runtime.digest.settings import MeteredModel
+from loci.runtime.models.base import Model
+from loci.runtime.models.specs import load_model, parse_spec
 
 __all__ = ["add_arguments", "run"]
 
@@ -135,7 +135,7 @@ def _measure_once(home: Path, path: Path, tokens: int, args: argparse.Namespace)
     command = [
         sys.executable,
         "-m",
-        "runtime.cli.main",
+        "loci.runtime.cli.main",
         "bench",
         "digest",
         "--json",
@@ -190,7 +190,7 @@ async def _load(args: argparse.Namespace) -> Model:
     """The model of `--model`; a llama model with `--threads` if given (one thread copes better with a busy machine)."""
     backend, name, _ = parse_spec(args.model)
     if backend == "llama" and args.threads:
-        from runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
+        from loci.runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
 
         window = args.context_window or DEFAULT_CONTEXT
         return await LlamaModel.load(name or "default", context_window=window, threads=args.threads)

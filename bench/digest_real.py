@@ -29,12 +29,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.needles import score
-from runtime.cli.doctor import cpu_name
-from runtime.digest.run import digest
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Model
-from runtime.session.session import open_session
+from loci.bench.needles import score
+from loci.runtime.cli.doctor import cpu_name
+from loci.runtime.digest.run import digest
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Model
+from loci.runtime.session.session import open_session
 
 __all__ = ["FACTS", "real_documents", "run_real"]
 

@@ -39,17 +39,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.evolution_locomo import run_locomo
-from bench.evolution_scale import measure_scale
-from bench.evolution_world import TOOLS, Task, World
-from memory.errors import UsageError
-from memory.evolution.episodes import Episode
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph, NewNode
-from memory.graph.recall import Recall
-from memory.jobs.worker import Worker
-from memory.store import Store
-from runtime.cli.doctor import cpu_name
+from loci.bench.evolution_locomo import run_locomo
+from loci.bench.evolution_scale import measure_scale
+from loci.bench.evolution_world import TOOLS, Task, World
+from loci.memory.errors import UsageError
+from loci.memory.evolution.episodes import Episode
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.worker import Worker
+from loci.memory.store import Store
+from loci.runtime.cli.doctor import cpu_name
 
 __all__ = ["add_arguments", "run"]
 

@@ -34,10 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.recall_data import Question, Sample
-from memory.graph.recall import Recall
-from memory.graph.terms import searched_terms
-from memory.text import stem
+from loci.bench.recall_data import Question, Sample
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.terms import searched_terms
+from loci.memory.text import stem
 
 __all__ = ["Bound", "Trained"]
 

@@ -44,20 +44,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.evolution_bound import Bound, Trained
-from bench.recall_data import Failed, Question, Sample, load_data
-from memory.errors import LociError, UsageError
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
-from memory.graph.conversation import remember_conversation
-from memory.graph.graph import Graph
-from memory.graph.ranking import Weights
-from memory.graph.recall import Recall
-from memory.jobs.worker import Worker
-from memory.records.runs import RunRecord, Runs
-from memory.store import Store
-from runtime.cli.doctor import cpu_name
+from loci.bench.evolution_bound import Bound, Trained
+from loci.bench.recall_data import Failed, Question, Sample, load_data
+from loci.memory.errors import LociError, UsageError
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
+from loci.memory.graph.conversation import remember_conversation
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ranking import Weights
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.worker import Worker
+from loci.memory.records.runs import RunRecord, Runs
+from loci.memory.store import Store
+from loci.runtime.cli.doctor import cpu_name
 
 __all__ = ["KS", "GoldEvaluator", "run_locomo", "split_questions"]
 

@@ -23,14 +23,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.memory import make_sentences
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.errors import UsageError
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph, NewNode
-from memory.jobs.worker import Worker
+from loci.bench.memory import make_sentences
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.jobs.worker import Worker
 
 __all__ = ["measure_scale"]
 

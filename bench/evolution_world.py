@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from memory.evolution.episodes import Step
+from loci.memory.evolution.episodes import Step
 
 __all__ = ["TOOLS", "Attempt", "Family", "Task", "TaskType", "World"]
 

@@ -43,21 +43,21 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from bench.first_week_files import DATA, rag_answer, run_chats, run_digest
-from bench.locomo_qa import contains, f1
-from bench.qa_beam import beam_set
-from memory.errors import BackendError, ModelBehaviorError, UsageError
-from memory.graph.dates import spoken_date
-from memory.graph.recall import Recall
-from memory.imports.files import import_file
-from memory.imports.locomo import turns_of
-from runtime.cli.doctor import cpu_name
-from runtime.cli.run import tools_for
-from runtime.loop.records import Limits, RunConfig, RunResult
-from runtime.models.base import Model
-from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.session.session import open_session
-from runtime.session.sources import Answered, ask
+from loci.bench.first_week_files import DATA, rag_answer, run_chats, run_digest
+from loci.bench.locomo_qa import contains, f1
+from loci.bench.qa_beam import beam_set
+from loci.memory.errors import BackendError, ModelBehaviorError, UsageError
+from loci.memory.graph.dates import spoken_date
+from loci.memory.graph.recall import Recall
+from loci.memory.imports.files import import_file
+from loci.memory.imports.locomo import turns_of
+from loci.runtime.cli.doctor import cpu_name
+from loci.runtime.cli.run import tools_for
+from loci.runtime.loop.records import Limits, RunConfig, RunResult
+from loci.runtime.models.base import Model
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model
+from loci.runtime.session.session import open_session
+from loci.runtime.session.sources import Answered, ask
 
 __all__ = ["add_arguments", "run"]
 

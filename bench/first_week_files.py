@@ -24,15 +24,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, contains, prompted
-from memory.errors import BackendError, ModelBehaviorError
-from runtime.cli.chat import open_chat
-from runtime.digest.run import digest
-from runtime.loop.records import RunConfig
-from runtime.models.base import Model
-from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
-from runtime.session.session import open_session
-from runtime.session.thread import Thread
+from loci.bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, contains, prompted
+from loci.memory.errors import BackendError, ModelBehaviorError
+from loci.runtime.cli.chat import open_chat
+from loci.runtime.digest.run import digest
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Model
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, fit
+from loci.runtime.session.session import open_session
+from loci.runtime.session.thread import Thread
 
 __all__ = ["DATA", "concatenated", "rag_answer", "run_chats", "run_digest"]
 

@@ -1,6 +1,6 @@
 """Write `bench/data/recall_generated.json`: a LoCoMo-format set that asks what agents ask of memory.
 
-`python -m bench.generate_recall [--out FILE] [--seed N]` is deterministic:
+`python -m loci.bench.generate_recall [--out FILE] [--seed N]` is deterministic:
 the same seed writes the same file. Each conversation is two people talking
 over eight sessions a week or two apart, mostly small talk (drawn from a pool
 of lines, so the right turn must be found among many), with facts planted in
@@ -181,7 +181,7 @@ def _assemble(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.generate_recall", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m loci.bench.generate_recall", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)

@@ -2,7 +2,7 @@
 
 It builds the graph of `loci bench memory` (`--nodes` generated facts, about
 three weighted edges each; bench/memory.py) in a temporary home, then runs
-the installed recall command (`python -m memory.hooks recall --db HOME`,
+the installed recall command (`python -m loci.memory.hooks recall --db HOME`,
 memory/hooks/__main__.py) `--runs` times as a new process, the event's JSON
 on stdin with a prompt of words from a random fact, and times each from
 start to exit. The same run also times a bare `python -c pass` (the floor
@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import memory as memory_bench
-from bench.memory import make_sentences, percentile
+from loci.bench import memory as memory_bench
+from loci.bench.memory import make_sentences, percentile
 
 __all__ = ["add_arguments", "run"]
 
@@ -49,7 +49,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             argparse.Namespace(nodes=args.nodes, edges_per_node=3.0, queries=20, batch=5_000, seed=args.seed, db=db)
         )
         texts = make_sentences(args.nodes, args.seed)
-        command = [sys.executable, "-m", "memory.hooks", "recall", "--db", str(db)]
+        command = [sys.executable, "-m", "loci.memory.hooks", "recall", "--db", str(db)]
         _time(command, _event(rng, texts))  # the first run warms the page cache
         hook_ms, cpu_ms, answered = [], [], 0
         for _ in range(max(1, args.runs)):

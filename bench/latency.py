@@ -38,16 +38,16 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.loop.action import action_schema
-from runtime.loop.records import BUILT_IN, Limits, RunConfig, TurnTrace
-from runtime.models.base import Model, Reply, Request
-from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.models.wrapper import ModelWrapper
-from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
-from runtime.prompt.notes import rewrite_queued
-from runtime.prompt.regions import AnswerStyle, system_text
-from runtime.session.background import Background
-from runtime.session.session import open_session
+from loci.runtime.loop.action import action_schema
+from loci.runtime.loop.records import BUILT_IN, Limits, RunConfig, TurnTrace
+from loci.runtime.models.base import Model, Reply, Request
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
+from loci.runtime.prompt.notes import rewrite_queued
+from loci.runtime.prompt.regions import AnswerStyle, system_text
+from loci.runtime.session.background import Background
+from loci.runtime.session.session import open_session
 
 __all__ = ["TurnPages", "add_arguments", "page_text", "run"]
 

@@ -35,11 +35,11 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.mcp import http_server
-from bench.postgres_cluster import cluster
-from memory.engines.select import use_engine
-from runtime.cli.doctor import cpu_name
-from servers.live import CHANGES_URI, POLL_S
+from loci.bench.mcp import http_server
+from loci.bench.postgres_cluster import cluster
+from loci.memory.engines.select import use_engine
+from loci.runtime.cli.doctor import cpu_name
+from loci.servers.live import CHANGES_URI, POLL_S
 
 __all__ = ["GOAL_MS", "add_arguments", "run"]
 

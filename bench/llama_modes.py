@@ -24,15 +24,15 @@ from typing import Any
 
 import anyio.to_thread
 
-from runtime.cli.doctor import cpu_name
-from runtime.models.llama.verdict import ENV
+from loci.runtime.cli.doctor import cpu_name
+from loci.runtime.models.llama.verdict import ENV
 
 __all__ = ["add_arguments", "run"]
 
 # The child turns core dumps off first: a crash is an expected answer here.
 CHILD = (
     "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_CORE, (0, 0)); "
-    "sys.argv = ['loci', *sys.argv[1:]]; runpy.run_module('runtime.cli.main', run_name='__main__')"
+    "sys.argv = ['loci', *sys.argv[1:]]; runpy.run_module('loci.runtime.cli.main', run_name='__main__')"
 )
 CHILD_SECONDS = 600.0
 

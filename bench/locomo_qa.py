@@ -44,17 +44,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory.errors import ModelBehaviorError, UsageError
-from memory.graph.dates import spoken_date
-from memory.graph.fts.sqlite import stems as term_stems
-from memory.imports.locomo import turns_of as locomo_turns
-from runtime.loop.decide import INSTRUCTIONS
-from runtime.loop.records import RunConfig
-from runtime.models.base import Model, Request
-from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
-from runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, RULES
-from runtime.reading.answers import sentences
-from runtime.session.session import open_session
+from loci.memory.errors import ModelBehaviorError, UsageError
+from loci.memory.graph.dates import spoken_date
+from loci.memory.graph.fts.sqlite import stems as term_stems
+from loci.memory.imports.locomo import turns_of as locomo_turns
+from loci.runtime.loop.decide import INSTRUCTIONS
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Model, Request
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, fit
+from loci.runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, RULES
+from loci.runtime.reading.answers import sentences
+from loci.runtime.session.session import open_session
 
 __all__ = [
     "prompted",

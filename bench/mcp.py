@@ -58,16 +58,16 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.cpu import ServerCpu
-from bench.memory import make_sentences
-from memory.errors import UsageError
-from memory.graph.graph import Graph, NewNode
-from memory.projects import DEFAULT_PROJECT
-from memory.records.tokens import Principal, Tokens
-from memory.store import Store
-from runtime.cli.doctor import cpu_name
-from servers.app import build_app
-from servers.principals import TOKEN_CACHE_S, Principals
+from loci.bench.cpu import ServerCpu
+from loci.bench.memory import make_sentences
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.records.tokens import Principal, Tokens
+from loci.memory.store import Store
+from loci.runtime.cli.doctor import cpu_name
+from loci.servers.app import build_app
+from loci.servers.principals import TOKEN_CACHE_S, Principals
 
 __all__ = ["GOALS", "add_arguments", "http_server", "run"]
 
@@ -328,7 +328,7 @@ def _copy(db: Path, name: str) -> Path:
 
 
 def _loci() -> list[str]:
-    return ["-m", "runtime.cli.main"]
+    return ["-m", "loci.runtime.cli.main"]
 
 
 def _sdk_path_env(base: dict[str, str]) -> dict[str, str]:

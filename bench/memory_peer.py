@@ -2,7 +2,7 @@
 
 One workload runs side by side, over stdio MCP, against the reference server
 (`npx -y @modelcontextprotocol/server-memory`, its JSONL file in a temporary
-directory) and against Loci's drop-in (`python -m servers.memory_compat`,
+directory) and against Loci's drop-in (`python -m loci.servers.memory_compat`,
 a fresh SQLite file): create `--entities` entities with two observations
 each and about two relations each, in calls of `--batch` items, then time
 `--searches` exact-name `search_nodes` and as many two-name `open_nodes`.
@@ -36,9 +36,9 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
-from bench.cpu import ServerCpu
-from bench.memory import make_sentences
-from memory.errors import UsageError
+from loci.bench.cpu import ServerCpu
+from loci.bench.memory import make_sentences
+from loci.memory.errors import UsageError
 
 __all__ = ["add_arguments", "run"]
 
@@ -138,7 +138,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         loci = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "servers.memory_compat", "--db", str(Path(tmp) / "loci.db")],
+            args=["-m", "loci.servers.memory_compat", "--db", str(Path(tmp) / "loci.db")],
             cwd=str(REPO),
         )
         with anyio.fail_after(args.timeout):

@@ -26,13 +26,13 @@ from typing import Any
 
 from mcp import Client
 
-from bench.corpus import Corpus, token_counter
-from bench.navigate_agent import navigate_with_agent
-from memory.context.store import ContextStore
-from memory.errors import UsageError
-from memory.store import Store
-from servers.context import build_context_server
-from tools.context import ContextTools
+from loci.bench.corpus import Corpus, token_counter
+from loci.bench.navigate_agent import navigate_with_agent
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import UsageError
+from loci.memory.store import Store
+from loci.servers.context import build_context_server
+from loci.tools.context import ContextTools
 
 __all__ = ["add_arguments", "run"]
 

@@ -15,17 +15,17 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from memory.context.store import ContextStore
-from runtime.host.host import McpHost
-from runtime.loop.agent import Agent
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import NoteMode
-from runtime.prompt.regions import AnswerStyle
-from servers.context import build_context_server
-from tools.context import ContextTools
+from loci.memory.context.store import ContextStore
+from loci.runtime.host.host import McpHost
+from loci.runtime.loop.agent import Agent
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.notes import NoteMode
+from loci.runtime.prompt.regions import AnswerStyle
+from loci.servers.context import build_context_server
+from loci.tools.context import ContextTools
 
 __all__ = ["navigate_with_agent"]
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runtime.models.base import Reply, Request
-from runtime.models.scripted import ScriptedModel
+from loci.runtime.models.base import Reply, Request
+from loci.runtime.models.scripted import ScriptedModel
 
 __all__ = ["Needle", "haystack_source", "make_needles", "normalise", "oracle", "score", "write_haystack"]
 
@@ -79,9 +79,9 @@ def haystack_source() -> tuple[str, list[str]]:
     try:
         from pydoc_data.topics import topics
     except ImportError:
-        from bench.corpus import Corpus
+        from loci.bench.corpus import Corpus
 
-        return "bench.corpus (synthetic)", Corpus().pool[:5_000]
+        return "loci.bench.corpus (synthetic)", Corpus().pool[:5_000]
     paragraphs = []
     for text in topics.values():
         for paragraph in re.split(r"\n\s*\n", text):

@@ -39,19 +39,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.locomo_qa import locomo_set, run_locomo
-from bench.qa_beam import beam_set
-from bench.qa_data import Question, long_set, short_set
-from bench.qa_files import ARMS, DEFAULT_ARMS, run_files
-from bench.qa_files_data import FILES, file_set, spread
-from memory.errors import ModelBehaviorError, UsageError
-from runtime.cli.doctor import cpu_name
-from runtime.loop.records import BUILT_IN, Limits, RunConfig
-from runtime.models.base import Model, Request
-from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
-from runtime.prompt.regions import AnswerStyle
-from runtime.session.session import open_session
+from loci.bench.locomo_qa import locomo_set, run_locomo
+from loci.bench.qa_beam import beam_set
+from loci.bench.qa_data import Question, long_set, short_set
+from loci.bench.qa_files import ARMS, DEFAULT_ARMS, run_files
+from loci.bench.qa_files_data import FILES, file_set, spread
+from loci.memory.errors import ModelBehaviorError, UsageError
+from loci.runtime.cli.doctor import cpu_name
+from loci.runtime.loop.records import BUILT_IN, Limits, RunConfig
+from loci.runtime.models.base import Model, Request
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, fit
+from loci.runtime.prompt.regions import AnswerStyle
+from loci.runtime.session.session import open_session
 
 __all__ = ["add_arguments", "direct_answer", "loci_answer", "run"]
 

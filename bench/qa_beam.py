@@ -19,8 +19,8 @@ import json
 import re
 from pathlib import Path
 
-from bench.qa_files_data import FileQuestion
-from memory.errors import UsageError
+from loci.bench.qa_files_data import FileQuestion
+from loci.memory.errors import UsageError
 
 __all__ = ["MAX_WORDS", "beam_set"]
 

@@ -32,14 +32,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, prompted
-from bench.qa_files_data import FileQuestion
-from bench.qa_files_report import Outcome, report
-from memory.errors import ModelBehaviorError, UsageError
-from runtime.loop.records import RunConfig
-from runtime.models.base import Model
-from runtime.prompt.build import TEMPLATE_OVERHEAD, fit
-from runtime.session.session import open_session
+from loci.bench.locomo_qa import ANSWER_TOKENS, PROMPT, bm25_top, prompted
+from loci.bench.qa_files_data import FileQuestion
+from loci.bench.qa_files_report import Outcome, report
+from loci.memory.errors import ModelBehaviorError, UsageError
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Model
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, fit
+from loci.runtime.session.session import open_session
 
 __all__ = ["ARMS", "DEFAULT_ARMS", "run_files"]
 

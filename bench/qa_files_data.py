@@ -31,7 +31,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["FILES", "KINDS", "STYLES", "FileQuestion", "file_set", "kind_of", "spread"]
 

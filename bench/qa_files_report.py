@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.locomo_qa import contains
-from bench.qa_files_data import FileQuestion
+from loci.bench.locomo_qa import contains
+from loci.bench.qa_files_data import FileQuestion
 
 __all__ = ["Outcome", "is_right", "report"]
 

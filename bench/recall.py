@@ -49,18 +49,18 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from bench.recall_data import Failed, Question, load_data
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.errors import LociError, UsageError
-from memory.graph.graph import Graph
-from memory.graph.ranking import Recalled
-from memory.graph.recall import Recall
-from memory.imports.ledger import SESSION, imported
-from memory.imports.writer import import_conversation
-from memory.location import is_postgres
-from memory.projects import writable_project
-from runtime.models.embedders import embedder_from_spec
+from loci.bench.recall_data import Failed, Question, load_data
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import LociError, UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ranking import Recalled
+from loci.memory.graph.recall import Recall
+from loci.memory.imports.ledger import SESSION, imported
+from loci.memory.imports.writer import import_conversation
+from loci.memory.location import is_postgres
+from loci.memory.projects import writable_project
+from loci.runtime.models.embedders import embedder_from_spec
 
 __all__ = [
     "DEFAULT_DATA",

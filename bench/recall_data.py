@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory.errors import LociError, UsageError
-from memory.imports.beam import read_beam
-from memory.imports.locomo import turns_of
-from memory.imports.records import Conversation
+from loci.memory.errors import LociError, UsageError
+from loci.memory.imports.beam import read_beam
+from loci.memory.imports.locomo import turns_of
+from loci.memory.imports.records import Conversation
 
 __all__ = ["NEWEST_KINDS", "Failed", "Question", "Sample", "load_data"]
 

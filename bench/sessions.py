@@ -33,10 +33,10 @@ from typing import Any
 import anyio
 import httpx
 
-from bench.mcp import http_server
-from memory.store import Store
-from runtime.cli.doctor import cpu_name
-from servers.transport import MAX_SESSIONS, SESSION_IDLE_S
+from loci.bench.mcp import http_server
+from loci.memory.store import Store
+from loci.runtime.cli.doctor import cpu_name
+from loci.servers.transport import MAX_SESSIONS, SESSION_IDLE_S
 
 __all__ = ["add_arguments", "run"]
 

@@ -8,7 +8,7 @@ warm) and the medians are reported: wall time (`version_s`,
 system, which a loaded machine inflates less). The same-run baseline is the
 interpreter alone, `python -c pass` (`python_s`): what no change to Loci can
 remove. The process is the `loci` script beside the interpreter when there
-is one, else `python -m runtime.cli.main`.
+is one, else `python -m loci.runtime.cli.main`.
 
 `loci serve` is timed as an MCP client launches it, over stdio on the same
 home: from the process's start to the result of `initialize`
@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
 
 __all__ = ["add_arguments", "run"]
 
@@ -52,7 +52,7 @@ def _loci() -> list[str]:
     script = Path(sys.executable).with_name("loci")
     if script.exists() or shutil.which("loci"):
         return [str(script if script.exists() else shutil.which("loci"))]
-    return [sys.executable, "-m", "runtime.cli.main"]
+    return [sys.executable, "-m", "loci.runtime.cli.main"]
 
 
 def _serve_times(command: list[str], env: dict[str, str]) -> tuple[float, float]:

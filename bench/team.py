@@ -54,14 +54,14 @@ import anyio
 import anyio.to_thread
 import httpx
 
-from bench.cpu_quota import CpuQuotas, QuotaUnavailable
-from bench.mcp import http_server
-from bench.memory import make_sentences
-from memory.engines.select import use_engine
-from memory.errors import UsageError
-from memory.graph.graph import Graph, NewNode
-from memory.location import is_postgres, shown
-from runtime.cli.doctor import cpu_name
+from loci.bench.cpu_quota import CpuQuotas, QuotaUnavailable
+from loci.bench.mcp import http_server
+from loci.bench.memory import make_sentences
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.location import is_postgres, shown
+from loci.runtime.cli.doctor import cpu_name
 
 __all__ = ["GOALS", "TeamClient", "add_arguments", "run"]
 
@@ -317,7 +317,7 @@ def _server(db: str | None) -> Iterator[str]:
     if db is not None:
         yield db
         return
-    from bench.postgres_cluster import cluster
+    from loci.bench.postgres_cluster import cluster
 
     with cluster() as url:
         yield url

@@ -26,10 +26,10 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from bench.memory import build_graph
-from memory.errors import UsageError
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.bench.memory import build_graph
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
 
 __all__ = ["add_arguments", "run"]
 
@@ -83,7 +83,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _serve(db: Path) -> tuple[subprocess.Popen[str], str]:
     """`loci ui` on a free port; its URL once it listens."""
-    command = [sys.executable, "-m", "runtime.cli.main", "ui", "--db", str(db), "--port", "0"]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "ui", "--db", str(db), "--port", "0"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert process.stdout is not None
     line = process.stdout.readline()  # the first line is the URL, printed once the socket listens

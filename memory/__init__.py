@@ -19,8 +19,8 @@ import importlib.util
 import sys
 from typing import Any
 
-import memory.errors as _errors  # a small module of classes: its names are the tree's
-from memory.lazy import lazy_members
+import loci.memory.errors as _errors  # a small module of classes: its names are the tree's
+from loci.memory.lazy import lazy_members
 
 __all__ = [
     "BackendError",
@@ -47,17 +47,17 @@ __all__ = [
 ]
 
 _HOMES: dict[str, str] = {
-    **dict.fromkeys(_errors.__all__, "memory.errors"),
-    "ContextObject": "memory.context.store",
-    "ContextStore": "memory.context.store",
-    "Evolution": "memory.evolution.evolution",
-    "Graph": "memory.graph.graph",
-    "NewNode": "memory.graph.graph",
-    "Recall": "memory.graph.recall",
-    "RunRecord": "memory.records.runs",
-    "Runs": "memory.records.runs",
-    "Store": "memory.store",
-    "default_db_path": "memory.store",
+    **dict.fromkeys(_errors.__all__, "loci.memory.errors"),
+    "ContextObject": "loci.memory.context.store",
+    "ContextStore": "loci.memory.context.store",
+    "Evolution": "loci.memory.evolution.evolution",
+    "Graph": "loci.memory.graph.graph",
+    "NewNode": "loci.memory.graph.graph",
+    "Recall": "loci.memory.graph.recall",
+    "RunRecord": "loci.memory.records.runs",
+    "Runs": "loci.memory.records.runs",
+    "Store": "loci.memory.store",
+    "default_db_path": "loci.memory.store",
 }
 
 

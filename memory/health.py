@@ -28,7 +28,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from memory.errors import StoreError, StoreUnavailable
+from loci.memory.errors import StoreError, StoreUnavailable
 
 __all__ = [
     "DAMAGED",

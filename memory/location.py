@@ -21,7 +21,7 @@ import os
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["LOCI_DB", "NOT_ON_POSTGRES", "is_postgres", "need_postgres_driver", "shown"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["ALL", "DEFAULT_PROJECT", "MAX_PROJECT_CHARS", "check_project", "in_project", "writable_project"]
 

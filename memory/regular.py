@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from memory.errors import NotFoundError, UsageError
+from loci.memory.errors import NotFoundError, UsageError
 
 __all__ = ["check_regular", "describe_mode", "open_regular", "read_regular"]
 

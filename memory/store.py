@@ -71,7 +71,7 @@ import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.connections import (
+from loci.memory.connections import (
     BUSY_TIMEOUT_S,
     busy_timeout_s,
     connect,
@@ -80,10 +80,10 @@ from memory.connections import (
     reads_only,
     unwritable,
 )
-from memory.errors import StoreError, StoreUnavailable, UsageError
-from memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
-from memory.location import NOT_ON_POSTGRES, is_postgres
-from memory.regular import describe_mode
+from loci.memory.errors import StoreError, StoreUnavailable, UsageError
+from loci.memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
+from loci.memory.location import NOT_ON_POSTGRES, is_postgres
+from loci.memory.regular import describe_mode
 
 __all__ = [
     "MIGRATION_SETS",
@@ -104,15 +104,15 @@ READERS = 4
 # Every migration set, in the order a new home applies them: the module that
 # defines each set as `MIGRATIONS`. Adding a set is one line here.
 MIGRATION_SETS = (
-    "memory.context.schema",
-    "memory.graph.schema",
-    "memory.records.chat",
-    "memory.records.runs",
-    "memory.evolution.schema",
-    "memory.jobs.schema",
-    "memory.records.digest_jobs",
-    "memory.imports.ledger",
-    "memory.records.tokens",
+    "loci.memory.context.schema",
+    "loci.memory.graph.schema",
+    "loci.memory.records.chat",
+    "loci.memory.records.runs",
+    "loci.memory.evolution.schema",
+    "loci.memory.jobs.schema",
+    "loci.memory.records.digest_jobs",
+    "loci.memory.imports.ledger",
+    "loci.memory.records.tokens",
 )
 
 

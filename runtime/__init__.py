@@ -1,6 +1,6 @@
 """The agent: turn loop, model backends, budgets, MCP host, CLI.
 
-    from runtime import Limits, RunConfig, load_model, open_session
+    from loci.runtime import Limits, RunConfig, load_model, open_session
 
     model = await load_model("llama:default")
     config = RunConfig(limits=Limits(max_turns=8))
@@ -15,7 +15,7 @@ not pay for the MCP SDK or llama.cpp that the agent needs.
 
 from __future__ import annotations
 
-from memory.lazy import lazy_members
+from loci.memory.lazy import lazy_members
 
 __all__ = [
     "Agent",
@@ -57,24 +57,24 @@ _HOMES: dict[str, str] = {
             "ModelBehaviorError",
             "UsageError",
         ),
-        "memory.errors",
+        "loci.memory.errors",
     ),
-    "Agent": "runtime.loop.agent",
-    "Background": "runtime.session.background",
-    "McpHost": "runtime.host.host",
-    "ToolResult": "runtime.host.host",
-    "Ledger": "runtime.models.ledger",
-    "Model": "runtime.models.base",
-    "Reply": "runtime.models.base",
-    "Request": "runtime.models.base",
-    "ScriptedModel": "runtime.models.scripted",
-    "load_model": "runtime.models.specs",
-    "parse_spec": "runtime.models.specs",
-    "RegionSizes": "runtime.prompt.build",
-    "NoteMode": "runtime.prompt.notes",
-    **dict.fromkeys(("Limits", "RunConfig", "RunResult", "TurnTrace"), "runtime.loop.records"),
-    "Session": "runtime.session.session",
-    "open_session": "runtime.session.session",
+    "Agent": "loci.runtime.loop.agent",
+    "Background": "loci.runtime.session.background",
+    "McpHost": "loci.runtime.host.host",
+    "ToolResult": "loci.runtime.host.host",
+    "Ledger": "loci.runtime.models.ledger",
+    "Model": "loci.runtime.models.base",
+    "Reply": "loci.runtime.models.base",
+    "Request": "loci.runtime.models.base",
+    "ScriptedModel": "loci.runtime.models.scripted",
+    "load_model": "loci.runtime.models.specs",
+    "parse_spec": "loci.runtime.models.specs",
+    "RegionSizes": "loci.runtime.prompt.build",
+    "NoteMode": "loci.runtime.prompt.notes",
+    **dict.fromkeys(("Limits", "RunConfig", "RunResult", "TurnTrace"), "loci.runtime.loop.records"),
+    "Session": "loci.runtime.session.session",
+    "open_session": "loci.runtime.session.session",
 }
 
 

@@ -7,7 +7,7 @@ must not import the SDK through this package.
 
 from __future__ import annotations
 
-from memory.lazy import lazy_members
+from loci.memory.lazy import lazy_members
 
 __all__ = [
     "BUILT_IN",
@@ -22,15 +22,15 @@ __all__ = [
 ]
 
 _HOMES: dict[str, str] = {
-    "BUILT_IN": "servers.app",
-    "build_app": "servers.app",
-    "build_compat_server": "servers.memory_compat",
-    "build_context_server": "servers.context",
-    "build_history_server": "servers.history",
-    "build_memory_server": "servers.memory",
-    "memory_server_for": "servers.memory",
-    "serve_http": "servers.transport",
-    "serve_stdio": "servers.transport",
+    "BUILT_IN": "loci.servers.app",
+    "build_app": "loci.servers.app",
+    "build_compat_server": "loci.servers.memory_compat",
+    "build_context_server": "loci.servers.context",
+    "build_history_server": "loci.servers.history",
+    "build_memory_server": "loci.servers.memory",
+    "memory_server_for": "loci.servers.memory",
+    "serve_http": "loci.servers.transport",
+    "serve_stdio": "loci.servers.transport",
 }
 
 __getattr__ = lazy_members(__name__, _HOMES)

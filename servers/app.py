@@ -60,24 +60,24 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from memory.context.paths import Roots
-from memory.context.store import ContextStore
-from memory.engines.base import Engine
-from memory.errors import LociError
-from memory.projects import DEFAULT_PROJECT, check_project
-from memory.store import Store
-from servers.caching import METHOD_HINTS, read_hint
-from servers.client_log import ClientLog
-from servers.confirm import Confirmations
-from servers.context import build_context_server
-from servers.live import CHANGES_URI, LiveMemory, changes_resource, read_changes
-from servers.memory import memory_server_for
-from servers.resources import Resources
-from servers.tasks import LociTasks, TaskRunner, install
-from servers.tool_sets import READ_TOOLS, parse_tools
-from servers.tracing import untraced
-from tools.context import ContextTools
-from tools.loading import LoadingTools
+from loci.memory.context.paths import Roots
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.base import Engine
+from loci.memory.errors import LociError
+from loci.memory.projects import DEFAULT_PROJECT, check_project
+from loci.memory.store import Store
+from loci.servers.caching import METHOD_HINTS, read_hint
+from loci.servers.client_log import ClientLog
+from loci.servers.confirm import Confirmations
+from loci.servers.context import build_context_server
+from loci.servers.live import CHANGES_URI, LiveMemory, changes_resource, read_changes
+from loci.servers.memory import memory_server_for
+from loci.servers.resources import Resources
+from loci.servers.tasks import LociTasks, TaskRunner, install
+from loci.servers.tool_sets import READ_TOOLS, parse_tools
+from loci.servers.tracing import untraced
+from loci.tools.context import ContextTools
+from loci.tools.loading import LoadingTools
 
 __all__ = ["BUILT_IN", "LociState", "ToolSetFactory", "build_app"]
 

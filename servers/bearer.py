@@ -35,7 +35,7 @@ import hmac
 import ipaddress
 from urllib.parse import urlsplit
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = [
     "LOOPBACK_NAMES",

@@ -17,9 +17,9 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from servers.errors import readable_errors
-from tools.context import ContextTools
-from tools.loading import LoadingTools
+from loci.servers.errors import readable_errors
+from loci.tools.context import ContextTools
+from loci.tools.loading import LoadingTools
 
 __all__ = ["LOADING_TOOL_NAMES", "TOOL_NAMES", "build_context_server"]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
-from memory.errors import LociError
+from loci.memory.errors import LociError
 
 __all__ = ["readable_errors"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from servers.errors import readable_errors
-from tools.history import HistoryTools
+from loci.servers.errors import readable_errors
+from loci.tools.history import HistoryTools
 
 __all__ = ["build_history_server"]
 

@@ -55,7 +55,7 @@ from typing import Any
 import anyio
 from starlette.requests import ClientDisconnect
 
-from servers.one_write import OneWriteHttp
+from loci.servers.one_write import OneWriteHttp
 
 __all__ = [
     "ACCEPT_BACKLOG",

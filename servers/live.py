@@ -45,8 +45,8 @@ from mcp.server.subscriptions import (
 )
 from mcp.types import Resource
 
-from memory.engines.base import Engine
-from memory.errors import StoreError
+from loci.memory.engines.base import Engine
+from loci.memory.errors import StoreError
 
 __all__ = ["CHANGES_URI", "POLL_S", "RECENT", "LiveMemory", "changes_resource", "read_changes"]
 

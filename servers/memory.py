@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from memory.evolution.evolution import Evolution
-from memory.graph.embed import Embedder
-from memory.graph.graph import Graph
-from memory.projects import DEFAULT_PROJECT
-from memory.store import Store
-from servers.errors import readable_errors
-from servers.quoting import QUOTED_TOOLS, framed
-from tools.evolution import EvolutionTools
-from tools.memory import MemoryTools
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.embed import Embedder
+from loci.memory.graph.graph import Graph
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.store import Store
+from loci.servers.errors import readable_errors
+from loci.servers.quoting import QUOTED_TOOLS, framed
+from loci.tools.evolution import EvolutionTools
+from loci.tools.memory import MemoryTools
 
 __all__ = ["build_memory_server", "memory_server_for"]
 

@@ -2,7 +2,7 @@
 
 `build_compat_server` serves the nine tools of `tools/memory_compat.py`
 under the reference's names, titles and hints. Run it over stdio with
-`python -m servers.memory_compat --db PATH` or
+`python -m loci.servers.memory_compat --db PATH` or
 `loci serve memory --compat --db PATH`. Its home follows the rule of every
 `loci` command: `--db`, else `$LOCI_DB` when it is set, else
 `$LOCI_HOME/loci.db`; it is a SQLite file (the entities' substring search
@@ -22,16 +22,16 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from memory.errors import LociError
-from memory.graph.entities import EntityGraph
-from memory.location import LOCI_DB
-from memory.projects import DEFAULT_PROJECT
-from memory.store import Store, default_db_path
-from servers.errors import readable_errors
-from servers.quoting import QUOTED_TOOLS, quoted
-from servers.stdio import serve_stdio
-from servers.tracing import untraced
-from tools.memory_compat import CompatTools
+from loci.memory.errors import LociError
+from loci.memory.graph.entities import EntityGraph
+from loci.memory.location import LOCI_DB
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.store import Store, default_db_path
+from loci.servers.errors import readable_errors
+from loci.servers.quoting import QUOTED_TOOLS, quoted
+from loci.servers.stdio import serve_stdio
+from loci.servers.tracing import untraced
+from loci.tools.memory_compat import CompatTools
 
 __all__ = ["build_compat_server", "main"]
 
@@ -63,7 +63,7 @@ async def _serve(db: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m servers.memory_compat", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m loci.servers.memory_compat", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--db", default=None, help="the Loci home, a SQLite file (default: $LOCI_DB, else $LOCI_HOME/loci.db)"
     )

@@ -36,10 +36,10 @@ from collections.abc import Callable
 
 import anyio
 
-from memory.engines.base import Engine
-from memory.errors import StoreError
-from memory.records.tokens import Principal, Tokens, token_digest
-from servers.bearer import bearer_ok
+from loci.memory.engines.base import Engine
+from loci.memory.errors import StoreError
+from loci.memory.records.tokens import Principal, Tokens, token_digest
+from loci.servers.bearer import bearer_ok
 
 __all__ = ["TOKEN_CACHE_S", "USES_EVERY_S", "Principal", "Principals", "bearer_credentials"]
 

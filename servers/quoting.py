@@ -41,7 +41,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
 
-from memory.graph.quoted import NOTICE, frame, quote_notes
+from loci.memory.graph.quoted import NOTICE, frame, quote_notes
 
 __all__ = ["FRAMED_FIELDS", "QUOTED_TOOLS", "QuotedList", "QuotedMemory", "frame_fields", "framed", "quoted"]
 

@@ -56,8 +56,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from memory.json_input import loads
-from servers.pipes import Sink, claim_stdio
+from loci.memory.json_input import loads
+from loci.servers.pipes import Sink, claim_stdio
 
 __all__ = ["ANY_VERSION", "LISTING_PATH", "MAX_WAITING", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
 

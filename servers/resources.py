@@ -21,16 +21,16 @@ from typing import Any
 
 from mcp.types import Resource, ResourceTemplate
 
-from memory.context.objects import Target
-from memory.context.store import ContextStore
-from memory.errors import NotFoundError
-from memory.graph.graph import Graph
-from memory.graph.quoted import NOTICE
-from memory.projects import DEFAULT_PROJECT
-from memory.records.runs import Runs
-from memory.store import Store
-from servers.quoting import frame_fields
-from tools.memory import MemoryTools
+from loci.memory.context.objects import Target
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import NotFoundError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.quoted import NOTICE
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.records.runs import Runs
+from loci.memory.store import Store
+from loci.servers.quoting import frame_fields
+from loci.tools.memory import MemoryTools
 
 __all__ = ["MAX_RESOURCE_TOKENS", "Resources"]
 

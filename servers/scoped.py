@@ -33,11 +33,11 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from starlette.types import Receive, Scope, Send
 
-from memory.errors import StoreUnavailable, UsageError
-from memory.projects import check_project
-from servers.bearer import METADATA_PATH, challenge, protected_resource
-from servers.principals import Principal, Principals
-from servers.thin_http import ThinHttp
+from loci.memory.errors import StoreUnavailable, UsageError
+from loci.memory.projects import check_project
+from loci.servers.bearer import METADATA_PATH, challenge, protected_resource
+from loci.servers.principals import Principal, Principals
+from loci.servers.thin_http import ThinHttp
 
 __all__ = ["ProjectApps", "project_of_path"]
 

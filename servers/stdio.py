@@ -52,8 +52,8 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-from servers.pipes import Backlog, TextLines, TextWriter, claim_stdio
-from servers.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
+from loci.servers.pipes import Backlog, TextLines, TextWriter, claim_stdio
+from loci.servers.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
 
 __all__ = ["Answering", "Counted", "error_reply", "serve_lines", "serve_stdio"]
 

@@ -61,7 +61,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
-from servers.pipes import Backlog
+from loci.servers.pipes import Backlog
 
 # The SDK's own single-request driver and entries, some of them private names: an SDK version without them
 # serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.

@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from servers.thin import HOT_TOOLS, hot_call, parsed
+from loci.servers.thin import HOT_TOOLS, hot_call, parsed
 
 try:  # the SDK's entry and the checks it makes, some of them private names (servers/thin.py checks they exist)
     from mcp.server._streamable_http_modern import (

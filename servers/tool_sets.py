@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["READ_TOOLS", "parse_tools"]
 

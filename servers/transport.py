@@ -62,17 +62,17 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.projects import check_project
-from memory.regular import read_regular
-from servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
-from servers.http_bounds import ACCEPT_BACKLOG, BoundedHttp, HttpBounds, QuietResets, connection_cap
-from servers.principals import TOKEN_CACHE_S, Principal, Principals
-from servers.scoped import ProjectApps
-from servers.stdio import serve_stdio
-from servers.thin import HOT_TOOLS, lowlevel_of
-from servers.thin_http import ThinHttp
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.projects import check_project
+from loci.memory.regular import read_regular
+from loci.servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
+from loci.servers.http_bounds import ACCEPT_BACKLOG, BoundedHttp, HttpBounds, QuietResets, connection_cap
+from loci.servers.principals import TOKEN_CACHE_S, Principal, Principals
+from loci.servers.scoped import ProjectApps
+from loci.servers.stdio import serve_stdio
+from loci.servers.thin import HOT_TOOLS, lowlevel_of
+from loci.servers.thin_http import ThinHttp
 
 __all__ = [
     "MAX_BODY_BYTES",

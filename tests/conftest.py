@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from bench.postgres_cluster import cluster
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.store import Store
-from runtime.models.scripted import ScriptedModel
+from loci.bench.postgres_cluster import cluster
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.store import Store
+from loci.runtime.models.scripted import ScriptedModel
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -11,8 +11,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from runtime.cli.hooks import CLIENTS
-from runtime.cli.main import VERSION, build_parser
+from loci.runtime.cli.hooks import CLIENTS
+from loci.runtime.cli.main import VERSION, build_parser
 
 ROOT = Path(__file__).parents[1]
 PLUGIN_DIR = ROOT / "plugin"
@@ -27,7 +27,8 @@ def this_loci(folder: Path) -> Path:
     script = folder / "bin" / "loci"
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(
-        f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} -m runtime.cli.main "$@"\n'
+        f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)}"
+        ' -m loci.runtime.cli.main "$@"\n'
     )
     script.chmod(0o755)
     return script
@@ -51,7 +52,7 @@ def test_the_marketplace_lists_the_plugin_folder_which_holds_only_the_plugin() -
     assert shipped == [".claude-plugin/plugin.json", "bin/loci"]
     assert os.access(PLUGIN_DIR / "bin" / "loci", os.X_OK)
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["loci"] == "runtime.cli.main:main"
+    assert scripts["loci"] == "loci.runtime.cli.main:main"
 
 
 def test_the_plugins_hooks_are_the_ones_loci_hooks_install_writes_and_they_run(tmp_path: Path) -> None:

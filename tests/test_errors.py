@@ -7,15 +7,15 @@ import pytest
 import memory
 import runtime
 import tools
-from memory.context.store import ContextStore
-from memory.errors import BackendError, InvalidAction, LociError, ModelBehaviorError, UsageError
-from memory.store import Store
-from runtime.host.host import ToolSpec
-from runtime.loop.action import InvalidAction as ActionInvalid
-from runtime.loop.action import parse_action
-from runtime.models.http_errors import TRANSIENT
-from runtime.prompt.build import RegionSizes
-from runtime.reading.evidence import check_evidence
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import BackendError, InvalidAction, LociError, ModelBehaviorError, UsageError
+from loci.memory.store import Store
+from loci.runtime.host.host import ToolSpec
+from loci.runtime.loop.action import InvalidAction as ActionInvalid
+from loci.runtime.loop.action import parse_action
+from loci.runtime.models.http_errors import TRANSIENT
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.reading.evidence import check_evidence
 
 
 def test_an_invalid_reply_is_the_model_s_fault_not_the_user_s() -> None:

@@ -17,13 +17,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["runtime", "memory", "tools", "servers", "bench"]
+PROJECT = [["loci", package] for package in PACKAGES]
 
 
 def modules() -> list[str]:
-    names = list(PACKAGES)
+    names = [f"loci.{package}" for package in PACKAGES]
     for package in PACKAGES:
         path = [str(ROOT / package)]
-        names += [f"{package}.{info.name}" for info in pkgutil.iter_modules(path)]
+        names += [f"loci.{package}.{info.name}" for info in pkgutil.iter_modules(path)]
     return sorted(names)
 
 
@@ -31,7 +32,7 @@ def imported_names(path: Path) -> list[tuple[str, str]]:
     """`(module, name)` for each `from project.module import name` in a source file."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PACKAGES:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[:2] in PROJECT:
             found += [(node.module, alias.name) for alias in node.names]
     return found
 
@@ -42,7 +43,7 @@ def test_every_module_has_an_all_whose_names_exist(name: str) -> None:
     assert isinstance(getattr(module, "__all__", None), list), f"{name} has no __all__ list"
     missing = [member for member in module.__all__ if not hasattr(module, member)]
     assert not missing
-    if name in PACKAGES:
+    if name.removeprefix("loci.") in PACKAGES:
         assert module.__all__, f"{name} exports nothing"
 
 

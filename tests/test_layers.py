@@ -43,14 +43,18 @@ FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp
 
 
 def imported_modules(path: Path) -> set[str]:
-    """The dotted names of the modules a file imports, at any depth (lazy imports included)."""
+    """The dotted names of the modules a file imports, at any depth (lazy imports included).
+
+    The project's own modules are named without their `loci.` prefix (`loci.memory.store` is
+    `memory.store`), so the packages below are the repository's folders.
+    """
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module)
-    return names
+    return {name.removeprefix("loci.") for name in names}
 
 
 def imported(path: Path) -> set[str]:
@@ -97,7 +101,7 @@ def test_a_package_imports_only_the_layers_below_it(package: str) -> None:
 
 def test_the_check_sees_a_back_edge(tmp_path: Path) -> None:
     module = tmp_path / "bad.py"
-    module.write_text("def f():\n    from bench import BENCHES\n    import mcp.types\n", encoding="utf-8")
+    module.write_text("def f():\n    from loci.bench import BENCHES\n    import mcp.types\n", encoding="utf-8")
     assert imported(module) == {"bench", "mcp"}
 
 
@@ -113,12 +117,14 @@ def test_the_check_sees_a_back_edge_between_rooms(tmp_path: Path) -> None:
     for name in ("prompt", "host", "models", "cli", "digest"):
         (tmp_path / "runtime" / name).mkdir(parents=True)
         (tmp_path / "runtime" / name / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "runtime" / "run.py").write_text("from runtime.prompt.build import RegionSizes\n", encoding="utf-8")
+    (tmp_path / "runtime" / "run.py").write_text(
+        "from loci.runtime.prompt.build import RegionSizes\n", encoding="utf-8"
+    )
     (tmp_path / "runtime" / "prompt" / "notes.py").write_text(
-        "from runtime.loop.records import NoteMode\nfrom runtime.models.base import Model\n", encoding="utf-8"
+        "from loci.runtime.loop.records import NoteMode\nfrom loci.runtime.models.base import Model\n", encoding="utf-8"
     )
     (tmp_path / "runtime" / "models" / "base.py").write_text(
-        "def f():\n    from runtime.cli.main import main\n", encoding="utf-8"
+        "def f():\n    from loci.runtime.cli.main import main\n", encoding="utf-8"
     )
     assert back_edges("runtime", tmp_path) == {
         "runtime/models/base.py": ["runtime.cli.main"],

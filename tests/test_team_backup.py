@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.postgres_cluster import running_cluster
+from loci.bench.postgres_cluster import running_cluster
 
 DOC = Path(__file__).parent.parent / "docs" / "team.md"
 
@@ -26,7 +26,7 @@ def _sh(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
 
 
 def test_the_backup_recipe_runs_as_written_as_a_role_that_may_not_create_databases(tmp_path: Path) -> None:
-    loci = f"{sys.executable} -m runtime.cli.main"
+    loci = f"{sys.executable} -m loci.runtime.cli.main"
     with running_cluster() as cluster:
         address = cluster.url.split("@", 1)[1].split("/", 1)[0]
         env = {**os.environ, "PATH": f"{cluster.bin_dir}:{os.environ['PATH']}"}

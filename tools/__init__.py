@@ -11,18 +11,18 @@ commands import `tools.memory` without the context tools.
 
 from __future__ import annotations
 
-from memory.lazy import lazy_members
+from loci.memory.lazy import lazy_members
 
 __all__ = ["CompatTools", "ContextTools", "HistoryTools", "MemoryTools", "NotFoundError", "ToolError", "UsageError"]
 
 _HOMES: dict[str, str] = {
-    "CompatTools": "tools.memory_compat",
-    "ContextTools": "tools.context",
-    "HistoryTools": "tools.history",
-    "MemoryTools": "tools.memory",
-    "NotFoundError": "memory.errors",
-    "ToolError": "memory.errors",
-    "UsageError": "memory.errors",
+    "CompatTools": "loci.tools.memory_compat",
+    "ContextTools": "loci.tools.context",
+    "HistoryTools": "loci.tools.history",
+    "MemoryTools": "loci.tools.memory",
+    "NotFoundError": "loci.memory.errors",
+    "ToolError": "loci.memory.errors",
+    "UsageError": "loci.memory.errors",
 }
 
 

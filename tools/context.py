@@ -20,11 +20,11 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from memory.context.objects import Span, Target
-from memory.context.store import KINDS, ContextStore
-from memory.errors import ToolError, UsageError
-from tools.recursion import Asker, ask, map_targets
-from tools.scope import Scope
+from loci.memory.context.objects import Span, Target
+from loci.memory.context.store import KINDS, ContextStore
+from loci.memory.errors import ToolError, UsageError
+from loci.tools.recursion import Asker, ask, map_targets
+from loci.tools.scope import Scope
 
 LIST_LIMIT = 50
 DEFAULT_LIST_KINDS = ("doc", "note")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.evolution.evolution import Evolution
+from loci.memory.evolution.evolution import Evolution
 
 __all__ = ["EvolutionTools"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.errors import ToolError, UsageError
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import ToolError, UsageError
 
 __all__ = ["MAX_LISTED", "LoadingTools", "Progress"]
 

@@ -14,12 +14,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from memory.errors import UsageError
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.graph.records import EdgeKind, NodeKind, node_ref, parse_node_id
-from memory.json_input import TooDeep, check_depth
-from tools.shown import MAX_QUERY_CHARS, check_query, edge_dict, node_dict
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.records import EdgeKind, NodeKind, node_ref, parse_node_id
+from loci.memory.json_input import TooDeep, check_depth
+from loci.tools.shown import MAX_QUERY_CHARS, check_query, edge_dict, node_dict
 
 __all__ = ["MAX_QUERY_CHARS", "MemoryTools", "check_query", "edge_dict", "node_dict"]
 

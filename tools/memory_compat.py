@@ -17,8 +17,8 @@ from typing import Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from memory.graph.entities import EntityGraph
-from tools.memory import check_query
+from loci.memory.graph.entities import EntityGraph
+from loci.tools.memory import check_query
 
 __all__ = [
     "AddObservationsResult",

@@ -26,9 +26,9 @@ from typing import Any
 
 import anyio
 
-from memory.context.objects import Target
-from memory.context.store import ContextStore
-from memory.errors import LociError, ToolError, UsageError
+from loci.memory.context.objects import Target
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import LociError, ToolError, UsageError
 
 __all__ = ["ANSWER_CHARS", "Asker", "ask", "check_targets", "map_targets", "render_result"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory.context.objects import Target, parse_id
-from memory.errors import ToolError
+from loci.memory.context.objects import Target, parse_id
+from loci.memory.errors import ToolError
 
 __all__ = ["Scope"]
 

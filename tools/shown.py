@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.errors import UsageError
-from memory.graph.records import Edge, Node, node_ref
+from loci.memory.errors import UsageError
+from loci.memory.graph.records import Edge, Node, node_ref
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_SHOWN_CHARS", "check_query", "edge_dict", "node_dict"]
 

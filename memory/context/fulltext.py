@@ -40,11 +40,11 @@ import re
 from types import ModuleType
 from typing import Any
 
-from memory.context.index import postgres, sqlite
-from memory.context.index.words import word_tokens
-from memory.context.loader import split_lines
-from memory.context.objects import Hit
-from memory.engines.dialects import dialect_of
+from loci.memory.context.index import postgres, sqlite
+from loci.memory.context.index.words import word_tokens
+from loci.memory.context.loader import split_lines
+from loci.memory.context.objects import Hit
+from loci.memory.engines.dialects import dialect_of
 
 __all__ = ["STOP_WORDS", "chunk_index", "content_words", "fts_literal", "fts_phrase", "fts_search", "query_words"]
 

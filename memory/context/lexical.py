@@ -37,14 +37,14 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memory.context.fulltext import STOP_WORDS
-from memory.context.loader import split_lines
-from memory.text import Terms, stem, words
+from loci.memory.context.fulltext import STOP_WORDS
+from loci.memory.context.loader import split_lines
+from loci.memory.text import Terms, stem, words
 
 if TYPE_CHECKING:
     import sqlite_utils
 
-    from memory.store import Store
+    from loci.memory.store import Store
 
 __all__ = ["Ranker", "asked", "content_terms", "line_terms", "scan_lines", "terms_pattern"]
 

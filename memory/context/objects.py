@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.errors import NotFoundError, UsageError
-from memory.projects import DEFAULT_PROJECT
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.projects import DEFAULT_PROJECT
 
 __all__ = ["KINDS", "UNITS", "ContextObject", "Hit", "Span", "Target", "parse_id"]
 

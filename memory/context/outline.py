@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.context.outline_code import definitions
+from loci.memory.context.outline_code import definitions
 
 __all__ = ["AST_MAX_CHARS", "Entry", "Outline", "build_outline"]
 

@@ -23,8 +23,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from memory.errors import NotFoundError, UsageError
-from memory.regular import describe_mode
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.regular import describe_mode
 
 __all__ = ["SKIP_DIRS", "Roots", "inside", "walk"]
 

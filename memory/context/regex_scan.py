@@ -37,11 +37,11 @@ from typing import Any
 import anyio
 from anyio.abc import ByteSendStream
 
-from memory.context.objects import Hit
-from memory.engines.base import Engine
-from memory.engines.dialects import dialect_of
-from memory.errors import StoreError, UsageError
-from memory.projects import in_project
+from loci.memory.context.objects import Hit
+from loci.memory.engines.base import Engine
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.errors import StoreError, UsageError
+from loci.memory.projects import in_project
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_PATTERN", "MAX_SCANS", "ScanSlots", "check_pattern", "regex_search"]
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.context.loader import split_lines
-from memory.context.objects import Span
+from loci.memory.context.loader import split_lines
+from loci.memory.context.objects import Span
 
 __all__ = ["Piece", "iter_lines", "iter_pieces", "read_span"]
 

@@ -44,19 +44,19 @@ from typing import Any, BinaryIO
 import anyio
 import anyio.to_thread
 
-from memory.context.fulltext import chunk_index, fts_literal, fts_search
-from memory.context.loader import SNIFF_BYTES, Chunk, ChunkStream, binary_reason, detect_format
-from memory.context.objects import KINDS, UNITS, ContextObject, Hit, Span, Target, parse_id
-from memory.context.outline import Outline, build_outline
-from memory.context.paths import Roots, walk
-from memory.context.regex_scan import DEFAULT_TIMEOUT, regex_search
-from memory.context.schema import MIGRATIONS
-from memory.context.spans import iter_lines, read_span
-from memory.engines.base import Engine
-from memory.engines.dialects import dialect_of
-from memory.errors import NotFoundError, UsageError
-from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from memory.regular import open_regular
+from loci.memory.context.fulltext import chunk_index, fts_literal, fts_search
+from loci.memory.context.loader import SNIFF_BYTES, Chunk, ChunkStream, binary_reason, detect_format
+from loci.memory.context.objects import KINDS, UNITS, ContextObject, Hit, Span, Target, parse_id
+from loci.memory.context.outline import Outline, build_outline
+from loci.memory.context.paths import Roots, walk
+from loci.memory.context.regex_scan import DEFAULT_TIMEOUT, regex_search
+from loci.memory.context.schema import MIGRATIONS
+from loci.memory.context.spans import iter_lines, read_span
+from loci.memory.engines.base import Engine
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
+from loci.memory.regular import open_regular
 
 __all__ = [
     "KINDS",

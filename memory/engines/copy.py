@@ -47,12 +47,12 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.connections import connect
-from memory.engines.base import Engine
-from memory.engines.dialects import dialect_of
-from memory.errors import StoreError, UsageError
-from memory.location import is_postgres, shown
-from memory.store import Store, migration_sets
+from loci.memory.connections import connect
+from loci.memory.engines.base import Engine
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.errors import StoreError, UsageError
+from loci.memory.location import is_postgres, shown
+from loci.memory.store import Store, migration_sets
 
 __all__ = ["DERIVED", "PARENTS", "Copied", "copy_home", "loci_tables", "open_source"]
 
@@ -212,7 +212,7 @@ def loci_tables() -> frozenset[str]:
 async def open_source(location: str) -> Engine:
     """The home at `location`, opened to read only and not migrated; one `UsageError` line when it is not a home."""
     if is_postgres(location):
-        from memory.engines.postgres.store import PgStore  # psycopg is the `postgres` extra: only when asked for
+        from loci.memory.engines.postgres.store import PgStore  # psycopg is the `postgres` extra: only when asked for
 
         source: Engine = await PgStore.open(location, query_only=True, migrate=False)
     else:

@@ -13,9 +13,9 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
-from memory.engines.base import Engine
-from memory.location import is_postgres, need_postgres_driver
-from memory.store import Store
+from loci.memory.engines.base import Engine
+from loci.memory.location import is_postgres, need_postgres_driver
+from loci.memory.store import Store
 
 __all__ = ["open_engine", "use_engine"]
 
@@ -24,7 +24,7 @@ async def open_engine(db: str | os.PathLike[str], *, query_only: bool = False) -
     """The home at `db`: PostgreSQL for a `postgresql://` connection string, else the SQLite file at that path."""
     if is_postgres(db):
         need_postgres_driver()
-        from memory.engines.postgres.store import PgStore  # psycopg is the `postgres` extra: only when asked for
+        from loci.memory.engines.postgres.store import PgStore  # psycopg is the `postgres` extra: only when asked for
 
         return await PgStore.open(os.fspath(db), query_only=query_only)
     return await Store.open(db, query_only=query_only)

@@ -38,10 +38,10 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 
-from memory.engines.base import Dialect
-from memory.engines.dialects import dialect_of
-from memory.evolution.params import EvolutionParams
-from memory.graph.ops import log_event
+from loci.memory.engines.base import Dialect
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.ops import log_event
 
 __all__ = ["ConsolidationPlan", "apply_plan", "plan", "posterior", "procedure_status"]
 

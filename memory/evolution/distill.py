@@ -21,10 +21,10 @@ import sqlite3
 import time
 from collections import Counter
 
-from memory.engines.dialects import dialect_of
-from memory.evolution.params import EvolutionParams
-from memory.graph.ops import NewNode, insert_nodes, live_node, log_event, upsert_edge
-from memory.graph.terms import query_terms
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.ops import NewNode, insert_nodes, live_node, log_event, upsert_edge
+from loci.memory.graph.terms import query_terms
 
 __all__ = ["MAX_SOURCES", "distill", "procedure_for", "procedure_text"]
 

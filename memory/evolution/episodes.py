@@ -37,14 +37,14 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.engines.dialects import dialect_of
-from memory.errors import NotFoundError, UsageError
-from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
-from memory.graph.graph import Graph
-from memory.graph.ops import NewNode, fetch_nodes, insert_nodes, live_node, log_event, upsert_edge
-from memory.graph.records import MAX_NOTE_CHARS, node_ref, parse_node_id
-from memory.jobs.queue import Jobs
-from memory.projects import ALL, writable_project
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ops import NewNode, fetch_nodes, insert_nodes, live_node, log_event, upsert_edge
+from loci.memory.graph.records import MAX_NOTE_CHARS, node_ref, parse_node_id
+from loci.memory.jobs.queue import Jobs
+from loci.memory.projects import ALL, writable_project
 
 __all__ = ["Episode", "Episodes", "Step", "parse_outcome", "step_signature"]
 

@@ -31,19 +31,19 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.errors import NotFoundError, UsageError
-from memory.evolution.consolidate import apply_plan, plan, posterior
-from memory.evolution.episodes import Episodes
-from memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
-from memory.evolution.refine import refine_episode
-from memory.graph.graph import Graph
-from memory.graph.ops import update_node
-from memory.graph.recall import Recall
-from memory.graph.records import NODE_COLUMNS, node_from_row, node_ref, parse_node_id
-from memory.graph.revisions import revisions
-from memory.jobs.queue import Job, Jobs
-from memory.jobs.worker import Foreground, Handler
-from memory.projects import in_project
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.evolution.consolidate import apply_plan, plan, posterior
+from loci.memory.evolution.episodes import Episodes
+from loci.memory.evolution.params import DEFAULT_PARAMS, EvolutionParams
+from loci.memory.evolution.refine import refine_episode
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ops import update_node
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.records import NODE_COLUMNS, node_from_row, node_ref, parse_node_id
+from loci.memory.graph.revisions import revisions
+from loci.memory.jobs.queue import Job, Jobs
+from loci.memory.jobs.worker import Foreground, Handler
+from loci.memory.projects import in_project
 
 __all__ = ["Evolution", "Language"]
 

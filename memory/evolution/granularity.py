@@ -28,12 +28,12 @@ import json
 import re
 import sqlite3
 
-from memory.engines.dialects import dialect_of
-from memory.evolution.params import EvolutionParams
-from memory.graph.fts.index import text_index
-from memory.graph.ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
-from memory.graph.records import EDGE_COLUMNS, edge_from_row
-from memory.graph.terms import query_terms
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.fts.index import text_index
+from loci.memory.graph.ops import NewNode, forget_node, insert_nodes, live_node, log_event, upsert_edge
+from loci.memory.graph.records import EDGE_COLUMNS, edge_from_row
+from loci.memory.graph.terms import query_terms
 
 __all__ = ["look_alikes", "merge_nodes", "split_node", "split_text"]
 

@@ -37,13 +37,13 @@ import time
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from memory.engines.dialects import dialect_of
-from memory.evolution.distill import distill
-from memory.evolution.granularity import look_alikes, merge_nodes, split_node
-from memory.evolution.params import EvolutionParams
-from memory.evolution.revise import COUNTED, undo_counting
-from memory.graph.ops import fetch_nodes, log_event, unlink_edge, upsert_edge
-from memory.graph.records import EDGE_COLUMNS, Edge, edge_from_row, node_ref
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.evolution.distill import distill
+from loci.memory.evolution.granularity import look_alikes, merge_nodes, split_node
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.evolution.revise import COUNTED, undo_counting
+from loci.memory.graph.ops import fetch_nodes, log_event, unlink_edge, upsert_edge
+from loci.memory.graph.records import EDGE_COLUMNS, Edge, edge_from_row, node_ref
 
 __all__ = ["Refinement", "refine_episode"]
 

@@ -30,8 +30,8 @@ import json
 import sqlite3
 import time
 
-from memory.engines.dialects import dialect_of
-from memory.graph.ops import log_event
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.graph.ops import log_event
 
 __all__ = ["COUNTED", "undo_counting"]
 

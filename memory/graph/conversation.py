@@ -60,14 +60,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from itertools import combinations
 
-from memory.errors import UsageError
-from memory.graph.dates import resolve_relative, spoken_date
-from memory.graph.graph import Graph
-from memory.graph.ops import NewNode, fetch_nodes, insert_edges, insert_nodes, update_node
-from memory.graph.ranking import ASSISTANT_SPEAKERS
-from memory.graph.records import MAX_TEXT_CHARS
-from memory.graph.terms import query_terms
-from memory.projects import writable_project
+from loci.memory.errors import UsageError
+from loci.memory.graph.dates import resolve_relative, spoken_date
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ops import NewNode, fetch_nodes, insert_edges, insert_nodes, update_node
+from loci.memory.graph.ranking import ASSISTANT_SPEAKERS
+from loci.memory.graph.records import MAX_TEXT_CHARS
+from loci.memory.graph.terms import query_terms
+from loci.memory.projects import writable_project
 
 __all__ = [
     "ENTITY_WEIGHT",

@@ -38,9 +38,9 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.context.fulltext import fts_phrase
-from memory.errors import NotFoundError
-from memory.graph.entities_ops import (
+from loci.memory.context.fulltext import fts_phrase
+from loci.memory.errors import NotFoundError
+from loci.memory.graph.entities_ops import (
     CAUSE,
     OBSERVATION,
     add_observation,
@@ -52,9 +52,9 @@ from memory.graph.entities_ops import (
     graph_of,
     observation_edges,
 )
-from memory.graph.ops import forget_node, unlink_edge
-from memory.projects import DEFAULT_PROJECT, check_project
-from memory.store import Store, read_bounded, write_bounded
+from loci.memory.graph.ops import forget_node, unlink_edge
+from loci.memory.projects import DEFAULT_PROJECT, check_project
+from loci.memory.store import Store, read_bounded, write_bounded
 
 __all__ = ["EntityGraph"]
 

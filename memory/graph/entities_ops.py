@@ -13,9 +13,9 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from memory.graph.ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
-from memory.graph.records import check_label, check_text
-from memory.params import CHUNK, in_chunks
+from loci.memory.graph.ops import NewNode, forget_node, insert_nodes, log_event, upsert_edge
+from loci.memory.graph.records import check_label, check_text
+from loci.memory.params import CHUNK, in_chunks
 
 __all__ = [
     "CAUSE",

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory.params import in_chunks
+from loci.memory.params import in_chunks
 
 __all__ = ["STRONG", "experienced"]
 

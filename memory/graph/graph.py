@@ -19,9 +19,9 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.engines.dialects import dialect_of
-from memory.graph.embed import Embedder, pack_vector
-from memory.graph.ops import (
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.graph.embed import Embedder, pack_vector
+from loci.memory.graph.ops import (
     NewNode,
     adjacent_edges,
     fetch_nodes,
@@ -33,16 +33,16 @@ from memory.graph.ops import (
     update_node,
     upsert_edge,
 )
-from memory.graph.records import (
+from loci.memory.graph.records import (
     EDGE_KINDS,
     NODE_KINDS,
     Edge,
     Node,
     check_kinds,
 )
-from memory.graph.revisions import restore_node
-from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from memory.store import Store, write_bounded
+from loci.memory.graph.revisions import restore_node
+from loci.memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
+from loci.memory.store import Store, write_bounded
 
 __all__ = ["Graph", "Neighbor", "NewNode", "infer_edge_kind"]
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memory.graph.records import Node
+from loci.memory.graph.records import Node
 
 __all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "held_terms", "newer_first", "terms_held"]
 

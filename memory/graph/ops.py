@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory.engines.dialects import dialect_of
-from memory.errors import NotFoundError, UsageError
-from memory.graph.pieces import index_texts, unindex_text
-from memory.graph.records import (
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.graph.pieces import index_texts, unindex_text
+from loci.memory.graph.records import (
     EDGE_COLUMNS,
     NODE_COLUMNS,
     Edge,
@@ -35,8 +35,8 @@ from memory.graph.records import (
     node_from_row,
     node_ref,
 )
-from memory.params import in_chunks
-from memory.projects import ALL
+from loci.memory.params import in_chunks
+from loci.memory.projects import ALL
 
 __all__ = [
     "NewNode",

@@ -26,7 +26,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from memory.engines.dialects import dialect_of
+from loci.memory.engines.dialects import dialect_of
 
 __all__ = ["LONG_CHARS", "NODE_OF_ROW", "PIECE_CHARS", "index_texts", "pieces_of", "reindex", "spans", "unindex_text"]
 

@@ -22,17 +22,17 @@ import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 
-from memory.engines.dialects import dialect_of
-from memory.graph.experience import experienced
-from memory.graph.fts.index import text_index
-from memory.graph.newer import WINDOW, Scored, newer_first, terms_held
-from memory.graph.ops import adjacent_weights, fetch_nodes
-from memory.graph.records import Node
-from memory.graph.run_records import RUN_KINDS, run_records
-from memory.graph.spread_sessions import fuller_first, sessions_first
-from memory.graph.terms import selective_terms
-from memory.params import in_chunks
-from memory.projects import ALL
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.graph.experience import experienced
+from loci.memory.graph.fts.index import text_index
+from loci.memory.graph.newer import WINDOW, Scored, newer_first, terms_held
+from loci.memory.graph.ops import adjacent_weights, fetch_nodes
+from loci.memory.graph.records import Node
+from loci.memory.graph.run_records import RUN_KINDS, run_records
+from loci.memory.graph.spread_sessions import fuller_first, sessions_first
+from loci.memory.graph.terms import selective_terms
+from loci.memory.params import in_chunks
+from loci.memory.projects import ALL
 
 __all__ = ["ASSISTANT_SPEAKERS", "DOC_BUDGET", "Ranking", "Recalled", "Weights"]
 

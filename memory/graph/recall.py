@@ -48,14 +48,14 @@ import anyio
 import anyio.to_thread
 import sqlite_utils
 
-from memory.errors import UsageError
-from memory.graph.fts.index import text_index
-from memory.graph.graph import Graph
-from memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights
-from memory.graph.records import check_kinds
-from memory.graph.terms import asks_for_replies, query_terms, searched_terms
-from memory.graph.vectors import VectorSearch
-from memory.store import read_bounded
+from loci.memory.errors import UsageError
+from loci.memory.graph.fts.index import text_index
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights
+from loci.memory.graph.records import check_kinds
+from loci.memory.graph.terms import asks_for_replies, query_terms, searched_terms
+from loci.memory.graph.vectors import VectorSearch
+from loci.memory.store import read_bounded
 
 __all__ = ["Recall"]
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from memory.errors import NotFoundError, UsageError
+from loci.memory.errors import NotFoundError, UsageError
 
 __all__ = [
     "EDGE_COLUMNS",

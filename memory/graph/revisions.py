@@ -20,11 +20,11 @@ import json
 import sqlite3
 from typing import Any
 
-from memory.errors import NotFoundError, UsageError
-from memory.graph.ops import live_node, log_event
-from memory.graph.pieces import index_texts
-from memory.graph.records import NODE_COLUMNS, Node, node_from_row, node_ref
-from memory.projects import ALL
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.graph.ops import live_node, log_event
+from loci.memory.graph.pieces import index_texts
+from loci.memory.graph.records import NODE_COLUMNS, Node, node_from_row, node_ref
+from loci.memory.projects import ALL
 
 __all__ = ["restore_node", "revisions"]
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memory.engines.dialects import dialect_of
-from memory.params import in_chunks
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.params import in_chunks
 
 __all__ = ["RUN_KINDS", "run_records"]
 

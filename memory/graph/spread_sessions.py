@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from memory.graph.newer import WINDOW, Scored
+from loci.memory.graph.newer import WINDOW, Scored
 
 __all__ = ["PLACES", "fuller_first", "sessions_first"]
 

@@ -45,8 +45,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from memory.context.fulltext import STOP_WORDS, query_words
-from memory.graph.fts.index import text_index
+from loci.memory.context.fulltext import STOP_WORDS, query_words
+from loci.memory.graph.fts.index import text_index
 
 __all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "searched_terms", "selective_terms"]
 

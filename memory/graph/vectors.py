@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from memory.errors import UsageError
-from memory.graph.embed import pack_vector
-from memory.projects import in_project
+from loci.memory.errors import UsageError
+from loci.memory.graph.embed import pack_vector
+from loci.memory.projects import in_project
 
 __all__ = ["VectorSearch", "sqlite_vec_module"]
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.graph.graph import Graph
-from memory.hooks.codex import transcript_of
-from memory.imports.files import import_file
-from memory.projects import DEFAULT_PROJECT
-from memory.store import Store
+from loci.memory.context.store import ContextStore
+from loci.memory.graph.graph import Graph
+from loci.memory.hooks.codex import transcript_of
+from loci.memory.imports.files import import_file
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.store import Store
 
 __all__ = ["BUSY_TIMEOUT_S", "hook_capture"]
 

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["codex_home", "find_rollout", "is_codex_event", "transcript_of"]
 

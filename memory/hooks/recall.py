@@ -38,13 +38,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from memory.graph.quoted import quote_notes
-from memory.graph.ranking import Ranking, Recalled
-from memory.graph.records import node_ref
-from memory.graph.terms import searched_terms
-from memory.hooks.seen import forget_stale, remember_seen, seen_ids, starts_fresh
-from memory.projects import DEFAULT_PROJECT
-from memory.regular import check_regular
+from loci.memory.graph.quoted import quote_notes
+from loci.memory.graph.ranking import Ranking, Recalled
+from loci.memory.graph.records import node_ref
+from loci.memory.graph.terms import searched_terms
+from loci.memory.hooks.seen import forget_stale, remember_seen, seen_ids, starts_fresh
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.regular import check_regular
 
 __all__ = ["MAX_CHARS", "hook_recall", "pick"]
 
@@ -117,7 +117,7 @@ def _recall(db: Path, terms: list[str], project: str) -> list[Recalled]:
     except sqlite3.OperationalError as exc:
         if "no such" not in str(exc):
             raise
-    from memory.store import Store  # only for a home older than this Loci: migrating needs sqlite-utils
+    from loci.memory.store import Store  # only for a home older than this Loci: migrating needs sqlite-utils
 
     Store.open_sync(db).close()
     return _rank(db, terms, project)

@@ -1,4 +1,4 @@
-"""Running one hook: `python -m memory.hooks recall|capture [--db PATH] [--project P]` (memory/hooks/__main__.py).
+"""Running one hook: `python -m loci.memory.hooks recall|capture [--db PATH] [--project P]` (memory/hooks/__main__.py).
 
 This is the command `loci hooks install` writes into the client's settings:
 it imports only the memory layer (no model, no MCP, no CLI), so the process
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memory.hooks.log import log_failure, log_run
-from memory.json_input import loads
-from memory.projects import DEFAULT_PROJECT, check_project
+from loci.memory.hooks.log import log_failure, log_run
+from loci.memory.json_input import loads
+from loci.memory.projects import DEFAULT_PROJECT, check_project
 
 __all__ = ["HOOKS", "PROBE", "main", "run_hook", "safe_hook"]
 
@@ -43,12 +43,12 @@ def run_hook(hook: str, db: Path, stdin: str, project: str = DEFAULT_PROJECT) ->
         raise ValueError("the hook input is not a JSON object")
     check_project(project)
     if hook == "recall":
-        from memory.hooks.recall import hook_recall
+        from loci.memory.hooks.recall import hook_recall
 
         return hook_recall(db, payload, project)
     import anyio
 
-    from memory.hooks.capture import hook_capture
+    from loci.memory.hooks.capture import hook_capture
 
     anyio.run(hook_capture, db, payload, project)
     return ""
@@ -102,6 +102,6 @@ def _option(args: list[str], name: str) -> str | None:
 
 
 def _default_db() -> Path:
-    from memory.store import default_db_path  # the store module imports sqlite-utils: only when no --db is given
+    from loci.memory.store import default_db_path  # the store module imports sqlite-utils: only when no --db is given
 
     return default_db_path()

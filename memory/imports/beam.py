@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memory.graph.conversation import Turn
-from memory.imports.records import Conversation, bad, load_json, when_of
+from loci.memory.graph.conversation import Turn
+from loci.memory.imports.records import Conversation, bad, load_json, when_of
 
 __all__ = ["is_beam", "read_beam"]
 

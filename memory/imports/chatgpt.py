@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.graph.conversation import Turn
-from memory.imports.records import Conversation, ToolRecord, bad, load_json, when_of
+from loci.memory.graph.conversation import Turn
+from loci.memory.imports.records import Conversation, ToolRecord, bad, load_json, when_of
 
 __all__ = ["is_chatgpt", "read_chatgpt"]
 

@@ -26,9 +26,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memory.graph.conversation import Turn
-from memory.imports.messages import text_of
-from memory.imports.records import Conversation, ToolRecord, bad, json_lines, when_of
+from loci.memory.graph.conversation import Turn
+from loci.memory.imports.messages import text_of
+from loci.memory.imports.records import Conversation, ToolRecord, bad, json_lines, when_of
 
 __all__ = ["is_claude_code", "read_claude_code"]
 

@@ -33,8 +33,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memory.graph.conversation import Turn
-from memory.imports.records import Conversation, ToolRecord, bad, json_lines, when_of
+from loci.memory.graph.conversation import Turn
+from loci.memory.imports.records import Conversation, ToolRecord, bad, json_lines, when_of
 
 __all__ = ["ROLLOUT_TYPES", "is_codex", "read_codex"]
 

@@ -21,20 +21,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory.context.store import ContextStore
-from memory.errors import UsageError
-from memory.graph.graph import Graph
-from memory.imports.chatgpt import is_chatgpt, read_chatgpt
-from memory.imports.claude_code import is_claude_code, read_claude_code
-from memory.imports.codex import is_codex, read_codex
-from memory.imports.locomo import is_locomo, read_locomo
-from memory.imports.memory_files import import_export, import_reference, is_export, is_reference
-from memory.imports.messages import is_message, read_messages
-from memory.imports.records import Conversation
-from memory.imports.text import is_text_transcript, read_text
-from memory.imports.writer import Imported, import_conversation
-from memory.json_input import TooDeep, loads
-from memory.regular import read_regular
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.imports.chatgpt import is_chatgpt, read_chatgpt
+from loci.memory.imports.claude_code import is_claude_code, read_claude_code
+from loci.memory.imports.codex import is_codex, read_codex
+from loci.memory.imports.locomo import is_locomo, read_locomo
+from loci.memory.imports.memory_files import import_export, import_reference, is_export, is_reference
+from loci.memory.imports.messages import is_message, read_messages
+from loci.memory.imports.records import Conversation
+from loci.memory.imports.text import is_text_transcript, read_text
+from loci.memory.imports.writer import Imported, import_conversation
+from loci.memory.json_input import TooDeep, loads
+from loci.memory.regular import read_regular
 
 __all__ = [
     "CONVERSATION_FORMATS",

@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from memory.graph.conversation import Turn
-from memory.imports.records import Conversation, bad, load_json, when_of
+from loci.memory.graph.conversation import Turn
+from loci.memory.imports.records import Conversation, bad, load_json, when_of
 
 __all__ = ["is_locomo", "read_locomo", "turns_of"]
 

@@ -24,15 +24,15 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.errors import UsageError
-from memory.graph.entities_ops import CAUSE, OBSERVATION, add_observation, ensure_entity
-from memory.graph.graph import Graph
-from memory.graph.ops import NewNode, insert_nodes, upsert_edge
-from memory.graph.records import content_hash, parse_node_id
-from memory.imports import shapes
-from memory.imports.records import bad, json_lines, load_json
-from memory.imports.shapes import BadField, Place
-from memory.projects import writable_project
+from loci.memory.errors import UsageError
+from loci.memory.graph.entities_ops import CAUSE, OBSERVATION, add_observation, ensure_entity
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ops import NewNode, insert_nodes, upsert_edge
+from loci.memory.graph.records import content_hash, parse_node_id
+from loci.memory.imports import shapes
+from loci.memory.imports.records import bad, json_lines, load_json
+from loci.memory.imports.shapes import BadField, Place
+from loci.memory.projects import writable_project
 
 __all__ = ["MemoryCounts", "import_export", "import_reference", "is_export", "is_reference"]
 

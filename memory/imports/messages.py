@@ -19,8 +19,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from memory.graph.conversation import Turn
-from memory.imports.records import Conversation, bad, json_lines, when_of
+from loci.memory.graph.conversation import Turn
+from loci.memory.imports.records import Conversation, bad, json_lines, when_of
 
 __all__ = ["DATE_KEYS", "SPEAKER_KEYS", "TEXT_KEYS", "is_message", "read_messages", "text_of"]
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn
 
-from memory.errors import UsageError
-from memory.graph.conversation import Turn
-from memory.graph.dates import parse_when
-from memory.json_input import loads
+from loci.memory.errors import UsageError
+from loci.memory.graph.conversation import Turn
+from loci.memory.graph.dates import parse_when
+from loci.memory.json_input import loads
 
 __all__ = ["Conversation", "ToolRecord", "bad", "json_lines", "load_json", "when_of"]
 

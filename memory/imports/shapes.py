@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["BadField", "Place", "mapping", "number", "optional_text", "text", "texts"]
 

@@ -17,9 +17,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from memory.graph.conversation import Turn
-from memory.graph.dates import parse_when
-from memory.imports.records import Conversation, bad
+from loci.memory.graph.conversation import Turn
+from loci.memory.graph.dates import parse_when
+from loci.memory.imports.records import Conversation, bad
 
 __all__ = ["MIN_TURNS", "TURN_SHARE", "is_text_transcript", "read_text"]
 

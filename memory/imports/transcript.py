@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memory.graph.conversation import Turn, turn_text
-from memory.imports.files import sniff_conversations
+from loci.memory.graph.conversation import Turn, turn_text
+from loci.memory.imports.files import sniff_conversations
 
 __all__ = ["MIN_TURNS", "Transcript", "conversation_document", "parse_transcript", "render_turns"]
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 
 import sqlite_utils
 
-from memory.context.store import ContextStore
-from memory.graph.conversation import write_conversation
-from memory.graph.graph import Graph
-from memory.imports.ledger import SESSION, imported, record
-from memory.imports.records import Conversation
-from memory.projects import writable_project
+from loci.memory.context.store import ContextStore
+from loci.memory.graph.conversation import write_conversation
+from loci.memory.graph.graph import Graph
+from loci.memory.imports.ledger import SESSION, imported, record
+from loci.memory.imports.records import Conversation
+from loci.memory.projects import writable_project
 
 __all__ = ["Imported", "import_conversation"]
 

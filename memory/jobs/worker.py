@@ -45,8 +45,8 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-from memory.errors import StoreUnavailable
-from memory.jobs.queue import Job, JobDeferred, JobLost, Jobs
+from loci.memory.errors import StoreUnavailable
+from loci.memory.jobs.queue import Job, JobDeferred, JobLost, Jobs
 
 __all__ = ["BACKOFF_S", "MAX_BACKOFF_S", "Foreground", "Handler", "Listener", "Worker"]
 

@@ -28,9 +28,9 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
 
 __all__ = ["STATUSES", "RunRecord", "Runs", "parse_run_id"]
 

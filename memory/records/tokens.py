@@ -43,9 +43,9 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.projects import check_project
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.projects import check_project
 
 __all__ = ["MAX_NAME_CHARS", "Principal", "TokenRecord", "Tokens", "check_token_name", "token_digest"]
 

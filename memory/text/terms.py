@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memory.text.stems import SPELLINGS, forms, stem
-from memory.text.words import words
+from loci.memory.text.stems import SPELLINGS, forms, stem
+from loci.memory.text.words import words
 
 __all__ = ["RELATED", "Terms"]
 

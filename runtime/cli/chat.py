@@ -43,19 +43,19 @@ from dataclasses import replace
 import anyio
 import anyio.to_thread
 
-from memory.context.objects import ContextObject
-from memory.errors import LociError, UsageError
-from memory.records.chat import ChatLog, ChatMessage, ChatSession
-from memory.store import default_db_path
-from runtime.cli.display import one_line
-from runtime.cli.flags import project_of
-from runtime.cli.run import add_model_arguments, check_sizes, sizes_from
-from runtime.loop.records import Limits, RunConfig, RunResult
-from runtime.models.specs import load_model
-from runtime.session.background import Background
-from runtime.session.experience import Brief
-from runtime.session.session import Session, check_files, open_session
-from runtime.session.thread import Thread
+from loci.memory.context.objects import ContextObject
+from loci.memory.errors import LociError, UsageError
+from loci.memory.records.chat import ChatLog, ChatMessage, ChatSession
+from loci.memory.store import default_db_path
+from loci.runtime.cli.display import one_line
+from loci.runtime.cli.flags import project_of
+from loci.runtime.cli.run import add_model_arguments, check_sizes, sizes_from
+from loci.runtime.loop.records import Limits, RunConfig, RunResult
+from loci.runtime.models.specs import load_model
+from loci.runtime.session.background import Background
+from loci.runtime.session.experience import Brief
+from loci.runtime.session.session import Session, check_files, open_session
+from loci.runtime.session.thread import Thread
 
 __all__ = ["Chat", "chat_loop", "open_chat", "read_line", "register"]
 

@@ -6,7 +6,7 @@ the same with a `type`; VS Code `servers` with a `type`; Codex a TOML table
 `[mcp_servers.loci]` in its `config.toml`. The command is the absolute path
 of the `loci` executable when there is one (a client launches it without the
 user's shell, so without `PATH` edits), else the running Python with
-`-P -m runtime.cli.main` (`-P`: the folder it starts in is not on its
+`-P -m loci.runtime.cli.main` (`-P`: the folder it starts in is not on its
 path). The arguments are the serve flags given on this command line, minus
 the printing ones, with paths made absolute, and always
 name the project (`--project`) and the folders whose files the server may
@@ -36,8 +36,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memory.location import shown
-from runtime.cli.flags import project_of
+from loci.memory.location import shown
+from loci.runtime.cli.flags import project_of
 
 __all__ = ["CLIENTS", "client_config", "config_note", "launch_command", "render_config", "serve_roots"]
 
@@ -55,11 +55,11 @@ CLIENTS = tuple(WHERE)
 
 
 def launch_command() -> tuple[str, list[str]]:
-    """How to start `loci`: the installed script if it is on PATH, else this Python with `-m runtime.cli.main`."""
+    """How to start `loci`: the installed script if it is on PATH, else this Python with `-m loci.runtime.cli.main`."""
     found = shutil.which("loci")
     if found:
         return str(Path(found).resolve()), []
-    return sys.executable, ["-P", "-m", "runtime.cli.main"]  # -P: a project's own `runtime/` cannot shadow Loci's
+    return sys.executable, ["-P", "-m", "loci.runtime.cli.main"]  # -P: a project's own `loci/` cannot shadow Loci's
 
 
 def serve_roots(args: argparse.Namespace) -> list[str]:

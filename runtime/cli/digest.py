@@ -22,17 +22,17 @@ from typing import Any
 
 import anyio
 
-from memory.errors import UsageError
-from memory.projects import writable_project
-from memory.records.digest_jobs import DigestJobs
-from runtime.cli.flags import add_project, project_of
-from runtime.cli.home import open_home
-from runtime.digest.batch import read_jobs, run_batch
-from runtime.digest.modes import STRATEGIES
-from runtime.digest.progress import ProgressBar, progress_wanted
-from runtime.digest.run import digest, resume
-from runtime.digest.settings import Progress
-from runtime.models.specs import DEFAULT_SPEC, load_model, parse_spec
+from loci.memory.errors import UsageError
+from loci.memory.projects import writable_project
+from loci.memory.records.digest_jobs import DigestJobs
+from loci.runtime.cli.flags import add_project, project_of
+from loci.runtime.cli.home import open_home
+from loci.runtime.digest.batch import read_jobs, run_batch
+from loci.runtime.digest.modes import STRATEGIES
+from loci.runtime.digest.progress import ProgressBar, progress_wanted
+from loci.runtime.digest.run import digest, resume
+from loci.runtime.digest.settings import Progress
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model, parse_spec
 
 __all__ = ["register"]
 

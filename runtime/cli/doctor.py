@@ -38,10 +38,10 @@ from typing import Any
 
 import anyio.to_thread
 
-from memory.errors import BackendError, NotFoundError, UsageError
-from memory.health import check_home
-from memory.location import is_postgres, need_postgres_driver
-from memory.store import default_db_path
+from loci.memory.errors import BackendError, NotFoundError, UsageError
+from loci.memory.health import check_home
+from loci.memory.location import is_postgres, need_postgres_driver
+from loci.memory.store import default_db_path
 
 __all__ = ["cpu_name", "measure_speed", "register"]
 
@@ -79,7 +79,7 @@ async def run(args: argparse.Namespace) -> int:
         if is_postgres(args.db):
             return await _check_postgres(str(args.db), args.json)
         return await _check_db(Path(args.db), args.json)
-    from runtime.models.llama.verdict import cpu_flags
+    from loci.runtime.models.llama.verdict import cpu_flags
 
     if args.prompt_tokens < 1 or args.tokens < 1 or (args.threads is not None and args.threads < 1):
         raise UsageError("--prompt-tokens, --tokens and --threads must be at least 1")
@@ -115,7 +115,7 @@ async def _check_db(path: Path, as_json: bool) -> int:
 
 async def _check_postgres(url: str, as_json: bool) -> int:
     need_postgres_driver()
-    from memory.engines.postgres.health import check_postgres
+    from loci.memory.engines.postgres.health import check_postgres
 
     found = await anyio.to_thread.run_sync(check_postgres, url)
     if as_json:
@@ -132,14 +132,14 @@ async def _check_postgres(url: str, as_json: bool) -> int:
 def _hooks(db: Path, show: Callable[[str], None]) -> tuple[dict[str, list[str]], dict[str, Any]]:
     """The last errors each coding-agent hook logged beside the home `db`, and where the hooks are installed,
     whether their commands start and when each last ran (runtime/cli/hook_check.py)."""
-    from runtime.cli.hook_check import hook_status
-    from runtime.cli.hooks import hook_report
+    from loci.runtime.cli.hook_check import hook_status
+    from loci.runtime.cli.hooks import hook_report
 
     return hook_report(db, show), hook_status(db, show)
 
 
 async def _check_llama(report: dict[str, Any], show: _Printer, args: argparse.Namespace) -> int:
-    from runtime.models.llama.load import default_model_path, process_verdict
+    from loci.runtime.models.llama.load import default_model_path, process_verdict
 
     if importlib.util.find_spec("llama_cpp") is None:
         report["llama_cpp_python"] = None
@@ -185,7 +185,7 @@ class _Printer:
 
 def measure_speed(model: Path, prompt_tokens: int, tokens: int, threads: int) -> dict[str, Any]:
     """Prompt-evaluation and generation speed of `model`, loaded through `open_llama` (blocking)."""
-    from runtime.models.llama.load import open_llama
+    from loci.runtime.models.llama.load import open_llama
 
     n_ctx = prompt_tokens + tokens + 8
     try:

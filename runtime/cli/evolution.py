@@ -23,9 +23,9 @@ import json
 import time
 from typing import Any
 
-from runtime.cli.display import safe
-from runtime.cli.flags import add_project, project_of
-from runtime.cli.home import open_home
+from loci.runtime.cli.display import safe
+from loci.runtime.cli.flags import add_project, project_of
+from loci.runtime.cli.home import open_home
 
 __all__ = ["register", "register_memory"]
 
@@ -59,8 +59,8 @@ def register(sub: Any) -> None:
 
 
 async def handle(args: argparse.Namespace) -> int:
-    from memory.evolution.evolution import Evolution
-    from memory.graph.graph import Graph
+    from loci.memory.evolution.evolution import Evolution
+    from loci.memory.graph.graph import Graph
 
     async with open_home(args.db) as store:
         evolution = Evolution(Graph(store, project=project_of(args)))
@@ -77,7 +77,7 @@ async def _dispatch(evolution: Any, args: argparse.Namespace) -> Any:
     if command == "feedback":
         return await evolution.episodes.feedback(args.run_id, args.outcome, args.note, bare="run")
     if command == "refine":
-        from memory.jobs.worker import Worker
+        from loci.memory.jobs.worker import Worker
 
         ran = await Worker(evolution.jobs, evolution.handlers()).drain(args.max_jobs)
         return {"ran": ran, "queue": await evolution.jobs.counts()}

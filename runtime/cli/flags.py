@@ -16,8 +16,8 @@ import argparse
 import math
 import os
 
-from memory.errors import UsageError
-from memory.projects import ALL, DEFAULT_PROJECT, check_project
+from loci.memory.errors import UsageError
+from loci.memory.projects import ALL, DEFAULT_PROJECT, check_project
 
 __all__ = ["PROJECT_ENV", "add_project", "at_least", "flag_name", "project_of"]
 

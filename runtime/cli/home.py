@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from contextlib import AbstractAsyncContextManager
 
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.errors import UsageError
-from memory.location import NOT_ON_POSTGRES, is_postgres
-from memory.store import default_db_path
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.location import NOT_ON_POSTGRES, is_postgres
+from loci.memory.store import default_db_path
 
 __all__ = ["open_home"]
 

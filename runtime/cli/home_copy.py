@@ -34,8 +34,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memory.errors import StoreError, UsageError
-from memory.location import is_postgres, shown
+from loci.memory.errors import StoreError, UsageError
+from loci.memory.location import is_postgres, shown
 
 __all__ = ["recall_sample", "register"]
 
@@ -59,8 +59,8 @@ def register(sub: Any) -> None:
 
 
 async def handle(args: argparse.Namespace) -> int:
-    from memory.engines.copy import copy_home
-    from memory.engines.select import use_engine
+    from loci.memory.engines.copy import copy_home
+    from loci.memory.engines.select import use_engine
 
     src, dst = _home(args.src, "source", must_exist=True), _home(args.dst, "destination", must_exist=False)
     if src == dst:
@@ -110,10 +110,10 @@ def _home(location: str, role: str, *, must_exist: bool) -> str:
 
 
 async def _opened_source(src: str) -> Any:
-    from memory.engines.copy import open_source
+    from loci.memory.engines.copy import open_source
 
     if is_postgres(src):
-        from memory.location import need_postgres_driver
+        from loci.memory.location import need_postgres_driver
 
         need_postgres_driver()
     return await open_source(src)
@@ -122,9 +122,9 @@ async def _opened_source(src: str) -> Any:
 async def recall_sample(source: Any, target: Any, size: int) -> dict[str, Any]:
     """Recall `size` live memories, spread over the ids, by their own words on both homes: how many the source
     found in its top `TOP`, how many of those had the same ids on both, and those the destination lost."""
-    from memory.graph.graph import Graph
-    from memory.graph.recall import Recall
-    from memory.graph.terms import query_terms
+    from loci.memory.graph.graph import Graph
+    from loci.memory.graph.recall import Recall
+    from loci.memory.graph.terms import query_terms
 
     def pick(db: Any) -> list[tuple[int, str, str]]:
         ids = [row[0] for row in db.conn.execute("SELECT id FROM memory_nodes WHERE deleted IS NULL ORDER BY id")]
@@ -151,8 +151,8 @@ async def recall_sample(source: Any, target: Any, size: int) -> dict[str, Any]:
 
 def _reindex(conn: Any) -> int:
     """Fill the destination's full-text indexes from its copied rows: the graph's, then the documents'."""
-    from memory.context.fulltext import chunk_index
-    from memory.graph.pieces import reindex
+    from loci.memory.context.fulltext import chunk_index
+    from loci.memory.graph.pieces import reindex
 
     return reindex(conn) + chunk_index(conn).reindex(conn)
 

@@ -25,14 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memory.hooks.codex import codex_home
-from memory.hooks.log import last_runs
-from memory.hooks.run import PROBE
+from loci.memory.hooks.codex import codex_home
+from loci.memory.hooks.log import last_runs
+from loci.memory.hooks.run import PROBE
 
 __all__ = ["PROBE_TIMEOUT_S", "hook_status", "installed_hooks"]
 
 PROBE_TIMEOUT_S = 30
-LOCI_MARKERS = ("-m memory.hooks", "loci hook ", '/bin/loci" hook', "/bin/loci hook")
+LOCI_MARKERS = ("-m loci.memory.hooks", "loci hook ", '/bin/loci" hook', "/bin/loci hook")
 
 
 def _hooks_of(settings: Any, root: str | None = None) -> list[tuple[str, str]]:

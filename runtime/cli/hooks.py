@@ -13,11 +13,11 @@ and `UserPromptSubmit`, capture at `Stop`, `PreCompact` and `SessionEnd`;
 Codex's `hooks.json` (`$CODEX_HOME/hooks.json`, `~/.codex` by default, or
 `DIR/.codex/hooks.json`), recall at the same two events and capture at
 `Stop` and `PreCompact` (Codex has no `SessionEnd`; its `Stop` ends every
-turn). DIR is the working directory by default. The command it writes is this Python running `-P -m memory.hooks`
+turn). DIR is the working directory by default. The command it writes is this Python running `-P -m loci.memory.hooks`
 (memory/hooks/__main__.py), which imports only the memory layer and so starts
 fast, and needs no `loci` on the client's PATH; `-P` keeps the project's folder,
 where the client runs it, off the path. A hook is Loci's when its
-command runs `-m memory.hooks`; uninstall removes exactly those and the groups
+command runs `-m loci.memory.hooks`; uninstall removes exactly those and the groups
 and events they leave empty. Installing again replaces Loci's hooks in place.
 `--project P` is kept in the command for when memories are divided by project.
 """
@@ -37,14 +37,14 @@ from typing import Any
 
 import anyio.to_thread
 
-from memory.errors import UsageError
-from memory.hooks.codex import codex_home
-from memory.hooks.log import last_errors, log_path
-from memory.hooks.run import PROBE, safe_hook
-from memory.json_input import loads
-from memory.location import NOT_ON_POSTGRES, is_postgres
-from memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
-from memory.store import default_db_path
+from loci.memory.errors import UsageError
+from loci.memory.hooks.codex import codex_home
+from loci.memory.hooks.log import last_errors, log_path
+from loci.memory.hooks.run import PROBE, safe_hook
+from loci.memory.json_input import loads
+from loci.memory.location import NOT_ON_POSTGRES, is_postgres
+from loci.memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
+from loci.memory.store import default_db_path
 
 __all__ = [
     "CLIENTS",
@@ -57,7 +57,9 @@ __all__ = [
     "settings_path",
 ]
 
-MARKER = "-m memory.hooks"
+MARKER = "-m loci.memory.hooks"
+# What a hook written before Loci had one import name runs: install and uninstall take those out too.
+OLD_MARKER = "-m memory.hooks"
 TIMEOUT_S = 30
 CODEX_TRUST = (
     "Codex runs a hook only once you trust it, and says nothing of those it skips. To trust Loci's hooks: run"
@@ -229,6 +231,11 @@ def _read(path: Path) -> dict[str, Any]:
     return settings
 
 
+def _ours(command: str) -> bool:
+    """Whether a hook's command runs Loci's hooks, as written now or before the `loci.` import name."""
+    return MARKER in command or OLD_MARKER in command
+
+
 def _remove_ours(settings: dict[str, Any]) -> int:
     """Take Loci's hooks out of `settings`, and the groups and events left empty; how many were taken."""
     events, removed = settings.get("hooks") or {}, 0
@@ -237,7 +244,7 @@ def _remove_ours(settings: dict[str, Any]) -> int:
         for group in groups:
             hooks = group.get("hooks") if isinstance(group, dict) else None
             if isinstance(hooks, list):
-                kept = [h for h in hooks if not (isinstance(h, dict) and MARKER in str(h.get("command", "")))]
+                kept = [h for h in hooks if not (isinstance(h, dict) and _ours(str(h.get("command", ""))))]
                 removed += len(hooks) - len(kept)
                 group["hooks"] = kept
         events[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]

@@ -20,13 +20,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.errors import UsageError
-from memory.graph.graph import Graph
-from memory.imports.files import FORMATS, ImportReport, detect, import_file
-from memory.projects import writable_project
-from runtime.cli.flags import project_of
-from runtime.cli.home import open_home
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.imports.files import FORMATS, ImportReport, detect, import_file
+from loci.memory.projects import writable_project
+from loci.runtime.cli.flags import project_of
+from loci.runtime.cli.home import open_home
 
 __all__ = ["register_import"]
 

@@ -1,6 +1,6 @@
 """The listing `loci serve` answers from before its server has loaded, written from the real server.
 
-    python -m runtime.cli.listing        rewrite servers/ready.json from the server as it is now
+    python -m loci.runtime.cli.listing        rewrite servers/ready.json from the server as it is now
 
 `listing()` runs the merged server of `loci serve` (every tool set of
 `runtime.cli.serve.tool_sets`) on a home in a temporary folder, through the
@@ -24,8 +24,8 @@ from typing import Any
 
 import anyio
 
-from runtime.cli.serve import SERVED, tool_sets
-from servers.ready import ANY_VERSION, LISTING_PATH, Listing
+from loci.runtime.cli.serve import SERVED, tool_sets
+from loci.servers.ready import ANY_VERSION, LISTING_PATH, Listing
 
 __all__ = ["listing", "main"]
 
@@ -56,8 +56,8 @@ async def _answers(db: Path, served: tuple[str, ...], version: str, then: list[d
     """The server's answers, by request, to `initialize` at `version`, then (once initialized) to `then`."""
     from mcp.server.stdio import stdio_server
 
-    from memory.store import Store
-    from servers.app import build_app
+    from loci.memory.store import Store
+    from loci.servers.app import build_app
 
     opening = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "listing", "version": "0"}}
     lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": opening}]

@@ -37,23 +37,23 @@ from pathlib import Path
 __all__ = ["COMMANDS", "VERSION", "build_parser", "main"]
 
 COMMANDS: dict[str, str] = {
-    "run": "runtime.cli.run",
-    "models": "runtime.cli.models",
-    "doctor": "runtime.cli.doctor",
-    "serve": "runtime.cli.serve",
-    "mcp": "runtime.cli.mcp",
-    "memory": "runtime.cli.memory",
-    "chat": "runtime.cli.chat",
-    "feedback": "runtime.cli.evolution",
-    "digest": "runtime.cli.digest",
-    "jobs": "runtime.cli.digest",
-    "hooks": "runtime.cli.hooks",
-    "hook": "runtime.cli.hooks",
-    "ui": "runtime.cli.ui",
-    "tokens": "runtime.cli.tokens",
-    "worker": "runtime.cli.worker",
-    "home": "runtime.cli.home_copy",
-    "bench": "bench.cli",
+    "run": "loci.runtime.cli.run",
+    "models": "loci.runtime.cli.models",
+    "doctor": "loci.runtime.cli.doctor",
+    "serve": "loci.runtime.cli.serve",
+    "mcp": "loci.runtime.cli.mcp",
+    "memory": "loci.runtime.cli.memory",
+    "chat": "loci.runtime.cli.chat",
+    "feedback": "loci.runtime.cli.evolution",
+    "digest": "loci.runtime.cli.digest",
+    "jobs": "loci.runtime.cli.digest",
+    "hooks": "loci.runtime.cli.hooks",
+    "hook": "loci.runtime.cli.hooks",
+    "ui": "loci.runtime.cli.ui",
+    "tokens": "loci.runtime.cli.tokens",
+    "worker": "loci.runtime.cli.worker",
+    "home": "loci.runtime.cli.home_copy",
+    "bench": "loci.bench.cli",
 }
 
 
@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _home_from_environment(args)
     import anyio
 
-    from memory.errors import LociError, UsageError  # imported here: `memory` brings sqlite-utils
+    from loci.memory.errors import LociError, UsageError  # imported here: `memory` brings sqlite-utils
 
     try:
         return anyio.run(args.handler, args) or 0
@@ -130,7 +130,7 @@ def _home_from_environment(args: argparse.Namespace) -> None:
     string); a path is given as `--db`'s own flag would give it, a connection string as text."""
     given = os.environ.get("LOCI_DB")
     if given and getattr(args, "db", "absent") is None:
-        from memory.location import is_postgres
+        from loci.memory.location import is_postgres
 
         args.db = given if is_postgres(given) else Path(given)
 

@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from runtime.host.host import McpHost
+from loci.runtime.host.host import McpHost
 
 __all__ = ["register"]
 

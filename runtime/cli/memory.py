@@ -33,18 +33,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.graph.export import FORMATS
-from memory.graph.records import EDGE_KINDS, NODE_KINDS
-from memory.json_input import loads
-from memory.projects import ALL
-from runtime.cli.display import one_line, safe
-from runtime.cli.evolution import register_memory
-from runtime.cli.flags import add_project, at_least, project_of
-from runtime.cli.home import open_home
-from runtime.cli.imports import register_import
-from runtime.cli.revisions import register_restore
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.graph.export import FORMATS
+from loci.memory.graph.records import EDGE_KINDS, NODE_KINDS
+from loci.memory.json_input import loads
+from loci.memory.projects import ALL
+from loci.runtime.cli.display import one_line, safe
+from loci.runtime.cli.evolution import register_memory
+from loci.runtime.cli.flags import add_project, at_least, project_of
+from loci.runtime.cli.home import open_home
+from loci.runtime.cli.imports import register_import
+from loci.runtime.cli.revisions import register_restore
 
 __all__ = ["register"]
 
@@ -111,7 +111,7 @@ async def handle(args: argparse.Namespace) -> int:
         if args.memory_command == "search":
             result: Any = await _search(store, args)
         elif args.memory_command == "stats":
-            from memory.graph.graph import Graph
+            from loci.memory.graph.graph import Graph
 
             result = await Graph(
                 store, project=project_of(args)
@@ -126,8 +126,8 @@ async def handle(args: argparse.Namespace) -> int:
 
 
 async def _dispatch(store: Engine, args: argparse.Namespace) -> Any:
-    from memory.graph.graph import Graph
-    from tools.memory import MemoryTools
+    from loci.memory.graph.graph import Graph
+    from loci.tools.memory import MemoryTools
 
     tools = MemoryTools(Graph(store, project=project_of(args)))
     command = args.memory_command
@@ -148,9 +148,9 @@ async def _dispatch(store: Engine, args: argparse.Namespace) -> Any:
 
 async def _search(store: Engine, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Like the model's recall, but a person browsing does not count as a use (and needs no tool set)."""
-    from memory.graph.graph import Graph
-    from memory.graph.recall import Recall
-    from tools.shown import check_query, node_dict
+    from loci.memory.graph.graph import Graph
+    from loci.memory.graph.recall import Recall
+    from loci.tools.shown import check_query, node_dict
 
     project = project_of(args)
     recall = Recall(Graph(store, project=project))
@@ -174,7 +174,7 @@ def _meta(text: str | None) -> dict[str, Any] | None:
 
 
 async def _export(store: Engine, args: argparse.Namespace) -> int:
-    from memory.graph.export import export_graph
+    from loci.memory.graph.export import export_graph
 
     if args.out is None:
         counts = await export_graph(store, sys.stdout, args.format, project=project_of(args))

@@ -12,9 +12,9 @@ import importlib.util
 
 import anyio.to_thread
 
-from memory.errors import NotFoundError
-from runtime.models.llama.load import default_model_path, process_verdict
-from runtime.models.specs import DEFAULT_SPEC
+from loci.memory.errors import NotFoundError
+from loci.runtime.models.llama.load import default_model_path, process_verdict
+from loci.runtime.models.specs import DEFAULT_SPEC
 
 __all__ = ["register"]
 

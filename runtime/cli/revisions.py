@@ -11,9 +11,9 @@ import argparse
 import json
 from typing import Any
 
-from memory.graph.graph import Graph
-from runtime.cli.flags import project_of
-from runtime.cli.home import open_home
+from loci.memory.graph.graph import Graph
+from loci.runtime.cli.flags import project_of
+from loci.runtime.cli.home import open_home
 
 __all__ = ["register_restore"]
 
@@ -28,7 +28,7 @@ def register_restore(sub: Any, common: argparse.ArgumentParser) -> None:
 
 async def handle(args: argparse.Namespace) -> int:
     async with open_home(args.db) as store:
-        from tools.memory import MemoryTools  # the tool set brings pydantic: only when restoring
+        from loci.tools.memory import MemoryTools  # the tool set brings pydantic: only when restoring
 
         result = await MemoryTools(Graph(store, project=project_of(args))).memory_restore(args.id, args.reason)
     if args.json:

@@ -18,17 +18,17 @@ import json
 import sys
 from pathlib import Path
 
-from memory.errors import UsageError
-from memory.graph.records import node_ref
-from memory.store import default_db_path
-from runtime.cli.display import safe
-from runtime.cli.flags import add_project, at_least, project_of
-from runtime.loop.records import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
-from runtime.models.base import Model
-from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.prompt.build import RegionSizes
-from runtime.session.session import check_files, open_session
-from runtime.session.sources import ask
+from loci.memory.errors import UsageError
+from loci.memory.graph.records import node_ref
+from loci.memory.store import default_db_path
+from loci.runtime.cli.display import safe
+from loci.runtime.cli.flags import add_project, at_least, project_of
+from loci.runtime.loop.records import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace
+from loci.runtime.models.base import Model
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.session.session import check_files, open_session
+from loci.runtime.session.sources import ask
 
 __all__ = ["add_model_arguments", "as_text", "check_sizes", "register", "sizes_from", "tools_for"]
 

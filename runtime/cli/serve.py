@@ -49,16 +49,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory.errors import UsageError
-from memory.location import NOT_ON_POSTGRES, is_postgres
-from runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
-from runtime.cli.flags import add_project, at_least, project_of
-from runtime.models.specs import DEFAULT_SPEC
-from servers.tool_sets import parse_tools
+from loci.memory.errors import UsageError
+from loci.memory.location import NOT_ON_POSTGRES, is_postgres
+from loci.runtime.cli.client_config import CLIENTS, client_config, config_note, render_config
+from loci.runtime.cli.flags import add_project, at_least, project_of
+from loci.runtime.models.specs import DEFAULT_SPEC
+from loci.servers.tool_sets import parse_tools
 
 if TYPE_CHECKING:
-    from servers.app import ToolSetFactory
-    from servers.ready import Lines, Serve, Wire
+    from loci.servers.app import ToolSetFactory
+    from loci.servers.ready import Lines, Serve, Wire
 
 __all__ = ["SERVED", "register", "tool_sets"]
 
@@ -68,19 +68,19 @@ SERVED = ("context", "memory", "run", "digest")
 # What serving imports, loaded in the worker thread while the early answers go out (servers/ready.py).
 LOADED = (
     "mcp.server.stdio",
-    "servers.stdio",
-    "servers.app",
-    "runtime.session.background",
-    "runtime.session.task_tool",
-    "runtime.digest.tool",
+    "loci.servers.stdio",
+    "loci.servers.app",
+    "loci.runtime.session.background",
+    "loci.runtime.session.task_tool",
+    "loci.runtime.digest.tool",
 )
 
 
 def tool_sets() -> dict[str, ToolSetFactory]:
     """Every tool set `loci serve` offers, by name, in `SERVED`'s order."""
-    from runtime.digest.tool import digest_set
-    from runtime.session.task_tool import run_task_set
-    from servers.app import BUILT_IN
+    from loci.runtime.digest.tool import digest_set
+    from loci.runtime.session.task_tool import run_task_set
+    from loci.servers.app import BUILT_IN
 
     return {**BUILT_IN, "run": run_task_set, "digest": digest_set}
 
@@ -147,7 +147,7 @@ async def run(args: argparse.Namespace) -> int:
     at_least(0, token_cache=args.token_cache)
     token = None
     if args.http or args.token or args.token_file:
-        from servers.transport import check_bind, read_token
+        from loci.servers.transport import check_bind, read_token
 
         token = read_token(args.token, args.token_file)
         if args.http:
@@ -160,7 +160,7 @@ async def run(args: argparse.Namespace) -> int:
     if args.mcp_config and not Path(args.mcp_config).is_file():
         raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
     if args.http:
-        from servers.transport import serve_http
+        from loci.servers.transport import serve_http
 
         async def on_http(store: Any, server_for: Any) -> None:
             await serve_http(
@@ -178,18 +178,18 @@ async def run(args: argparse.Namespace) -> int:
         await serve(args, _home(args.db), tools, on_http)
         return 0
     if args.compat:
-        from servers.transport import serve_stdio
+        from loci.servers.transport import serve_stdio
 
         # stdio needs no token: only the client that launched the process talks to it
         await _serve_compat(args, _home(args.db), tools, _on_stdio(serve_stdio, project_of(args)))
         return 0
     if os.environ.get("LOCI_SERVE_EARLY") == "0":
-        from servers.transport import serve_stdio
+        from loci.servers.transport import serve_stdio
 
         await _serve_full(args, _home(args.db), tools, _on_stdio(serve_stdio, project_of(args)))
         return 0
-    from runtime.cli.main import VERSION
-    from servers.ready import Listing, serve_ready
+    from loci.runtime.cli.main import VERSION
+    from loci.servers.ready import Listing, serve_ready
 
     await serve_ready(Listing.load(), tools, VERSION, lambda: _loaded(args, tools))
     return 0
@@ -197,8 +197,8 @@ async def run(args: argparse.Namespace) -> int:
 
 async def _home_has_tokens(args: argparse.Namespace) -> bool:
     """Whether the home has tokens of its own (then a bind off loopback needs no `--token-file`)."""
-    from memory.engines.select import use_engine
-    from memory.records.tokens import Tokens
+    from loci.memory.engines.select import use_engine
+    from loci.memory.records.tokens import Tokens
 
     async with use_engine(_home(args.db)) as store:
         return await Tokens(store).any()
@@ -217,7 +217,7 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
     """In a worker thread: import the SDK and the runtime, and say how to serve the handed-over connection."""
     for name in LOADED:
         importlib.import_module(name)
-    from servers.stdio import serve_lines
+    from loci.servers.stdio import serve_lines
 
     db = _home(args.db)
 
@@ -233,14 +233,14 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
 async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str, ...], serve: Any) -> None:
     """Open the home, run the background worker of every project, and serve the merged server on it:
     `serve(store, server_for)`, where `server_for(project, read_only)` builds the server of one project."""
-    from memory.context.paths import Roots
-    from memory.engines.select import use_engine
-    from memory.evolution.evolution import Evolution
-    from memory.graph.graph import Graph
-    from memory.projects import ALL
-    from runtime.cli.main import VERSION
-    from runtime.session.background import background_worker
-    from servers.app import build_app
+    from loci.memory.context.paths import Roots
+    from loci.memory.engines.select import use_engine
+    from loci.memory.evolution.evolution import Evolution
+    from loci.memory.graph.graph import Graph
+    from loci.memory.projects import ALL
+    from loci.runtime.cli.main import VERSION
+    from loci.runtime.session.background import background_worker
+    from loci.servers.app import build_app
 
     roots = Roots(args.root) if args.root else Roots(None)
     options = {"model": args.model, "mcp_config": args.mcp_config}
@@ -272,8 +272,8 @@ async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str
 
 
 async def _serve_compat(args: argparse.Namespace, db: str | Path, tools: tuple[str, ...], serve: Any) -> None:
-    from memory.store import Store
-    from servers.memory_compat import build_compat_server
+    from loci.memory.store import Store
+    from loci.servers.memory_compat import build_compat_server
 
     async with await Store.open(db) as store:
 
@@ -296,7 +296,7 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     options = {name: value for name, value in given.items() if value is not None} | _thin()
     if args.header_timeout is not None or args.max_connections is not None:
-        from servers.http_bounds import HttpBounds, connection_cap
+        from loci.servers.http_bounds import HttpBounds, connection_cap
 
         timeout = args.header_timeout or HttpBounds.header_timeout
         options["bounds"] = HttpBounds(header_timeout=timeout, max_connections=args.max_connections or connection_cap())
@@ -310,7 +310,7 @@ def _thin() -> dict[str, Any]:
 
 def _home(db: str | None) -> str | Path:
     """The home to open: a connection string as given, a path expanded, or the default SQLite file."""
-    from memory.store import default_db_path
+    from loci.memory.store import default_db_path
 
     if db and is_postgres(db):
         return db

@@ -21,10 +21,10 @@ import sys
 import time
 from typing import Any
 
-from memory.errors import UsageError
-from memory.records.tokens import Tokens
-from runtime.cli.display import one_line
-from runtime.cli.home import open_home
+from loci.memory.errors import UsageError
+from loci.memory.records.tokens import Tokens
+from loci.runtime.cli.display import one_line
+from loci.runtime.cli.home import open_home
 
 __all__ = ["register"]
 
@@ -49,8 +49,8 @@ def register(subparsers: Any) -> None:
 
 async def handle(args: argparse.Namespace) -> int:
     if args.tokens_command == "add":
-        from memory.projects import check_project
-        from memory.records.tokens import check_token_name
+        from loci.memory.projects import check_project
+        from loci.memory.records.tokens import check_token_name
 
         check_token_name(args.name)  # bad input is refused before the home is opened
         if not args.project:

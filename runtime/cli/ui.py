@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memory.location import is_postgres
-from memory.store import default_db_path
-from runtime.cli.flags import add_project, at_least, project_of
+from loci.memory.location import is_postgres
+from loci.memory.store import default_db_path
+from loci.runtime.cli.flags import add_project, at_least, project_of
 
 __all__ = ["DEFAULT_PORT", "register"]
 
@@ -46,10 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from memory.engines.select import open_engine
-    from servers.principals import TOKEN_CACHE_S
-    from servers.transport import read_token
-    from servers.ui.serve import serve_ui, session_token
+    from loci.memory.engines.select import open_engine
+    from loci.servers.principals import TOKEN_CACHE_S
+    from loci.servers.transport import read_token
+    from loci.servers.ui.serve import serve_ui, session_token
 
     at_least(0, token_cache=args.token_cache)
     token = read_token(None, args.token_file)

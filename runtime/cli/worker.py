@@ -37,10 +37,10 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from memory.errors import UsageError
-from memory.jobs.limits import DEFAULT_LIMITS, JobLimits
-from runtime.cli.flags import add_project, at_least, project_of
-from runtime.cli.home import open_home
+from loci.memory.errors import UsageError
+from loci.memory.jobs.limits import DEFAULT_LIMITS, JobLimits
+from loci.runtime.cli.flags import add_project, at_least, project_of
+from loci.runtime.cli.home import open_home
 
 __all__ = ["register", "runnable"]
 
@@ -79,10 +79,10 @@ def runnable(handlers: dict[str, Any], wanted: list[str] | None) -> dict[str, An
 
 
 async def handle(args: argparse.Namespace) -> int:
-    from memory.evolution.evolution import Evolution
-    from memory.graph.graph import Graph
-    from memory.jobs.queue import Jobs
-    from memory.jobs.worker import Worker
+    from loci.memory.evolution.evolution import Evolution
+    from loci.memory.graph.graph import Graph
+    from loci.memory.jobs.queue import Jobs
+    from loci.memory.jobs.worker import Worker
 
     at_least(0.01, poll=args.poll, lease=args.lease)
     project = project_of(args)
@@ -111,8 +111,8 @@ async def _listener(store: Any, stack: AsyncExitStack) -> Any:
     """PostgreSQL's `LISTEN` for queued jobs, closed with the stack; None on SQLite (the worker polls)."""
     if store.engine != "postgresql":
         return None
-    from memory.engines.postgres.listen import PgListener
-    from memory.jobs.queue import JOBS_CHANNEL
+    from loci.memory.engines.postgres.listen import PgListener
+    from loci.memory.jobs.queue import JOBS_CHANNEL
 
     listener = await PgListener.open(store.url, JOBS_CHANNEL)
     stack.push_async_callback(listener.aclose)

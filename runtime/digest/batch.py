@@ -24,11 +24,11 @@ from typing import Any
 
 import anyio
 
-from memory.errors import LociError, UsageError
-from memory.json_input import loads
-from runtime.digest.modes import STRATEGIES
-from runtime.digest.run import ProgressHook, digest
-from runtime.models.base import Model
+from loci.memory.errors import LociError, UsageError
+from loci.memory.json_input import loads
+from loci.runtime.digest.modes import STRATEGIES
+from loci.runtime.digest.run import ProgressHook, digest
+from loci.runtime.models.base import Model
 
 __all__ = ["BatchJob", "read_jobs", "run_batch"]
 

@@ -27,8 +27,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from runtime.digest.lexical import Found, content_words, line_words
-from runtime.models.base import Model, can_score
+from loci.runtime.digest.lexical import Found, content_words, line_words
+from loci.runtime.models.base import Model, can_score
 
 __all__ = ["MOST_LINES", "best_found", "from_evidence"]
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from memory.context.loader import split_lines
-from memory.context.store import ContextObject, parse_id
-from memory.engines.base import Engine
-from runtime.prompt.build import fit
+from loci.memory.context.loader import split_lines
+from loci.memory.context.store import ContextObject, parse_id
+from loci.memory.engines.base import Engine
+from loci.runtime.prompt.build import fit
 
 __all__ = ["Piece", "Position", "pieces"]
 

@@ -27,11 +27,11 @@ from typing import Any
 import anyio.to_thread
 import sqlite_utils
 
-from memory.context.loader import SNIFF_BYTES, binary_reason
-from memory.context.store import ContextObject, ContextStore
-from memory.errors import NotFoundError, UsageError
-from memory.projects import writable_project
-from memory.regular import open_regular
+from loci.memory.context.loader import SNIFF_BYTES, binary_reason
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.projects import writable_project
+from loci.memory.regular import open_regular
 
 __all__ = ["Input", "check_inputs", "load_inputs", "pdf_pages"]
 

@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.lexical import Ranker, content_terms, line_terms, scan_lines, terms_pattern
-from memory.context.objects import parse_id
-from memory.context.store import ContextObject
-from memory.engines.base import Engine
+from loci.memory.context.lexical import Ranker, content_terms, line_terms, scan_lines, terms_pattern
+from loci.memory.context.objects import parse_id
+from loci.memory.context.store import ContextObject
+from loci.memory.engines.base import Engine
 
 __all__ = ["Found", "content_words", "line_words", "scan"]
 

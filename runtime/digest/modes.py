@@ -23,13 +23,13 @@ from collections.abc import Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
-from memory.context.store import ContextObject, ContextStore
-from runtime.digest.chunks import Piece, Position, pieces
-from runtime.loop.records import Limits, RunConfig, RunResult
-from runtime.models.base import Model, Request
-from runtime.prompt.build import TEMPLATE_OVERHEAD
-from runtime.reading.evidence import Cited, evidence_json
-from runtime.session.session import Session
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.runtime.digest.chunks import Piece, Position, pieces
+from loci.runtime.loop.records import Limits, RunConfig, RunResult
+from loci.runtime.models.base import Model, Request
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD
+from loci.runtime.reading.evidence import Cited, evidence_json
+from loci.runtime.session.session import Session
 
 __all__ = ["GLOBAL", "STRATEGIES", "as_result", "choose", "direct", "navigate", "session_config"]
 

@@ -29,7 +29,7 @@ from rich.progress import Progress as RichProgress
 from rich.progress import ProgressColumn, Task, TaskID
 from rich.text import Text
 
-from runtime.digest.settings import Progress
+from loci.runtime.digest.settings import Progress
 
 __all__ = ["ChunkEta", "FittedLine", "ProgressBar", "chunk_eta", "progress_wanted", "short_count"]
 

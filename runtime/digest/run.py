@@ -39,25 +39,25 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from memory.context.store import ContextObject, ContextStore
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.errors import UsageError
-from memory.projects import DEFAULT_PROJECT
-from memory.records.digest_jobs import DigestJob, DigestJobs
-from memory.store import default_db_path
-from runtime.digest.choice import from_evidence
-from runtime.digest.inputs import Input, check_inputs, load_inputs
-from runtime.digest.lexical import Found
-from runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
-from runtime.digest.settings import MeteredModel, Progress, Settings
-from runtime.digest.stream import StreamReader, evidence_of, found_evidence
-from runtime.digest.verdict import evidence_text, judge
-from runtime.loop.records import RunResult
-from runtime.models.base import Model
-from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.session.experience import Brief
-from runtime.session.session import Session, open_session
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.records.digest_jobs import DigestJob, DigestJobs
+from loci.memory.store import default_db_path
+from loci.runtime.digest.choice import from_evidence
+from loci.runtime.digest.inputs import Input, check_inputs, load_inputs
+from loci.runtime.digest.lexical import Found
+from loci.runtime.digest.modes import GLOBAL, STRATEGIES, as_result, choose, direct, navigate, session_config
+from loci.runtime.digest.settings import MeteredModel, Progress, Settings
+from loci.runtime.digest.stream import StreamReader, evidence_of, found_evidence
+from loci.runtime.digest.verdict import evidence_text, judge
+from loci.runtime.loop.records import RunResult
+from loci.runtime.models.base import Model
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model
+from loci.runtime.session.experience import Brief
+from loci.runtime.session.session import Session, open_session
 
 __all__ = ["Progress", "ProgressHook", "digest", "resume"]
 

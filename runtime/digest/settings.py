@@ -18,11 +18,11 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memory.errors import UsageError
-from runtime.digest.stream import update_instructions
-from runtime.models.base import Model, Reply, Request
-from runtime.models.wrapper import ModelWrapper
-from runtime.prompt.build import TEMPLATE_OVERHEAD
+from loci.memory.errors import UsageError
+from loci.runtime.digest.stream import update_instructions
+from loci.runtime.models.base import Model, Reply, Request
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD
 
 __all__ = ["MIN_CHUNK", "MeteredModel", "Progress", "Settings"]
 

@@ -38,12 +38,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.store import ContextObject, ContextStore
-from runtime.digest.chunks import Piece, Position, pieces
-from runtime.digest.lexical import Found, content_words, line_words, scan
-from runtime.models.base import Model, Request
-from runtime.prompt.build import fit
-from runtime.prompt.catalogue import SMALL_PARAMETERS
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.runtime.digest.chunks import Piece, Position, pieces
+from loci.runtime.digest.lexical import Found, content_words, line_words, scan
+from loci.runtime.models.base import Model, Request
+from loci.runtime.prompt.build import fit
+from loci.runtime.prompt.catalogue import SMALL_PARAMETERS
 
 __all__ = ["ANSWER_TOKENS", "StreamReader", "evidence_of", "found_evidence", "update_instructions"]
 

@@ -19,14 +19,14 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 
-from memory.context.paths import Roots
-from memory.engines.base import Engine
-from memory.errors import LociError, UsageError
-from memory.projects import DEFAULT_PROJECT
-from runtime.digest.run import digest
-from runtime.digest.settings import Progress
-from runtime.models.specs import DEFAULT_SPEC
-from servers.app import LociState
+from loci.memory.context.paths import Roots
+from loci.memory.engines.base import Engine
+from loci.memory.errors import LociError, UsageError
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.runtime.digest.run import digest
+from loci.runtime.digest.settings import Progress
+from loci.runtime.models.specs import DEFAULT_SPEC
+from loci.servers.app import LociState
 
 __all__ = ["DigestTool", "digest_set"]
 

@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.errors import LociError
-from runtime.digest.lexical import content_words, line_words
-from runtime.reading.answers import ungrounded
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import LociError
+from loci.runtime.digest.lexical import content_words, line_words
+from loci.runtime.reading.answers import ungrounded
 
 __all__ = ["Verdict", "evidence_text", "judge"]
 

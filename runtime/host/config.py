@@ -25,8 +25,8 @@ from typing import Any
 
 from mcp import StdioServerParameters
 
-from memory.errors import UsageError
-from memory.json_input import loads
+from loci.memory.errors import UsageError
+from loci.memory.json_input import loads
 
 __all__ = ["ServerSpec", "load_server_config"]
 

@@ -27,9 +27,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-from memory.errors import BackendError, UsageError
-from runtime.host.config import ServerSpec, load_server_config
-from runtime.host.hosted import Hosted
+from loci.memory.errors import BackendError, UsageError
+from loci.runtime.host.config import ServerSpec, load_server_config
+from loci.runtime.host.hosted import Hosted
 
 __all__ = ["McpHost", "ServerSpec", "ToolResult", "ToolSpec", "load_server_config"]
 

@@ -28,7 +28,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Tool, ToolListChangedNotification
 
-from runtime.host.config import ServerSpec
+from loci.runtime.host.config import ServerSpec
 
 __all__ = ["BACKOFF_S", "MAX_RESTARTS", "Hosted"]
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import jsonschema
 
-from memory.errors import InvalidAction
-from runtime.host.host import ToolSpec
+from loci.memory.errors import InvalidAction
+from loci.runtime.host.host import ToolSpec
 
 __all__ = ["Action", "InvalidAction", "action_schema", "parse_action"]
 

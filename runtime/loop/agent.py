@@ -25,20 +25,20 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 
-from memory.context.store import ContextObject, ContextStore
-from memory.errors import UsageError
-from runtime.host.host import McpHost, ToolResult
-from runtime.loop.plan import Planner
-from runtime.loop.records import RunConfig, RunResult, TurnTrace
-from runtime.loop.state import RunState, look_turn, next_hit, record_turn
-from runtime.loop.turn import BudgetSpent, FinalAnswer, NextStep, TurnRules
-from runtime.models.base import Model
-from runtime.models.ledger import Ledger
-from runtime.prompt.fit import NAVIGATE
-from runtime.prompt.notes import NoteQueue, NoteWriter
-from runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text, unexampled
-from runtime.prompt.window import Window
-from runtime.reading.answers import clean_answer
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.memory.errors import UsageError
+from loci.runtime.host.host import McpHost, ToolResult
+from loci.runtime.loop.plan import Planner
+from loci.runtime.loop.records import RunConfig, RunResult, TurnTrace
+from loci.runtime.loop.state import RunState, look_turn, next_hit, record_turn
+from loci.runtime.loop.turn import BudgetSpent, FinalAnswer, NextStep, TurnRules
+from loci.runtime.models.base import Model
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.prompt.fit import NAVIGATE
+from loci.runtime.prompt.notes import NoteQueue, NoteWriter
+from loci.runtime.prompt.regions import EXAMPLE_TEXTS, Regions, system_text, unexampled
+from loci.runtime.prompt.window import Window
+from loci.runtime.reading.answers import clean_answer
 
 __all__ = ["Agent", "OnTurn"]
 

@@ -59,16 +59,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from memory.context.store import ContextStore
-from memory.errors import ModelBehaviorError
-from runtime.loop.action import Action, InvalidAction, action_schema, parse_action
-from runtime.loop.records import Limits
-from runtime.loop.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
-from runtime.models.base import Model, Reply, Request, can_score
-from runtime.models.ledger import Ledger
-from runtime.prompt.build import Prompt, RegionSizes, build_prompt
-from runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
-from runtime.reading.answers import (
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import ModelBehaviorError
+from loci.runtime.loop.action import Action, InvalidAction, action_schema, parse_action
+from loci.runtime.loop.records import Limits
+from loci.runtime.loop.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
+from loci.runtime.models.base import Model, Reply, Request, can_score
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.prompt.build import Prompt, RegionSizes, build_prompt
+from loci.runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
+from loci.runtime.reading.answers import (
     answer_problem,
     clean_answer,
     complete_sentences,
@@ -76,10 +76,10 @@ from runtime.reading.answers import (
     supporting_line,
     ungrounded,
 )
-from runtime.reading.evidence import Cited, check_evidence
-from runtime.reading.look import Line, best_lines, quote_lines
-from runtime.reading.spans import answer_kind, candidate_spans, choose_span
-from runtime.reading.values import not_the_value, own_claims, superseded
+from loci.runtime.reading.evidence import Cited, check_evidence
+from loci.runtime.reading.look import Line, best_lines, quote_lines
+from loci.runtime.reading.spans import answer_kind, candidate_spans, choose_span
+from loci.runtime.reading.values import not_the_value, own_claims, superseded
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
 

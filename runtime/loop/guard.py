@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from runtime.loop.action import Action
+from loci.runtime.loop.action import Action
 
 __all__ = ["STUCK_AFTER", "Earlier", "RepeatGuard"]
 

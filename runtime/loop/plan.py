@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory.context.store import ContextObject, ContextStore
-from runtime.host.host import McpHost
-from runtime.loop.decide import Decider
-from runtime.loop.records import RunConfig, RunPlan
-from runtime.loop.state import RunState, reading_sizes
-from runtime.models.base import Model
-from runtime.models.ledger import Ledger
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.catalogue import choose_tools
-from runtime.prompt.fit import READ_WHOLE_TOKENS, WHOLE, plan_documents
-from runtime.prompt.regions import Regions, system_text
-from runtime.prompt.window import Window
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.runtime.host.host import McpHost
+from loci.runtime.loop.decide import Decider
+from loci.runtime.loop.records import RunConfig, RunPlan
+from loci.runtime.loop.state import RunState, reading_sizes
+from loci.runtime.models.base import Model
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.catalogue import choose_tools
+from loci.runtime.prompt.fit import READ_WHOLE_TOKENS, WHOLE, plan_documents
+from loci.runtime.prompt.regions import Regions, system_text
+from loci.runtime.prompt.window import Window
 
 __all__ = ["TASK_FRAME_TOKENS", "Planner"]
 

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memory.errors import UsageError
-from runtime.loop.action import Action
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import NoteMode
-from runtime.prompt.regions import AnswerStyle
-from runtime.reading.evidence import Cited, evidence_json
+from loci.memory.errors import UsageError
+from loci.runtime.loop.action import Action
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.notes import NoteMode
+from loci.runtime.prompt.regions import AnswerStyle
+from loci.runtime.reading.evidence import Cited, evidence_json
 
 __all__ = [
     "BUILT_IN",

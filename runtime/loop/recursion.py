@@ -27,19 +27,19 @@ from typing import Any
 
 import anyio
 
-from memory.context.objects import Target
-from memory.context.store import ContextObject, ContextStore
-from memory.errors import ToolError
-from runtime.host.host import McpHost
-from runtime.loop.agent import Agent
-from runtime.loop.records import DEFAULT_MAX_DEPTH, RunConfig
-from runtime.models.base import Model, Reply, Request
-from runtime.models.ledger import Ledger
-from runtime.models.wrapper import ModelWrapper
-from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes, fit
-from runtime.reading.evidence import evidence_json
-from servers.context import build_context_server
-from tools.context import ContextTools, Scope
+from loci.memory.context.objects import Target
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.memory.errors import ToolError
+from loci.runtime.host.host import McpHost
+from loci.runtime.loop.agent import Agent
+from loci.runtime.loop.records import DEFAULT_MAX_DEPTH, RunConfig
+from loci.runtime.models.base import Model, Reply, Request
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes, fit
+from loci.runtime.reading.evidence import evidence_json
+from loci.servers.context import build_context_server
+from loci.tools.context import ContextTools, Scope
 
 __all__ = ["DEFAULT_MAX_DEPTH", "Recursion"]
 

@@ -29,19 +29,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from memory.context.fulltext import content_words
-from memory.context.store import ContextStore
-from memory.graph.records import node_refs
-from runtime.host.host import ToolResult
-from runtime.loop.action import Action
-from runtime.loop.decide import Decider
-from runtime.loop.guard import Earlier, RepeatGuard
-from runtime.loop.records import RunPlan, TurnTrace
-from runtime.prompt.build import RegionSizes, fit
-from runtime.prompt.catalogue import FIRST_LOOK
-from runtime.prompt.regions import Observation, Regions
-from runtime.prompt.window import TurnLine, Window
-from runtime.reading.look import Looked, best_lines, render_lines
+from loci.memory.context.fulltext import content_words
+from loci.memory.context.store import ContextStore
+from loci.memory.graph.records import node_refs
+from loci.runtime.host.host import ToolResult
+from loci.runtime.loop.action import Action
+from loci.runtime.loop.decide import Decider
+from loci.runtime.loop.guard import Earlier, RepeatGuard
+from loci.runtime.loop.records import RunPlan, TurnTrace
+from loci.runtime.prompt.build import RegionSizes, fit
+from loci.runtime.prompt.catalogue import FIRST_LOOK
+from loci.runtime.prompt.regions import Observation, Regions
+from loci.runtime.prompt.window import TurnLine, Window
+from loci.runtime.reading.look import Looked, best_lines, render_lines
 
 __all__ = ["LOOK_HITS", "RunState", "first_look", "look_turn", "next_hit", "reading_sizes", "record_turn"]
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory.context.store import ContextStore
-from runtime.host.host import ToolSpec
-from runtime.loop.action import Action, InvalidAction
-from runtime.loop.records import TurnTrace
-from runtime.models.base import Reply
-from runtime.prompt.build import Prompt, fit
-from runtime.reading.evidence import Cited, check_evidence
+from loci.memory.context.store import ContextStore
+from loci.runtime.host.host import ToolSpec
+from loci.runtime.loop.action import Action, InvalidAction
+from loci.runtime.loop.records import TurnTrace
+from loci.runtime.models.base import Reply
+from loci.runtime.prompt.build import Prompt, fit
+from loci.runtime.reading.evidence import Cited, check_evidence
 
 __all__ = [
     "BudgetSpent",

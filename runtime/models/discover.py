@@ -22,8 +22,8 @@ from typing import Any
 
 import httpx
 
-from memory.errors import BackendError
-from runtime.models.http_errors import translate_httpx
+from loci.memory.errors import BackendError
+from loci.runtime.models.http_errors import translate_httpx
 
 __all__ = ["SIZE_IN_NAME", "server_context_window", "server_parameters"]
 

@@ -23,11 +23,11 @@ from typing import Any
 import anyio.to_thread
 import httpx
 
-from memory.errors import BackendError, UsageError
-from memory.graph.embed import Embedder
-from runtime.models.http_errors import translate_httpx
-from runtime.models.llama.load import open_llama
-from runtime.models.specs import OPENAI_URL, key_from_env, parse_spec
+from loci.memory.errors import BackendError, UsageError
+from loci.memory.graph.embed import Embedder
+from loci.runtime.models.http_errors import translate_httpx
+from loci.runtime.models.llama.load import open_llama
+from loci.runtime.models.specs import OPENAI_URL, key_from_env, parse_spec
 
 __all__ = ["embedder_from_spec", "llama_embedder", "openai_embedder"]
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 import httpx
 
-from memory.errors import BackendError, BackendTimeout, BackendUnreachable, UsageError
+from loci.memory.errors import BackendError, BackendTimeout, BackendUnreachable, UsageError
 
 __all__ = ["TRANSIENT", "translate_httpx"]
 

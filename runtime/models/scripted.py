@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from memory.errors import BackendError, UsageError
-from runtime.models.base import Continuation, Reply, Request
+from loci.memory.errors import BackendError, UsageError
+from loci.runtime.models.base import Continuation, Reply, Request
 
 __all__ = ["ScriptedModel"]
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from memory.errors import UsageError
-from runtime.models.base import Model
+from loci.memory.errors import UsageError
+from loci.runtime.models.base import Model
 
 __all__ = ["DEFAULT_SPEC", "KEY_VARIABLES", "OPENAI_URL", "Spec", "key_from_env", "load_model", "parse_spec"]
 
@@ -56,11 +56,11 @@ async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = N
     if context_window is not None and context_window < 1:
         raise UsageError(f"--context-window must be a positive number of tokens (got {context_window})")
     if backend == "llama":
-        from runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
+        from loci.runtime.models.llama.backend import DEFAULT_CONTEXT, LlamaModel
 
         return await LlamaModel.load(name or "default", context_window=context_window or DEFAULT_CONTEXT)
     if backend == "openai":
-        from runtime.models.openai import OpenAIModel
+        from loci.runtime.models.openai import OpenAIModel
 
         if not url and not key_from_env():
             raise UsageError(
@@ -74,7 +74,7 @@ async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = N
         if url:
             await model.discover_parameters()  # so a small model is planned as one, whatever serves it
         return model
-    from runtime.models.scripted import ScriptedModel
+    from loci.runtime.models.scripted import ScriptedModel
 
     if not name:
         raise UsageError("the scripted backend needs a file of replies: scripted:FILE.json")

@@ -15,7 +15,7 @@ Closing a wrapper leaves the inner model open: it belongs to whoever built it.
 
 from __future__ import annotations
 
-from runtime.models.base import Continuation, Model, Reply, Request, can_score, is_serial
+from loci.runtime.models.base import Continuation, Model, Reply, Request, can_score, is_serial
 
 __all__ = ["ModelWrapper"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory.errors import UsageError
+from loci.memory.errors import UsageError
 
 __all__ = ["TEMPLATE_OVERHEAD", "Prompt", "RegionSizes", "build_prompt", "fit"]
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.host.host import ToolSpec
-from runtime.prompt.fit import WHOLE
+from loci.runtime.host.host import ToolSpec
+from loci.runtime.prompt.fit import WHOLE
 
 __all__ = ["FIRST_LOOK", "SMALL_PARAMETERS", "Catalogue", "choose_tools"]
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from memory.context.store import ContextObject, ContextStore
-from runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
 
 __all__ = [
     "MIN_REGION",

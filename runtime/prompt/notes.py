@@ -39,14 +39,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.errors import BackendError
-from memory.jobs.queue import Job, JobDeferred, Jobs
-from memory.jobs.worker import Foreground, Worker
-from runtime.models.base import Model, Request, is_serial
-from runtime.models.ledger import Ledger
-from runtime.prompt.build import RegionSizes, fit
-from runtime.prompt.window import NoteLine, Window, extract_note, folded_text, is_note, item_id
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import BackendError
+from loci.memory.jobs.queue import Job, JobDeferred, Jobs
+from loci.memory.jobs.worker import Foreground, Worker
+from loci.runtime.models.base import Model, Request, is_serial
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.prompt.build import RegionSizes, fit
+from loci.runtime.prompt.window import NoteLine, Window, extract_note, folded_text, is_note, item_id
 
 __all__ = [
     "NOTE_JOB",

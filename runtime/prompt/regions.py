@@ -24,10 +24,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.store import ContextObject
-from memory.graph.quoted import notes_in, without_notes
-from runtime.host.host import ToolSpec
-from runtime.prompt.window import Window
+from loci.memory.context.store import ContextObject
+from loci.memory.graph.quoted import notes_in, without_notes
+from loci.runtime.host.host import ToolSpec
+from loci.runtime.prompt.window import Window
 
 __all__ = [
     "EXAMPLE_TEXTS",

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.errors import LociError, ToolError
-from runtime.prompt.build import fit
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import LociError, ToolError
+from loci.runtime.prompt.build import fit
 
 __all__ = ["NoteLine", "StoredLine", "TurnLine", "Window", "extract_note", "folded_text", "is_note", "item_id"]
 

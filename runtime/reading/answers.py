@@ -64,12 +64,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memory.context.fulltext import STOP_WORDS, content_words
-from memory.context.lexical import Ranker, content_terms, line_terms
-from memory.context.store import ContextStore
-from memory.errors import UsageError
-from memory.text import stem, words
-from runtime.reading.fields import definition, meant_names
+from loci.memory.context.fulltext import STOP_WORDS, content_words
+from loci.memory.context.lexical import Ranker, content_terms, line_terms
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import UsageError
+from loci.memory.text import stem, words
+from loci.runtime.reading.fields import definition, meant_names
 
 __all__ = [
     "ANSWERING",

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memory.context.objects import Target
-from memory.context.store import ContextStore
-from memory.errors import InvalidAction, UsageError
+from loci.memory.context.objects import Target
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import InvalidAction, UsageError
 
 __all__ = ["Cited", "check_evidence", "evidence_json"]
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from memory.context.lexical import asked, content_terms
-from memory.text import words
+from loci.memory.context.lexical import asked, content_terms
+from loci.memory.text import words
 
 __all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "meant_names", "names", "options"]
 

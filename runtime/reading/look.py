@@ -29,11 +29,11 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memory.context.lexical import Ranker, content_terms, scan_lines, terms_pattern
-from memory.context.objects import parse_id
-from memory.context.store import ContextStore
-from memory.errors import UsageError
-from runtime.prompt.build import fit
+from loci.memory.context.lexical import Ranker, content_terms, scan_lines, terms_pattern
+from loci.memory.context.objects import parse_id
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import UsageError
+from loci.runtime.prompt.build import fit
 
 __all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
 

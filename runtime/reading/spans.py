@@ -46,10 +46,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.context.lexical import asked, content_terms
-from runtime.models.base import Continuation, Model
-from runtime.reading.answers import ANSWERING, scored_rows
-from runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
+from loci.memory.context.lexical import asked, content_terms
+from loci.runtime.models.base import Continuation, Model
+from loci.runtime.reading.answers import ANSWERING, scored_rows
+from loci.runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 

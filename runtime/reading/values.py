@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import re
 
-from memory.graph.quoted import without_notes
-from memory.text import words
-from runtime.reading.answers import ANSWERING, claims, scored_rows
-from runtime.reading.fields import answer_kind, definition, exceptions, meant_names
+from loci.memory.graph.quoted import without_notes
+from loci.memory.text import words
+from loci.runtime.reading.answers import ANSWERING, claims, scored_rows
+from loci.runtime.reading.fields import answer_kind, definition, exceptions, meant_names
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
 

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 
 import anyio
 
-from memory.context.store import ContextStore
-from memory.evolution.evolution import Evolution
-from memory.jobs.queue import Jobs
-from memory.jobs.worker import Handler, Worker
-from runtime.models.base import Model, is_serial
-from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner
+from loci.memory.context.store import ContextStore
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.jobs.queue import Jobs
+from loci.memory.jobs.worker import Handler, Worker
+from loci.runtime.models.base import Model, is_serial
+from loci.runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner
 
 __all__ = ["Background", "SessionWorker", "background_worker", "serving", "session_worker"]
 

@@ -29,15 +29,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.errors import UsageError
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution, Language
-from memory.graph.quoted import quote_notes
-from memory.graph.recall import Recall
-from memory.graph.records import node_refs
-from memory.jobs.worker import Worker
-from memory.records.runs import RunRecord
-from runtime.models.base import Model, Request
+from loci.memory.errors import UsageError
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution, Language
+from loci.memory.graph.quoted import quote_notes
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.records import node_refs
+from loci.memory.jobs.worker import Worker
+from loci.memory.records.runs import RunRecord
+from loci.runtime.models.base import Model, Request
 
 __all__ = [
     "Brief",

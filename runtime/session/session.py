@@ -38,30 +38,30 @@ from typing import Any
 
 import anyio
 
-from memory.context.store import ContextObject, ContextStore
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.errors import NotFoundError, UsageError
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.imports.transcript import conversation_document
-from memory.projects import DEFAULT_PROJECT
-from memory.records.runs import Runs
-from memory.regular import describe_mode
-from runtime.host.host import McpHost
-from runtime.loop.agent import Agent, OnTurn
-from runtime.loop.records import RunConfig, RunResult, TurnTrace
-from runtime.loop.recursion import Recursion
-from runtime.models.base import Model
-from runtime.models.ledger import Ledger
-from runtime.reading.evidence import evidence_json
-from runtime.session.background import Background, serving, session_worker
-from runtime.session.experience import Brief, Evaluator, Experience, language_for
-from servers.context import build_context_server
-from servers.history import build_history_server
-from servers.memory import memory_server_for
-from tools.context import ContextTools
-from tools.history import HistoryTools
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.imports.transcript import conversation_document
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.records.runs import Runs
+from loci.memory.regular import describe_mode
+from loci.runtime.host.host import McpHost
+from loci.runtime.loop.agent import Agent, OnTurn
+from loci.runtime.loop.records import RunConfig, RunResult, TurnTrace
+from loci.runtime.loop.recursion import Recursion
+from loci.runtime.models.base import Model
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.reading.evidence import evidence_json
+from loci.runtime.session.background import Background, serving, session_worker
+from loci.runtime.session.experience import Brief, Evaluator, Experience, language_for
+from loci.servers.context import build_context_server
+from loci.servers.history import build_history_server
+from loci.servers.memory import memory_server_for
+from loci.tools.context import ContextTools
+from loci.tools.history import HistoryTools
 
 __all__ = ["Session", "TurnLog", "Used", "Work", "check_files", "open_session", "turn_record"]
 

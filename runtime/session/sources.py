@@ -35,17 +35,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from memory.context.lexical import content_terms, line_terms
-from memory.context.store import ContextObject, ContextStore
-from memory.errors import LociError, UsageError
-from memory.graph.graph import Graph
-from memory.graph.ranking import Recalled
-from memory.graph.recall import Recall
-from runtime.loop.records import RunResult
-from runtime.reading.evidence import Cited
+from loci.memory.context.lexical import content_terms, line_terms
+from loci.memory.context.store import ContextObject, ContextStore
+from loci.memory.errors import LociError, UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ranking import Recalled
+from loci.memory.graph.recall import Recall
+from loci.runtime.loop.records import RunResult
+from loci.runtime.reading.evidence import Cited
 
 if TYPE_CHECKING:
-    from runtime.session.session import Session
+    from loci.runtime.session.session import Session
 
 __all__ = ["MEMORY_NAME", "MEMORY_TURNS", "Answered", "MemorySource", "ask", "choose_source", "memory_document"]
 

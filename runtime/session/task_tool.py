@@ -24,16 +24,16 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from memory.context.paths import Roots
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.projects import DEFAULT_PROJECT
-from runtime.loop.records import Limits, RunConfig, TurnTrace
-from runtime.models.base import Model
-from runtime.models.specs import DEFAULT_SPEC, load_model
-from runtime.session.session import open_session
-from servers.app import LociState
-from servers.errors import readable_errors
+from loci.memory.context.paths import Roots
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.runtime.loop.records import Limits, RunConfig, TurnTrace
+from loci.runtime.models.base import Model
+from loci.runtime.models.specs import DEFAULT_SPEC, load_model
+from loci.runtime.session.session import open_session
+from loci.servers.app import LociState
+from loci.servers.errors import readable_errors
 
 __all__ = ["MAX_TURNS", "TaskRunner", "run_task_set"]
 

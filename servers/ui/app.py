@@ -42,20 +42,20 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from memory.context.store import ContextStore
-from memory.engines.base import Engine
-from memory.errors import LociError, NotFoundError, ToolError, UsageError
-from memory.graph.graph import Graph
-from memory.json_input import loads
-from memory.projects import DEFAULT_PROJECT, check_project
-from memory.records.tokens import Principal
-from servers.principals import TOKEN_CACHE_S, Principals
-from servers.ui.documents_view import LISTED_RECORDS, DocumentsView
-from servers.ui.graph_view import DEFAULT_DRAWN, GraphView
-from servers.ui.guard import MAX_POST_BYTES, Guard
-from servers.ui.runs_view import RunsView
-from servers.ui.work_view import WorkView
-from tools.context import ContextTools
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.base import Engine
+from loci.memory.errors import LociError, NotFoundError, ToolError, UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.json_input import loads
+from loci.memory.projects import DEFAULT_PROJECT, check_project
+from loci.memory.records.tokens import Principal
+from loci.servers.principals import TOKEN_CACHE_S, Principals
+from loci.servers.ui.documents_view import LISTED_RECORDS, DocumentsView
+from loci.servers.ui.graph_view import DEFAULT_DRAWN, GraphView
+from loci.servers.ui.guard import MAX_POST_BYTES, Guard
+from loci.servers.ui.runs_view import RunsView
+from loci.servers.ui.work_view import WorkView
+from loci.tools.context import ContextTools
 
 __all__ = ["PROJECT_HEADER", "STATIC", "build_ui_app"]
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.context.store import ContextStore
-from memory.graph.graph import Graph
-from memory.projects import in_project
-from memory.records.runs import Runs
+from loci.memory.context.store import ContextStore
+from loci.memory.graph.graph import Graph
+from loci.memory.projects import in_project
+from loci.memory.records.runs import Runs
 
 __all__ = ["LISTED_RECORDS", "DocumentsView", "shown_paths"]
 

@@ -34,14 +34,14 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.engines.dialects import dialect_of
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.graph.ops import adjacent_edges, fetch_nodes
-from memory.graph.recall import Recall
-from memory.graph.records import Edge, Node, node_ref, parse_node_id
-from memory.projects import ALL, in_project
-from tools.memory import MemoryTools, check_query
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.ops import adjacent_edges, fetch_nodes
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.records import Edge, Node, node_ref, parse_node_id
+from loci.memory.projects import ALL, in_project
+from loci.tools.memory import MemoryTools, check_query
 
 __all__ = ["DEFAULT_DRAWN", "MAX_DRAWN", "GraphView"]
 

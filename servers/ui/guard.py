@@ -40,8 +40,8 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from servers.bearer import challenge, is_loopback, same_origin
-from servers.principals import Principals
+from loci.servers.bearer import challenge, is_loopback, same_origin
+from loci.servers.principals import Principals
 
 __all__ = ["MAX_POST_BYTES", "SECURITY_HEADERS", "Guard", "allowed_names", "content_security_policy"]
 

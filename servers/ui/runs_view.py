@@ -21,13 +21,13 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.context.store import ContextStore
-from memory.errors import LociError
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.graph.records import node_ref
-from memory.params import in_chunks
-from memory.records.runs import Runs, parse_run_id
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import LociError
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.records import node_ref
+from loci.memory.params import in_chunks
+from loci.memory.records.runs import Runs, parse_run_id
 
 __all__ = ["MAX_CITED_TOKENS", "VERDICTS", "RunsView", "verdict"]
 

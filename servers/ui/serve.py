@@ -21,12 +21,12 @@ import secrets
 import socket
 import sys
 
-from memory.engines.base import Engine
-from memory.projects import DEFAULT_PROJECT
-from memory.records.tokens import Tokens
-from servers.bearer import check_bind, is_loopback
-from servers.principals import TOKEN_CACHE_S
-from servers.ui.app import build_ui_app
+from loci.memory.engines.base import Engine
+from loci.memory.projects import DEFAULT_PROJECT
+from loci.memory.records.tokens import Tokens
+from loci.servers.bearer import check_bind, is_loopback
+from loci.servers.principals import TOKEN_CACHE_S
+from loci.servers.ui.app import build_ui_app
 
 __all__ = ["serve_ui", "session_token"]
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import sqlite_utils
 
-from memory.evolution.consolidate import posterior
-from memory.evolution.params import DEFAULT_PARAMS
-from memory.graph.graph import Graph
-from memory.graph.records import NODE_COLUMNS, node_from_row, node_ref
-from memory.jobs.queue import Jobs
-from memory.projects import in_project
-from memory.records.digest_jobs import DigestJobs
+from loci.memory.evolution.consolidate import posterior
+from loci.memory.evolution.params import DEFAULT_PARAMS
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.records import NODE_COLUMNS, node_from_row, node_ref
+from loci.memory.jobs.queue import Jobs
+from loci.memory.projects import in_project
+from loci.memory.records.digest_jobs import DigestJobs
 
 __all__ = ["WorkView"]
 

@@ -6,9 +6,9 @@ import argparse
 
 import pytest
 
-from bench import BENCHES, load
-from bench.cli import run
-from memory.errors import UsageError
+from loci.bench import BENCHES, load
+from loci.bench.cli import run
+from loci.memory.errors import UsageError
 
 
 @pytest.mark.parametrize("name", sorted(BENCHES))

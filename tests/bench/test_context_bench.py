@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import context
+from loci.bench import context
 
 KEYS = {
     "budget",

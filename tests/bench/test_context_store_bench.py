@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bench import context_store, navigate
+from loci.bench import context_store, navigate
 
 
 def parse(module: Any, argv: list[str]) -> argparse.Namespace:

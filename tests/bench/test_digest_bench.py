@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import digest as digest_bench
-from bench.digest_real import FACTS, plant, run_real
-from bench.needles import make_needles, score, write_haystack
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.bench import digest as digest_bench
+from loci.bench.digest_real import FACTS, plant, run_real
+from loci.bench.needles import make_needles, score, write_haystack
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

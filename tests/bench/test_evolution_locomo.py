@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from bench import load
-from bench.evolution_locomo import KS, GoldEvaluator, split_questions
-from bench.recall_data import load_data
-from memory.errors import UsageError
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.conversation import remember_conversation
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.jobs.worker import Worker
-from memory.records.runs import Runs
-from memory.store import Store
+from loci.bench import load
+from loci.bench.evolution_locomo import KS, GoldEvaluator, split_questions
+from loci.bench.recall_data import load_data
+from loci.memory.errors import UsageError
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.conversation import remember_conversation
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.worker import Worker
+from loci.memory.records.runs import Runs
+from loci.memory.store import Store
 
 DATA = Path(__file__).parents[2] / "bench" / "data" / "recall_generated.json"
 
@@ -73,7 +73,7 @@ def test_the_split_is_seeded_and_the_evaluator_never_sees_the_test_half() -> Non
 
 
 def _record(task: str, shown: list[int]):
-    from memory.records.runs import RunRecord
+    from loci.memory.records.runs import RunRecord
 
     return RunRecord(1, task, "", "bench", "done", "", None, turns=[{"tool": "memory_recall", "shown": shown}])
 

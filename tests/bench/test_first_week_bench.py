@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.first_week import _locomo
-from bench.first_week_files import DATA, _path, concatenated, run_chats
-from memory.graph.graph import Graph
-from memory.imports.files import import_file
-from memory.store import Store
-from runtime.loop.records import RunConfig
-from runtime.models.scripted import ScriptedModel
+from loci.bench.first_week import _locomo
+from loci.bench.first_week_files import DATA, _path, concatenated, run_chats
+from loci.memory.graph.graph import Graph
+from loci.memory.imports.files import import_file
+from loci.memory.store import Store
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.scripted import ScriptedModel
 
 PLAN = json.loads(DATA.read_text(encoding="utf-8"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bench import load
+from loci.bench import load
 
 
 async def test_hooks_bench_times_the_hook_process_and_its_baselines() -> None:

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from bench import latency
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.bench import latency
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 
 
 def test_page_text_varies_and_is_deterministic() -> None:

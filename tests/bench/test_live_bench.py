@@ -8,7 +8,7 @@ import sys
 
 
 def test_bench_live_hears_every_write_and_reports_it_beside_the_write_call() -> None:
-    command = [sys.executable, "-m", "runtime.cli.main", "bench", "live", "--json", "--writes", "3"]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "bench", "live", "--json", "--writes", "3"]
     done = subprocess.run([*command, "--engines", "sqlite"], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from bench.locomo_qa import bm25_top, contains, f1, locomo_set, normalise, run_locomo
-from memory.errors import UsageError
-from runtime.loop.records import RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.bench.locomo_qa import bm25_top, contains, f1, locomo_set, normalise, run_locomo
+from loci.memory.errors import UsageError
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 
 SAMPLE = {
     "sample_id": "conv-x",

@@ -6,11 +6,22 @@ import json
 import subprocess
 import sys
 
-from bench.mcp import GOALS
+from loci.bench.mcp import GOALS
 
 
 def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:
-    command = [sys.executable, "-m", "runtime.cli.main", "bench", "mcp", "--json", "--nodes", "300", "--calls", "10"]
+    command = [
+        sys.executable,
+        "-m",
+        "loci.runtime.cli.main",
+        "bench",
+        "mcp",
+        "--json",
+        "--nodes",
+        "300",
+        "--calls",
+        "10",
+    ]
     command += ["--clients", "2", "--concurrent-calls", "5", "--no-baseline"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr

@@ -10,10 +10,10 @@ import anyio
 import psycopg
 import pytest
 
-from bench import load
-from bench.generate_recall import main
-from bench.recall import DEFAULT_DATA
-from memory.errors import UsageError
+from loci.bench import load
+from loci.bench.generate_recall import main
+from loci.bench.recall import DEFAULT_DATA
+from loci.memory.errors import UsageError
 
 
 def _args(name: str, *argv: str) -> argparse.Namespace:

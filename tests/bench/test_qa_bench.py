@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.qa import _summary, direct_answer, loci_answer
-from bench.qa_data import long_set, short_set
-from runtime.loop.records import RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.bench.qa import _summary, direct_answer, loci_answer
+from loci.bench.qa_data import long_set, short_set
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 
 
 def test_question_sets_are_seeded_and_every_answer_is_a_span_of_its_document() -> None:

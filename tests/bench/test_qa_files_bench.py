@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from bench import qa
-from bench.qa_beam import beam_set
-from bench.qa_files import run_files
-from bench.qa_files_data import FILES, KINDS, STYLES, file_set, kind_of, spread
-from bench.qa_files_report import is_right
-from memory.errors import UsageError
-from runtime.loop.records import RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.bench import qa
+from loci.bench.qa_beam import beam_set
+from loci.bench.qa_files import run_files
+from loci.bench.qa_files_data import FILES, KINDS, STYLES, file_set, kind_of, spread
+from loci.bench.qa_files_report import is_right
+from loci.memory.errors import UsageError
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 
 
 def _shipped() -> list[dict[str, str]]:

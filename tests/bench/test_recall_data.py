@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from bench import load
-from bench.recall_data import load_data
+from loci.bench import load
+from loci.bench.recall_data import load_data
 
 
 def _chat(folder: Path, facts: list[tuple[str, str]], probes: dict) -> None:

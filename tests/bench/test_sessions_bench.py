@@ -8,7 +8,7 @@ import sys
 
 
 def test_bench_sessions_reports_the_cap_the_baseline_and_expiry() -> None:
-    command = [sys.executable, "-m", "runtime.cli.main", "bench", "sessions", "--json", "--abandoned", "80"]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "bench", "sessions", "--json", "--abandoned", "80"]
     done = subprocess.run([*command, "--idle", "1"], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

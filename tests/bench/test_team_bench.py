@@ -10,9 +10,9 @@ import subprocess
 import psycopg
 import pytest
 
-from bench import load
-from bench.cpu_quota import CpuQuotas, QuotaUnavailable
-from memory.errors import UsageError
+from loci.bench import load
+from loci.bench.cpu_quota import CpuQuotas, QuotaUnavailable
+from loci.memory.errors import UsageError
 
 
 def _args(*argv: str) -> argparse.Namespace:

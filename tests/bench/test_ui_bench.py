@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from bench import load
-from memory.errors import UsageError
+from loci.bench import load
+from loci.memory.errors import UsageError
 
 pytestmark = pytest.mark.slow
 

@@ -91,7 +91,7 @@ class Machine:
         (self.codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=self.stub.url), encoding="utf-8")
         python, tree = shlex.quote(sys.executable), shlex.quote(str(ROOT))
         self.loci_bin.parent.mkdir(parents=True, exist_ok=True)
-        self.loci_bin.write_text(f'#!/bin/sh\nPYTHONPATH={tree} exec {python} -m runtime.cli.main "$@"\n', "utf-8")
+        self.loci_bin.write_text(f'#!/bin/sh\nPYTHONPATH={tree} exec {python} -m loci.runtime.cli.main "$@"\n', "utf-8")
         self.loci_bin.chmod(0o755)
 
     @property
@@ -149,7 +149,7 @@ class Machine:
 
     def loci(self, *args: str) -> subprocess.CompletedProcess[str]:
         """This tree's `loci` (the script runs the same `main`)."""
-        done = self.run([sys.executable, "-m", "runtime.cli.main", *args])
+        done = self.run([sys.executable, "-m", "loci.runtime.cli.main", *args])
         assert done.returncode == 0, done.stderr
         return done
 

@@ -13,7 +13,7 @@ import sqlite3
 
 import pytest
 
-from memory.graph.quoted import NOTICE
+from loci.memory.graph.quoted import NOTICE
 from tests.clients.harness import Machine
 
 pytestmark = [pytest.mark.clients, pytest.mark.slow]

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from memory.errors import UsageError
-from memory.evolution.episodes import MAX_STEPS, TASK_CHARS, Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.entities import EntityGraph
-from memory.graph.graph import Graph
-from memory.graph.records import MAX_LABEL_CHARS
-from memory.store import Store
-from tools.memory_compat import CompatTools
+from loci.memory.errors import UsageError
+from loci.memory.evolution.episodes import MAX_STEPS, TASK_CHARS, Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.entities import EntityGraph
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.records import MAX_LABEL_CHARS
+from loci.memory.store import Store
+from loci.tools.memory_compat import CompatTools
 
 
 async def test_an_episode_of_a_huge_task_keeps_a_bounded_meta(store: Store) -> None:

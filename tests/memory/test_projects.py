@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from memory.errors import NotFoundError, UsageError
-from memory.evolution.evolution import Evolution
-from memory.graph.entities import EntityGraph
-from memory.graph.export import export_graph
-from memory.graph.graph import Graph, NewNode
-from memory.graph.recall import Recall
-from memory.imports.files import import_file
-from memory.projects import ALL, check_project
-from memory.store import Store, migration_sets
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.entities import EntityGraph
+from loci.memory.graph.export import export_graph
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.graph.recall import Recall
+from loci.memory.imports.files import import_file
+from loci.memory.projects import ALL, check_project
+from loci.memory.store import Store, migration_sets
 
 FIXTURES = Path(__file__).parent / "imports" / "fixtures"
 

@@ -9,8 +9,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
 
 
 async def test_opening_a_migrated_home_takes_no_write_lock(tmp_path: Path) -> None:
@@ -36,7 +36,7 @@ async def test_a_new_home_is_still_migrated(tmp_path: Path) -> None:
 
 def test_memory_search_answers_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
     path = tmp_path / "loci.db"
-    loci = [sys.executable, "-m", "runtime.cli.main", "memory"]
+    loci = [sys.executable, "-m", "loci.runtime.cli.main", "memory"]
     subprocess.run([*loci, "add", "the seed fact", "--db", str(path)], check=True, capture_output=True, timeout=120)
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")

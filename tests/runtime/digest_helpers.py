@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from runtime.models.base import Request
+from loci.runtime.models.base import Request
 
 __all__ = ["NEEDLE", "WHOLE", "answer_from_memory", "chunk_number", "memory_step", "write_doc"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from mcp import Client
 
-from memory.store import Store
-from servers.app import build_app
-from servers.tool_sets import READ_TOOLS
+from loci.memory.store import Store
+from loci.servers.app import build_app
+from loci.servers.tool_sets import READ_TOOLS
 
 
 async def test_the_transport_finds_a_tools_input_schema_by_name_as_the_listing_gives_it(store: Store) -> None:

@@ -45,7 +45,16 @@ def _send_until_stalled(fd: int) -> int:
 
 
 def test_a_client_that_never_reads_stops_the_reading_and_is_answered_once_it_reads(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--tools", "memory", "--db", str(tmp_path / "h.db")]
+    command = [
+        sys.executable,
+        "-m",
+        "loci.runtime.cli.main",
+        "serve",
+        "--tools",
+        "memory",
+        "--db",
+        str(tmp_path / "h.db"),
+    ]
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0
     )

@@ -18,11 +18,11 @@ import httpx
 from mcp import Client, StdioServerParameters
 from mcp.client.caching import CacheConfig
 
-from memory.context.store import ContextStore
-from memory.graph.graph import Graph
-from memory.store import Store
-from servers.app import build_app
-from servers.caching import DOCUMENT_TTL_MS, LISTING_TTL_MS
+from loci.memory.context.store import ContextStore
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
+from loci.servers.app import build_app
+from loci.servers.caching import DOCUMENT_TTL_MS, LISTING_TTL_MS
 from tests.runtime.cli.test_serve_http import start, stop
 
 
@@ -61,7 +61,9 @@ async def test_over_stdio_a_memory_is_stale_at_once_and_a_document_keeps(tmp_pat
     db = tmp_path / "loci.db"
     async with await Store.open(db) as store:
         memory, document = await _home(store)
-    served = StdioServerParameters(command=sys.executable, args=["-m", "runtime.cli.main", "serve", "--db", str(db)])
+    served = StdioServerParameters(
+        command=sys.executable, args=["-m", "loci.runtime.cli.main", "serve", "--db", str(db)]
+    )
     with anyio.fail_after(120):
         async with Client(served, cache=CacheConfig()) as client:
             read_memory = await client.read_resource(memory)

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from servers.client_log import ClientLog
+from loci.servers.client_log import ClientLog
 
 
 class Ctx:

@@ -21,9 +21,9 @@ import httpx
 from mcp import Client, StdioServerParameters
 from mcp.types import ElicitRequestParams, ElicitResult
 
-from memory.graph.graph import Graph
-from memory.store import Store
-from servers.app import build_app
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
+from loci.servers.app import build_app
 from tests.runtime.cli.test_serve_http import start, stop
 
 TEXT = "the harbour lantern is green"
@@ -113,7 +113,7 @@ async def test_over_stdio_the_served_client_is_asked_and_its_answer_decides(tmp_
     async with await Store.open(db) as store:
         ref = await _remembered(store)
     served = StdioServerParameters(
-        command=sys.executable, args=["-m", "runtime.cli.main", "serve", "--db", str(db), "--tools", "memory"]
+        command=sys.executable, args=["-m", "loci.runtime.cli.main", "serve", "--db", str(db), "--tools", "memory"]
     )
     answers = Answers("decline", "accept")
     with anyio.fail_after(120):
@@ -164,7 +164,7 @@ async def test_over_http_the_question_and_its_answer_travel_in_the_call_itself(t
         stop(served.process)
         served.process.stderr.close()
     assert refused["isError"] is True and "confirm: true" in refused["content"][0]["text"]
-    assert asked["resultType"] == "input_required" and key == "servers.confirm:confirm"
+    assert asked["resultType"] == "input_required" and key == "loci.servers.confirm:confirm"
     assert question["method"] == "elicitation/create" and TEXT in question["params"]["message"]
     assert tampered["message"] == "Invalid or expired requestState" and kept
     assert confirmed["structuredContent"] == {"id": ref, "forgotten": True}

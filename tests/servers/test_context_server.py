@@ -8,10 +8,10 @@ from typing import Any
 import anyio
 from mcp import Client
 
-from memory.context.store import ContextStore, Target
-from memory.store import Store
-from servers.context import TOOL_NAMES, build_context_server
-from tools.context import ContextTools
+from loci.memory.context.store import ContextStore, Target
+from loci.memory.store import Store
+from loci.servers.context import TOOL_NAMES, build_context_server
+from loci.tools.context import ContextTools
 
 
 async def loaded(store: Store, tmp_path: Path) -> ContextStore:

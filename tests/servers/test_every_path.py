@@ -108,7 +108,7 @@ def _expected(lines: list[dict[str, Any] | Raw]) -> set[Any]:
 
 def _exchange(db: Path, env: dict[str, str], lines: list[dict[str, Any] | Raw]) -> tuple[int, list[tuple[str, Any]]]:
     """`loci serve --tools memory`'s exit code and answers (id, error code or "result") to `lines` and `LAST`."""
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--tools", "memory", "--db", str(db)]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--tools", "memory", "--db", str(db)]
     process = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from mcp import Client
 
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import EvolutionParams
-from memory.graph.graph import Graph
-from memory.jobs.worker import Worker
-from memory.store import Store
-from servers.memory import memory_server_for
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.jobs.worker import Worker
+from loci.memory.store import Store
+from loci.servers.memory import memory_server_for
 
 
 async def test_feedback_over_mcp_counts_once_and_refuses_bad_input(store: Store) -> None:

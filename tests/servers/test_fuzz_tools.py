@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from memory.store import Store
-from servers.app import build_app
+from loci.memory.store import Store
+from loci.servers.app import build_app
 
 TOOLS = {
     "context_list": ["kinds", "limit"],

@@ -10,8 +10,8 @@ import anyio
 import httpx
 import pytest
 
-from memory.store import Store
-from servers.ui.app import build_ui_app
+from loci.memory.store import Store
+from loci.servers.ui.app import build_ui_app
 from tests.runtime.cli.test_serve_http import ACCEPT, INIT, post, start, stop
 from tests.runtime.cli_helpers import loci
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from memory.store import Store
-from runtime.cli.serve import tool_sets
-from servers.app import build_app
-from servers.memory_compat import build_compat_server
-from tools.memory import MAX_QUERY_CHARS
+from loci.memory.store import Store
+from loci.runtime.cli.serve import tool_sets
+from loci.servers.app import build_app
+from loci.servers.memory_compat import build_compat_server
+from loci.tools.memory import MAX_QUERY_CHARS
 
 
 async def test_compat_search_refuses_an_over_long_query(store: Store) -> None:

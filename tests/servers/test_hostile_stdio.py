@@ -12,8 +12,8 @@ import anyio
 from anyio.streams.text import TextReceiveStream
 from mcp import Client
 
-from memory.store import Store
-from servers.app import build_app
+from loci.memory.store import Store
+from loci.servers.app import build_app
 
 HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
 
@@ -27,7 +27,7 @@ def _nested(depth: int) -> dict[str, Any]:
 
 async def _exchange(db: Path, lines: list[str], answers: int) -> dict[Any, dict[str, Any]]:
     """Send `lines` to `loci serve --tools memory` over stdio; the first `answers` responses, by id."""
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--tools", "memory", "--db", str(db)]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--tools", "memory", "--db", str(db)]
     got: dict[Any, dict[str, Any]] = {}
     async with await anyio.open_process(command, env=os.environ.copy()) as process:
         assert process.stdin is not None and process.stdout is not None

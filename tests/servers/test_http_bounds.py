@@ -27,7 +27,7 @@ def _start(tmp_path: Path, *extra: str, descriptors: int | None = None) -> Serve
     token = tmp_path / "token"
     token.write_text(TOKEN + "\n", encoding="utf-8")
     db = tmp_path / "h.db"
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db)]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db)]
     command += ["--token-file", str(token), *extra]
 
     def limit() -> None:

@@ -18,11 +18,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.subscriptions import ResourceUpdated
 
-from memory.engines.select import use_engine
-from memory.graph.graph import Graph
-from memory.store import Store
-from servers.app import build_app
-from servers.live import CHANGES_URI
+from loci.memory.engines.select import use_engine
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
+from loci.servers.app import build_app
+from loci.servers.live import CHANGES_URI
 from tests.runtime.cli.test_serve_http import start, stop
 
 
@@ -51,7 +51,7 @@ async def test_a_listener_on_one_server_hears_a_write_made_through_another(tmp_p
 async def test_over_stdio_a_listener_hears_its_project_only(tmp_path: Path) -> None:
     db = tmp_path / "loci.db"
     served = StdioServerParameters(
-        command=sys.executable, args=["-m", "runtime.cli.main", "serve", "--db", str(db), "--project", "a"]
+        command=sys.executable, args=["-m", "loci.runtime.cli.main", "serve", "--db", str(db), "--project", "a"]
     )
     async with await Store.open(db) as store:
         with anyio.fail_after(120):

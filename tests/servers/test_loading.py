@@ -8,13 +8,13 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from memory.context.store import ContextStore
-from memory.store import Store
-from tools.loading import LoadingTools
+from loci.memory.context.store import ContextStore
+from loci.memory.store import Store
+from loci.tools.loading import LoadingTools
 
 
 def serve(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "runtime.cli.main", "serve", *args])
+    return StdioServerParameters(command=sys.executable, args=["-m", "loci.runtime.cli.main", "serve", *args])
 
 
 def _project(tmp_path: Path) -> tuple[Path, Path]:

@@ -4,7 +4,7 @@ The script below follows the reference README: the entity, relation and
 observation examples, then each tool's documented behaviour (existing names
 ignored, duplicate relations skipped, added observations returned, a missing
 entity an error, deletions silent). It runs against `python -m
-servers.memory_compat` over stdio; when `npx` is on the machine, the slow
+loci.servers.memory_compat` over stdio; when `npx` is on the machine, the slow
 test runs the same script against the reference server itself and compares
 every answer.
 """
@@ -21,9 +21,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from memory.location import NOT_ON_POSTGRES
-from memory.store import Store
-from servers.memory_compat import build_compat_server
+from loci.memory.location import NOT_ON_POSTGRES
+from loci.memory.store import Store
+from loci.servers.memory_compat import build_compat_server
 
 REPO = Path(__file__).resolve().parents[2]
 JOHN = {"name": "John_Smith", "entityType": "person", "observations": ["Speaks fluent Spanish"]}
@@ -89,7 +89,7 @@ async def replay(client: Client) -> list[Any]:
 
 def loci_stdio(db: Path) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "servers.memory_compat", "--db", str(db)], cwd=str(REPO)
+        command=sys.executable, args=["-m", "loci.servers.memory_compat", "--db", str(db)], cwd=str(REPO)
     )
 
 
@@ -162,8 +162,8 @@ async def test_relations_may_name_entities_created_later(store: Store) -> None:
 
 
 async def test_compat_entities_are_memories_the_memory_tools_recall(store: Store) -> None:
-    from memory.graph.graph import Graph
-    from memory.graph.recall import Recall
+    from loci.memory.graph.graph import Graph
+    from loci.memory.graph.recall import Recall
 
     async with Client(build_compat_server(store)) as client:
         await client.call_tool("create_entities", {"entities": [JOHN]})
@@ -190,8 +190,8 @@ async def test_without_db_the_server_takes_loci_db_as_every_command_does(tmp_pat
     chosen, given = tmp_path / "chosen.db", tmp_path / "given.db"
     env = {**os.environ, "LOCI_DB": str(chosen), "LOCI_HOME": str(tmp_path / "home")}
     for args, home in (
-        (["-m", "servers.memory_compat"], chosen),
-        (["-m", "servers.memory_compat", "--db", str(given)], given),
+        (["-m", "loci.servers.memory_compat"], chosen),
+        (["-m", "loci.servers.memory_compat", "--db", str(given)], given),
     ):
         server = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO), env=env)
         with anyio.fail_after(60):
@@ -207,7 +207,7 @@ async def test_without_db_the_server_takes_loci_db_as_every_command_does(tmp_pat
 def test_a_connection_string_in_loci_db_is_refused_in_one_line(tmp_path: Path) -> None:
     env = {**os.environ, "LOCI_DB": "postgresql://loci@127.0.0.1:1/loci", "LOCI_HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-m", "servers.memory_compat"],
+        [sys.executable, "-m", "loci.servers.memory_compat"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from mcp import Client
 
-from memory.engines.base import Engine
-from memory.store import Store
-from servers.memory import memory_server_for
+from loci.memory.engines.base import Engine
+from loci.memory.store import Store
+from loci.servers.memory import memory_server_for
 from tests.memory.broken_homes import filled_home, immutable
 
 VERBS = {
@@ -71,7 +71,7 @@ async def test_a_read_only_home_is_the_reason_the_client_reads(tmp_path: Path) -
 async def test_a_server_for_one_project_serves_its_memories_documents_and_resources_only(
     store: Store, tmp_path: Path
 ) -> None:
-    from servers.app import build_app
+    from loci.servers.app import build_app
 
     (tmp_path / "shop.md").write_text("The shop's courier is Velo.\n", encoding="utf-8")
     (tmp_path / "blog.md").write_text("The blog's courier column runs weekly.\n", encoding="utf-8")

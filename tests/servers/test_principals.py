@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import anyio
 
-from memory.records.tokens import Principal, Tokens
-from memory.store import Store
-from servers.principals import Principals
+from loci.memory.records.tokens import Principal, Tokens
+from loci.memory.store import Store
+from loci.servers.principals import Principals
 
 OWNER = Principal("owner", ("default",))
 OWN_TOKEN = "o" * 32

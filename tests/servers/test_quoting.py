@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from memory.graph.quoted import quote_notes
-from servers.quoting import quoted
+from loci.memory.graph.quoted import quote_notes
+from loci.servers.quoting import quoted
 
 DATA = [
     {"id": "mem:1", "text": 'a "quoted" line\twith é, 😀 and \x01', "score": 0.731, "parts": {"lexical": 1.0}},

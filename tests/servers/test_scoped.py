@@ -23,11 +23,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memory.engines.select import use_engine
-from memory.errors import UsageError
-from memory.records.tokens import Tokens
-from servers.bearer import check_bind
-from servers.transport import http_app
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.records.tokens import Tokens
+from loci.servers.bearer import check_bind
+from loci.servers.transport import http_app
 from tests.runtime.cli.test_serve_http import INIT as INIT_BODY
 from tests.runtime.cli.test_serve_http import TOKEN, Served, post, start, stop
 from tests.servers.tokens_home import TokenHome, revoke

@@ -7,10 +7,10 @@ import json
 
 import anyio
 
-from memory.graph.graph import Graph, NewNode
-from memory.store import Store
-from servers.app import build_app
-from servers.stdio import serve_lines
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.store import Store
+from loci.servers.app import build_app
+from loci.servers.stdio import serve_lines
 from tests.servers.test_thin import CALLS, LinesOut
 
 

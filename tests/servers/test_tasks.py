@@ -21,11 +21,11 @@ import httpx
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from memory.engines.select import use_engine
-from memory.jobs.queue import Jobs
-from memory.store import Store
-from servers.app import build_app
-from servers.tasks import CANCELLED, KIND, TaskRunner, cancel_task
+from loci.memory.engines.select import use_engine
+from loci.memory.jobs.queue import Jobs
+from loci.memory.store import Store
+from loci.servers.app import build_app
+from loci.servers.tasks import CANCELLED, KIND, TaskRunner, cancel_task
 from tests.runtime.cli.test_serve_http import Served, start, stop
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}

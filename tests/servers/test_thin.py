@@ -22,9 +22,9 @@ import anyio
 import httpx
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
-from memory.graph.graph import Graph, NewNode
-from memory.store import Store
-from servers.thin import AVAILABLE, HOT_TOOLS, ThinLines, hot_call
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.store import Store
+from loci.servers.thin import AVAILABLE, HOT_TOOLS, ThinLines, hot_call
 from tests.runtime.cli.test_serve_http import stop
 
 MODERN = {
@@ -110,7 +110,7 @@ def _readline(stream: Any, deadline: float) -> bytes:
 
 def _over_stdio(db: Path, thin: bool, messages: list[dict], *serve: str) -> list[bytes]:
     """What `loci serve` writes for each of `messages` (sent one at a time; a notification gets no answer)."""
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", *serve, "--db", str(db)]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", *serve, "--db", str(db)]
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(thin), bufsize=0
     )
@@ -155,7 +155,7 @@ def test_a_handshake_connection_keeps_the_sdk_path(tmp_path: Path) -> None:
 
 
 def _over_http(db: Path, thin: bool) -> list[tuple[int, str, bytes]]:
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db)]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_env(thin), bufsize=0)
     assert process.stderr is not None
     try:
@@ -208,8 +208,8 @@ def test_only_plain_modern_calls_of_hot_tools_take_the_thin_path() -> None:
 
 
 async def test_no_hot_tool_takes_a_context_so_none_sends_a_notification(store: Store) -> None:
-    from servers.app import build_app
-    from servers.memory_compat import build_compat_server
+    from loci.servers.app import build_app
+    from loci.servers.memory_compat import build_compat_server
 
     app = build_app(store, ["context", "memory"])
     async with app.lifespan(app) as state:
@@ -237,7 +237,7 @@ class LinesOut:
 
 async def _through(store: Store, lines: list[str]) -> tuple[list[str], str]:
     """What the SDK would read of `lines` after the thin path, and what the thin path wrote."""
-    from servers.app import build_app
+    from loci.servers.app import build_app
 
     server = build_app(store, ["memory"])
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import anyio
 
-from bench.postgres_cluster import running_cluster
-from memory.engines.postgres.store import DOWN_WAIT_S, WAIT_S, PgStore
-from memory.records.tokens import Principal, Tokens
-from servers.principals import Principals
-from servers.scoped import ProjectApps
+from loci.bench.postgres_cluster import running_cluster
+from loci.memory.engines.postgres.store import DOWN_WAIT_S, WAIT_S, PgStore
+from loci.memory.records.tokens import Principal, Tokens
+from loci.servers.principals import Principals
+from loci.servers.scoped import ProjectApps
 from tests.conftest import new_database
 
 

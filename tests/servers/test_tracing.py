@@ -8,10 +8,10 @@ from mcp import Client
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import MCPServer
 
-from memory.store import Store
-from servers.app import build_app
-from servers.memory_compat import build_compat_server
-from servers.tracing import untraced
+from loci.memory.store import Store
+from loci.servers.app import build_app
+from loci.servers.memory_compat import build_compat_server
+from loci.servers.tracing import untraced
 
 
 def _traced(middleware: list[object]) -> bool:

@@ -15,13 +15,13 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.engines.select import use_engine
-from memory.evolution.episodes import Episode, Episodes
-from memory.graph.graph import Graph
-from memory.location import is_postgres
-from memory.records.runs import Runs
-from memory.records.tokens import Tokens
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.select import use_engine
+from loci.memory.evolution.episodes import Episode, Episodes
+from loci.memory.graph.graph import Graph
+from loci.memory.location import is_postgres
+from loci.memory.records.runs import Runs
+from loci.memory.records.tokens import Tokens
 
 __all__ = ["TokenHome", "revoke", "two_projects"]
 

@@ -7,10 +7,10 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.context.store import ContextStore, Target
-from memory.errors import BackendError, ToolError
-from memory.store import Store
-from tools.context import ContextTools, Scope
+from loci.memory.context.store import ContextStore, Target
+from loci.memory.errors import BackendError, ToolError
+from loci.memory.store import Store
+from loci.tools.context import ContextTools, Scope
 
 DOC = "# Title\n\n" + "".join(f"line {i} of the document\n" for i in range(1, 301))
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory.errors import NotFoundError, UsageError
-from memory.graph.graph import Graph
-from memory.graph.records import MAX_TEXT_CHARS
-from memory.store import Store
-from tools.memory import MemoryTools
-from tools.shown import MAX_SHOWN_CHARS
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.records import MAX_TEXT_CHARS
+from loci.memory.store import Store
+from loci.tools.memory import MemoryTools
+from loci.tools.shown import MAX_SHOWN_CHARS
 
 
 @pytest.fixture

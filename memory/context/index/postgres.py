@@ -36,10 +36,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from memory.context.index.words import snippet as cut_snippet
-from memory.context.index.words import tsvector_text
-from memory.context.loader import Chunk
-from memory.projects import ALL, in_project
+from loci.memory.context.index.words import snippet as cut_snippet
+from loci.memory.context.index.words import tsvector_text
+from loci.memory.context.loader import Chunk
+from loci.memory.projects import ALL, in_project
 
 __all__ = ["by_places", "by_postings", "insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 

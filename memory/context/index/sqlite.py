@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.context.loader import Chunk
-from memory.projects import in_project
+from loci.memory.context.loader import Chunk
+from loci.memory.projects import in_project
 
 __all__ = ["insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 

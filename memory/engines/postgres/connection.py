@@ -25,7 +25,7 @@ from typing import Any
 
 import psycopg
 
-from memory.engines.postgres.dialect import POSTGRESQL
+from loci.memory.engines.postgres.dialect import POSTGRESQL
 
 __all__ = ["PgConnection", "pg_sql"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.engines.postgres.connection import PgConnection
-from memory.engines.postgres.store import PgStore
+from loci.memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.store import PgStore
 
 __all__ = ["TABLES", "check_postgres"]
 

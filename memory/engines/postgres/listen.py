@@ -22,9 +22,9 @@ import re
 
 import psycopg
 
-from memory.engines.postgres.store import CONNECT_TIMEOUT_S, translate
-from memory.errors import StoreError
-from memory.location import shown
+from loci.memory.engines.postgres.store import CONNECT_TIMEOUT_S, translate
+from loci.memory.errors import StoreError
+from loci.memory.location import shown
 
 __all__ = ["PgListener"]
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import psycopg
 
-from memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.connection import PgConnection
 
 __all__ = ["MIGRATION_LOCK", "PG_MIGRATION_SETS", "PgMigrations", "migrate", "pending"]
 
@@ -32,12 +32,12 @@ MIGRATION_LOCK = 0x6C6F6369
 
 # Every set, in the order a new database applies them.
 PG_MIGRATION_SETS = (
-    "memory.engines.postgres.schema.graph",
-    "memory.engines.postgres.schema.jobs",
-    "memory.engines.postgres.schema.imports",
-    "memory.engines.postgres.schema.context",
-    "memory.engines.postgres.schema.records",
-    "memory.engines.postgres.schema.tokens",
+    "loci.memory.engines.postgres.schema.graph",
+    "loci.memory.engines.postgres.schema.jobs",
+    "loci.memory.engines.postgres.schema.imports",
+    "loci.memory.engines.postgres.schema.context",
+    "loci.memory.engines.postgres.schema.records",
+    "loci.memory.engines.postgres.schema.tokens",
 )
 
 Step = Callable[[PgConnection], None]

@@ -60,11 +60,11 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
-from memory.engines.postgres.connection import PgConnection
-from memory.engines.postgres.dialect import POSTGRESQL
-from memory.engines.postgres.migrations import migrate as migrate_home
-from memory.errors import StoreError, StoreUnavailable, UsageError
-from memory.location import shown
+from loci.memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.dialect import POSTGRESQL
+from loci.memory.engines.postgres.migrations import migrate as migrate_home
+from loci.memory.errors import StoreError, StoreUnavailable, UsageError
+from loci.memory.location import shown
 
 __all__ = ["CONNECT_TIMEOUT_S", "DOWN_WAIT_S", "WAIT_S", "PgStore", "translate", "unavailable"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from memory.engines.dialects import dialect_of
-from memory.graph.fts import postgres, sqlite
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.graph.fts import postgres, sqlite
 
 __all__ = ["text_index"]
 

@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memory.graph.pieces import NODE_OF_ROW
-from memory.projects import ALL
+from loci.memory.graph.pieces import NODE_OF_ROW
+from loci.memory.projects import ALL
 
 __all__ = ["documents", "holding_every", "matches", "stems"]
 

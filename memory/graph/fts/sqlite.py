@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory.context.fulltext import fts_literal, fts_phrase
-from memory.graph.pieces import NODE_OF_ROW
-from memory.params import in_chunks
-from memory.projects import ALL
+from loci.memory.context.fulltext import fts_literal, fts_phrase
+from loci.memory.graph.pieces import NODE_OF_ROW
+from loci.memory.params import in_chunks
+from loci.memory.projects import ALL
 
 __all__ = ["PIECES_WIDEN", "STEM_TOKENIZER", "WIDEN", "documents", "holding_every", "matches", "stems"]
 

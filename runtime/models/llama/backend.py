@@ -30,10 +30,10 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from memory.errors import BackendError, NotFoundError, UsageError
-from runtime.models.base import Continuation, Reply, Request
-from runtime.models.llama.load import default_model_path, open_llama
-from runtime.models.llama.scoring import score_continuations
+from loci.memory.errors import BackendError, NotFoundError, UsageError
+from loci.runtime.models.base import Continuation, Reply, Request
+from loci.runtime.models.llama.load import default_model_path, open_llama
+from loci.runtime.models.llama.scoring import score_continuations
 
 __all__ = ["DEFAULT_CONTEXT", "LlamaModel", "default_model_path"]
 

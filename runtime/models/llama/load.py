@@ -1,7 +1,7 @@
 """The one way Loci loads a GGUF: with llama.cpp's extra buffer types on or off, as this machine's verdict says.
 
 Every GGUF load (the llama backend, embeddings, benchmarks, test fixtures and
-`python -m runtime.models.llama.server`) goes through `open_llama`, which asks
+`python -m loci.runtime.models.llama.server`) goes through `open_llama`, which asks
 `process_verdict` (decided once per process by `runtime.models.llama.verdict`: the
 `LOCI_LLAMA_EXTRA_BUFTS` override, the cached verdict, or a probe) and builds
 the `Llama` with `use_extra_bufts` set accordingly.
@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from memory.errors import BackendError, NotFoundError, UsageError
-from runtime.models.llama.verdict import ENV, Verdict, decide
+from loci.memory.errors import BackendError, NotFoundError, UsageError
+from loci.runtime.models.llama.verdict import ENV, Verdict, decide
 
 __all__ = ["default_model_path", "extra_bufts", "open_llama", "process_verdict"]
 

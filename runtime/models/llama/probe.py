@@ -1,4 +1,4 @@
-"""The probe child: `python -m runtime.models.llama.probe GGUF` loads a GGUF with llama.cpp's extra buffer types on.
+"""The probe child: `python -m loci.runtime.models.llama.probe GGUF` loads a GGUF, llama.cpp's extra buffer types on.
 
 It evaluates a prompt of `PROBE_TOKENS` tokens in one batch (a batched
 matmul is what reaches the AMX and repacked kernels; a one-token prompt
@@ -36,12 +36,12 @@ def _no_core_dumps() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: python -m runtime.models.llama.probe MODEL.gguf", file=sys.stderr)
+        print("usage: python -m loci.runtime.models.llama.probe MODEL.gguf", file=sys.stderr)
         return 2
     _no_core_dumps()
     from llama_cpp import Llama
 
-    from runtime.models.llama.load import extra_bufts
+    from loci.runtime.models.llama.load import extra_bufts
 
     with extra_bufts(True):
         llm = Llama(model_path=args[0], n_ctx=256, n_batch=128, n_threads=os.cpu_count() or 2, verbose=False)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.models.base import Continuation
+from loci.runtime.models.base import Continuation
 
 __all__ = ["chat_prompt_tokens", "score_continuations"]
 

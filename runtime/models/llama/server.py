@@ -1,4 +1,4 @@
-"""`python -m runtime.models.llama.server ARGS...`: llama-cpp-python's OpenAI-compatible server, verdict applied.
+"""`python -m loci.runtime.models.llama.server ARGS...`: llama-cpp-python's OpenAI-compatible server, verdict applied.
 
 It takes exactly the arguments of `python -m llama_cpp.server` (`--model`,
 `--port`, `--n_ctx`, `--config_file`, ...). It first decides, as every Loci
@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from memory.errors import UsageError
-from runtime.models.llama.load import extra_bufts, process_verdict
+from loci.memory.errors import UsageError
+from loci.runtime.models.llama.load import extra_bufts, process_verdict
 
 __all__ = ["main"]
 
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"loci: {exc}", file=sys.stderr)
         return 2
     print(f"loci: {verdict.describe()}", file=sys.stderr)
-    sys.argv = ["python -m runtime.models.llama.server", *args]
+    sys.argv = ["python -m loci.runtime.models.llama.server", *args]
     with extra_bufts(verdict.extra_bufts):
         server_main()
     return 0

@@ -10,7 +10,7 @@ per machine, in a child:
 1. `LOCI_LLAMA_EXTRA_BUFTS=0|1` wins, always.
 2. Else a verdict cached in the Loci home (`llama-verdict.json`), valid only
    for the same llama-cpp-python version and the same CPU flags (the `key`).
-3. Else a probe: `python -m runtime.models.llama.probe GGUF` loads the GGUF with the
+3. Else a probe: `python -m loci.runtime.models.llama.probe GGUF` loads the GGUF with the
    extra buffer types on and evaluates a few dozen tokens (a batched matmul,
    which is what traps). Exit 0: on. Killed by a crash signal (SIGILL,
    SIGSEGV, SIGBUS, SIGFPE, SIGABRT): off, cached, and one line on stderr
@@ -39,8 +39,8 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from memory.errors import UsageError
-from memory.store import default_db_path
+from loci.memory.errors import UsageError
+from loci.memory.store import default_db_path
 
 __all__ = ["ENV", "Verdict", "cpu_flags", "decide", "machine_key", "verdict_path"]
 
@@ -135,7 +135,7 @@ def decide(
         return cached
     if probe_model is None:
         return _failed("no GGUF to probe with", path)
-    argv = [*(command or [sys.executable, "-m", "runtime.models.llama.probe"]), str(probe_model)]
+    argv = [*(command or [sys.executable, "-m", "loci.runtime.models.llama.probe"]), str(probe_model)]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:

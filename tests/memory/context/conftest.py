@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engines.base import Engine
+from loci.memory.engines.base import Engine
 
 
 @pytest.fixture

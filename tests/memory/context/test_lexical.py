@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.context.lexical import content_terms, line_terms, words
-from memory.context.store import ContextStore
-from memory.store import Store
-from runtime.reading.look import Line, best_lines
+from loci.memory.context.lexical import content_terms, line_terms, words
+from loci.memory.context.store import ContextStore
+from loci.memory.store import Store
+from loci.runtime.reading.look import Line, best_lines
 
 
 def test_identifiers_are_words_whole_and_in_their_parts() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.context.outline import Entry, build_outline
+from loci.memory.context.outline import Entry, build_outline
 
 
 def numbered(text: str) -> list[tuple[int, str]]:

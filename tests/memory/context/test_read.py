@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory.context.loader import CHUNK_CHARS
-from memory.context.store import ContextStore
-from memory.errors import NotFoundError, UsageError
-from memory.store import Store
+from loci.memory.context.loader import CHUNK_CHARS
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.store import Store
 
 
 def count_words(text: str) -> int:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from memory.context.regex_scan import MAX_SCANS
-from memory.context.store import ContextStore, fts_literal
-from memory.errors import UsageError
-from memory.store import Store
+from loci.memory.context.regex_scan import MAX_SCANS
+from loci.memory.context.store import ContextStore, fts_literal
+from loci.memory.errors import UsageError
+from loci.memory.store import Store
 
 TEXT = (
     "".join(f"line {i} filler words here\n" for i in range(1, 120))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memory.context.fulltext import fts_literal
-from memory.context.index.words import snippet, tsvector_text, word_tokens
-from memory.context.store import ContextStore
-from memory.engines.select import use_engine
+from loci.memory.context.fulltext import fts_literal
+from loci.memory.context.index.words import snippet, tsvector_text, word_tokens
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.select import use_engine
 
 LIBRARY = Path(__import__("json").__file__).parent.parent  # the standard library's own files
 FILES = ["json/encoder.py", "json/decoder.py", "argparse.py", "shutil.py"]

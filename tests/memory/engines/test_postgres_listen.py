@@ -6,10 +6,10 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from memory.engines.postgres.listen import PgListener
-from memory.engines.postgres.store import PgStore
-from memory.jobs.queue import JOBS_CHANNEL, Job, Jobs
-from memory.jobs.worker import Worker
+from loci.memory.engines.postgres.listen import PgListener
+from loci.memory.engines.postgres.store import PgStore
+from loci.memory.jobs.queue import JOBS_CHANNEL, Job, Jobs
+from loci.memory.jobs.worker import Worker
 
 
 class Rollback(Exception):

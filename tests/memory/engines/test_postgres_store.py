@@ -12,13 +12,13 @@ import anyio.from_thread
 import psycopg
 import pytest
 
-from memory.engines.postgres.connection import pg_sql
-from memory.engines.postgres.migrations import PG_MIGRATION_SETS, migration_sets
-from memory.engines.postgres.store import PgStore
-from memory.errors import StoreError, UsageError
-from memory.graph.ops import NewNode, insert_nodes, record_use
-from memory.location import is_postgres, shown
-from memory.store import Store
+from loci.memory.engines.postgres.connection import pg_sql
+from loci.memory.engines.postgres.migrations import PG_MIGRATION_SETS, migration_sets
+from loci.memory.engines.postgres.store import PgStore
+from loci.memory.errors import StoreError, UsageError
+from loci.memory.graph.ops import NewNode, insert_nodes, record_use
+from loci.memory.location import is_postgres, shown
+from loci.memory.store import Store
 
 
 def test_placeholders_become_psycopgs_and_quoted_text_stays() -> None:
@@ -114,7 +114,7 @@ async def test_sqlites_store_refuses_a_connection_string_instead_of_making_a_fil
 
 
 async def test_a_bulk_load_leaves_the_planner_knowing_the_tables_size(postgres_url: str) -> None:
-    from memory.graph.graph import Graph, NewNode
+    from loci.memory.graph.graph import Graph, NewNode
 
     async with await PgStore.open(postgres_url) as store:
         await Graph(store).add_many([NewNode(f"bulk fact number {i}") for i in range(1_500)])
@@ -129,7 +129,7 @@ async def test_a_bulk_load_leaves_the_planner_knowing_the_tables_size(postgres_u
 
 
 async def test_a_bulk_load_leaves_the_postings_readable_from_their_index_alone(postgres_url: str) -> None:
-    from memory.graph.graph import Graph, NewNode
+    from loci.memory.graph.graph import Graph, NewNode
 
     async with await PgStore.open(postgres_url) as store:
         await Graph(store).add_many([NewNode(f"bulk fact number {i}") for i in range(1_500)])
@@ -178,7 +178,7 @@ async def test_two_servers_adding_the_same_node_at_once_both_succeed_with_one_no
     """The first server adds the node and holds its transaction open until the second server's insert of the same
     key waits on it (having looked and found no twin); the first commits, and the second's write, run again, finds
     the first one's node and merges with it, as it would have on SQLite after the first."""
-    from memory.graph.graph import Graph
+    from loci.memory.graph.graph import Graph
 
     text = name or "the deploy key is in the team vault"
 
@@ -198,8 +198,8 @@ async def test_two_servers_adding_the_same_node_at_once_both_succeed_with_one_no
 
 
 async def test_two_servers_linking_the_same_nodes_at_once_both_succeed_with_one_edge(postgres_url: str) -> None:
-    from memory.graph.graph import Graph
-    from memory.graph.ops import upsert_edge
+    from loci.memory.graph.graph import Graph
+    from loci.memory.graph.ops import upsert_edge
 
     async with await PgStore.open(postgres_url) as one, await PgStore.open(postgres_url) as two:
         [(a, _), (b, _)] = await Graph(one).add_many([NewNode("the pump"), NewNode("the boiler")])

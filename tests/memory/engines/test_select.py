@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.engines.dialects import dialect_of
-from memory.engines.select import open_engine, use_engine
+from loci.memory.engines.dialects import dialect_of
+from loci.memory.engines.select import open_engine, use_engine
 
 INSERT_JOB = (
     "INSERT INTO jobs (project, kind, key, payload, max_attempts, created, updated)"

@@ -7,13 +7,13 @@ from typing import Any
 import anyio
 import anyio.from_thread
 
-from memory.engines.base import Engine
-from memory.engines.postgres.store import PgStore
-from memory.evolution.episodes import Episode, Episodes, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.jobs.queue import Jobs
+from loci.memory.engines.base import Engine
+from loci.memory.engines.postgres.store import PgStore
+from loci.memory.evolution.episodes import Episode, Episodes, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.queue import Jobs
 
 
 async def test_episodes_are_found_by_their_task_not_by_episode_or_run(engine_store: Engine) -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.evolution.episodes import Episode, Step, parse_outcome, step_signature
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import EvolutionParams
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.jobs.worker import Worker
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.evolution.episodes import Episode, Step, parse_outcome, step_signature
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.worker import Worker
 
 PARAMS = EvolutionParams(distill_n=2, distill_theta=0.6, min_cycles=1)
 

@@ -8,11 +8,11 @@ from typing import Any
 import httpx
 from mcp import Client
 
-from memory.store import Store
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
-from servers.app import build_app
-from servers.ui.app import build_ui_app
+from loci.memory.store import Store
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
+from loci.servers.app import build_app
+from loci.servers.ui.app import build_ui_app
 from tests.runtime.cli_helpers import loci
 
 MISSING = 99

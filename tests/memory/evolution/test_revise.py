@@ -7,14 +7,14 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import EvolutionParams
-from memory.graph.graph import Graph
-from memory.jobs.worker import Worker
-from memory.location import is_postgres
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.jobs.worker import Worker
+from loci.memory.location import is_postgres
 
 PARAMS = EvolutionParams(distill_n=99)
 

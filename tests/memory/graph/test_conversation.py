@@ -6,10 +6,17 @@ from datetime import date
 
 import pytest
 
-from memory.graph.conversation import NEXT_WEIGHT, REPLY_WEIGHT, Turn, entities_of, remember_conversation, turn_text
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.store import Store
+from loci.memory.graph.conversation import (
+    NEXT_WEIGHT,
+    REPLY_WEIGHT,
+    Turn,
+    entities_of,
+    remember_conversation,
+    turn_text,
+)
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.store import Store
 
 SAID = date(2023, 5, 8)
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from memory.graph.dates import parse_when, resolve_relative, spoken_date
+from loci.memory.graph.dates import parse_when, resolve_relative, spoken_date
 
 MONDAY = date(2023, 5, 8)
 

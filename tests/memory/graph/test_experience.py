@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import DEFAULT_PARAMS
-from memory.graph.graph import Graph, NewNode
-from memory.graph.ranking import Weights
-from memory.graph.recall import Recall
-from memory.jobs.worker import Worker
-from memory.store import Store
+from loci.memory.engines.base import Engine
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import DEFAULT_PARAMS
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.graph.ranking import Weights
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.worker import Worker
+from loci.memory.store import Store
 
 QUESTION = "Which trail did Ana hike with her brother last spring?"
 # Facts the question's words match, some strongly; the answer says none of its words.

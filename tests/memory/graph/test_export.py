@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.graph.export import export_graph
-from memory.graph.graph import Graph
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.graph.export import export_graph
+from loci.memory.graph.graph import Graph
 
 
 async def _small_graph(engine_store: Engine) -> None:

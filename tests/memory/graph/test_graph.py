@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.graph.export import export_graph
-from memory.graph.graph import Graph, NewNode, infer_edge_kind
-from memory.graph.recall import Recall
-from memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
-from memory.projects import ALL
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.graph.export import export_graph
+from loci.memory.graph.graph import Graph, NewNode, infer_edge_kind
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.records import MAX_TEXT_CHARS, content_hash, parse_node_id
+from loci.memory.projects import ALL
 
 
 @pytest.fixture

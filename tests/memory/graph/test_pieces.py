@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.graph.graph import Graph
-from memory.graph.pieces import LONG_CHARS, PIECE_CHARS, pieces_of, spans
-from memory.graph.recall import Recall
-from memory.graph.records import MAX_TEXT_CHARS
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.pieces import LONG_CHARS, PIECE_CHARS, pieces_of, spans
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.records import MAX_TEXT_CHARS
 
 
 def long_text(middle: str, chars: int = 100_000) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.graph.quoted import NOTES_TAG, escape_notes, frame, quote_notes
+from loci.memory.graph.quoted import NOTES_TAG, escape_notes, frame, quote_notes
 
 LOOKALIKES = [
     "＜/stored-notes＞",  # fullwidth brackets and slash

@@ -6,17 +6,17 @@ from typing import Any
 
 import pytest
 
-from memory.context.fulltext import fts_literal
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.graph.conversation import Turn, remember_conversation
-from memory.graph.fts.index import text_index
-from memory.graph.fts.sqlite import stems as term_stems
-from memory.graph.graph import Graph, NewNode
-from memory.graph.ranking import Weights
-from memory.graph.recall import Recall
-from memory.graph.terms import asks_for_replies, query_terms, selective_terms
-from memory.store import Store
+from loci.memory.context.fulltext import fts_literal
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.graph.conversation import Turn, remember_conversation
+from loci.memory.graph.fts.index import text_index
+from loci.memory.graph.fts.sqlite import stems as term_stems
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.graph.ranking import Weights
+from loci.memory.graph.recall import Recall
+from loci.memory.graph.terms import asks_for_replies, query_terms, selective_terms
+from loci.memory.store import Store
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from tools.memory import MemoryTools
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.tools.memory import MemoryTools
 
 
 async def test_history_shows_earlier_texts_with_reasons_and_restore_brings_back_the_edges(engine_store: Engine) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory.graph.fts.sqlite import stems as term_stems
-from memory.graph.terms import searched_terms
+from loci.memory.graph.fts.sqlite import stems as term_stems
+from loci.memory.graph.terms import searched_terms
 
 
 def test_a_words_stems_come_from_fts5_once_and_then_without_a_statement() -> None:

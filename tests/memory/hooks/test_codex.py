@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.errors import UsageError
-from memory.hooks.codex import find_rollout, is_codex_event, transcript_of
+from loci.memory.errors import UsageError
+from loci.memory.hooks.codex import find_rollout, is_codex_event, transcript_of
 
 EVENTS = json.loads((Path(__file__).parent / "fixtures" / "codex_events.json").read_text(encoding="utf-8"))
 SESSION = EVENTS["Stop"]["session_id"]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.context.store import ContextStore
-from memory.errors import UsageError
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.imports.files import detect, import_file, read_conversations, sniff_conversations
-from memory.store import Store
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.imports.files import detect, import_file, read_conversations, sniff_conversations
+from loci.memory.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -135,7 +135,7 @@ async def test_a_longer_version_adds_only_its_new_turns(store: Store, tmp_path: 
 
 
 async def test_round_trip_of_an_export_and_reference_memory(store: Store, tmp_path: Path) -> None:
-    from memory.graph.export import export_graph
+    from loci.memory.graph.export import export_graph
 
     graph = Graph(store)
     await import_file(graph, FIXTURES / "memory.jsonl")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory.graph.records import MAX_TEXT_CHARS
+from loci.memory.graph.records import MAX_TEXT_CHARS
 from tests.runtime.cli_helpers import loci
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory.context.store import ContextStore
-from memory.imports.transcript import conversation_document, parse_transcript, render_turns
-from memory.store import Store
+from loci.memory.context.store import ContextStore
+from loci.memory.imports.transcript import conversation_document, parse_transcript, render_turns
+from loci.memory.store import Store
 
 TEXT = """[8 May 2023] Caroline: I went to a support group yesterday.
 [8 May 2023] Melanie: That sounds powerful!

@@ -7,10 +7,10 @@ import logging
 import anyio
 import pytest
 
-from memory.engines.base import Engine
-from memory.jobs.limits import JobLimits
-from memory.jobs.queue import Job, JobLost, Jobs
-from memory.jobs.worker import Foreground, Worker
+from loci.memory.engines.base import Engine
+from loci.memory.jobs.limits import JobLimits
+from loci.memory.jobs.queue import Job, JobLost, Jobs
+from loci.memory.jobs.worker import Foreground, Worker
 
 
 async def test_a_job_is_claimed_once_and_its_effect_commits_with_its_completion(engine_store: Engine) -> None:

@@ -18,22 +18,22 @@ from pathlib import Path
 
 import anyio
 
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import EvolutionParams
-from memory.graph.graph import Graph
-from memory.jobs.worker import Worker
-from memory.store import Store
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.jobs.worker import Worker
+from loci.memory.store import Store
 
 # Runs the refinement, then stops dead inside the job's transaction until it is killed.
 HANG_IN_JOB = """
 import sys, time, anyio
-import memory.evolution.evolution as evo_module
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import EvolutionParams
-from memory.graph.graph import Graph
-from memory.store import Store
-from memory.jobs.worker import Worker
+import loci.memory.evolution.evolution as evo_module
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
+from loci.memory.jobs.worker import Worker
 
 real = evo_module.refine_episode
 
@@ -55,10 +55,10 @@ anyio.run(main)
 
 DRAIN = """
 import json, sys, anyio
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.store import Store
-from memory.jobs.worker import Worker
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
+from loci.memory.jobs.worker import Worker
 
 async def main():
     async with await Store.open(sys.argv[1]) as store:

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import UsageError
-from memory.records.digest_jobs import DigestJobs
-from runtime.digest.run import resume
+from loci.memory.engines.base import Engine
+from loci.memory.errors import UsageError
+from loci.memory.records.digest_jobs import DigestJobs
+from loci.runtime.digest.run import resume
 
 
 @pytest.fixture

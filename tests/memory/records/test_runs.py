@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.records.runs import Runs
-from memory.store import Store
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.records.runs import Runs
+from loci.memory.store import Store
 
 
 @pytest.fixture

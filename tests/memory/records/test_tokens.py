@@ -10,10 +10,10 @@ import sqlite3
 import anyio
 import pytest
 
-from memory.engines.base import Engine
-from memory.errors import NotFoundError, UsageError
-from memory.records.tokens import Principal, Tokens, token_digest
-from memory.store import Store
+from loci.memory.engines.base import Engine
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.records.tokens import Principal, Tokens, token_digest
+from loci.memory.store import Store
 
 
 async def test_a_token_is_kept_as_its_digest_and_never_in_clear(store: Store) -> None:
@@ -93,7 +93,7 @@ async def test_a_name_is_one_token(engine_store: Engine) -> None:
 async def test_a_token_in_a_postgresql_home_is_kept_as_its_digest(postgres_url: str) -> None:
     import psycopg
 
-    from memory.engines.select import use_engine
+    from loci.memory.engines.select import use_engine
 
     async with use_engine(postgres_url) as store:
         token = await Tokens(store).add("alice", ["app"])

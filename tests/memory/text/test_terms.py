@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.context.lexical import asked, content_terms
-from memory.text import Terms, stem, words
+from loci.memory.context.lexical import asked, content_terms
+from loci.memory.text import Terms, stem, words
 
 
 def test_identifiers_split_at_joiners_and_camel_case_and_stay_whole() -> None:

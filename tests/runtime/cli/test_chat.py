@@ -14,16 +14,16 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.errors import NotFoundError
-from memory.records.chat import ChatLog
-from memory.store import Store
-from runtime.cli.chat import Chat, chat_loop, open_chat
-from runtime.loop.records import NoteMode, RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.window import is_note
-from runtime.session.session import Session, open_session
+from loci.memory.errors import NotFoundError
+from loci.memory.records.chat import ChatLog
+from loci.memory.store import Store
+from loci.runtime.cli.chat import Chat, chat_loop, open_chat
+from loci.runtime.loop.records import NoteMode, RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.window import is_note
+from loci.runtime.session.session import Session, open_session
 from tests.runtime.cli_helpers import loci, script
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -177,7 +177,7 @@ async def test_a_killed_chat_loses_nothing_acknowledged(tmp_path: Path, home: st
     command = [
         sys.executable,
         "-m",
-        "runtime.cli.main",
+        "loci.runtime.cli.main",
         "chat",
         "--model",
         f"scripted:{script_file(tmp_path)}",

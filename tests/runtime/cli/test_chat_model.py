@@ -7,10 +7,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from runtime.cli.chat import chat_loop, open_chat
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Model
-from runtime.session.session import open_session
+from loci.runtime.cli.chat import chat_loop, open_chat
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Model
+from loci.runtime.session.session import open_session
 from tests.runtime.cli.test_chat import Console
 
 pytestmark = pytest.mark.model

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import anyio
 
-from runtime.cli.chat import open_chat
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
+from loci.runtime.cli.chat import open_chat
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
 
 SMALL = 135_000_000
 BASH = "Files: *\nCopyright: (C) 1987-2022 Free Software Foundation, Inc.\nput together by Matthias Klose\n"

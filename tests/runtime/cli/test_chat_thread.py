@@ -6,11 +6,11 @@ from pathlib import Path
 
 import anyio
 
-from runtime.cli.chat import open_chat
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
-from runtime.session.thread import Thread, refers_back
+from loci.runtime.cli.chat import open_chat
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
+from loci.runtime.session.thread import Thread, refers_back
 
 SMALL = 135_000_000
 TEXTWRAP = (

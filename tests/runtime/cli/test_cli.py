@@ -154,7 +154,7 @@ def test_directories_load_recursively_and_stdin_is_a_document(tmp_path: Path) ->
         [
             sys.executable,
             "-m",
-            "runtime.cli.main",
+            "loci.runtime.cli.main",
             "run",
             "t",
             "--file",
@@ -205,7 +205,7 @@ def test_output_into_a_closed_pipe_ends_quietly_and_keeps_what_was_written(tmp_p
     """`loci memory add ... | head -0`: the reader is gone before loci prints; the memory is still stored."""
     read, write = os.pipe()
     os.close(read)  # a reader that has already gone
-    command = [sys.executable, "-m", "runtime.cli.main", "memory", "add", "The staging port is 7070."]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "memory", "add", "The staging port is 7070."]
     env = {**os.environ, "LOCI_HOME": str(tmp_path)}
     try:
         done = subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120, env=env)

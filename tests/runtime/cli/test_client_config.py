@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from runtime.cli.client_config import CLIENTS
+from loci.runtime.cli.client_config import CLIENTS
 
 OPEN = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "paste", "version": "0"}}
 
 
 def _print_config(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--print-config", *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--print-config", *args]
     env = {**os.environ, "LOCI_HOME": str(folder / "home")}
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=folder, env=env)
 

@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from runtime.cli import main as cli
+from loci.runtime.cli import main as cli
 
 
 def test_every_listed_command_module_registers_a_command() -> None:
@@ -37,10 +37,10 @@ def test_every_listed_command_module_registers_a_command() -> None:
 
 
 def test_a_listed_command_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "COMMANDS", {**cli.COMMANDS, "nothing": "runtime.cli_no_such_command"})
-    with pytest.raises(ModuleNotFoundError, match="runtime.cli_no_such_command"):
+    monkeypatch.setattr(cli, "COMMANDS", {**cli.COMMANDS, "nothing": "loci.runtime.cli_no_such_command"})
+    with pytest.raises(ModuleNotFoundError, match="loci.runtime.cli_no_such_command"):
         cli.build_parser(every=True)
-    with pytest.raises(ModuleNotFoundError, match="runtime.cli_no_such_command"):
+    with pytest.raises(ModuleNotFoundError, match="loci.runtime.cli_no_such_command"):
         cli.build_parser(["nothing"])
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.cli.display import one_line
+from loci.runtime.cli.display import one_line
 
 
 def test_whitespace_collapses_and_a_long_line_is_cut_with_an_ellipsis() -> None:

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from runtime.models.llama.verdict import ENV, verdict_path
+from loci.runtime.models.llama.verdict import ENV, verdict_path
 
 
 def doctor(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     environ = {key: value for key, value in os.environ.items() if key != ENV}
     environ["LOCI_HOME"] = str(home)
-    command = [sys.executable, "-m", "runtime.cli.main", "doctor", *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "doctor", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=environ)
 
 

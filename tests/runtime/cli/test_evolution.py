@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memory.engines.select import use_engine
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
+from loci.memory.engines.select import use_engine
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
 from tests.runtime.cli_helpers import loci, script
 
 

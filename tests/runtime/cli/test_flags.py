@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import tiktoken.load
 
-from runtime.cli.main import main
-from runtime.models.tokens import Encodings
+from loci.runtime.cli.main import main
+from loci.runtime.models.tokens import Encodings
 from tests.memory.broken_homes import filled_home, immutable
 
 

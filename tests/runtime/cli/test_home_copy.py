@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from memory.context.store import ContextStore
-from memory.engines.base import Engine
-from memory.engines.select import use_engine
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from memory.jobs.worker import Worker
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.base import Engine
+from loci.memory.engines.select import use_engine
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.memory.jobs.worker import Worker
 
 TABLES = (
     "memory_nodes",
@@ -60,7 +60,7 @@ async def rows(store: Engine, table: str) -> list[dict[str, Any]]:
 def copy(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     """`loci home copy ARGV` in a subprocess, in the folder `home` (also its LOCI_HOME)."""
     env = {**os.environ, "LOCI_HOME": str(home)}
-    command = [sys.executable, "-m", "runtime.cli.main", "home", "copy", *argv]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "home", "copy", *argv]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=home)
 
 

@@ -14,7 +14,7 @@ ROOT = Path(__file__).parents[3]
 def _loci(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(home), "LOCI_HOME": str(home / ".loci"), "CODEX_HOME": str(home / ".codex")}
     env["PYTHONPATH"] = str(ROOT)
-    command = [sys.executable, "-m", "runtime.cli.main", *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", *args]
     return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=300, cwd=home, env=env)
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memory.errors import UsageError
-from memory.hooks.log import last_errors
-from runtime.cli.hooks import hook_report, install_project
+from loci.memory.errors import UsageError
+from loci.memory.hooks.log import last_errors
+from loci.runtime.cli.hooks import hook_report, install_project
 from tests.runtime.cli_helpers import loci
 
 FIXTURES = Path(__file__).parents[2] / "memory" / "imports" / "fixtures"
@@ -43,13 +43,24 @@ def test_install_merges_and_uninstall_takes_out_exactly_what_it_added(tmp_path: 
     assert settings["model"] == "opus"
     assert settings["hooks"]["Stop"][0] == {"hooks": [THEIRS]}
     assert set(settings["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"}
-    assert "memory.hooks recall --db" in settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert "loci.memory.hooks recall --db" in settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     project = tmp_path / "uploader"
     again = loci("hooks", "install", "--scope", "project", "--dir", str(project), home=tmp_path)
     assert again.returncode == 0 and len(_settings(project)["hooks"]["SessionStart"]) == 1
     done = loci("hooks", "uninstall", "--scope", "project", "--dir", str(project), home=tmp_path)
     assert done.returncode == 0 and "removed 5" in done.stdout
     assert _settings(project) == {"model": "opus", "hooks": {"Stop": [{"hooks": [THEIRS]}]}}
+
+
+def test_install_replaces_hooks_written_before_the_loci_import_name(tmp_path: Path) -> None:
+    project = tmp_path / "uploader"
+    (project / ".claude").mkdir(parents=True)
+    old = {"type": "command", "command": "/usr/bin/python3 -P -m memory.hooks recall --db /x/loci.db", "timeout": 30}
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [old]}], "Stop": [{"hooks": [THEIRS]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    assert loci("hooks", "install", "--scope", "project", "--dir", str(project), home=tmp_path).returncode == 0
+    commands = [hook["command"] for group in _settings(project)["hooks"]["UserPromptSubmit"] for hook in group["hooks"]]
+    assert len(commands) == 1 and "-m loci.memory.hooks recall" in commands[0]
 
 
 def test_a_captured_session_is_recalled_in_the_next(tmp_path: Path) -> None:

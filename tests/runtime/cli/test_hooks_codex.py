@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.hooks.log import last_errors
+from loci.memory.hooks.log import last_errors
 from tests.runtime.cli_helpers import loci
 
 ROOT = Path(__file__).parents[2]
@@ -50,8 +50,11 @@ def test_install_keeps_their_hooks_and_uninstall_takes_out_exactly_what_it_added
     assert done.returncode == 0, done.stderr
     hooks = _hooks(codex / "hooks.json")["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PreToolUse"}
-    assert hooks["Stop"][0] == {"hooks": [THEIRS]} and "memory.hooks capture" in hooks["Stop"][1]["hooks"][0]["command"]
-    assert "memory.hooks recall" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert (
+        hooks["Stop"][0] == {"hooks": [THEIRS]}
+        and "loci.memory.hooks capture" in hooks["Stop"][1]["hooks"][0]["command"]
+    )
+    assert "loci.memory.hooks recall" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     again = loci("hooks", "install", "--client", "codex", home=tmp_path)
     assert again.returncode == 0 and len(_hooks(codex / "hooks.json")["hooks"]["Stop"]) == 2
     removed = loci("hooks", "uninstall", "--client", "codex", home=tmp_path)

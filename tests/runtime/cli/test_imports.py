@@ -7,10 +7,10 @@ import argparse
 import json
 from pathlib import Path
 
-from bench.recall import ask_sample, run, summary
-from bench.recall_data import load_data
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.bench.recall import ask_sample, run, summary
+from loci.bench.recall_data import load_data
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
 from tests.runtime.cli_helpers import loci
 
 FIXTURES = Path(__file__).parents[2] / "memory" / "imports" / "fixtures"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.cli.main import main
+from loci.runtime.cli.main import main
 from tests.runtime.cli_helpers import script
 
 HOSTILE = "berth \x1b[2J\x1b]0;pwned\x07 \x1b]52;c;aGVsbG8=\x07 owner \u202etxt.exe \x9b31m"

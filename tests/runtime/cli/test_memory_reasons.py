@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.cli.main import main
+from loci.runtime.cli.main import main
 
 LONG = "The staging cluster is called heron, after the bird on the team's mug, and it runs in the Frankfurt region"
 

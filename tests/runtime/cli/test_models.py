@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from runtime.models.llama.verdict import ENV, machine_key, verdict_path
+from loci.runtime.models.llama.verdict import ENV, machine_key, verdict_path
 
 
 def models(home: Path, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {key: value for key, value in os.environ.items() if key != ENV}
     environ.update(LOCI_HOME=str(home), **env)
-    command = [sys.executable, "-m", "runtime.cli.main", "models"]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "models"]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=environ)
 
 

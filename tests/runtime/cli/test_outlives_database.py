@@ -22,11 +22,11 @@ import anyio
 import anyio.to_thread
 import httpx
 
-from bench.mcp import http_server
-from bench.postgres_cluster import running_cluster
-from bench.team import TeamClient
-from memory.engines.select import use_engine
-from memory.jobs.queue import Jobs
+from loci.bench.mcp import http_server
+from loci.bench.postgres_cluster import running_cluster
+from loci.bench.team import TeamClient
+from loci.memory.engines.select import use_engine
+from loci.memory.jobs.queue import Jobs
 from tests.conftest import new_database
 
 CLIENTS = 3
@@ -78,7 +78,7 @@ async def _until(check: Any, seconds: float) -> None:
 
 @contextmanager
 def _worker(db: str, log: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    command = [sys.executable, "-m", "runtime.cli.main", "worker", "--db", db, "--all-projects", *flags]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "worker", "--db", db, "--all-projects", *flags]
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=out, env={**os.environ, **(env or {})})
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.location import NOT_ON_POSTGRES
+from loci.memory.location import NOT_ON_POSTGRES
 from tests.runtime.cli_helpers import script
 
 NOWHERE = "postgresql://loci@127.0.0.1:1/loci"
@@ -20,7 +20,7 @@ NOWHERE = "postgresql://loci@127.0.0.1:1/loci"
 
 def loci(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environ = {**os.environ, **(env or {})}
-    command = [sys.executable, "-m", "runtime.cli.main", *argv]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", *argv]
     return subprocess.run(
         command, capture_output=True, text=True, timeout=120, env=environ, cwd=cwd, stdin=subprocess.DEVNULL
     )

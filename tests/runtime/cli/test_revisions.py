@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
+from loci.tools.memory import MemoryTools
 from tests.runtime.cli_helpers import loci
-from tools.memory import MemoryTools
 
 
 async def test_restore_then_history_shows_the_earlier_text_and_the_reasons(tmp_path: Path) -> None:

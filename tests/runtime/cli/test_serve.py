@@ -18,7 +18,7 @@ from tests.runtime.cli_helpers import script
 
 
 def serve(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "runtime.cli.main", "serve", *args])
+    return StdioServerParameters(command=sys.executable, args=["-m", "loci.runtime.cli.main", "serve", *args])
 
 
 async def test_compat_server_over_stdio_answers_the_reference_tools(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ async def test_the_memory_tool_set_over_stdio_keeps_its_home_in_postgresql(
 
 
 def loci(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "runtime.cli.main", *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 

@@ -49,7 +49,7 @@ def start(tmp_path: Path, *extra: str, db: Path | None = None) -> Served:
     """`loci serve --http` over `db` (a new home in `tmp_path` unless given) on a free port, once it says where it
     serves (it listens by then)."""
     db = db or tmp_path / "h.db"
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db), *extra]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db), *extra]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
     assert process.stderr is not None
     deadline = time.monotonic() + 60
@@ -129,7 +129,7 @@ def test_a_non_loopback_bind_without_a_token_refuses_to_start(tmp_path: Path, mo
     command = [
         sys.executable,
         "-m",
-        "runtime.cli.main",
+        "loci.runtime.cli.main",
         "serve",
         "--http",
         "--host",

@@ -12,10 +12,10 @@ import anyio
 import httpx
 from mcp import Client, StdioServerParameters
 
-from bench.mcp import http_server
-from bench.team import TeamClient
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.bench.mcp import http_server
+from loci.bench.team import TeamClient
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
 from tests.memory.broken_homes import immutable
 
 
@@ -38,7 +38,7 @@ def _read_only(path: Path) -> Iterator[Path]:
 async def test_a_read_only_home_is_served_for_reading_over_stdio(tmp_path: Path) -> None:
     path = await _home(tmp_path)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "runtime.cli.main", "serve", "--tools", "memory", "--db", str(path)]
+        command=sys.executable, args=["-m", "loci.runtime.cli.main", "serve", "--tools", "memory", "--db", str(path)]
     )
     with _read_only(path), anyio.fail_after(90):
         async with Client(params) as client:

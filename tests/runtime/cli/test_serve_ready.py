@@ -11,17 +11,17 @@ from pathlib import Path
 import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from runtime.cli.listing import listing
-from runtime.cli.main import VERSION
-from runtime.cli.serve import SERVED, tool_sets
-from runtime.models.specs import DEFAULT_SPEC
-from servers.ready import LISTING_PATH, Listing
+from loci.runtime.cli.listing import listing
+from loci.runtime.cli.main import VERSION
+from loci.runtime.cli.serve import SERVED, tool_sets
+from loci.runtime.models.specs import DEFAULT_SPEC
+from loci.servers.ready import LISTING_PATH, Listing
 
 
 async def test_the_shipped_listing_is_what_the_server_answers_now() -> None:
     shipped, now = Listing.load(), await listing()
-    assert shipped.initialize == now.initialize, f"run `python -m runtime.cli.listing` to rewrite {LISTING_PATH}"
-    assert shipped.tools == now.tools, f"run `python -m runtime.cli.listing` to rewrite {LISTING_PATH}"
+    assert shipped.initialize == now.initialize, f"run `python -m loci.runtime.cli.listing` to rewrite {LISTING_PATH}"
+    assert shipped.tools == now.tools, f"run `python -m loci.runtime.cli.listing` to rewrite {LISTING_PATH}"
 
 
 def test_the_served_names_are_the_tool_sets_given_to_the_server() -> None:
@@ -32,7 +32,7 @@ def test_the_served_names_are_the_tool_sets_given_to_the_server() -> None:
 
 async def _serve(tmp_path: Path, lines: list[dict], answers: int, *args: str, early: bool = True) -> list[dict]:
     """`loci serve ARGS` given `lines` at once; the first `answers` lines it writes back, then its input is closed."""
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db"), *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db"), *args]
     env = {**os.environ, "LOCI_SERVE_EARLY": "1" if early else "0"}
     got = []
     with anyio.fail_after(300):
@@ -93,7 +93,7 @@ async def test_a_client_that_leaves_after_its_answers_ends_the_server(tmp_path: 
 
 async def test_a_server_that_cannot_open_its_home_ends_with_one_line_while_the_client_waits(tmp_path: Path) -> None:
     (tmp_path / "loci.db").mkdir()
-    command = [sys.executable, "-m", "runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db")]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--db", str(tmp_path / "loci.db")]
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": OPEN},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from memory.graph.graph import Graph
-from memory.store import Store
+from loci.memory.graph.graph import Graph
+from loci.memory.store import Store
 
 HEAVY = ("mcp", "llama_cpp", "httpx", "rich", "sqlite_vec", "tiktoken", "pydantic", "numpy")
 PROBE = """
 import json, sys
-from runtime.cli.main import main
+from loci.runtime.cli.main import main
 try:
     main(sys.argv[1:])
 except SystemExit:

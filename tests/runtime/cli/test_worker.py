@@ -23,20 +23,20 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from memory.engines.select import use_engine
-from memory.errors import UsageError
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.jobs.queue import Jobs
-from runtime.cli.main import main
-from runtime.cli.worker import runnable
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.jobs.queue import Jobs
+from loci.runtime.cli.main import main
+from loci.runtime.cli.worker import runnable
 
 WORKER = """
 import os, socket, sys, anyio
 if os.environ.get("WORKER_HOST"):  # a worker that looks to the others as if it ran on another machine
     socket.gethostname = lambda: os.environ["WORKER_HOST"]
-import memory.evolution.evolution as evolution_module
+import loci.memory.evolution.evolution as evolution_module
 
 real = evolution_module.Evolution.handlers
 
@@ -51,7 +51,7 @@ def handlers(self):
     return {**real(self), "touch": touch}
 
 evolution_module.Evolution.handlers = handlers
-from runtime.cli.main import main
+from loci.runtime.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -232,7 +232,7 @@ async def test_on_postgresql_a_worker_runs_the_refinement_an_episode_queued(post
         step = Step("memory_get", {"id": fact.ref}, used=(fact.id,))
         await evolution.episodes.write(Episode("what is the harbor fee", [step], outcome=1.0))
     result = await anyio.run_process(
-        [sys.executable, "-m", "runtime.cli.main", "worker", "--db", postgres_url, "--once"],
+        [sys.executable, "-m", "loci.runtime.cli.main", "worker", "--db", postgres_url, "--once"],
         env=child_env(),
         check=False,
     )

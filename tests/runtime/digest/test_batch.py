@@ -7,9 +7,9 @@ from pathlib import Path
 
 import anyio
 
-from memory.errors import BackendTimeout
-from runtime.digest.batch import BatchJob, run_batch
-from runtime.models.base import Reply, Request
+from loci.memory.errors import BackendTimeout
+from loci.runtime.digest.batch import BatchJob, run_batch
+from loci.runtime.models.base import Reply, Request
 from tests.runtime.digest_helpers import write_doc
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.digest.choice import best_found, from_evidence
-from runtime.digest.lexical import Found
-from runtime.digest.run import digest
-from runtime.models.scripted import ScriptedModel
+from loci.runtime.digest.choice import best_found, from_evidence
+from loci.runtime.digest.lexical import Found
+from loci.runtime.digest.run import digest
+from loci.runtime.models.scripted import ScriptedModel
 from tests.runtime.digest_helpers import memory_step
 
 QUESTION = "What is the source URL of curl?"

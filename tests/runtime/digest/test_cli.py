@@ -17,17 +17,17 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from runtime.cli.main import main
-from runtime.digest.progress import ProgressBar, progress_wanted
-from runtime.digest.run import Progress
+from loci.runtime.cli.main import main
+from loci.runtime.digest.progress import ProgressBar, progress_wanted
+from loci.runtime.digest.run import Progress
 from tests.runtime.digest_helpers import write_doc
 
 ROOT = Path(__file__).resolve().parents[3]
 
 CHILD = """
 import sys, anyio
-from runtime.digest.run import digest
-from runtime.models.scripted import ScriptedModel
+from loci.runtime.digest.run import digest
+from loci.runtime.models.scripted import ScriptedModel
 from tests.runtime.digest_helpers import WHOLE, memory_step
 
 def block(request):
@@ -42,7 +42,7 @@ anyio.run(lambda: digest([sys.argv[1]], WHOLE, model=model, db=sys.argv[2],
 
 def loci(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "runtime.cli.main", *args],
+        [sys.executable, "-m", "loci.runtime.cli.main", *args],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.errors import NotFoundError, UsageError
-from memory.records.digest_jobs import DigestJobs
-from memory.store import Store
-from runtime.digest.run import digest, resume
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.memory.errors import NotFoundError, UsageError
+from loci.memory.records.digest_jobs import DigestJobs
+from loci.memory.store import Store
+from loci.runtime.digest.run import digest, resume
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 from tests.runtime.digest_helpers import write_doc
 
 

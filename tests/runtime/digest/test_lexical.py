@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.context.store import ContextStore
-from memory.store import Store
-from runtime.digest.lexical import content_words, scan
+from loci.memory.context.store import ContextStore
+from loci.memory.store import Store
+from loci.runtime.digest.lexical import content_words, scan
 
 
 def filler(number: int) -> str:

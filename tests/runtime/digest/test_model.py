@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.digest_real import plant
-from runtime.digest.run import digest
+from loci.bench.digest_real import plant
+from loci.runtime.digest.run import digest
 
 pytestmark = pytest.mark.model
 

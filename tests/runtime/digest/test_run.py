@@ -9,12 +9,12 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.errors import BackendError, NotFoundError
-from memory.records.digest_jobs import DigestJobs
-from memory.store import Store
-from runtime.digest.run import Progress, digest, resume
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.memory.errors import BackendError, NotFoundError
+from loci.memory.records.digest_jobs import DigestJobs
+from loci.memory.store import Store
+from loci.runtime.digest.run import Progress, digest, resume
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 from tests.runtime.digest_helpers import NEEDLE, WHOLE, answer_from_memory, chunk_number, memory_step, write_doc
 
 SMALL = {"chunk_tokens": 64, "memory_tokens": 64}

@@ -17,14 +17,14 @@ import anyio
 import pytest
 from mcp import Client
 
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.records.runs import Runs
-from memory.store import Store
-from runtime.cli.serve import tool_sets
-from runtime.digest.run import digest
-from runtime.models.scripted import ScriptedModel
-from servers.app import build_app
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.records.runs import Runs
+from loci.memory.store import Store
+from loci.runtime.cli.serve import tool_sets
+from loci.runtime.digest.run import digest
+from loci.runtime.models.scripted import ScriptedModel
+from loci.servers.app import build_app
 from tests.runtime.digest_helpers import answer_from_memory, memory_step, write_doc
 
 READ = {"state": "reading", "tool": "context_search", "arguments": {"query": "harbour gate"}}

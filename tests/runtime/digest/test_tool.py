@@ -10,7 +10,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 
-from runtime.digest.tool import DigestTool
+from loci.runtime.digest.tool import DigestTool
 from tests.runtime.digest_helpers import write_doc
 
 
@@ -56,7 +56,7 @@ async def test_loci_serve_offers_digest_over_stdio(tmp_path: Path) -> None:
     spec = script(tmp_path / "r.json", ["7316"])
     command = [
         "-m",
-        "runtime.cli.main",
+        "loci.runtime.cli.main",
         "serve",
         "--db",
         str(tmp_path / "loci.db"),

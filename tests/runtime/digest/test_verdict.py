@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.digest.verdict import cut_repeat, judge
+from loci.runtime.digest.verdict import cut_repeat, judge
 
 QUESTION = "What is the vault access code?"
 VAULT = "The vault access code is 7341."

@@ -9,11 +9,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from memory.errors import BackendError, ModelBehaviorError, UsageError
-from memory.store import Store
-from runtime.host.host import McpHost, load_server_config
-from runtime.host.hosted import MAX_RESTARTS
-from servers.app import build_app
+from loci.memory.errors import BackendError, ModelBehaviorError, UsageError
+from loci.memory.store import Store
+from loci.runtime.host.host import McpHost, load_server_config
+from loci.runtime.host.hosted import MAX_RESTARTS
+from loci.servers.app import build_app
 
 TOY = Path(__file__).with_name("toy_server.py")
 

@@ -15,8 +15,8 @@ from typing import Any
 import anyio
 import pytest
 
-from runtime.host.config import ServerSpec
-from runtime.host.hosted import Hosted
+from loci.runtime.host.config import ServerSpec
+from loci.runtime.host.hosted import Hosted
 
 
 class Probe:
@@ -47,7 +47,7 @@ async def test_a_failed_probe_keeps_its_reason(caplog: pytest.LogCaptureFixture)
 
 
 async def test_a_hung_probe_says_how_long_it_waited(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("runtime.host.hosted.PING_TIMEOUT_S", 0.05)
+    monkeypatch.setattr("loci.runtime.host.hosted.PING_TIMEOUT_S", 0.05)
     hosted = running()
     with anyio.fail_after(10):
         await hosted.check(Probe(None))  # type: ignore[arg-type]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import anyio
 
-from runtime.loop.records import RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
+from loci.runtime.loop.records import RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
 
 TOY = Path(__file__).with_name("toy_server.py")
 
@@ -62,7 +62,7 @@ def test_mcp_list_shows_each_server_its_status_and_tools(tmp_path: Path) -> None
     path = tmp_path / "mcp.json"
     toy = {"command": sys.executable, "args": [str(TOY)], "deny": ["crash"]}
     path.write_text(json.dumps({"mcpServers": {"toy": toy, "gone": {"command": sys.executable, "args": ["-c", ""]}}}))
-    command = [sys.executable, "-m", "runtime.cli.main", "mcp", "list", "--mcp-config", str(path), "--json"]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "mcp", "list", "--mcp-config", str(path), "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     servers = {s["name"]: s for s in json.loads(done.stdout)["servers"]}
     assert done.returncode == 1  # one server is down

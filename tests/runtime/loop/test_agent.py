@@ -10,14 +10,14 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from memory.errors import ModelBehaviorError, UsageError
-from memory.records.runs import Runs
-from memory.store import Store
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.session.session import open_session
+from loci.memory.errors import ModelBehaviorError, UsageError
+from loci.memory.records.runs import Runs
+from loci.memory.store import Store
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.session.session import open_session
 
 DOC = "\n".join(f"line {i}: nothing to see" for i in range(1, 40)) + "\nline 40: the plot fee is 35 euros\n"
 

@@ -15,17 +15,17 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.context.objects import Target
-from memory.context.store import ContextStore
-from memory.errors import ToolError
-from memory.store import Store
-from runtime.loop.records import Limits, RunConfig
-from runtime.loop.recursion import Recursion
-from runtime.models.base import Reply, Request
-from runtime.models.ledger import Ledger
-from runtime.models.scripted import ScriptedModel
-from runtime.models.wrapper import ModelWrapper
-from runtime.session.session import open_session
+from loci.memory.context.objects import Target
+from loci.memory.context.store import ContextStore
+from loci.memory.errors import ToolError
+from loci.memory.store import Store
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.loop.recursion import Recursion
+from loci.runtime.models.base import Reply, Request
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.session.session import open_session
 
 DOC = "".join(f"line {i}: nothing to see here\n" for i in range(1, 40)) + "line 40: the plot fee is 35 euros\n"
 OTHER = "an unrelated file\n"

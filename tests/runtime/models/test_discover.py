@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from runtime.models.discover import server_context_window, server_parameters
-from runtime.models.openai import OpenAIModel
+from loci.runtime.models.discover import server_context_window, server_parameters
+from loci.runtime.models.openai import OpenAIModel
 
 
 def client_for(routes: dict[str, object]) -> httpx.AsyncClient:

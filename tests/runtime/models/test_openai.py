@@ -10,10 +10,10 @@ import httpx
 import pytest
 import tiktoken
 
-from memory.errors import BackendError, BackendTimeout
-from runtime.models.base import Model, Request
-from runtime.models.openai import OpenAIModel
-from runtime.models.tokens import Encodings, tiktoken_encoding
+from loci.memory.errors import BackendError, BackendTimeout
+from loci.runtime.models.base import Model, Request
+from loci.runtime.models.openai import OpenAIModel
+from loci.runtime.models.tokens import Encodings, tiktoken_encoding
 
 URL = "http://mock.test/v1"
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}

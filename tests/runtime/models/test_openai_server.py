@@ -8,8 +8,8 @@ import anyio
 import jsonschema
 import pytest
 
-from runtime.models.base import Request
-from runtime.models.openai import OpenAIModel
+from loci.runtime.models.base import Request
+from loci.runtime.models.openai import OpenAIModel
 
 pytestmark = pytest.mark.server
 

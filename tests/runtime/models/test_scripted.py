@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory.errors import BackendError
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
+from loci.memory.errors import BackendError
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
 
 
 def ask(text: str = "hello") -> Request:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from memory.errors import BackendError, BackendTimeout, BackendUnreachable, UsageError
-from runtime.models.base import Request
-from runtime.models.discover import server_context_window
-from runtime.models.embedders import embedder_from_spec
-from runtime.models.http_errors import TRANSIENT, translate_httpx
-from runtime.models.openai import OpenAIModel
-from runtime.models.specs import Spec, parse_spec
+from loci.memory.errors import BackendError, BackendTimeout, BackendUnreachable, UsageError
+from loci.runtime.models.base import Request
+from loci.runtime.models.discover import server_context_window
+from loci.runtime.models.embedders import embedder_from_spec
+from loci.runtime.models.http_errors import TRANSIENT, translate_httpx
+from loci.runtime.models.openai import OpenAIModel
+from loci.runtime.models.specs import Spec, parse_spec
 
 URL = "http://127.0.0.1:9/v1"
 

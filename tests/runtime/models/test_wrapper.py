@@ -5,11 +5,11 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from runtime.digest.settings import MeteredModel
-from runtime.loop.recursion import _Limited
-from runtime.models.base import Request, is_serial
-from runtime.models.scripted import ScriptedModel
-from runtime.models.wrapper import ModelWrapper
+from loci.runtime.digest.settings import MeteredModel
+from loci.runtime.loop.recursion import _Limited
+from loci.runtime.models.base import Request, is_serial
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.models.wrapper import ModelWrapper
 
 REQUEST = Request([{"role": "user", "content": "hello there"}], max_tokens=8)
 

@@ -14,21 +14,21 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.errors import BackendError
-from memory.jobs.queue import Jobs
-from memory.jobs.worker import Foreground, Worker
-from memory.store import Store
-from runtime.cli.chat import chat_loop, open_chat
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Reply, Request
-from runtime.models.ledger import Ledger
-from runtime.models.scripted import ScriptedModel
-from runtime.models.wrapper import ModelWrapper
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner, NoteWriter, note_problem
-from runtime.prompt.window import NoteLine, TurnLine, extract_note
-from runtime.session.background import Background, background_worker
-from runtime.session.session import Session, open_session
+from loci.memory.errors import BackendError
+from loci.memory.jobs.queue import Jobs
+from loci.memory.jobs.worker import Foreground, Worker
+from loci.memory.store import Store
+from loci.runtime.cli.chat import chat_loop, open_chat
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Reply, Request
+from loci.runtime.models.ledger import Ledger
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.notes import NOTE_JOB, NoteMode, NoteQueue, NoteRefiner, NoteWriter, note_problem
+from loci.runtime.prompt.window import NoteLine, TurnLine, extract_note
+from loci.runtime.session.background import Background, background_worker
+from loci.runtime.session.session import Session, open_session
 
 REFINED = "refined: the lines so far were routine entries"
 SIZES = RegionSizes.for_window(1_024)

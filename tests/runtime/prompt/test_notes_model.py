@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.context.store import ContextStore
-from memory.jobs.queue import Jobs
-from memory.jobs.worker import Foreground, Worker
-from memory.store import Store
-from runtime.models.base import Model, Request
-from runtime.prompt.notes import NOTE_JOB, NoteRefiner, note_messages
+from loci.memory.context.store import ContextStore
+from loci.memory.jobs.queue import Jobs
+from loci.memory.jobs.worker import Foreground, Worker
+from loci.memory.store import Store
+from loci.runtime.models.base import Model, Request
+from loci.runtime.prompt.notes import NOTE_JOB, NoteRefiner, note_messages
 
 pytestmark = pytest.mark.model
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.prompt.regions import unexampled
+from loci.runtime.prompt.regions import unexampled
 
 
 def test_no_example_word_reaches_a_search_unless_the_task_says_it() -> None:

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from memory.context.store import ContextStore
-from memory.store import Store
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.notes import NoteMode
-from runtime.prompt.window import NoteLine, TurnLine, Window
-from runtime.session.session import open_session
+from loci.memory.context.store import ContextStore
+from loci.memory.store import Store
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.notes import NoteMode
+from loci.runtime.prompt.window import NoteLine, TurnLine, Window
+from loci.runtime.session.session import open_session
 
 CONSTRAINT = "never spend more than 40 euros"
 

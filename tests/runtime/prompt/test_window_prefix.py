@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from runtime.loop.records import BUILT_IN, AnswerStyle, Limits, NoteMode, RunConfig
-from runtime.models.base import Model, Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.window import HEADER
-from runtime.session.session import open_session
+from loci.runtime.loop.records import BUILT_IN, AnswerStyle, Limits, NoteMode, RunConfig
+from loci.runtime.models.base import Model, Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.window import HEADER
+from loci.runtime.session.session import open_session
 
 pytestmark = pytest.mark.model
 

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from memory.graph.quoted import quote_notes
-from runtime.loop.decide import READ_TOKENS
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Request
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.build import RegionSizes
-from runtime.prompt.regions import AnswerStyle
-from runtime.reading.answers import answer_problem
-from runtime.session.session import open_session
+from loci.memory.graph.quoted import quote_notes
+from loci.runtime.loop.decide import READ_TOKENS
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Request
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.build import RegionSizes
+from loci.runtime.prompt.regions import AnswerStyle
+from loci.runtime.reading.answers import answer_problem
+from loci.runtime.session.session import open_session
 
 SHORT = "Harbor garden\nThere are 48 plots.\nEach plot costs 35 euros a season.\nThe coordinator is Marta Okafor.\n"
 LONG = (

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Model, Reply, Request
-from runtime.models.wrapper import ModelWrapper
-from runtime.session.session import open_session
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Model, Reply, Request
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.session.session import open_session
 
 pytestmark = pytest.mark.model
 

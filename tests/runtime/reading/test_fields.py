@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from runtime.reading.fields import answer_kind, asked_names, definition, field, meant_names, names, options
-from runtime.reading.spans import Span, candidate_spans
-from runtime.reading.values import not_the_value
+from loci.runtime.reading.fields import answer_kind, asked_names, definition, field, meant_names, names, options
+from loci.runtime.reading.spans import Span, candidate_spans
+from loci.runtime.reading.values import not_the_value
 
 SHOWN = (
     "doc:1 lines 32-99:\n"

@@ -14,9 +14,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from runtime.loop.records import RunResult
-from runtime.models.base import Model
-from runtime.session.session import open_session
+from loci.runtime.loop.records import RunResult
+from loci.runtime.models.base import Model
+from loci.runtime.session.session import open_session
 
 pytestmark = pytest.mark.model
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from runtime.models.openai import OpenAIModel
-from runtime.session.session import open_session
+from loci.runtime.models.openai import OpenAIModel
+from loci.runtime.session.session import open_session
 
 pytestmark = pytest.mark.server
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime.models.scripted import ScriptedModel
-from runtime.reading.answers import answer_problem, claims, ungrounded
-from runtime.session.session import open_session
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.reading.answers import answer_problem, claims, ungrounded
+from loci.runtime.session.session import open_session
 
 SMALL = 135_000_000
 ARGPARSE = (

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memory.context.store import ContextStore, Span
-from memory.store import Store
-from runtime.reading.look import Line, render_lines
+from loci.memory.context.store import ContextStore, Span
+from loci.memory.store import Store
+from loci.runtime.reading.look import Line, render_lines
 
 
 class CountingContexts(ContextStore):

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.scripted import ScriptedModel
-from runtime.prompt.regions import AnswerStyle
-from runtime.reading.answers import clean_answer
-from runtime.session.session import open_session
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.prompt.regions import AnswerStyle
+from loci.runtime.reading.answers import clean_answer
+from loci.runtime.session.session import open_session
 
 FRAME = "You are Loci.\nTo answer, for example: Zorvex has three moons.\nWrite only the answer."
 LONG = (

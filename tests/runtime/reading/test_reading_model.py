@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.base import Model
-from runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, system_text
-from runtime.reading.answers import sentences
-from runtime.session.session import open_session
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.base import Model
+from loci.runtime.prompt.regions import EXAMPLE_TEXTS, PLAIN, system_text
+from loci.runtime.reading.answers import sentences
+from loci.runtime.session.session import open_session
 from tests.runtime.reading.test_answers_model import FirstReplies
 
 pytestmark = pytest.mark.model

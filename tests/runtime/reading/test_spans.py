@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.models.base import can_score
-from runtime.models.scripted import ScriptedModel
-from runtime.models.wrapper import ModelWrapper
-from runtime.reading.spans import Span, answer_kind, candidate_spans
-from runtime.session.session import open_session
+from loci.runtime.models.base import can_score
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.models.wrapper import ModelWrapper
+from loci.runtime.reading.spans import Span, answer_kind, candidate_spans
+from loci.runtime.session.session import open_session
 from tests.runtime.reading.test_grounding import ARGPARSE, SMALL
 
 WHEN = "When did Raymond Hettinger become the maintainer of argparse?"

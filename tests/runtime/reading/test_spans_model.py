@@ -13,8 +13,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from runtime.models.base import Model
-from runtime.session.session import open_session
+from loci.runtime.models.base import Model
+from loci.runtime.session.session import open_session
 from tests.runtime.reading.test_reading_model import FILLER as SMALL_TALK
 
 pytestmark = pytest.mark.model

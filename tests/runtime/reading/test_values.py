@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.graph.quoted import quote_notes
-from runtime.models.scripted import ScriptedModel
-from runtime.reading.values import own_claims, superseded
-from runtime.session.session import open_session
+from loci.memory.graph.quoted import quote_notes
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.reading.values import own_claims, superseded
+from loci.runtime.session.session import open_session
 
 SMALL = 135_000_000
 QUESTION = "What is the test coverage percentage for my API integration module?"

@@ -9,16 +9,16 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.evolution.params import EvolutionParams
-from memory.graph.graph import Graph
-from memory.jobs.queue import Job
-from memory.jobs.worker import Worker
-from memory.records.runs import RunRecord, Runs
-from memory.store import Store
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.evolution.params import EvolutionParams
+from loci.memory.graph.graph import Graph
+from loci.memory.jobs.queue import Job
+from loci.memory.jobs.worker import Worker
+from loci.memory.records.runs import RunRecord, Runs
+from loci.memory.store import Store
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
 
 
 def tool(name: str, **arguments: Any) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from pathlib import Path
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from memory.records.runs import Runs
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
+from loci.memory.records.runs import Runs
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
 
 
 def tool(name: str, **arguments: object) -> dict[str, object]:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import anyio
 
-from memory.graph.conversation import Turn, remember_conversation
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
-from runtime.session.sources import MEMORY_NAME, ask
+from loci.memory.graph.conversation import Turn, remember_conversation
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
+from loci.runtime.session.sources import MEMORY_NAME, ask
 
 SMALL = 135_000_000
 COPYRIGHT = (

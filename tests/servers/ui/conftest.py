@@ -26,8 +26,8 @@ from typing import Any
 import anyio
 import pytest
 
-from memory.engines.postgres.connection import pg_sql
-from memory.location import is_postgres
+from loci.memory.engines.postgres.connection import pg_sql
+from loci.memory.location import is_postgres
 from tests.conftest import new_database
 from tests.servers.ui.home import build_home
 
@@ -74,7 +74,7 @@ def rows(db: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 
 
 def start_ui(*args: str) -> tuple[subprocess.Popen[str], queue.Queue[str]]:
-    command = [sys.executable, "-m", "runtime.cli.main", "ui", *args]
+    command = [sys.executable, "-m", "loci.runtime.cli.main", "ui", *args]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     lines: queue.Queue[str] = queue.Queue()
 

@@ -22,14 +22,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from memory.context.store import ContextStore
-from memory.engines.select import use_engine
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph
-from memory.jobs.worker import Worker
-from runtime.loop.records import Limits, RunConfig
-from runtime.models.scripted import ScriptedModel
-from runtime.session.session import open_session
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.select import use_engine
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
+from loci.memory.jobs.worker import Worker
+from loci.runtime.loop.records import Limits, RunConfig
+from loci.runtime.models.scripted import ScriptedModel
+from loci.runtime.session.session import open_session
 from tests.runtime.cli_helpers import loci
 from tests.servers.ui.chat import write_chat
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from servers.ui.documents_view import shown_paths
+from loci.servers.ui.documents_view import shown_paths
 
 
 def test_documents_of_one_name_are_shown_by_the_folders_that_tell_them_apart() -> None:

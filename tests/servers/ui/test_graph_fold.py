@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from memory.evolution.episodes import Episode, Step
-from memory.evolution.evolution import Evolution
-from memory.graph.graph import Graph, NewNode
-from memory.store import Store
-from servers.ui.graph_view import GraphView
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.store import Store
+from loci.servers.ui.graph_view import GraphView
 
 
 async def test_the_overview_folds_run_episodes_and_counts_them(store: Store) -> None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from memory.engines.select import use_engine
-from memory.graph.graph import Graph
-from memory.graph.recall import Recall
+from loci.memory.engines.select import use_engine
+from loci.memory.graph.graph import Graph
+from loci.memory.graph.recall import Recall
 from tests.servers.ui.conftest import Served, rows, run_async
 
 pytestmark = pytest.mark.slow

@@ -17,8 +17,8 @@ reading the rows.
 
 from __future__ import annotations
 
-from memory.engines.postgres.connection import PgConnection
-from memory.engines.postgres.migrations import PgMigrations
+from loci.memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.migrations import PgMigrations
 
 __all__ = ["MIGRATIONS"]
 

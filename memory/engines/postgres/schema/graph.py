@@ -27,8 +27,8 @@ repeated lexemes (`repeats`), and each row's postings, a row per lexeme
 
 from __future__ import annotations
 
-from memory.engines.postgres.connection import PgConnection
-from memory.engines.postgres.migrations import PgMigrations
+from loci.memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.migrations import PgMigrations
 
 __all__ = ["MIGRATIONS"]
 

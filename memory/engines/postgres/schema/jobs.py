@@ -8,8 +8,8 @@ over one database never take the same job.
 
 from __future__ import annotations
 
-from memory.engines.postgres.connection import PgConnection
-from memory.engines.postgres.migrations import PgMigrations
+from loci.memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.migrations import PgMigrations
 
 __all__ = ["MIGRATIONS"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory.context.index import postgres
-from memory.context.loader import ChunkStream
-from memory.context.store import ContextStore
-from memory.engines.postgres.store import PgStore
-from memory.projects import ALL
+from loci.memory.context.index import postgres
+from loci.memory.context.loader import ChunkStream
+from loci.memory.context.store import ContextStore
+from loci.memory.engines.postgres.store import PgStore
+from loci.memory.projects import ALL
 
 LIBRARY = Path(__import__("json").__file__).parent.parent  # the standard library's own files
 # Searches (words, object refs, project), each read from the postings beside the same search through the rows.

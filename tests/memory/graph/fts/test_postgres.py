@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from memory.engines.postgres.store import PgStore
-from memory.graph.fts import postgres
-from memory.graph.graph import Graph, NewNode
-from memory.projects import ALL
+from loci.memory.engines.postgres.store import PgStore
+from loci.memory.graph.fts import postgres
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.projects import ALL
 
 # The rows indexed, counted and as the triggers keep them, their lengths kept against counted, and the rows
 # holding "harbor".

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from memory.errors import BackendError
-from runtime.models.llama import load as llama_load
-from runtime.models.llama.load import default_model_path, extra_bufts, open_llama, process_verdict
-from runtime.models.llama.server import _model_argument
-from runtime.models.llama.verdict import ENV, machine_key, verdict_path
+from loci.memory.errors import BackendError
+from loci.runtime.models.llama import load as llama_load
+from loci.runtime.models.llama.load import default_model_path, extra_bufts, open_llama, process_verdict
+from loci.runtime.models.llama.server import _model_argument
+from loci.runtime.models.llama.verdict import ENV, machine_key, verdict_path
 
 LONG_PROMPT = "Every berth in the harbor has a number, an owner and a yearly fee that the council sets. " * 24
 

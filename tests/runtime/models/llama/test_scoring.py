@@ -13,7 +13,7 @@ import math
 import anyio
 import pytest
 
-from runtime.models.base import Model, Request, can_score
+from loci.runtime.models.base import Model, Request, can_score
 
 pytestmark = pytest.mark.model
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.errors import UsageError
-from runtime.models.llama.verdict import ENV, decide, machine_key, verdict_path
+from loci.memory.errors import UsageError
+from loci.runtime.models.llama.verdict import ENV, decide, machine_key, verdict_path
 
 GGUF = Path("/models/probe.gguf")
 
