@@ -130,3 +130,84 @@ def test_the_check_sees_a_back_edge_between_rooms(tmp_path: Path) -> None:
         "runtime/models/base.py": ["runtime.cli.main"],
         "runtime/prompt/notes.py": ["runtime.loop.records"],
     }
+
+
+def import_circles(root: Path = ROOT) -> list[list[str]]:
+    """The sets of modules that import each other round in a circle, lazy imports included.
+
+    A package's `__init__.py` (its facade) is left out: it re-exports from every room by design.
+    """
+    modules = {
+        ".".join(path.relative_to(root).with_suffix("").parts): path
+        for package in PACKAGES
+        for path in (root / package).rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        named = imported_modules(path)
+        named |= {f"{module}.{member}" for module, member in _from_members(path)}
+        graph[name] = {other for other in named if other in modules and other != name}
+    return _circles(graph)
+
+
+def _from_members(path: Path) -> set[tuple[str, str]]:
+    """`(module, member)` for each `from module import member`, so a submodule imported by name counts."""
+    return {
+        (node.module.removeprefix("loci."), alias.name)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+        for alias in node.names
+    }
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of `graph` with more than one node (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    part = []
+                    while True:
+                        member = stack.pop()
+                        part.append(member)
+                        if member == node:
+                            break
+                    if len(part) > 1:
+                        found.append(sorted(part))
+            elif step not in index:
+                index[step] = low[step] = len(index)
+                stack.append(step)
+                work.append((step, iter(sorted(graph[step]))))
+            elif step in stack:
+                low[node] = min(low[node], index[step])
+    return found
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert import_circles() == []
+
+
+def test_the_check_sees_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
+    (tmp_path / "runtime" / "models").mkdir(parents=True)
+    (tmp_path / "runtime" / "models" / "specs.py").write_text(
+        "def load():\n    from loci.runtime.models.openai import OpenAIModel\n", encoding="utf-8"
+    )
+    (tmp_path / "runtime" / "models" / "openai.py").write_text(
+        "from loci.runtime.models.specs import OPENAI_URL\n", encoding="utf-8"
+    )
+    assert import_circles(tmp_path) == [["runtime.models.openai", "runtime.models.specs"]]

@@ -26,8 +26,9 @@ import httpx
 from loci.memory.errors import BackendError, UsageError
 from loci.memory.graph.embed import Embedder
 from loci.runtime.models.http_errors import translate_httpx
+from loci.runtime.models.keys import OPENAI_URL, key_from_env
 from loci.runtime.models.llama.load import open_llama
-from loci.runtime.models.specs import OPENAI_URL, key_from_env, parse_spec
+from loci.runtime.models.specs import parse_spec
 
 __all__ = ["embedder_from_spec", "llama_embedder", "openai_embedder"]
 

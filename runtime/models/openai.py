@@ -40,7 +40,7 @@ from loci.memory.errors import BackendError, UsageError
 from loci.runtime.models.base import Reply, Request
 from loci.runtime.models.discover import server_context_window, server_parameters
 from loci.runtime.models.http_errors import TRANSIENT, translate_httpx
-from loci.runtime.models.specs import KEY_VARIABLES, OPENAI_URL, key_from_env
+from loci.runtime.models.keys import KEY_VARIABLES, OPENAI_URL, key_from_env
 from loci.runtime.models.tokens import count_tokens, tiktoken_encoding
 
 __all__ = ["STRUCTURED_MODES", "OpenAIModel"]

@@ -14,19 +14,17 @@ same endpoint authenticate the same way.
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
 
 from loci.memory.errors import UsageError
 from loci.runtime.models.base import Model
+from loci.runtime.models.keys import KEY_VARIABLES, OPENAI_URL, key_from_env
 
-__all__ = ["DEFAULT_SPEC", "KEY_VARIABLES", "OPENAI_URL", "Spec", "key_from_env", "load_model", "parse_spec"]
+__all__ = ["DEFAULT_SPEC", "Spec", "load_model", "parse_spec"]
 
 DEFAULT_SPEC = "llama:default"
 BACKENDS = ("llama", "openai", "scripted")
 MODEL_FORMS = "llama:default, llama:PATH.gguf, openai:MODEL[@URL] or scripted:FILE"
-OPENAI_URL = "https://api.openai.com/v1"
-KEY_VARIABLES = ("LOCI_API_KEY", "OPENAI_API_KEY")
 
 
 class Spec(NamedTuple):
@@ -44,11 +42,6 @@ def parse_spec(spec: str, backends: tuple[str, ...] = BACKENDS, forms: str = MOD
         name, _, url = rest.partition("@")
         return Spec(backend, name, url)
     return Spec(backend, rest)
-
-
-def key_from_env() -> str | None:
-    """The API key for an `openai` endpoint: the first of `KEY_VARIABLES` that is set."""
-    return next((os.environ[name] for name in KEY_VARIABLES if os.environ.get(name)), None)
 
 
 async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = None) -> Model:
