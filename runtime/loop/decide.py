@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import ModelBehaviorError
+from loci.memory.graph.quoted import NOTICE
 from loci.runtime.loop.action import Action, InvalidAction, action_schema, parse_action
 from loci.runtime.loop.records import Limits
 from loci.runtime.loop.turn import FinalAnswer, ToolCall, TurnRules, check_answer_evidence, check_state, trace_of
@@ -221,7 +222,7 @@ class Decider:
 
     def _check(self, step: _Step, regions: Regions) -> str | None:
         """The answer cleaned of the prompt's own words and repeats; what is wrong with it, or None."""
-        frame = "\n".join([system_text(regions.tools, self.style), *EXAMPLE_TEXTS, *INSTRUCTIONS])
+        frame = "\n".join([system_text(regions.tools, self.style), *EXAMPLE_TEXTS, *INSTRUCTIONS, NOTICE])
         frame += "\n" + regions.render()["observation"]
         material = _shown(regions)
         action = step.action

@@ -68,6 +68,7 @@ from loci.memory.context.fulltext import STOP_WORDS, content_words
 from loci.memory.context.lexical import Ranker, content_terms, line_terms
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
+from loci.memory.graph.quoted import NOTICE
 from loci.memory.text import stem, words
 from loci.runtime.reading.fields import definition, meant_names
 
@@ -116,7 +117,7 @@ def sentences(text: str) -> list[str]:
 
 def clean_answer(answer: str, *, frame: str, material: str) -> str:
     """`answer` cut at its first repeated sentence, without the sentences that are the prompt's own words."""
-    flat_frame, flat_material = _flat(frame), _flat(material)
+    flat_frame, flat_material = _flat(frame), _flat(_without_notice(material))
     kept: list[str] = []
     seen: set[str] = set()
     for sentence in sentences(answer):
@@ -132,6 +133,11 @@ def clean_answer(answer: str, *, frame: str, material: str) -> str:
         return ""
     whole = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
     return " ".join(kept) if kept != whole else LINE_NUMBER.sub("", answer.strip())
+
+
+def _without_notice(material: str) -> str:
+    """`material` without the notice that frames recalled notes: Loci's words, never the material's."""
+    return material.replace(NOTICE, " ")
 
 
 def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = False, task: str = "") -> str | None:
@@ -154,7 +160,7 @@ def answer_problem(answer: str, *, frame: str, material: str, cut_off: bool = Fa
             continue
         if placeholder[:-1].lower() in text.lower():
             return f"the answer copies the placeholder {placeholder} from the prompt: write the real answer"
-    flat_frame, flat_material = _flat(frame), _flat(material)
+    flat_frame, flat_material = _flat(frame), _flat(_without_notice(material))
     for sentence in [text, *re.split(r"(?<=[.!?])\s+", text)]:
         flat = _flat(sentence)
         if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from loci.memory.graph.quoted import NOTICE, quote_notes
 from loci.runtime.loop.records import Limits, RunConfig
 from loci.runtime.models.scripted import ScriptedModel
 from loci.runtime.prompt.regions import AnswerStyle
-from loci.runtime.reading.answers import clean_answer
+from loci.runtime.reading.answers import answer_problem, clean_answer
 from loci.runtime.session.session import open_session
 
 FRAME = "You are Loci.\nTo answer, for example: Zorvex has three moons.\nWrite only the answer."
@@ -35,6 +36,14 @@ def test_the_prompts_own_sentences_are_dropped_and_nothing_left_means_no_answer(
     assert clean_answer("Zorvex has three moons.\nWrite only the answer.", frame=FRAME, material="") == ""
     # the material's own words are an answer, even when the prompt holds them too
     assert clean_answer("Zorvex has three moons.", frame=FRAME, material="Zorvex has three moons.") != ""
+
+
+def test_the_notice_that_frames_recalled_notes_is_never_an_answer() -> None:
+    # recalled notes carry the notice inside what the run shows, yet it is Loci's words, not the material's
+    material = quote_notes("[8 May 2023] Caroline: I researched adoption agencies.")
+    assert NOTICE in material
+    assert clean_answer(NOTICE, frame=FRAME + "\n" + NOTICE, material=material) == ""
+    assert answer_problem(NOTICE, frame=FRAME + "\n" + NOTICE, material=material) is not None
 
 
 def test_a_line_copied_with_its_number_loses_the_number() -> None:
