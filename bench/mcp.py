@@ -12,7 +12,7 @@ up in the home on every call; the check alone is timed in process too; each
 HTTP server has a copy of the home of its own). The ablation, in the same
 run: the same calls over stdio, and over HTTP taking turns with the others,
 to a server that serves every call by the MCP SDK's own path
-(`LOCI_SERVE_THIN=0`: servers/thin.py off), `*_sdk_path_*`. Then `--clients` HTTP clients (8) make
+(`LOCI_SERVE_THIN=0`: servers/transports/thin.py off), `*_sdk_path_*`. Then `--clients` HTTP clients (8) make
 `--concurrent-calls` calls each (1,000) at once: the errors and the
 throughput. The stdio servers run from this tree's directory, so they
 import the same code as the bench (an MCP client passes a server only a few
@@ -67,7 +67,7 @@ from loci.memory.records.tokens import Principal, Tokens
 from loci.memory.store import Store
 from loci.runtime.cli.doctor import cpu_name
 from loci.servers.app import build_app
-from loci.servers.principals import TOKEN_CACHE_S, Principals
+from loci.servers.auth.principals import TOKEN_CACHE_S, Principals
 
 __all__ = ["GOALS", "add_arguments", "http_server", "run"]
 
@@ -332,7 +332,7 @@ def _loci() -> list[str]:
 
 
 def _sdk_path_env(base: dict[str, str]) -> dict[str, str]:
-    """`base` for a server that serves every call by the SDK's own path (servers/thin.py off)."""
+    """`base` for a server that serves every call by the SDK's own path (servers/transports/thin.py off)."""
     return {**base, "LOCI_SERVE_THIN": "0"}
 
 

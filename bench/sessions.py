@@ -36,7 +36,7 @@ import httpx
 from loci.bench.mcp import http_server
 from loci.memory.store import Store
 from loci.runtime.cli.doctor import cpu_name
-from loci.servers.transport import MAX_SESSIONS, SESSION_IDLE_S
+from loci.servers.transports.transport import MAX_SESSIONS, SESSION_IDLE_S
 
 __all__ = ["add_arguments", "run"]
 

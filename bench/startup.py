@@ -15,7 +15,7 @@ home: from the process's start to the result of `initialize`
 (`serve_initialize_s`) and to the result of the first `tools/list` that
 follows `notifications/initialized` (`serve_tools_list_s`), medians of the
 same runs. Its ablation, in the same run, is the server without its early
-answers (`LOCI_SERVE_EARLY=0`, servers/ready.py): the time the SDK and the
+answers (`LOCI_SERVE_EARLY=0`, servers/transports/ready.py): the time the SDK and the
 runtime take to load before the real server answers
 (`serve_initialize_loaded_s`, `serve_tools_list_loaded_s`).
 """

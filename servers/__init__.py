@@ -29,8 +29,8 @@ _HOMES: dict[str, str] = {
     "build_history_server": "loci.servers.history",
     "build_memory_server": "loci.servers.memory",
     "memory_server_for": "loci.servers.memory",
-    "serve_http": "loci.servers.transport",
-    "serve_stdio": "loci.servers.transport",
+    "serve_http": "loci.servers.transports.transport",
+    "serve_stdio": "loci.servers.transports.transport",
 }
 
 __getattr__ = lazy_members(__name__, _HOMES)

@@ -7,9 +7,9 @@ under the reference's names, titles and hints. Run it over stdio with
 `loci` command: `--db`, else `$LOCI_DB` when it is set, else
 `$LOCI_HOME/loci.db`; it is a SQLite file (the entities' substring search
 is SQLite's FTS5), and a connection string is refused in one line, exit 2.
-Either way it is served on `servers/stdio.py`'s ends (lines read and written
+Either way it is served on `servers/transports/stdio.py`'s ends (lines read and written
 on the event loop, the search and create calls on the thin path of
-servers/thin.py), not the SDK's threaded stdio.
+servers/transports/thin.py), not the SDK's threaded stdio.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from loci.memory.projects import DEFAULT_PROJECT
 from loci.memory.store import Store, default_db_path
 from loci.servers.errors import readable_errors
 from loci.servers.quoting import QUOTED_TOOLS, quoted
-from loci.servers.stdio import serve_stdio
 from loci.servers.tracing import untraced
+from loci.servers.transports.stdio import serve_stdio
 from loci.tools.memory_compat import CompatTools
 
 __all__ = ["build_compat_server", "main"]

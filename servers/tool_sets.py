@@ -2,7 +2,7 @@
 
 Kept apart from `servers/app.py` (which imports the MCP SDK), so `loci serve`
 checks its command line and answers a client's first questions
-(`servers/ready.py`) before the SDK has loaded. `READ_TOOLS` names the tools
+(`servers/transports/ready.py`) before the SDK has loaded. `READ_TOOLS` names the tools
 a read-only token may call (servers/app.py `build_app(read_only=True)`).
 """
 

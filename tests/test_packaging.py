@@ -49,7 +49,7 @@ def test_an_install_puts_one_name_in_site_packages(tmp_path: Path) -> None:
     # `--target` also writes the `loci` script into bin/, which is not an import name.
     names = sorted(path.name for path in target.iterdir() if path.name != "bin")
     assert len(names) == 2 and names[0] == "loci" and names[1].startswith("loci_agent-"), names
-    assert (target / "loci" / "servers" / "ready.json").is_file()
+    assert (target / "loci" / "servers" / "transports" / "ready.json").is_file()
     assert (target / "loci" / "servers" / "ui" / "static" / "index.html").is_file()
     assert list((target / "loci" / "bench" / "data").glob("*.json"))
     probe = "import importlib.util as u; print(u.find_spec('memory'), u.find_spec('loci.memory.store').origin)"

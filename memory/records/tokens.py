@@ -24,7 +24,7 @@ next lookup. Looking a token up only reads, so a request never waits on a
 write (another process's lock, a database away): a server notes each
 token's use in memory and writes the `last_used` of all of them in one
 transaction (`record_uses`) every `USES_EVERY_S` seconds and when it stops
-(servers/principals.py), so `loci tokens list` shows a use that recent or
+(servers/auth/principals.py), so `loci tokens list` shows a use that recent or
 older.
 """
 

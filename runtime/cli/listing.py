@@ -1,6 +1,6 @@
 """The listing `loci serve` answers from before its server has loaded, written from the real server.
 
-    python -m loci.runtime.cli.listing        rewrite servers/ready.json from the server as it is now
+    python -m loci.runtime.cli.listing        rewrite servers/transports/ready.json from the server as it is now
 
 `listing()` runs the merged server of `loci serve` (every tool set of
 `runtime.cli.serve.tool_sets`) on a home in a temporary folder, through the
@@ -25,7 +25,7 @@ from typing import Any
 import anyio
 
 from loci.runtime.cli.serve import SERVED, tool_sets
-from loci.servers.ready import ANY_VERSION, LISTING_PATH, Listing
+from loci.servers.transports.ready import ANY_VERSION, LISTING_PATH, Listing
 
 __all__ = ["listing", "main"]
 

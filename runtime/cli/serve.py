@@ -9,7 +9,7 @@
     loci serve --print-config --client vscode   the snippet an MCP client needs to launch this server
 
 Over HTTP each request is served by the server of its token's project
-(servers/scoped.py): `_serve_full` hands the transport `server_for(project,
+(servers/auth/scoped.py): `_serve_full` hands the transport `server_for(project,
 read_only)`, which builds that server over the one open home.
 
 While it serves, a background worker runs the memory graph's refinement
@@ -28,14 +28,14 @@ one list of them (the built-in `context` and `memory`, and the runtime's
 `run` and `digest`), and `SERVED` their names, which a test holds equal.
 
 On stdio the process answers a client's `initialize` and `tools/list` at
-once, from the listing shipped beside the server (`servers/ready.py`), while
+once, from the listing shipped beside the server (`servers/transports/ready.py`), while
 a worker thread imports the MCP SDK and the runtime; the connection is then
 handed to the real server. So this module imports neither at the top, and
 `serverInfo.version` is Loci's version (`runtime.cli.main.VERSION`).
 `LOCI_SERVE_EARLY=0` serves without the early answers (the server answers
 once it has loaded): the ablation `loci bench startup` measures.
 `LOCI_SERVE_THIN=0` serves every call by the MCP SDK's own path, the hot
-tool calls included (servers/thin.py): the ablation `loci bench mcp` and the
+tool calls included (servers/transports/thin.py): the ablation `loci bench mcp` and the
 tests compare the thin path with.
 """
 
@@ -58,17 +58,17 @@ from loci.servers.tool_sets import parse_tools
 
 if TYPE_CHECKING:
     from loci.servers.app import ToolSetFactory
-    from loci.servers.ready import Lines, Serve, Wire
+    from loci.servers.transports.ready import Lines, Serve, Wire
 
 __all__ = ["SERVED", "register", "tool_sets"]
 
 log = logging.getLogger("loci.server")
 
 SERVED = ("context", "memory", "run", "digest")
-# What serving imports, loaded in the worker thread while the early answers go out (servers/ready.py).
+# What serving imports, loaded in the worker thread while the early answers go out (servers/transports/ready.py).
 LOADED = (
     "mcp.server.stdio",
-    "loci.servers.stdio",
+    "loci.servers.transports.stdio",
     "loci.servers.app",
     "loci.runtime.session.background",
     "loci.runtime.session.task_tool",
@@ -147,7 +147,7 @@ async def run(args: argparse.Namespace) -> int:
     at_least(0, token_cache=args.token_cache)
     token = None
     if args.http or args.token or args.token_file:
-        from loci.servers.transport import check_bind, read_token
+        from loci.servers.transports.transport import check_bind, read_token
 
         token = read_token(args.token, args.token_file)
         if args.http:
@@ -160,7 +160,7 @@ async def run(args: argparse.Namespace) -> int:
     if args.mcp_config and not Path(args.mcp_config).is_file():
         raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
     if args.http:
-        from loci.servers.transport import serve_http
+        from loci.servers.transports.transport import serve_http
 
         async def on_http(store: Any, server_for: Any) -> None:
             await serve_http(
@@ -178,18 +178,18 @@ async def run(args: argparse.Namespace) -> int:
         await serve(args, _home(args.db), tools, on_http)
         return 0
     if args.compat:
-        from loci.servers.transport import serve_stdio
+        from loci.servers.transports.transport import serve_stdio
 
         # stdio needs no token: only the client that launched the process talks to it
         await _serve_compat(args, _home(args.db), tools, _on_stdio(serve_stdio, project_of(args)))
         return 0
     if os.environ.get("LOCI_SERVE_EARLY") == "0":
-        from loci.servers.transport import serve_stdio
+        from loci.servers.transports.transport import serve_stdio
 
         await _serve_full(args, _home(args.db), tools, _on_stdio(serve_stdio, project_of(args)))
         return 0
     from loci.runtime.cli.main import VERSION
-    from loci.servers.ready import Listing, serve_ready
+    from loci.servers.transports.ready import Listing, serve_ready
 
     await serve_ready(Listing.load(), tools, VERSION, lambda: _loaded(args, tools))
     return 0
@@ -217,7 +217,7 @@ def _loaded(args: argparse.Namespace, tools: tuple[str, ...]) -> Serve:
     """In a worker thread: import the SDK and the runtime, and say how to serve the handed-over connection."""
     for name in LOADED:
         importlib.import_module(name)
-    from loci.servers.stdio import serve_lines
+    from loci.servers.transports.stdio import serve_lines
 
     db = _home(args.db)
 
@@ -296,7 +296,7 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     options = {name: value for name, value in given.items() if value is not None} | _thin()
     if args.header_timeout is not None or args.max_connections is not None:
-        from loci.servers.http_bounds import HttpBounds, connection_cap
+        from loci.servers.transports.http_bounds import HttpBounds, connection_cap
 
         timeout = args.header_timeout or HttpBounds.header_timeout
         options["bounds"] = HttpBounds(header_timeout=timeout, max_connections=args.max_connections or connection_cap())

@@ -7,7 +7,7 @@
 
 Once a home has a token, its servers serve only requests that carry one
 (or the server's own `--token-file`), each limited to that token's projects
-(servers/principals.py). The tokens are kept hashed (memory/records/tokens.py):
+(servers/auth/principals.py). The tokens are kept hashed (memory/records/tokens.py):
 a lost token cannot be shown again, only revoked and replaced. They live in
 the home, a SQLite file or a PostgreSQL database (`--db postgresql://...`),
 so every server over that home sees the same ones.

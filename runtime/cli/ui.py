@@ -47,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     from loci.memory.engines.select import open_engine
-    from loci.servers.principals import TOKEN_CACHE_S
-    from loci.servers.transport import read_token
+    from loci.servers.auth.principals import TOKEN_CACHE_S
+    from loci.servers.transports.transport import read_token
     from loci.servers.ui.serve import serve_ui, session_token
 
     at_least(0, token_cache=args.token_cache)

@@ -18,7 +18,7 @@ Every route reads through a `query_only` store, so a read cannot write; the
 feedback POST is the one write. Loci's errors become JSON with a status: a
 user's mistake or an unknown id 400 or 404, with the same one-line message
 the command line prints. `Guard` (servers/ui/guard.py) wraps it all, and puts
-the request's principal (servers/principals.py) in its scope's state.
+the request's principal (servers/auth/principals.py) in its scope's state.
 
 A route is answered by the `Api` of one project, built for it: the project
 the `X-Loci-Project` header names, which the principal must reach (else 403),
@@ -49,7 +49,7 @@ from loci.memory.graph.graph import Graph
 from loci.memory.json_input import loads
 from loci.memory.projects import DEFAULT_PROJECT, check_project
 from loci.memory.records.tokens import Principal
-from loci.servers.principals import TOKEN_CACHE_S, Principals
+from loci.servers.auth.principals import TOKEN_CACHE_S, Principals
 from loci.servers.ui.documents_view import LISTED_RECORDS, DocumentsView
 from loci.servers.ui.graph_view import DEFAULT_DRAWN, GraphView
 from loci.servers.ui.guard import MAX_POST_BYTES, Guard

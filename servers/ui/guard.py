@@ -1,4 +1,4 @@
-"""The page's gate: the rules of `loci serve --http` (servers/bearer.py), for a browser.
+"""The page's gate: the rules of `loci serve --http` (servers/auth/bearer.py), for a browser.
 
 `Guard` is ASGI middleware in front of the whole app. It checks, in order:
 
@@ -13,7 +13,7 @@
   loopback, with `--token-file`, or over a home with tokens, must carry
   `Authorization: Bearer TOKEN`, else 401: the page's session token (its
   owner, compared in constant time) or a token of the home (`loci tokens`),
-  resolved to its principal by servers/principals.py and put in the
+  resolved to its principal by servers/auth/principals.py and put in the
   request's `state` for the API, which serves that principal's projects
   only. A read-only token's POST gets 403. The page itself and its static
   files hold no data and load without it. A token given for a bind off
@@ -40,8 +40,8 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from loci.servers.bearer import challenge, is_loopback, same_origin
-from loci.servers.principals import Principals
+from loci.servers.auth.bearer import challenge, is_loopback, same_origin
+from loci.servers.auth.principals import Principals
 
 __all__ = ["MAX_POST_BYTES", "SECURITY_HEADERS", "Guard", "allowed_names", "content_security_policy"]
 

@@ -24,8 +24,8 @@ import sys
 from loci.memory.engines.base import Engine
 from loci.memory.projects import DEFAULT_PROJECT
 from loci.memory.records.tokens import Tokens
-from loci.servers.bearer import check_bind, is_loopback
-from loci.servers.principals import TOKEN_CACHE_S
+from loci.servers.auth.bearer import check_bind, is_loopback
+from loci.servers.auth.principals import TOKEN_CACHE_S
 from loci.servers.ui.app import build_ui_app
 
 __all__ = ["serve_ui", "session_token"]

@@ -1,7 +1,8 @@
 """Every path of `loci serve` on stdio answers a hostile line as the MCP SDK's own path does, with the line's own id.
 
 Each case is a few lines sent to two `loci serve` processes: one as shipped (the early answers of
-servers/ready.py while it loads, then the thin path of servers/thin.py for the hot calls) and one with
+servers/transports/ready.py while it loads, then the thin path of
+servers/transports/thin.py for the hot calls) and one with
 `LOCI_SERVE_EARLY=0 LOCI_SERVE_THIN=0` (every line read by the SDK's transport once the server has loaded).
 Both must give the same answers (id and error code), exit 0, and answer every request whose id is valid
 with that id; a line whose id is not one (1.5, true, {}) gets what the SDK gives it.

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import uvicorn
 
-from loci.servers.one_write import OneWriteHttp
+from loci.servers.transports.one_write import OneWriteHttp
 
 REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from loci.servers.pipes import Pipe, Socket, TextLines, TextWriter, Threaded, open_pipe
+from loci.servers.transports.pipes import Pipe, Socket, TextLines, TextWriter, Threaded, open_pipe
 
 BIG = b"x" * (1 << 20)  # past a pipe's and a socket's buffer: the writer must wait for room, the reader join pieces
 

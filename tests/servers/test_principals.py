@@ -6,7 +6,7 @@ import anyio
 
 from loci.memory.records.tokens import Principal, Tokens
 from loci.memory.store import Store
-from loci.servers.principals import Principals
+from loci.servers.auth.principals import Principals
 
 OWNER = Principal("owner", ("default",))
 OWN_TOKEN = "o" * 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from loci.servers.ready import Front, Listing
+from loci.servers.transports.ready import Front, Listing
 
 TOOL = {"name": "memory_recall", "inputSchema": {"type": "object"}}
 OPENED = {

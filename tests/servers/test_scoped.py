@@ -26,8 +26,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from loci.memory.engines.select import use_engine
 from loci.memory.errors import UsageError
 from loci.memory.records.tokens import Tokens
-from loci.servers.bearer import check_bind
-from loci.servers.transport import http_app
+from loci.servers.auth.bearer import check_bind
+from loci.servers.transports.transport import http_app
 from tests.runtime.cli.test_serve_http import INIT as INIT_BODY
 from tests.runtime.cli.test_serve_http import TOKEN, Served, post, start, stop
 from tests.servers.tokens_home import TokenHome, revoke

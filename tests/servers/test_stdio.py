@@ -10,7 +10,7 @@ import anyio
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.store import Store
 from loci.servers.app import build_app
-from loci.servers.stdio import serve_lines
+from loci.servers.transports.stdio import serve_lines
 from tests.servers.test_thin import CALLS, LinesOut
 
 

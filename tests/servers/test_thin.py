@@ -24,7 +24,7 @@ from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOC
 
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.store import Store
-from loci.servers.thin import AVAILABLE, HOT_TOOLS, ThinLines, hot_call
+from loci.servers.transports.thin import AVAILABLE, HOT_TOOLS, ThinLines, hot_call
 from tests.runtime.cli.test_serve_http import stop
 
 MODERN = {

@@ -11,8 +11,8 @@ import anyio
 from loci.bench.postgres_cluster import running_cluster
 from loci.memory.engines.postgres.store import DOWN_WAIT_S, WAIT_S, PgStore
 from loci.memory.records.tokens import Principal, Tokens
-from loci.servers.principals import Principals
-from loci.servers.scoped import ProjectApps
+from loci.servers.auth.principals import Principals
+from loci.servers.auth.scoped import ProjectApps
 from tests.conftest import new_database
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from loci.servers.transport import FrozenAfterStartup
+from loci.servers.transports.transport import FrozenAfterStartup
 
 
 async def test_the_http_server_freezes_what_its_startup_built_then_passes_the_message_on() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 
 from loci.memory.store import Store
-from loci.servers.bearer import METADATA_PATH
-from loci.servers.transport import http_app
+from loci.servers.auth.bearer import METADATA_PATH
+from loci.servers.transports.transport import http_app
 
 TOKEN = "a-server-token-of-some-length"
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}

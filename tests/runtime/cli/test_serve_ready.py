@@ -15,7 +15,7 @@ from loci.runtime.cli.listing import listing
 from loci.runtime.cli.main import VERSION
 from loci.runtime.cli.serve import SERVED, tool_sets
 from loci.runtime.models.specs import DEFAULT_SPEC
-from loci.servers.ready import LISTING_PATH, Listing
+from loci.servers.transports.ready import LISTING_PATH, Listing
 
 
 async def test_the_shipped_listing_is_what_the_server_answers_now() -> None:

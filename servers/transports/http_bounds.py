@@ -19,7 +19,7 @@ connection meanwhile. A guard at the socket, ahead of uvicorn, would have
 to parse HTTP again to know where a head ends. The protocol object already
 sees each byte before the parser does and is told when the head is
 complete, so `BoundedHttp` is uvicorn's httptools protocol (with
-servers/one_write.py's one-write responses) with three additions, none of
+servers/transports/one_write.py's one-write responses) with three additions, none of
 which touches the app:
 
 - a head must be complete within `header_timeout` seconds of the
@@ -55,7 +55,7 @@ from typing import Any
 import anyio
 from starlette.requests import ClientDisconnect
 
-from loci.servers.one_write import OneWriteHttp
+from loci.servers.transports.one_write import OneWriteHttp
 
 __all__ = [
     "ACCEPT_BACKLOG",

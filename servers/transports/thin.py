@@ -10,7 +10,7 @@ HTTP the request passes the Starlette stack (router, two exception layers,
 the body limit) and runs in a task group of two tasks (the handler and a
 watcher for a disconnect). For the calls a client makes most (`HOT_TOOLS`:
 recall, remember, search, and the compatible server's search, open and writes)
-this module (and servers/thin_http.py over HTTP) does the same work in line: it reads the request once, and hands
+this module (and `thin_http.py` over HTTP) does the same work in line: it reads the request once, and hands
 it to the SDK's own single-request driver (`serve_one`: the same surface
 validation of the request, the same lookup, the tool's arguments checked
 against the same schema, the same function called, the same result sieve
@@ -61,7 +61,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
-from loci.servers.pipes import Backlog
+from loci.servers.transports.pipes import Backlog
 
 # The SDK's own single-request driver and entries, some of them private names: an SDK version without them
 # serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.

@@ -1,6 +1,6 @@
 """The thin path over HTTP: a modern hot call answered in line, as the SDK's single-exchange entry answers it.
 
-See servers/thin.py for why a thin path exists and what it must match. Over
+See servers/transports/thin.py for why a thin path exists and what it must match. Over
 HTTP, `ThinHttp` reads a POST's body once, and when it is a plain modern
 `tools/call` of a hot tool (`hot_call`) answers it the way the SDK's entry
 (`handle_modern_request`, in the mode the app's session manager serves) would,
@@ -30,9 +30,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from loci.servers.thin import HOT_TOOLS, hot_call, parsed
+from loci.servers.transports.thin import HOT_TOOLS, hot_call, parsed
 
-try:  # the SDK's entry and the checks it makes, some of them private names (servers/thin.py checks they exist)
+try:  # the SDK's entry and the checks it makes, some of them private names (`thin.py` checks they exist)
     from mcp.server._streamable_http_modern import (
         _SingleExchangeDispatchContext,
         _to_jsonrpc_response,

@@ -25,7 +25,7 @@ the SDK would refuse is refused by the SDK, with the answer it gets with
 parse: one nested too deep waits for the server like any other it cannot
 read. At most `MAX_WAITING` lines wait; past that, reading waits until the
 server serves, and from then on a line is read only when the server takes
-one (its own bound, servers/stdio.py, then holds the reading back).
+one (its own bound, servers/transports/stdio.py, then holds the reading back).
 When the server is ready it is given, in order, the client's `initialize`
 (whose second answer is dropped: the client has its answer), the
 `notifications/initialized`, the lines that waited, and then every later line
@@ -34,7 +34,7 @@ stateless protocol's `server/discover`, say) is simply answered by the real
 server once it has loaded. Answers may leave in another order than their
 requests came, which JSON-RPC allows.
 
-The client's lines are read and the answers written by `servers/pipes.py`:
+The client's lines are read and the answers written by `servers/transports/pipes.py`:
 on the event loop when they are pipes (no thread hop per line), else by
 threads; either way a server that fails (a home it cannot open) ends the
 process at once, not at the client's next line. While it serves, fd 0 reads
@@ -42,7 +42,7 @@ from the null device and fd 1 writes to stderr, as the SDK's own stdio
 transport arranges, so a child process or a stray print cannot read the
 client's input or write into its replies; the wire is private duplicates of
 the two. This module imports only the standard library, anyio,
-`servers/pipes.py` and `memory/json_input.py`.
+`servers/transports/pipes.py` and `memory/json_input.py`.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ import anyio
 import anyio.to_thread
 
 from loci.memory.json_input import loads
-from loci.servers.pipes import Sink, claim_stdio
+from loci.servers.transports.pipes import Sink, claim_stdio
 
 __all__ = ["ANY_VERSION", "LISTING_PATH", "MAX_WAITING", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
 
@@ -256,7 +256,7 @@ async def serve_ready(listing: Listing, tool_sets: Sequence[str], version: str, 
     """Serve MCP on stdio: early answers from `listing`, then the server `load()` builds (see the docstring)."""
     front = Front(listing, tool_sets, version)
     # No buffer: once the server serves, a line is read from the client only when the server takes one, so the
-    # server's own bound on answers waiting for the client (servers/stdio.py) holds the reading back.
+    # server's own bound on answers waiting for the client (servers/transports/stdio.py) holds the reading back.
     send, receive = anyio.create_memory_object_stream[str](0)
     loaded = anyio.Event()
     state = {"ended": False}

@@ -19,7 +19,7 @@ transaction every `USES_EVERY_S` seconds and when the server stops
 waits on a write; a write that fails (the home locked or away) is logged and
 its uses kept for the next. A home the database of which is unavailable
 raises `StoreUnavailable` here, which the transport answers with a JSON-RPC
-error (servers/scoped.py), never a 500. Each resolution is kept for `TOKEN_CACHE_S` seconds, by the token's SHA-256
+error (servers/auth/scoped.py), never a 500. Each resolution is kept for `TOKEN_CACHE_S` seconds, by the token's SHA-256
 digest, in this process: a request with a known token costs a hash and a
 dict lookup. A revoked token is therefore refused at most `TOKEN_CACHE_S`
 after `loci tokens revoke` (`--token-cache 0`: on its next request). A
@@ -39,7 +39,7 @@ import anyio
 from loci.memory.engines.base import Engine
 from loci.memory.errors import StoreError
 from loci.memory.records.tokens import Principal, Tokens, token_digest
-from loci.servers.bearer import bearer_ok
+from loci.servers.auth.bearer import bearer_ok
 
 __all__ = ["TOKEN_CACHE_S", "USES_EVERY_S", "Principal", "Principals", "bearer_credentials"]
 

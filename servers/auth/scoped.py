@@ -4,10 +4,10 @@
     POST /p/NAME/mcp    project NAME, which the principal must reach (a token with several projects names one)
 
 `ProjectApps` is the ASGI app `loci serve --http` runs. For each request it
-finds the principal (servers/principals.py; nobody: 401, whose
+finds the principal (servers/auth/principals.py; nobody: 401, whose
 `WWW-Authenticate` says why and where a token comes from, and points at the
 RFC 9728 metadata served here without a token at
-`/.well-known/oauth-protected-resource[/PATH]`: servers/bearer.py), picks the project
+`/.well-known/oauth-protected-resource[/PATH]`: servers/auth/bearer.py), picks the project
 from the path (a project the principal does not reach: 403; `/mcp` for a
 token of several projects: 400, naming the paths), and hands the request to
 the MCP app of that project and access, made by `make(project, read_only)`
@@ -35,9 +35,9 @@ from starlette.types import Receive, Scope, Send
 
 from loci.memory.errors import StoreUnavailable, UsageError
 from loci.memory.projects import check_project
-from loci.servers.bearer import METADATA_PATH, challenge, protected_resource
-from loci.servers.principals import Principal, Principals
-from loci.servers.thin_http import ThinHttp
+from loci.servers.auth.bearer import METADATA_PATH, challenge, protected_resource
+from loci.servers.auth.principals import Principal, Principals
+from loci.servers.transports.thin_http import ThinHttp
 
 __all__ = ["ProjectApps", "project_of_path"]
 

@@ -12,19 +12,19 @@ its head or its last member), else with a null id, as JSON-RPC 2.0 says
 for a parse error.
 Everything else passes through untouched, in order.
 
-Each answer counts in a `Backlog` (servers/pipes.py) while it waits to be
+Each answer counts in a `Backlog` (servers/transports/pipes.py) while it waits to be
 written, the SDK's through `Counted`, the thin path's in its writer, and no
 further line is read while too many wait: a client that sends and never
 reads fills its pipe instead of the server's memory.
 
 `serve_lines` serves one connection on text lines in and a text stream out:
-the hot tool calls of the modern era are answered by servers/thin.py in
+the hot tool calls of the modern era are answered by servers/transports/thin.py in
 line, everything else by the SDK's stdio transport and serving loop (what
 the SDK's `Server.run` does: the server's lifespan around the dual-era
-loop). `serve_stdio` gives it the ends of `servers/pipes.py` (read and
+loop). `serve_stdio` gives it the ends of `servers/transports/pipes.py` (read and
 written on the event loop when they are pipes) instead of the SDK's own,
 which spend a worker thread's hop on every line read, written and flushed;
-`loci serve` gives it the lines `servers/ready.py` hands over.
+`loci serve` gives it the lines `servers/transports/ready.py` hands over.
 
 Once the server's lifespan has opened the home, `serve_lines` freezes what
 the process holds (`gc.freeze`: the imports, the SDK's models, the store):
@@ -52,8 +52,8 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-from loci.servers.pipes import Backlog, TextLines, TextWriter, claim_stdio
-from loci.servers.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
+from loci.servers.transports.pipes import Backlog, TextLines, TextWriter, claim_stdio
+from loci.servers.transports.thin import HOT_TOOLS, TextOut, ThinLines, lowlevel_of
 
 __all__ = ["Answering", "Counted", "error_reply", "serve_lines", "serve_stdio"]
 
@@ -138,7 +138,7 @@ class Answering:
 
 
 class Counted:
-    """The SDK's write stream, each message counted in `backlog` while it waits to be taken (servers/pipes.py)."""
+    """The SDK's write stream, each message counted in `backlog` while it waits to be taken (`pipes.py`)."""
 
     def __init__(self, write: Any, backlog: Backlog) -> None:
         self.write = write
@@ -165,7 +165,7 @@ async def serve_lines(
     server: Server[Any] | MCPServer, lines: AsyncIterable[str], out: TextOut, *, hot: frozenset[str] = HOT_TOOLS
 ) -> None:
     """Serve `server` on `lines` (the client's, in order), writing the answers to `out`, until the lines end; the
-    calls of the tools in `hot` on the thin path (servers/thin.py)."""
+    calls of the tools in `hot` on the thin path (servers/transports/thin.py)."""
     lowlevel = lowlevel_of(server)
     async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as calls:
         gc.freeze()  # what the startup built is never garbage: no full collection walks it again

@@ -3,13 +3,13 @@
 HTTP binds 127.0.0.1 unless told otherwise, and a bind to any other address
 refuses to start without a token: anyone who can reach the port could
 otherwise run tasks and read what lies under the roots. The token rules are
-servers/bearer.py's, which the page (`loci ui`) runs too: with a token, every
+servers/auth/bearer.py's, which the page (`loci ui`) runs too: with a token, every
 request must carry `Authorization: Bearer TOKEN` (the scheme in any case,
 RFC 7235), compared in constant time; anything else gets 401 before it
 reaches MCP. Off loopback the token must have at least `MIN_TOKEN_CHARS`
 characters (`check_bind`). The token is the server's own (`--token-file`),
 or, once the home has tokens (`loci tokens add`), one of those: the request
-is then served by the app of the token's project only (servers/scoped.py),
+is then served by the app of the token's project only (servers/auth/scoped.py),
 and off loopback a server without a token of its own starts only over a
 home that has tokens. On loopback the SDK validates the Host header's
 name against DNS rebinding (loopback names only), and `SameOrigin` refuses
@@ -28,17 +28,17 @@ shows a token: tokens travel only in a header, which it does not print.
 
 uvicorn parses the requests with httptools (a dependency), which it picks
 when it is installed, over the pure-Python h11: about a sixteenth of the
-server's CPU time per call. Its protocol is servers/http_bounds.py's, which
+server's CPU time per call. Its protocol is servers/transports/http_bounds.py's, which
 bounds what a client holds before its request reaches the token check (a
 head must arrive within `--header-timeout` seconds and be at most 64 KiB;
 at most `--max-connections` connections, by default what the descriptor
 limit leaves room for) and logs a client's reset in one line; it sends a
-response's head and body in one write (servers/one_write.py: one segment,
+response's head and body in one write (servers/transports/one_write.py: one segment,
 one wake-up of the client), and once the app's lifespan has started, `FrozenAfterStartup`
-freezes what the process holds (`gc.freeze`, as servers/stdio.py does), so
+freezes what the process holds (`gc.freeze`, as servers/transports/stdio.py does), so
 the collector's full collections no longer pause a call to walk it.
 
-Stdio is servers/stdio.py's (re-exported here as `serve_stdio`).
+Stdio is servers/transports/stdio.py's (re-exported here as `serve_stdio`).
 
 The socket listens before the server says on stderr where it serves
 (`loci: serving MCP on http://HOST:PORT/mcp`), so a client that waits for
@@ -66,13 +66,13 @@ from loci.memory.engines.base import Engine
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.projects import check_project
 from loci.memory.regular import read_regular
-from loci.servers.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
-from loci.servers.http_bounds import ACCEPT_BACKLOG, BoundedHttp, HttpBounds, QuietResets, connection_cap
-from loci.servers.principals import TOKEN_CACHE_S, Principal, Principals
-from loci.servers.scoped import ProjectApps
-from loci.servers.stdio import serve_stdio
-from loci.servers.thin import HOT_TOOLS, lowlevel_of
-from loci.servers.thin_http import ThinHttp
+from loci.servers.auth.bearer import MIN_TOKEN_CHARS, check_bind, is_loopback, same_origin
+from loci.servers.auth.principals import TOKEN_CACHE_S, Principal, Principals
+from loci.servers.auth.scoped import ProjectApps
+from loci.servers.transports.http_bounds import ACCEPT_BACKLOG, BoundedHttp, HttpBounds, QuietResets, connection_cap
+from loci.servers.transports.stdio import serve_stdio
+from loci.servers.transports.thin import HOT_TOOLS, lowlevel_of
+from loci.servers.transports.thin_http import ThinHttp
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -177,12 +177,12 @@ def http_app(
     stateless: bool = False,
     hot: frozenset[str] = HOT_TOOLS,
 ) -> ASGIApp:
-    """The ASGI app `serve_http` runs: each request's principal (servers/principals.py) served by the MCP app of
-    its project, `server_for(project, read_only)` (servers/scoped.py), and the origin check on loopback. Each app
+    """The ASGI app `serve_http` runs: each request's principal (servers/auth/principals.py) served by the MCP app of
+    its project, `server_for(project, read_only)` (servers/auth/scoped.py), and the origin check on loopback. Each app
     holds at most `max_sessions` sessions (a new one past that gets 503), and closes a session with no request in
     flight for `session_idle` seconds (None: no cap, no expiry). A `stateless` app keeps no sessions: each request
     is answered on its own, so any of several servers over one home answers any request. The calls of the tools in
-    `hot` take the thin path (servers/thin.py)."""
+    `hot` take the thin path (servers/transports/thin.py)."""
     check_project(project)
 
     def make(chosen: str, read_only: bool) -> ThinHttp:
