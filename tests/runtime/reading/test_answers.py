@@ -225,7 +225,7 @@ async def test_an_answer_copying_the_prompt_is_refused(tmp_path: Path, short: Pa
 async def test_an_answer_on_no_line_of_the_documents_is_partial(tmp_path: Path, short: Path) -> None:
     model = ScriptedModel([answer("purple elephants", [])])
     async with open_session(model, tmp_path / "loci.db", json_config(), files=[short]) as session:
-        result = await session.agent.run("How much does a plot cost?")
+        result = await session.agent.run("What does a plot cost?")  # asks no number: `forms.py` aside
     model.check_used()
     assert result.status == "partial" and result.reason is not None and result.reason.startswith("no evidence")
 
@@ -234,7 +234,7 @@ async def test_an_answer_about_the_document_rather_than_from_it_is_partial(tmp_p
     talk = "The document contains a list of lines and each plot of the garden is in a format."
     model = ScriptedModel([answer(talk, [])])
     async with open_session(model, tmp_path / "loci.db", json_config(), files=[short]) as session:
-        result = await session.agent.run("How much does a plot cost?")
+        result = await session.agent.run("What does a plot cost?")  # asks no number: `forms.py` aside
     model.check_used()
     assert result.status == "partial" and (result.reason or "").startswith("no evidence")
 

@@ -1,0 +1,71 @@
+"""The form of an answer a question asks for: a person, a number, an address, an option.
+
+"Who wrote ...?" is answered by a name, "How many ...?" by a number, "Where can I read about it
+online?" by an address and "Which flag ...?" by an option; an answer without one does not answer,
+however well its words stand on the lines shown. The small model restates such a question ("The
+module that wraps and fills paragraphs of text"), copies a call off the line it found
+(`s.decode(detect_encoding(s), 'surrogatepass')` for "Who wrote Python's JSON encoder?") or names the
+constant instead of its value (`HTTP_PORT` for "On which port ..."). `missing_form` says which form is
+missing, and `runtime.reading.values.not_the_value` makes such an answer `partial`.
+
+Each form is asked for by a few plain patterns of the question, and an answer has it when it holds
+one thing of that form that the question does not hold already: a capitalised name or an e-mail
+address (not a sentence's opening word), a number, an address (`https://...`, `www.`, a domain), an
+option (`-S`, `--sort`). A question that asks for none of these forms (what a section is titled, what
+a licence allows) is left to the other checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["asked_form", "missing_form"]
+
+_FORMS = (
+    ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
+    (
+        "address",
+        re.compile(
+            r".*(\b(url|urls|website|web\s+site|home\s*page|web\s+page|link)\b"
+            r"|\bwhere\b.*\b(online|repo|repository|web|download|source\s+code)\b)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "number",
+        re.compile(
+            r"\s*how\s+(many|much|long|big|large|old|wide)\b"
+            r"|.*\b(what|which)('s|\s+is)?\s+(the\s+)?(max|maximum|min|minimum|number|size|length|port|limit|width|count)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # "Who wrote ...", "Who is the author of ...", not "Who is Caroline?" (a description answers that)
+    ("person", re.compile(r"\s*(whom|whose\b|who\b(?!\s+(is|was|are|were)\s+(?!the\b|a\b|an\b)))", re.IGNORECASE)),
+)
+_OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")
+_ADDRESS = re.compile(r"://|\bwww\.|\b[\w-]+\.(org|com|net|io|edu|gov|info|de|uk|fr)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+")
+_NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[-'][A-Za-z]+)?|[\w.+-]+@[\w-]+\.[\w.]+")
+_OPENERS = {"The", "A", "An", "It", "Its", "This", "That", "These", "Those", "He", "She", "They", "Yes", "No"}
+
+
+def asked_form(question: str) -> str | None:
+    """The form `question` asks its answer to have: "option", "address", "number", "person", or None."""
+    return next((form for form, asks in _FORMS if asks.match(question)), None)
+
+
+def missing_form(answer: str, question: str) -> str | None:
+    """The form the question asks for that `answer` lacks (beyond what the question says itself), or None."""
+    form = asked_form(question)
+    if form == "option":
+        has = bool(_OPTION.search(answer))
+    elif form == "address":
+        has = bool(_ADDRESS.search(answer))
+    elif form == "number":
+        has = bool(set(_NUMBER.findall(answer)) - set(_NUMBER.findall(question)))
+    elif form == "person":
+        asked = {word.casefold() for word in re.findall(r"\w+", question)}
+        has = any(name not in _OPENERS and name.casefold() not in asked for name in _NAME.findall(answer))
+    else:
+        return None
+    return None if has else form

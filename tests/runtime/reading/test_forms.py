@@ -1,0 +1,49 @@
+"""An answer has the form its question asks for: a name, a number, an address, an option.
+
+The answers below are the bundled model's, marked `done` on the phrasing set before this check.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from loci.runtime.reading.forms import asked_form, missing_form
+from loci.runtime.reading.values import not_the_value
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "missing"),
+    [
+        ("Who wrote the module that wraps and fills text?", "The module that wraps and fills text", "person"),
+        ("Who wrote Python's JSON encoder and decoder?", "s.decode(detect_encoding(s), 'surrogatepass')", "person"),
+        ("On which port does http.client connect for secure connections by default?", "HTTP_PORT", "number"),
+        ("what's the max header line length in email?", "None, header_name=None", "number"),
+        ("Where can I read about the stream editor online?", "The document says it is available", "address"),
+        ("what's the flag to extract into a different dir?", "The flag to extract into a different dir", "option"),
+        ("Who wrote the uuid module?", "Ka-Ping Yee", None),
+        ("Who holds the copyright of git?", "Linus Torvalds", None),
+        ("How many lines does head print by default?", "10", None),
+        ("How many lines does head print by default, 10 or 20?", "10", "number"),  # the question's own number
+        ("What URL does the MPL 2.0 Exhibit A notice point to?", "http://mozilla.org/MPL/2.0/", None),
+        ("Which ls option sorts by file size, largest first?", "-S", None),
+        ("Who is Caroline?", "a transgender woman", None),  # a description answers that
+        ("What is the title of section 8?", "Litigation", None),  # no form asked: left to the other checks
+    ],
+)
+def test_an_answer_without_the_form_asked_lacks_it(question: str, answer: str, missing: str | None) -> None:
+    assert missing_form(answer, question) == missing
+
+
+def test_the_forms_asked() -> None:
+    assert asked_form("Who is the author of argparse?") == "person"
+    assert asked_form("Whose idea was the trip?") == "person"
+    assert asked_form("How long may a line be?") == "number"
+    assert asked_form("where's the apt repo?") == "address"
+    assert asked_form("When did Caroline go to the support group?") is None
+
+
+def test_an_answer_without_the_form_is_not_the_value() -> None:
+    shown = "53| __author__ = 'Ka-Ping Yee <ping@zesty.ca>'"
+    assert not_the_value("Ka-Ping Yee", shown, "Who wrote the uuid module?") is None
+    problem = not_the_value("The uuid module", shown, "Who wrote the uuid module?")
+    assert problem is not None and "a person's name" in problem
