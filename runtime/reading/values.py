@@ -27,7 +27,9 @@ answers a person can trust:
   question asks about (`runtime.reading.fields`), the answer must say that
   value: all of it, every number of it, or, for a value without numbers,
   half its claims. Asked which exception is raised, an answer that names
-  none (`child_exception_type(err_msg)`) is not the answer either.
+  none (`child_exception_type(err_msg)`) is not the answer either; nor is an
+  answer without the form the question asks for (`runtime.reading.forms`: a
+  name for "Who ...", a number for "How many ...", an address, an option).
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ from loci.memory.graph.quoted import without_notes
 from loci.memory.text import words
 from loci.runtime.reading.answers import ANSWERING, claims, scored_rows
 from loci.runtime.reading.fields import answer_kind, definition, exceptions, meant_names
+from loci.runtime.reading.forms import missing_form
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
+
+_FORM_WORDS = {"option": "an option", "address": "an address", "number": "a number", "person": "a person's name"}
 
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 
@@ -91,6 +96,8 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
     if answer_kind(question) == "exception" and not exceptions(answer):
         return "not an exception: the question asks which exception is raised, and the answer names none"
+    if form := missing_form(answer, without_notes(question)):
+        return f"not the answer: the question asks for {_FORM_WORDS[form]}, and the answer gives none"
     return None
 
 
