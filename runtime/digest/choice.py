@@ -11,7 +11,10 @@ words), a word counting less the more found lines hold it: the curl line
 holds "source" and "curl", the others "source" alone.
 An answer stands when the found line that holds the most of its own words
 (those not in the question) is one of those lines: "https" is on every
-line, "curl.se" on one. Otherwise the answer is chosen among those lines as `loci run`
+line, "curl.se" on one; or a second hop from one of them, the line the
+scan bridges to (a question word that line lacks, and a word of its own
+they share): the aopalliance line adds no word of the question to the curl
+line, so it is no hop. Otherwise the answer is chosen among those lines as `loci run`
 chooses a span (runtime/reading/spans.py): the line the model's own
 likelihood prefers as its whole reply to the same prompt, or, for a model
 that cannot score (a remote one), the best of them by the scan's score. The
@@ -52,6 +55,18 @@ def best_found(found: Sequence[Found], question: str) -> list[Found]:
     return sorted(lines, key=lambda line: -line.score)[:MOST_LINES]
 
 
+def _hop(line: Found, best: Sequence[Found], wanted: set[str]) -> bool:
+    """Whether `line` is a second hop from one of the `best` lines, as the scan bridges to one: it holds a word
+    of the question that best line lacks, and shares with it a word the question does not say ("Velmora keeps
+    the key to the amber vault"; "the amber vault is in Tarnhollow", asked in which city that key's room is)."""
+    words = line_words(line.text)
+    for first in best:
+        held = line_words(first.text)
+        if (words & wanted) - held and (words & held) - wanted:
+            return True
+    return False
+
+
 async def from_evidence(
     model: Model, messages: list[dict[str, str]], question: str, answer: str, found: Sequence[Found]
 ) -> str:
@@ -61,10 +76,12 @@ async def from_evidence(
     best = best_found(found, question)
     if not best:
         return answer
-    own = line_words(answer) - set(content_words(question))
+    wanted = set(content_words(question))
+    own = line_words(answer) - wanted
     shared = [len(own & line_words(line.text)) for line in found]
     most = max(shared, default=0)
-    if most and any(line in best for line, count in zip(found, shared, strict=True) if count == most):
+    rests_on = [line for line, count in zip(found, shared, strict=True) if count == most]
+    if most and any(line in best or _hop(line, best, wanted) for line in rests_on):
         return answer
     texts = [" ".join(line.text.split())[:LINE_CHARS] for line in best]
     if len(texts) == 1 or not can_score(model):

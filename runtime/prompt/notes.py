@@ -123,7 +123,8 @@ class NoteWriter:
         queue: NoteQueue | None = None,
     ) -> None:
         self.model, self.window, self.sizes, self.mode = model, window, sizes, mode
-        self.system, self.ledger = system, ledger  # the run's system text: its KV prefix serves the note too
+        self.ledger = ledger
+        self.system = self._system(system)  # the turn's system text: its KV prefix serves the note too
         self.queue_to = queue
         self.jobs = queue.jobs if queue is not None else Jobs(window.contexts.store, project=window.contexts.project)
         self.queued = 0  # note jobs this writer queued
@@ -131,7 +132,13 @@ class NoteWriter:
 
     def begin_run(self, sizes: RegionSizes, system: str) -> None:
         """Take a run's region sizes and system text: its notes fit its window and share its KV prefix."""
-        self.sizes, self.system = sizes, system
+        self.sizes = sizes
+        self.system = self._system(system)
+
+    def _system(self, system: str) -> str:
+        """The system text as a turn's prompt shows it, cut to the system region: the note's prompt stays
+        within the window, and its system message is the turn's, so the KV prefix is the same."""
+        return fit(system, self.sizes.system, self.model.count_tokens)[0]
 
     async def compact(self) -> None:
         """Fold the older turns into one note when the window outgrows W (`Window.to_fold` says which).

@@ -58,3 +58,15 @@ async def test_the_line_marks_a_model_writes_back_are_no_answer() -> None:
     assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, marks, FOUND) == "Source: https://curl.se/"
     echoed = "(doc:1 line 7401) Source: https://curl.se/ (doc:1 line 12"
     assert await from_evidence(ScriptedModel([]), MESSAGES, QUESTION, echoed, FOUND) == "Source: https://curl.se/"
+
+
+async def test_an_answer_on_the_line_the_best_line_bridges_to_stands() -> None:
+    question = "In which city is the room whose key Velmora Quist keeps?"
+    found = [
+        Found(0, 10, 9.0, "Velmora Quist keeps the key to the amber vault."),
+        Found(0, 80, 3.0, "The amber vault is in the city of Tarnhollow."),
+        Found(0, 95, 2.5, "The city council met on Tuesday."),
+    ]
+    model = ScriptedModel([])
+    assert await from_evidence(model, MESSAGES, question, "Tarnhollow", found) == "Tarnhollow"
+    assert await from_evidence(model, MESSAGES, question, "Tuesday", found) == found[0].text  # no shared word: no hop
