@@ -38,7 +38,8 @@ where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
 line does not answer who put the package together): a document line (the
 prompt numbers them, `N| text`) whose BM25 score for the question's words
 (`memory.context.lexical.Ranker`, over the document lines shown) is at least
-`ANSWERING` (half) of the best one's (`PAX_FORMAT = 2` does not say what
+`ANSWERING` (half) of the best one's, each word of the question counted once
+(the parts of `TextWrapper` are one word, not three) (`PAX_FORMAT = 2` does not say what
 `DEFAULT_FORMAT` is: `DEFAULT_FORMAT = PAX_FORMAT` says it better; the line
 that assigns a name the question asks about always is), or
 another line (the run's own turns and results) that holds a word of the
@@ -224,7 +225,8 @@ def _about(shown: str, question: str) -> list[str] | None:
             ranker.count(row, rows[-1][1])
         elif line_terms(line) & asked:
             others.append(line)
-    scores = [ranker.score(row, terms) for row, terms in rows]
+    words_asked = _question_words(question, asked)
+    scores = [_score(ranker, row, terms, words_asked) for row, terms in rows]
     best = max(scores, default=0.0)
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
     # the line that assigns a name the question asks about is about it, however its words rank (`BPF = 53  #
@@ -232,6 +234,36 @@ def _about(shown: str, question: str) -> list[str] | None:
     meant = meant_names(question, [row for row, _ in rows])
     about += [row for row, _ in rows if row not in about and any(definition(row, name) for name in meant)]
     return about + others if about or others else None
+
+
+def _question_words(question: str, asked: set[str]) -> list[set[str]]:
+    """The question's terms grouped by the word they come from: an identifier with its parts (`TextWrapper`:
+    `textwrapp`, `text`, `wrapper`), each term in the first word that gives it."""
+    groups: list[set[str]] = []
+    seen: set[str] = set()
+    for run in _RUN.findall(question):
+        group = (line_terms(run) & asked) - seen
+        if group:
+            groups.append(group)
+            seen |= group
+    return groups
+
+
+def _score(ranker: Ranker, row: str, held: set[str], groups: list[set[str]]) -> float:
+    """The line's BM25 score with each question word counted once: a word given in parts (`TextWrapper`:
+    `textwrapp`, `text`, `wrapper`) adds its weightiest part the line holds, times the share of its parts the
+    line holds. "class TextWrapper:" then does not outrank "The default width is 70 columns" for "What is
+    the default width of TextWrapper?" three times over, and `DEFAULT_FORMAT = PAX_FORMAT` still outranks
+    `PAX_FORMAT = 2` for "What is DEFAULT_FORMAT?"."""
+    plain = sum(ranker.weight(term) for term in held)
+    if not plain:
+        return 0.0
+    grouped = set().union(*groups) if groups else set()
+    counted = sum(ranker.weight(term) for term in held - grouped)
+    for group in groups:
+        if on_line := held & group:
+            counted += max(ranker.weight(term) for term in on_line) * len(on_line) / len(group)
+    return ranker.score(row, held) * counted / plain
 
 
 def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:

@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from loci.memory.context.lexical import asked, content_terms
+from loci.memory.context.lexical import asked, content_terms, line_terms
 from loci.runtime.models.base import Continuation, Model
 from loci.runtime.reading.answers import ANSWERING, scored_rows
 from loci.runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
@@ -106,6 +106,9 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
             shaped = field(text)
             # the key, or the comment that says what the key is, holds a word of the question
             if shaped and terms.held(f"{shaped[0]} {shaped[2]}"):
+                said = line_terms(shaped[1])
+                if said and said <= line_terms(question):  # `self.placeholder = placeholder`: only the question's
+                    continue
                 add(ref, number, [names(shaped[1]), shaped[1]])
                 break
     return list(spans.values())[:most]

@@ -63,7 +63,8 @@ async def test_the_conversation_imports_as_jsonl_with_its_turn_refs(tmp_path: Pa
 
 async def test_a_copied_chat_answer_is_counted(tmp_path: Path) -> None:
     source = tmp_path / "a.py"
-    source.write_text("# Written by Greg Ward\nWIDTH = 70  # the default width is 70\n", encoding="utf-8")
+    # lines in prose: a `WIDTH = 70` or `Written by` line is answered by its value, without the model writing
+    source.write_text("# Greg Ward wrote this module.\n# The default width is 70 columns.\n", encoding="utf-8")
     chat = {"file": str(source), "turns": [["What is the default width?", "70"], ["Who wrote it?", "Greg Ward"]]}
     same = "The default width is 70 columns."
     model = ScriptedModel([same], parameters=135_000_000, context_window=4_096, repeat_last=True)

@@ -16,14 +16,24 @@ BZIP2 = "Upstream-Name: bzip2\nFiles: *\nCopyright: 1996-2010 Julian R Seward <j
 QUESTION = "Who holds the copyright of bzip2?"
 
 
-async def ask(tmp_path: Path, *, scoped: bool) -> tuple[ScriptedModel, str]:
+async def ask(tmp_path: Path, *, scoped: bool) -> tuple[list[str], str]:
+    """The prompts the model was shown (to write, then to score spans on), and the chat's output."""
     bash, bzip2 = tmp_path / "bash-copyright", tmp_path / "bzip2-copyright"
     bash.write_text(BASH, encoding="utf-8")
     bzip2.write_text(BZIP2, encoding="utf-8")
     db = tmp_path / "loci.db"
     async with open_session(ScriptedModel([]), db, files=[bash]):
         pass  # the home already holds another document
-    model = ScriptedModel(["Julian R Seward"], parameters=SMALL, context_window=4_096)
+    prompts: list[str] = []
+
+    def scorer(messages: list[dict[str, str]], candidate: str) -> float:  # the prompt the spans are scored on
+        prompts.append(messages[1]["content"])
+        return 0.0 if candidate == "Julian R Seward" else -5.0
+
+    # Scoped, the chat reads the file alone and answers with the value of its `Copyright:` field, the span the
+    # model scores likeliest, writing no free text; over the whole home the model writes the answer.
+    replies = [] if scoped else ["Julian R Seward"]
+    model = ScriptedModel(replies, parameters=SMALL, context_window=4_096, scorer=scorer)
     out: list[str] = []
     async with open_session(model, db, files=[bzip2]) as session:
         objects = list(session.loaded) if scoped else None
@@ -31,17 +41,17 @@ async def ask(tmp_path: Path, *, scoped: bool) -> tuple[ScriptedModel, str]:
         with anyio.fail_after(30):
             await chat.ask(QUESTION)
     model.check_used()
-    return model, "\n".join(out)
+    return [call.messages[1]["content"] for call in model.calls] + prompts, "\n".join(out)
 
 
 async def test_a_chat_with_a_file_reads_that_file_and_not_the_homes_others(tmp_path: Path) -> None:
-    model, out = await ask(tmp_path, scoped=True)
-    shown = model.calls[0].messages[1]["content"]
-    assert "Julian R Seward" in shown and "Matthias Klose" not in shown
+    shown, out = await ask(tmp_path, scoped=True)
+    assert shown
+    assert all("Julian R Seward" in prompt and "Matthias Klose" not in prompt for prompt in shown)
     assert "loci> Julian R Seward" in out and "partial" not in out
 
 
 async def test_a_chat_over_the_whole_home_reads_every_document(tmp_path: Path) -> None:
-    model, _ = await ask(tmp_path, scoped=False)
-    shown = model.calls[0].messages[1]["content"]
-    assert "Julian R Seward" in shown and "Matthias Klose" in shown
+    shown, _ = await ask(tmp_path, scoped=False)
+    assert shown
+    assert "Julian R Seward" in shown[0] and "Matthias Klose" in shown[0]
