@@ -124,23 +124,28 @@ async def recall_sample(source: Any, target: Any, size: int) -> dict[str, Any]:
     found in its top `TOP`, how many of those had the same ids on both, and those the destination lost."""
     from loci.memory.graph.graph import Graph
     from loci.memory.graph.recall import Recall
+    from loci.memory.graph.run_records import RUN_KINDS
     from loci.memory.graph.terms import query_terms
 
-    def pick(db: Any) -> list[tuple[int, str, str]]:
+    def pick(db: Any) -> list[tuple[int, str, str, str]]:
         ids = [row[0] for row in db.conn.execute("SELECT id FROM memory_nodes WHERE deleted IS NULL ORDER BY id")]
         chosen = sorted({ids[i * len(ids) // size] for i in range(size)}) if ids and size else []
-        sql = "SELECT id, project, text FROM memory_nodes WHERE id = ?"
+        sql = "SELECT id, project, text, kind FROM memory_nodes WHERE id = ?"
         return [tuple(db.conn.execute(sql, [node_id]).fetchone()) for node_id in chosen]
 
     found = same = 0
     lost: list[str] = []
     sampled = await source.read(pick)
-    for node_id, project, text in sampled:
+    for node_id, project, text, kind in sampled:
         query = " ".join(query_terms(text))
         if not query.strip():
             continue
-        mine = [r.node.id for r in await Recall(Graph(source, project=project)).recall(query, k=TOP, record=False)]
-        theirs = [r.node.id for r in await Recall(Graph(target, project=project)).recall(query, k=TOP, record=False)]
+        # A run's record (an episode, a distilled procedure) is recalled only by its kind (run_records.py).
+        kinds = [kind] if kind in RUN_KINDS else None
+        mine = [r.node.id for r in await Recall(Graph(source, project=project)).recall(query, TOP, kinds, record=False)]
+        theirs = [
+            r.node.id for r in await Recall(Graph(target, project=project)).recall(query, TOP, kinds, record=False)
+        ]
         if node_id in mine:
             found += 1
             same += mine == theirs

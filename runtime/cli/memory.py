@@ -139,8 +139,14 @@ async def _dispatch(store: Engine, args: argparse.Namespace) -> Any:
         return await tools.memory_forget(args.id, args.reason)
     if command == "link":
         return await tools.memory_link(args.a, args.b, args.kind, args.weight)
-    if command == "show":
-        return await tools.memory_get(args.id)
+    if command == "show":  # a person asked for the memory in full: read on past the tool's part, to its end
+        shown = await tools.memory_get(args.id)
+        while "next_offset" in shown:
+            more = await tools.memory_get(args.id, offset=shown["next_offset"])
+            shown = {**shown, "text": shown["text"] + more["text"], "next_offset": more.get("next_offset")}
+            if shown["next_offset"] is None:
+                del shown["next_offset"]
+        return shown
     if command == "neighbors":
         return await tools.memory_neighbors(args.id, depth=args.depth, kinds=args.kind)
     raise AssertionError(f"no such memory subcommand: {command}")

@@ -84,12 +84,19 @@ def test_consolidate_twice_changes_nothing_the_second_time(tmp_path: Path) -> No
 @pytest.mark.timeout(3000)  # three real runs; a loaded 2-core machine takes minutes for each
 def test_runs_on_the_bundled_model_leave_episodes_whose_feedback_distils_a_procedure(tmp_path: Path) -> None:
     run_json("memory", "add", "the harbor fee is 35 euros a night", home=tmp_path)
+    # A file keeps --tools memory pinned: a run with no file reads a fresh memory document of its own instead
+    # (runtime/session/sources.py, runtime/cli/run.py `tools_for`), and the small model's recall arguments
+    # drifted from run to run, so the three runs did not share one recipe.
+    harbor = tmp_path / "harbor.md"
+    harbor.write_text("# Harbor\nThe harbor fee is 35 euros a night.\n", encoding="utf-8")
     runs = []
     for _ in range(3):  # the same recipe three times: memory_recall, memory_stats, then the answer (a one-step
         # sequence is never distilled: `distill_min_steps`)
         out = run_json(
             "run",
             "What is the harbor fee?",
+            "--file",
+            str(harbor),
             "--tools",
             "memory",
             "--tool-choice",

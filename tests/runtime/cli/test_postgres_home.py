@@ -108,5 +108,6 @@ def test_run_answers_from_a_document_and_records_the_run_on_either_engine(home: 
     out = json.loads(done.stdout)
     assert (out["answer"], out["status"], out["run_id"]) == ("4417", "done", 1)
     assert out["evidence"][0]["text"] == "The shed code is 4417.\n"
-    episodes = loci(tmp_path, "memory", "search", "shed code", "--json", env={"LOCI_DB": home})
+    # The run's episode: a run record, found when its kind is named (memory/graph/run_records.py).
+    episodes = loci(tmp_path, "memory", "search", "shed code", "--kind", "episodic", "--json", env={"LOCI_DB": home})
     assert episodes.returncode == 0 and "shed code" in episodes.stdout
