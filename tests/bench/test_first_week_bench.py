@@ -65,7 +65,8 @@ async def test_a_copied_chat_answer_is_counted(tmp_path: Path) -> None:
     source = tmp_path / "a.py"
     # lines in prose: a `WIDTH = 70` or `Written by` line is answered by its value, without the model writing
     source.write_text("# Greg Ward wrote this module.\n# The default width is 70 columns.\n", encoding="utf-8")
-    chat = {"file": str(source), "turns": [["What is the default width?", "70"], ["Who wrote it?", "Greg Ward"]]}
+    # the second question asks for no form (a name, a number): so only the copy check can mark its answer
+    chat = {"file": str(source), "turns": [["What is the default width?", "70"], ["What does it say?", "wrote"]]}
     same = "The default width is 70 columns."
     model = ScriptedModel([same], parameters=135_000_000, context_window=4_096, repeat_last=True)
     report = await run_chats(model, RunConfig(), [chat])
