@@ -75,6 +75,7 @@ from loci.runtime.reading.fields import definition, meant_names
 
 __all__ = [
     "ANSWERING",
+    "OPTION",
     "SHOWN_HEADER",
     "SHOWN_ROW",
     "answer_problem",
@@ -101,7 +102,7 @@ QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _RUN = re.compile(r"[\w.\-]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
-_OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
+OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
@@ -173,7 +174,7 @@ def claims(answer: str) -> list[str]:
     """What an answer asserts that a line must hold: its quoted phrases, options (`-S`), numbers, dates,
     identifiers and names, in order (a quoted phrase and an option as they are, the rest as single words)."""
     found = [m.group(1).strip() for m in QUOTED.finditer(answer)]
-    found += _OPTION.findall(QUOTED.sub(" ", answer))
+    found += OPTION.findall(QUOTED.sub(" ", answer))
     for sentence in sentences(QUOTED.sub(" ", answer)):
         runs = [run.strip("-_.") for run in _RUN.findall(sentence)]
         runs = [run for run in runs if run]
@@ -286,8 +287,8 @@ def _holds(text: str, claim: str) -> bool:
     """Whether `text` holds `claim`: a number as a whole number, anything else as a word or its stem."""
     if _NUMBER.fullmatch(claim):
         return claim in {run.strip("-_.") for run in _RUN.findall(text)}
-    if _OPTION.fullmatch(claim):
-        return claim in _OPTION.findall(text)
+    if OPTION.fullmatch(claim):
+        return claim in OPTION.findall(text)
     return claim.casefold() in words(text) or stem(claim) in line_terms(text)
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from loci.runtime.reading.answers import OPTION
+
 __all__ = ["asked_form", "missing_form"]
 
 _FORMS = (
@@ -42,7 +44,6 @@ _FORMS = (
     # "Who wrote ...", "Who is the author of ...", not "Who is Caroline?" (a description answers that)
     ("person", re.compile(r"\s*(whom|whose\b|who\b(?!\s+(is|was|are|were)\s+(?!the\b|a\b|an\b)))", re.IGNORECASE)),
 )
-_OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")
 _ADDRESS = re.compile(r"://|\bwww\.|\b[\w-]+\.(org|com|net|io|edu|gov|info|de|uk|fr)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[-'][A-Za-z]+)?|[\w.+-]+@[\w-]+\.[\w.]+")
@@ -58,7 +59,7 @@ def missing_form(answer: str, question: str) -> str | None:
     """The form the question asks for that `answer` lacks (beyond what the question says itself), or None."""
     form = asked_form(question)
     if form == "option":
-        has = bool(_OPTION.search(answer))
+        has = bool(OPTION.search(answer))
     elif form == "address":
         has = bool(_ADDRESS.search(answer))
     elif form == "number":
