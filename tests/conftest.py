@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from loci.bench.postgres_cluster import cluster
+from loci.bench.servers.postgres_cluster import cluster
 from loci.memory.engines.base import Engine
 from loci.memory.engines.select import use_engine
 from loci.memory.store import Store

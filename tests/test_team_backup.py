@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from loci.bench.postgres_cluster import running_cluster
+from loci.bench.servers.postgres_cluster import running_cluster
 
 DOC = Path(__file__).parent.parent / "docs" / "team.md"
 

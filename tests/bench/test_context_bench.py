@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from loci.bench import context
+from loci.bench.context import context
 
 KEYS = {
     "budget",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from loci.bench import context_store, navigate
+from loci.bench.context import navigate
+from loci.bench.context import store as context_store
 
 
 def parse(module: Any, argv: list[str]) -> argparse.Namespace:

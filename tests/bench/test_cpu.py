@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from loci.bench.cpu import ServerCpu
+from loci.bench.servers.cpu import ServerCpu
 
 # A child that works (with a child of its own that works too), says so, and waits for its stdin to close.
 WORKER = (

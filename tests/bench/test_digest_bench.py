@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from loci.bench import digest as digest_bench
-from loci.bench.digest_real import FACTS, plant, run_real
-from loci.bench.needles import make_needles, score, write_haystack
+from loci.bench.digest import digest as digest_bench
+from loci.bench.digest.needles import make_needles, score, write_haystack
+from loci.bench.digest.real import FACTS, plant, run_real
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel
 

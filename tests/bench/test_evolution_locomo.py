@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from loci.bench import load
-from loci.bench.evolution_locomo import KS, GoldEvaluator, split_questions
-from loci.bench.recall_data import load_data
+from loci.bench.evolution.locomo import KS, GoldEvaluator, split_questions
+from loci.bench.recall.data import load_data
 from loci.memory.errors import UsageError
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from loci.bench.first_week import _locomo
-from loci.bench.first_week_files import DATA, _path, concatenated, run_chats
+from loci.bench.first_week.files import DATA, _path, concatenated, run_chats
+from loci.bench.first_week.first_week import _locomo
 from loci.memory.graph.graph import Graph
 from loci.memory.imports.files import import_file
 from loci.memory.store import Store

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from loci.bench import latency
+from loci.bench.model import latency
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel
 

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from loci.bench import llama_modes
+from loci.bench.model import llama_modes
 
 
 def test_a_crashed_mode_is_reported_and_left_out_of_the_ratios() -> None:

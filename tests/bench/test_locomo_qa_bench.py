@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from loci.bench.locomo_qa import bm25_top, contains, f1, locomo_set, normalise, run_locomo
+from loci.bench.qa.locomo import bm25_top, contains, f1, locomo_set, normalise, run_locomo
 from loci.memory.errors import UsageError
 from loci.runtime.loop.records import RunConfig
 from loci.runtime.models.base import Request

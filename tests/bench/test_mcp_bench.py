@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from loci.bench.mcp import GOALS
+from loci.bench.servers.mcp import GOALS
 
 
 def test_bench_mcp_reports_each_path_and_the_concurrent_run() -> None:

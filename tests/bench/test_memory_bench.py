@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from loci.bench import load
-from loci.bench.generate_recall import main
-from loci.bench.recall import DEFAULT_DATA
+from loci.bench.recall.generate import main
+from loci.bench.recall.recall import DEFAULT_DATA
 from loci.memory.errors import UsageError
 
 

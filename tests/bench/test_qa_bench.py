@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from loci.bench.qa import _summary, direct_answer, loci_answer
-from loci.bench.qa_data import long_set, short_set
+from loci.bench.qa.data import long_set, short_set
+from loci.bench.qa.qa import _summary, direct_answer, loci_answer
 from loci.runtime.loop.records import RunConfig
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from loci.bench import qa
-from loci.bench.qa_beam import beam_set
-from loci.bench.qa_files import run_files
-from loci.bench.qa_files_data import FILES, KINDS, STYLES, file_set, kind_of, spread
-from loci.bench.qa_files_report import is_right
+from loci.bench.qa import qa
+from loci.bench.qa.beam import beam_set
+from loci.bench.qa.files import run_files
+from loci.bench.qa.files_data import FILES, KINDS, STYLES, file_set, kind_of, spread
+from loci.bench.qa.files_report import is_right
 from loci.memory.errors import UsageError
 from loci.runtime.loop.records import RunConfig
 from loci.runtime.models.base import Request

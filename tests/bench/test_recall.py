@@ -3,7 +3,7 @@ questions."""
 
 from __future__ import annotations
 
-from loci.bench.recall import below_ablation, graph_moves, summary
+from loci.bench.recall.recall import below_ablation, graph_moves, summary
 
 
 def test_the_graph_is_named_where_it_falls_below_its_ablation_in_a_judged_category() -> None:

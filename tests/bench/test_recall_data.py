@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from loci.bench import load
-from loci.bench.recall_data import load_data
+from loci.bench.recall.data import load_data
 
 
 def _chat(folder: Path, facts: list[tuple[str, str]], probes: dict) -> None:

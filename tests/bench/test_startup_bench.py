@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from loci.bench.startup import run
+from loci.bench.servers.startup import run
 
 
 async def test_startup_bench_reports_medians_of_real_processes() -> None:

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from loci.bench import load
-from loci.bench.cpu_quota import CpuQuotas, QuotaUnavailable
+from loci.bench.servers.cpu_quota import CpuQuotas, QuotaUnavailable
 from loci.memory.errors import UsageError
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 
-from loci.bench.postgres_cluster import running_cluster
+from loci.bench.servers.postgres_cluster import running_cluster
 from loci.memory.engines.postgres.store import DOWN_WAIT_S, WAIT_S, PgStore
 from loci.memory.records.tokens import Principal, Tokens
 from loci.servers.auth.principals import Principals

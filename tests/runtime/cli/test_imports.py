@@ -7,8 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from loci.bench.recall import ask_sample, run, summary
-from loci.bench.recall_data import load_data
+from loci.bench.recall.data import load_data
+from loci.bench.recall.recall import ask_sample, run, summary
 from loci.memory.graph.graph import Graph
 from loci.memory.store import Store
 from tests.runtime.cli_helpers import loci

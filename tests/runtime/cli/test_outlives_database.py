@@ -22,9 +22,9 @@ import anyio
 import anyio.to_thread
 import httpx
 
-from loci.bench.mcp import http_server
-from loci.bench.postgres_cluster import running_cluster
-from loci.bench.team import TeamClient
+from loci.bench.servers.mcp import http_server
+from loci.bench.servers.postgres_cluster import running_cluster
+from loci.bench.servers.team import TeamClient
 from loci.memory.engines.select import use_engine
 from loci.memory.jobs.queue import Jobs
 from tests.conftest import new_database

@@ -15,7 +15,7 @@ import anyio
 import httpx
 import pytest
 
-from loci.bench.team import TeamClient
+from loci.bench.servers.team import TeamClient
 from tests.runtime.cli.test_serve_http import Served, start, stop
 
 

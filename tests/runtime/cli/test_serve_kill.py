@@ -17,7 +17,7 @@ import anyio
 import httpx
 import psycopg
 
-from loci.bench.team import TeamClient
+from loci.bench.servers.team import TeamClient
 from tests.runtime.cli.test_serve_http import start, stop
 
 CLIENTS = 4  # per server

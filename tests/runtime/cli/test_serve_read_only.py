@@ -12,8 +12,8 @@ import anyio
 import httpx
 from mcp import Client, StdioServerParameters
 
-from loci.bench.mcp import http_server
-from loci.bench.team import TeamClient
+from loci.bench.servers.mcp import http_server
+from loci.bench.servers.team import TeamClient
 from loci.memory.graph.graph import Graph
 from loci.memory.store import Store
 from tests.memory.broken_homes import immutable

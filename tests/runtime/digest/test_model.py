@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from loci.bench.digest_real import plant
+from loci.bench.digest.real import plant
 from loci.runtime.digest.run import digest
 
 pytestmark = pytest.mark.model

@@ -1,0 +1,404 @@
+"""`loci bench team`: HTTP servers over one PostgreSQL, many clients, mixed calls; one server, two and four.
+
+A team server is several `loci serve memory --http` processes over one
+PostgreSQL database behind a load balancer. This benchmark starts a cluster
+of its own (bench/postgres_cluster.py, as the tests do) or takes `--db`, a
+server whose user may create databases, and runs the same load once per
+count of `--servers` (1, 2 and 4), each time on a new database seeded with
+the same `--nodes` memories, the clients dealt to the servers in turn as a
+round-robin balancer would. Each server is held to `--quota` of a core (a
+quarter by default: bench/cpu_quota.py, a cgroup of its own), as on a small
+machine of its own, so that what a second server adds is not hidden by the
+database and the clients using the same cores; where no CPU controller is
+writable the benchmark stops with one line saying so (`--quota 0` runs the
+servers unheld, as the ratio a shared machine allows). `--clients` clients (16) make `--calls` calls
+each (500), `memory_recall` (k=5, two words from the seed's sentences) or,
+with probability `--writes` (0.4), `memory_remember` of a text of its own.
+Each client speaks streamable HTTP with the servers' bearer token
+(`TeamClient`, plain JSON-RPC over httpx, so the load costs little CPU).
+
+It reports, per run, the calls per second, the errors, the p50 and p95 of
+each kind of call, and the writes acknowledged beside the rows found in the
+database afterwards (equal when nothing was lost or written twice); then the
+ratio of each run's throughput to one server's. With `--rounds N` the runs
+are made N times in turn, and the run of median throughput of each is reported (a
+busy machine's other work comes and goes). The floor beside them is the same load on
+one server over a SQLite home (the default a user starts from). The
+database, the servers and the clients share this machine: the output names
+its CPU, its cores and its load, since on a small machine they compete. Beside the time it reports what
+limits the load: the CPU the servers, the database's backends and the
+clients used per second (`cores_busy`), and what the database's connections
+were doing, sampled every `SAMPLE_S` (`database_connections`: running a
+statement, waiting on a lock, holding a transaction open while their server
+computes the next statement, or idle in the pool).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import httpx
+
+from loci.bench.recall.memory import make_sentences
+from loci.bench.servers.cpu_quota import CpuQuotas, QuotaUnavailable
+from loci.bench.servers.mcp import http_server
+from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
+from loci.memory.graph.graph import Graph, NewNode
+from loci.memory.location import is_postgres, shown
+from loci.runtime.cli.doctor import cpu_name
+
+__all__ = ["GOALS", "TeamClient", "add_arguments", "run"]
+
+GOALS = {"errors": 0, "two_over_one": 1.8, "four_over_one": 3.2}
+QUOTA = 0.25  # of a core, each server's by default
+SAMPLE_S = 0.1  # how often the database's connections are looked at
+PROTOCOL = "2025-06-18"
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None, help="a PostgreSQL server whose user creates databases")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients")
+    parser.add_argument("--calls", type=int, default=500, help="calls per client")
+    parser.add_argument("--writes", type=float, default=0.4, help="share of calls that are memory_remember")
+    parser.add_argument("--nodes", type=int, default=2_000, help="memories in each database before the load")
+    parser.add_argument("--no-sqlite", action="store_true", help="skip the one server over a SQLite home")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each count of servers, taken in turn")
+    parser.add_argument("--servers", default="1,2,4", help="the counts of servers to run, comma-separated")
+    parser.add_argument(
+        "--quota", type=float, default=QUOTA, help=f"of a core each server may use (default {QUOTA}; 0: unheld)"
+    )
+    parser.add_argument("--seed", type=int, default=7)
+
+
+class TeamClient:
+    """One MCP session over streamable HTTP: `open` (initialize), then `call(tool, arguments)` for its result; a
+    call `at` another server's URL goes there instead (a stateless server's client may call any server)."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str, token: str | None = None) -> None:
+        self.http = http
+        self.url = url
+        self.headers = {**ACCEPT, **({"Authorization": f"Bearer {token}"} if token else {})}
+        self._next = 0
+
+    async def open(self) -> None:
+        params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench-team", "version": "1"}}
+        response = await self._post({"jsonrpc": "2.0", "id": self._id(), "method": "initialize", "params": params})
+        session = response.headers.get("mcp-session-id")  # none from a stateless server
+        self.headers = {**self.headers, "mcp-protocol-version": PROTOCOL}
+        if session is not None:
+            self.headers["mcp-session-id"] = session
+        await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    async def call(self, tool: str, arguments: dict[str, Any], *, at: str | None = None) -> dict[str, Any]:
+        """The tool's result (`structuredContent`, `isError`), or an error raised when the call got no answer."""
+        body = {"jsonrpc": "2.0", "id": self._id(), "method": "tools/call"}
+        body["params"] = {"name": tool, "arguments": arguments}
+        return _message(await self._post(body, at))["result"]
+
+    def _id(self) -> int:
+        self._next += 1
+        return self._next
+
+    async def _post(self, body: dict[str, Any], at: str | None = None) -> httpx.Response:
+        response = await self.http.post(at or self.url, json=body, headers=self.headers)
+        response.raise_for_status()
+        return response
+
+
+def _message(response: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC message of a response, sent as JSON or as one server-sent event."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1])
+    return response.json()
+
+
+@dataclass
+class Load:
+    """What the clients of one run did."""
+
+    recall_s: list[float] = field(default_factory=list)
+    remember_s: list[float] = field(default_factory=list)
+    errors: int = 0
+    acknowledged: list[str] = field(default_factory=list)  # the ids of the writes a server acknowledged
+
+
+async def _client(url: str, token: str, plan: list[tuple[str, dict[str, Any]]], load: Load) -> None:
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as http:
+        client = TeamClient(http, url, token)
+        await client.open()
+        for tool, arguments in plan:
+            t0 = time.perf_counter()
+            try:
+                result = await client.call(tool, arguments)
+            except (httpx.HTTPError, KeyError, ValueError):
+                load.errors += 1
+                continue
+            (load.recall_s if tool == "memory_recall" else load.remember_s).append(time.perf_counter() - t0)
+            if result.get("isError"):
+                load.errors += 1
+            elif tool == "memory_remember":
+                load.acknowledged.append(result["structuredContent"]["id"])
+
+
+def _plans(args: argparse.Namespace, words: list[str], tag: str) -> list[list[tuple[str, dict[str, Any]]]]:
+    rng = random.Random(args.seed)
+    plans = []
+    for c in range(args.clients):
+        plan: list[tuple[str, dict[str, Any]]] = []
+        for i in range(args.calls):
+            if rng.random() < args.writes:
+                text = f"{tag} note {c}-{i}: {rng.choice(words)} {rng.choice(words)} {rng.choice(words)}"
+                plan.append(("memory_remember", {"text": text}))
+            else:
+                plan.append(("memory_recall", {"query": f"{rng.choice(words)} {rng.choice(words)}", "k": 5}))
+        plans.append(plan)
+    return plans
+
+
+async def _seed(db: str, sentences: list[str]) -> None:
+    async with use_engine(db) as store:
+        graph = Graph(store)
+        for start in range(0, len(sentences), 1_000):
+            await graph.add_many([NewNode(text) for text in sentences[start : start + 1_000]], cause="bench")
+
+
+async def _stored(db: str, tag: str) -> int:
+    async with use_engine(db) as store:
+        sql = "SELECT count(*) FROM memory_nodes WHERE text LIKE ? AND deleted IS NULL"
+        return int((await store.read(lambda conn: conn.execute(sql, [f"{tag} note %"]).fetchone()))[0])
+
+
+async def _one_run(
+    args: argparse.Namespace, db: str, servers: int, sentences: list[str], words: list[str], quotas: Any = None
+) -> dict:
+    await _seed(db, sentences)
+    tag = f"run-{uuid.uuid4().hex[:8]}"
+    plans = _plans(args, words, tag)
+    load = Load()
+    with ExitStack() as stack:
+        made = [http_server(db) for _ in range(servers)]
+        served = [stack.enter_context(server) for server in made]
+        pids = [server.process.pid for server in made]
+        for pid in pids if quotas is not None else ():
+            quotas.hold(pid, args.quota)
+        before = _cpu_s(pids), _backends_cpu_s(db), time.process_time()
+        waits: Counter[str] = Counter()
+        t0 = time.perf_counter()
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(_sample_waits, db, waits)
+            async with anyio.create_task_group() as group:
+                for n, plan in enumerate(plans):
+                    url, token = served[n % servers]
+                    group.start_soon(_client, url, token, plan, load)
+            outer.cancel_scope.cancel()
+        elapsed = time.perf_counter() - t0
+        used = _cpu_s(pids) - before[0], _backends_cpu_s(db) - before[1], time.process_time() - before[2]
+    calls = len(load.recall_s) + len(load.remember_s)
+    return {
+        "servers": servers,
+        "calls": calls,
+        "errors": load.errors,
+        "calls_per_s": round(calls / elapsed, 1),
+        "seconds": round(elapsed, 1),
+        # CPU seconds per second of the load: the servers (1.0 is one core, all a Python process can use), the
+        # database's backends for this database (PostgreSQL only), and the clients.
+        "cores_busy": dict(zip(("servers", "database", "clients"), (_per(u, elapsed) for u in used), strict=True)),
+        "database_connections": _shares(waits),
+        "recall_p50_ms": _ms(load.recall_s, 50),
+        "recall_p95_ms": _ms(load.recall_s, 95),
+        "remember_p50_ms": _ms(load.remember_s, 50),
+        "remember_p95_ms": _ms(load.remember_s, 95),
+        "writes_acknowledged": len(load.acknowledged),
+        "writes_acknowledged_distinct": len(set(load.acknowledged)),
+        "rows_stored": await _stored(db, tag),
+    }
+
+
+def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median throughput (of an even number, the lower)."""
+    return sorted(runs, key=lambda r: r["calls_per_s"])[(len(runs) - 1) // 2]
+
+
+def _cpu_s(pids: list[int]) -> float:
+    """The CPU seconds (user and system) the processes `pids` have used so far."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _backends_cpu_s(db: str) -> float:
+    """The CPU seconds the PostgreSQL backends of `db`'s database on this machine have used so far (0 for SQLite)."""
+    if not is_postgres(db):
+        return 0.0
+    name = db.rsplit("/", 1)[1].split("?", 1)[0]
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if command.startswith(b"postgres: ") and f" {name} ".encode() in command:
+                pids.append(int(entry.name))
+    return _cpu_s(pids)
+
+
+async def _sample_waits(db: str, waits: Counter[str]) -> None:
+    """Until cancelled, every `SAMPLE_S`: what each connection to `db`'s database is doing (PostgreSQL only)."""
+    if not is_postgres(db):
+        return
+    import psycopg
+
+    name = db.rsplit("/", 1)[1].split("?", 1)[0]
+    sql = (
+        "SELECT state, wait_event_type, wait_event FROM pg_stat_activity"
+        " WHERE datname = %s AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+    )
+    conn = await anyio.to_thread.run_sync(lambda: psycopg.connect(db, autocommit=True))
+    try:
+        while True:
+            rows = await anyio.to_thread.run_sync(lambda: conn.execute(sql, [name]).fetchall())
+            waits.update(_doing(*row) for row in rows)
+            await anyio.sleep(SAMPLE_S)
+    finally:
+        conn.close()
+
+
+def _doing(state: str | None, kind: str | None, event: str | None) -> str:
+    """What a connection is doing, in the words of the report."""
+    if state == "active":
+        return "running" if kind is None else f"waiting on a lock ({event})" if kind == "Lock" else f"waiting on {kind}"
+    if state == "idle in transaction":
+        return "in a transaction, waiting for its server"
+    return "idle in the pool"
+
+
+def _shares(waits: Counter[str]) -> dict[str, float]:
+    total = sum(waits.values()) or 1
+    return {doing: round(n / total, 2) for doing, n in waits.most_common()}
+
+
+def _per(seconds: float, elapsed: float) -> float:
+    return round(seconds / elapsed, 2)
+
+
+def _ms(times: list[float], percentile: int) -> float | None:
+    if len(times) < 2:
+        return None
+    return round(statistics.quantiles(times, n=100)[percentile - 1] * 1000, 2)
+
+
+@contextmanager
+def _server(db: str | None) -> Iterator[str]:
+    """The PostgreSQL server to make the databases in: `--db`'s, or a cluster of this run's own."""
+    if db is not None:
+        yield db
+        return
+    from loci.bench.servers.postgres_cluster import cluster
+
+    with cluster() as url:
+        yield url
+
+
+def _database(server: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.rsplit("/", 1)[0].split("?", 1)[0] + f"/{name}"
+
+
+def _drop(server: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = sorted({int(n) for n in text.split(",") if n.strip()})
+    except ValueError:
+        counts = []
+    if not counts or counts[0] != 1:
+        raise UsageError(f"--servers {text!r}: counts of servers, comma-separated, 1 among them (such as 1,2,4)")
+    return counts
+
+
+def _quotas(cores: float) -> CpuQuotas | None:
+    if cores <= 0:
+        return None
+    try:
+        return CpuQuotas.find()
+    except QuotaUnavailable as exc:
+        raise UsageError(f"cannot hold each server to --quota {cores:g} of a core: {exc} (or give --quota 0)") from exc
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.db is not None and not is_postgres(args.db):
+        raise UsageError("--db is a PostgreSQL server for this benchmark: postgresql://USER@HOST:PORT/DB")
+    if min(args.clients, args.calls, args.nodes, args.rounds) < 1 or not 0 <= args.writes <= 1:
+        raise UsageError("--clients, --calls, --nodes and --rounds are at least 1, and --writes is between 0 and 1")
+    counts = _counts(args.servers)
+    sentences = make_sentences(args.nodes, args.seed)
+    words = sorted({w for s in sentences for w in s.split() if len(w) > 3})
+    result: dict[str, Any] = {"clients": args.clients, "calls_per_client": args.calls, "writes": args.writes}
+    quotas = _quotas(args.quota)
+    result["quota"] = f"{args.quota:g} of a core per server (cgroup v{quotas.version})" if quotas else "none"
+    by_servers: dict[int, list[dict[str, Any]]] = {n: [] for n in counts}
+    with _server(args.db) as server, quotas or ExitStack():
+        for _ in range(args.rounds):
+            for servers in counts:
+                name = f"loci_team_{uuid.uuid4().hex[:10]}"
+                db = _database(server, name)
+                try:
+                    by_servers[servers].append(await _one_run(args, db, servers, sentences, words, quotas))
+                finally:
+                    _drop(server, name)
+        result["database"] = shown(server) if args.db else "a PostgreSQL cluster of this run's own (fsync off)"
+    runs = {n: _median_run(done) for n, done in by_servers.items()}
+    result["postgresql"] = {str(n): run for n, run in runs.items()}
+    result["calls_per_s_by_round"] = {n: [r["calls_per_s"] for r in done] for n, done in by_servers.items()}
+    result["over_one"] = {str(n): round(runs[n]["calls_per_s"] / runs[1]["calls_per_s"], 2) for n in counts[1:]}
+    if not args.no_sqlite:
+        with tempfile.TemporaryDirectory(prefix="loci-team-") as tmp:
+            result["sqlite_one_server"] = await _one_run(args, str(Path(tmp) / "loci.db"), 1, sentences, words, quotas)
+    cores = os.cpu_count() or 1
+    result["machine"] = {"cpu": cpu_name(), "cores": cores, "load_avg": [round(x, 2) for x in os.getloadavg()]}
+    result["note"] = (
+        f"the database, the servers and the clients all run on this machine ({cores} cores): they share its CPU"
+    )
+    every = [r for done in by_servers.values() for r in done]
+    result["met"] = {
+        "errors": all(r["errors"] == 0 for r in every),
+        "acknowledged_equals_stored": all(r["writes_acknowledged"] == r["rows_stored"] for r in every),
+        **{
+            f"{word}_over_one": result["over_one"][str(n)] >= GOALS[f"{word}_over_one"]
+            for n, word in ((2, "two"), (4, "four"))
+            if str(n) in result["over_one"]
+        },
+    }
+    return result
