@@ -1,7 +1,7 @@
 """Shared fixtures: anyio on asyncio, a real SQLite home in tmp_path, scripts used in full.
 
 `postgres_server` starts one real PostgreSQL cluster for the session, only
-when a test asks for it (bench/postgres_cluster.py); `postgres_url` is a new
+when a test asks for it (bench/servers/postgres_cluster.py); `postgres_url` is a new
 database on it for one test; `home` runs a test on each engine, and
 `engine_store` is the home opened there.
 
@@ -50,7 +50,7 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """One PostgreSQL cluster for the session (bench/postgres_cluster.py): its `postgres` database's URL."""
+    """One PostgreSQL cluster for the session (bench/servers/postgres_cluster.py): its `postgres` database's URL."""
     with cluster() as url:
         yield url
 

@@ -9,7 +9,7 @@ read the matching line of each hit in turn until the answer's pattern
 appears, answer. It measures the navigation overhead (tool calls, tokens the
 tools return, which is what a model would have to read) without a model's
 quality in the way. The same questions then go through the whole turn loop (`agent` in the
-report, see `bench/navigate_agent.py`): turns and prompt tokens per question.
+report, see `bench/context/navigate_agent.py`): turns and prompt tokens per question.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The navigate workload through the whole turn loop, with a scripted model.
 
-`bench/navigate.py` measures the tools alone. This runs the same questions
+`bench/context/navigate.py` measures the tools alone. This runs the same questions
 through `Agent`: prompts built from budgeted regions, actions validated,
 tools dispatched through the MCP host, observations recorded. The scripted
 model reads each prompt as a model would (the latest observation is in it)

@@ -3,7 +3,7 @@
 Three workloads, one command:
 
 - runtime cost (default): `--tokens 1000000` with the scripted oracle
-  (`bench.needles`), so the numbers are the runtime's own: loading into the
+  (`bench.digest.needles`), so the numbers are the runtime's own: loading into the
   store, chunking, prompts, a checkpoint after every chunk. The full length
   and a tenth of it (`small`) each run in a fresh process, which reports
   its wall time and peak RSS; the ratios say whether time is linear and
@@ -13,9 +13,9 @@ Three workloads, one command:
   model's calls.
 - real documents: `--real` plants one-line facts in real texts past the
   window (stdlib modules, a manual) and compares `stream`, `auto` and
-  `loci run --file` on the same model (`bench.digest_real`).
+  `loci run --file` on the same model (`bench.digest.real`).
 - accuracy: `--accuracy --lengths 2000,8000` plants single-hop and two-hop
-  needles (`bench.needles`) and asks each with every strategy, `direct` (cut
+  needles (`bench.digest.needles`) and asks each with every strategy, `direct` (cut
   to the window) as the baseline in the same run. `--model oracle` checks the
   plumbing at any length.
 """

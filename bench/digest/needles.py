@@ -4,7 +4,7 @@ The haystack is varied real prose: the topics of the Python reference
 manual that CPython ships (`pydoc_data.topics`, about 450,000 characters of
 English on a hundred subjects), cut into paragraphs and shuffled with the
 seed, cycled as often as a length needs. Where that module is missing, the
-Zipf-distributed lines of `bench.corpus` stand in, and `source` says so.
+Zipf-distributed lines of `bench.context.corpus` stand in, and `source` says so.
 
 Needles use invented names and numbers, so no question can be answered
 from the haystack itself:

@@ -1,6 +1,6 @@
 """`loci bench digest --real`: one-line facts planted in real documents past the window.
 
-The needle set (`bench.needles`) is ours: shuffled manual paragraphs with
+The needle set (`bench.digest.needles`) is ours: shuffled manual paragraphs with
 invented rooms. This set takes documents no one here wrote, as a user would
 bring them: two stdlib modules of the running Python (`_pydecimal.py`,
 `argparse.py`) and a manual (Node.js's `process.md`, where Debian ships it),

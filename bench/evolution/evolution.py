@@ -1,7 +1,7 @@
 """`loci bench evolution`: does the memory learn?
 
 Two arms run the same stream of `--episodes` tasks from one synthetic world
-(bench/evolution_world.py), each on its own fresh home with the same facts:
+(bench/evolution/world.py), each on its own fresh home with the same facts:
 
 - static: formation only. Every episode is written with its outcome (ground
   edges, links between facts used together, use counts), and the same
@@ -25,7 +25,7 @@ Reported at episodes 50, 100, 200 and 500, over the episodes since the
 previous checkpoint: the success rate and steps per success of each arm.
 `success_gain_at_200` is evolving minus static over episodes 101-200;
 `steps_reduction` is 1 - evolving/static steps per success over the last
-window. Then the scale measures (bench/evolution_scale.py): refinement time
+window. Then the scale measures (bench/evolution/scale.py): refinement time
 per episode and a consolidation pass on a 100,000-node graph.
 """
 

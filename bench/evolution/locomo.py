@@ -1,7 +1,7 @@
 """`loci bench evolution --data FILE`: does recall improve with use on real conversations?
 
 For each conversation of `--data` (LoCoMo JSON or BEAM chats, read by
-bench/recall_data.py as `bench recall` reads them), its questions (those
+bench/recall/data.py as `bench recall` reads them), its questions (those
 without evidence left out) are split with `--seed` into a training half and a test half. Two arms
 each import the same conversation into a fresh home, with the structure
 `bench recall` builds (memory/graph/conversation.py):
@@ -30,7 +30,7 @@ gain that only re-finds turns the training half named shows as such;
 made, summed), `consolidation`, and `failed` (the samples that could not be
 read or measured, with the reason; the others are measured). With
 `--diagnose`, `bound` holds how much this feedback could add at @10 and why
-the evolving arm does not reach it (bench/evolution_bound.py).
+the evolving arm does not reach it (bench/evolution/bound.py).
 """
 
 from __future__ import annotations

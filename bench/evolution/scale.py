@@ -1,6 +1,6 @@
 """The timing half of `loci bench evolution`: refinement and consolidation at 100,000 nodes.
 
-Builds a graph of `nodes` note-like facts (bench.memory.make_sentences) with
+Builds a graph of `nodes` note-like facts (bench.recall.memory.make_sentences) with
 about three `related` edges each, then writes `jobs` episodes that use a few
 facts each (half of them linked, so repair and reweighting have work),
 with outcomes, and times each refinement job from claim to commit, with no

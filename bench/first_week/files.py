@@ -6,7 +6,7 @@
   as the chat runs it (runtime/session/thread.py `Thread.task`: a follow-up
   with the exchange it refers to), BM25's top 8 lines of the file and one
   prompt. A turn is right when its gold value is in the answer, as whole
-  words (bench/locomo_qa.py `contains`); `copied` counts the answers that
+  words (bench/qa/locomo.py `contains`); `copied` counts the answers that
   say again, word for word, what an earlier turn answered to another
   question.
 - digest: `loci digest` (runtime/digest/run.py, strategy `auto`) on one

@@ -8,8 +8,8 @@ The path the issue's user took, on the bundled model:
    copyright file, which names a John Malmberg), then `--questions`
    questions asked as `loci run Q` with no `--file`
    (runtime/session/sources.py). LoCoMo is scored by token F1 and BEAM by
-   whether the stated value is in the answer (bench/locomo_qa.py,
-   bench/qa_beam.py); `cites_turn` is the share of answers whose evidence
+   whether the stated value is in the answer (bench/qa/locomo.py,
+   bench/qa/beam.py); `cites_turn` is the share of answers whose evidence
    names a turn of the conversation, `cites_document` of those that cite a
    document. Then the same home is asked more questions of the conversation
    until `--runs` runs have been made, and `memory search` (recall with no
@@ -19,13 +19,13 @@ The path the issue's user took, on the bundled model:
    with the memory tools on (`--tools memory`), and the median seconds of both
    are reported.
 2. chat: a five-turn chat per file over four real files, with follow-ups
-   ("Double it.", "What is half of that?"), bench/first_week_files.py;
+   ("Double it.", "What is half of that?"), bench/first_week/files.py;
 3. digest: three questions over a concatenation of real copyright files of
-   at least a megabyte, bench/first_week_files.py.
+   at least a megabyte, bench/first_week/files.py.
 
 `rag` is the plain baseline a user would write instead, on the same loaded
 model: BM25 over the conversation's turns or the file's lines, its top 8
-and the question in one prompt (bench/locomo_qa.py `bm25_top`, `prompted`).
+and the question in one prompt (bench/qa/locomo.py `bm25_top`, `prompted`).
 Each answer is printed on stderr as it ends.
 """
 
@@ -121,7 +121,7 @@ def _locomo(path: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str, set[
 
 def _beam(root: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str, set[str]]]]:
     """BEAM dev's chats 1-5 as JSONL messages, a session each, and their one-value questions (no evidence
-    turns), as `bench qa --beam` reads them (bench/qa_beam.py `beam_set`, which writes a chat one message
+    turns), as `bench qa --beam` reads them (bench/qa/beam.py `beam_set`, which writes a chat one message
     a line); one chat holds 3 to 8 such questions, the five 21."""
     messages: list[dict[str, Any]] = []
     questions: list[tuple[str, str, set[str]]] = []
@@ -196,7 +196,7 @@ async def _memory(
 
 
 def _line(message: dict[str, Any]) -> str:
-    """A message as a line of the rag arm's transcript, as bench/locomo_qa.py writes a turn."""
+    """A message as a line of the rag arm's transcript, as bench/qa/locomo.py writes a turn."""
     who = message.get("speaker") or message.get("role")
     when = message.get("timestamp")
     said = f"[{spoken_date(date.fromisoformat(when[:10]))}] " if when else ""

@@ -7,7 +7,7 @@ assistant. A question whose rubric is one line, "LLM response should state:
 X", with X a few words ("12 miles away", "March 29"), asks for one value the
 user stated. Each chat is written out as a user would have it, one message a
 line (`user: ...`, `assistant: ...`), and each such question is then answered
-on that file by the arms of the real-file set (`bench.qa_files.run_files`):
+on that file by the arms of the real-file set (`bench.qa.files.run_files`):
 Loci on `loci run Q --file F`, plain BM25 over the lines, and the file's
 head. An answer is right when it contains X, as whole words after LoCoMo's
 normalising.

@@ -1,6 +1,6 @@
 """The real-file set of `loci bench qa --files`: facts of files that ship with Python and Debian, in many phrasings.
 
-The facts (`bench/data/qa_files.json`, read by `bench.qa_files_data`) were
+The facts (`bench/data/qa_files.json`, read by `bench.qa.files_data`) were
 written by hand on files no one wrote for Loci: Python 3.11's modules,
 Debian copyright files, the common licences, man pages as `man -P cat`
 renders them, and Debian changelogs and READMEs. Each fact is asked in at
@@ -10,7 +10,7 @@ same run, on the same loaded model:
 
 - `loci`: the `loci run Q --file F` path: a fresh home, the file loaded,
   `session.run` on what was loaded (its run and episode recorded);
-- `rag`: plain BM25 over the file's lines (`bench.locomo_qa.bm25_top`), its
+- `rag`: plain BM25 over the file's lines (`bench.qa.locomo.bm25_top`), its
   top 8 lines in the order found (cut to the window, should they be longer),
   and LoCoMo's prompt ("Answer the question from the lines above, in a few
   words.");
@@ -20,7 +20,7 @@ same run, on the same loaded model:
 `loci` and `rag` alternate question by question, so the load of the machine
 falls on both alike; `direct` comes after. The scoring and the report
 (accuracy over every phrasing, facts right in every phrasing, `done` while
-wrong, median seconds, per kind and per style) are `bench.qa_files_report`'s.
+wrong, median seconds, per kind and per style) are `bench.qa.files_report`'s.
 """
 
 from __future__ import annotations

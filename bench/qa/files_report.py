@@ -3,7 +3,7 @@
 An answer is right when it holds the expected span: an option or format
 sequence (one token that starts with a sign: `-S`, `%j`) as that exact token,
 case kept (`-s` is not `-S`); anything else as whole words after LoCoMo's
-normalising (`bench.locomo_qa.contains`: "2" is not in "27").
+normalising (`bench.qa.locomo.contains`: "2" is not in "27").
 
 Per arm the report gives the share of questions right, the facts right in
 every phrasing (and so the share of facts whose worst phrasing is right), the

@@ -1,6 +1,6 @@
 """`loci bench qa`: right answers on a model, Loci against the same model prompted directly.
 
-Two generated question sets (`bench.qa_data`): short documents that fit a
+Two generated question sets (`bench.qa.data`): short documents that fit a
 small model's window, and long real text far larger than it with one
 planted fact per question. For each question, in the same run, on the same
 loaded model:
@@ -12,14 +12,14 @@ loaded model:
   question in one chat message, one free-text call.
 
 An answer is right when the expected span appears in it (case-insensitive).
-`--data FILE` adds real conversations in the LoCoMo format (`bench.locomo_qa`:
+`--data FILE` adds real conversations in the LoCoMo format (`bench.qa.locomo`:
 Loci, the conversation cut to the window, and plain BM25 retrieval, scored by
 LoCoMo's token F1); `--short 0 --long 0` runs that set alone. `--files` runs
-the real-file set (`bench.qa_files`: facts of files that ship with Python
+the real-file set (`bench.qa.files`: facts of files that ship with Python
 and Debian, each asked in several phrasings, Loci against plain BM25 over the
 file's lines), alone unless `--short` or `--long` is given, `--files-facts N`
 a subset of it that keeps every kind of file; `--beam DIR` the BEAM set
-(`bench.qa_beam`: one stated value asked back from a long chat, on the same
+(`bench.qa.beam`: one stated value asked back from a long chat, on the same
 arms). `--arms` picks the arms of these sets: `loci,rag` on files and BEAM
 unless it names `direct` (the file's head, the slowest arm), all three on
 LoCoMo.

@@ -1,7 +1,7 @@
 """`loci bench recall`: evidence recall@k on conversational memory (LoCoMo JSON or BEAM chats).
 
 `--data` is a LoCoMo-format JSON file or a BEAM folder (a chat with its
-probing questions, or a `chats/100K`-style folder of them); bench/recall_data.py
+probing questions, or a `chats/100K`-style folder of them); bench/recall/data.py
 reads both into conversations and questions with their evidence refs and
 category. A sample that cannot be read or measured is listed in `failed`
 with its reason, and the others are measured; a message too long to store is
@@ -34,8 +34,9 @@ moved or as many. `--embed SPEC` adds recall by meaning (vectors fused with BM25
 memory/graph/recall.py) to Loci and the ablation; the default, `none`,
 measures lexical plus graph, offline.
 
-The bundled `bench/data/locomo_synthetic.json` is a small file written for
-the tests. The real data is kept aside to measure the project.
+The bundled `bench/data/recall_generated.json` (written by
+`python -m loci.bench.recall.generate`) is the default `--data`. The real data
+is kept aside to measure the project.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`loci bench hooks`: how long Claude Code waits for `hook recall`, as the process it runs, at 100,000 nodes.
 
 It builds the graph of `loci bench memory` (`--nodes` generated facts, about
-three weighted edges each; bench/memory.py) in a temporary home, then runs
+three weighted edges each; bench/recall/memory.py) in a temporary home, then runs
 the installed recall command (`python -m loci.memory.hooks recall --db HOME`,
 memory/hooks/__main__.py) `--runs` times as a new process, the event's JSON
 on stdin with a prompt of words from a random fact, and times each from

@@ -25,7 +25,7 @@ for an exact name, its cheapest read. Beside the absolute times it reports
 what each transport adds (`*_overhead_p50_ms`, the p50 less the in-process
 one) and the machine's load average, since absolute times mean little on a
 busy machine; and the CPU time each path spends per call (`*_cpu_ms_per_call`:
-the server process's, read from /proc by bench/cpu.py, and in process and
+the server process's, read from /proc by bench/servers/cpu.py, and in process and
 for the clients this process's own: `stdio_client_cpu_ms_per_call`, and
 `http_client_cpu_ms_per_call` over the four HTTP clients taking turns), which
 waiting for a core does not blur: on a shared machine that is the figure two

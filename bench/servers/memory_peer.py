@@ -14,7 +14,7 @@ apart (a call of entities with their observations, a call of relations:
 there are twice as many relation calls, so the p50 over all writes is a
 relation call's), each server's CPU time per call in
 each phase (the entity and the relation writes apart too) and their ratios
-(bench/cpu.py: on a shared machine a round trip is mostly waiting for a
+(bench/servers/cpu.py: on a shared machine a round trip is mostly waiting for a
 core, the CPU a server spends is not), and the share of exact-name
 lookups and opens where both returned the same entities (compared as sets:
 Loci ranks search results, the reference returns them in file order).

@@ -2,12 +2,12 @@
 
 A team server is several `loci serve memory --http` processes over one
 PostgreSQL database behind a load balancer. This benchmark starts a cluster
-of its own (bench/postgres_cluster.py, as the tests do) or takes `--db`, a
+of its own (bench/servers/postgres_cluster.py, as the tests do) or takes `--db`, a
 server whose user may create databases, and runs the same load once per
 count of `--servers` (1, 2 and 4), each time on a new database seeded with
 the same `--nodes` memories, the clients dealt to the servers in turn as a
 round-robin balancer would. Each server is held to `--quota` of a core (a
-quarter by default: bench/cpu_quota.py, a cgroup of its own), as on a small
+quarter by default: bench/servers/cpu_quota.py, a cgroup of its own), as on a small
 machine of its own, so that what a second server adds is not hidden by the
 database and the clients using the same cores; where no CPU controller is
 writable the benchmark stops with one line saying so (`--quota 0` runs the

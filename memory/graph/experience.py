@@ -9,7 +9,7 @@ no word of the question gets about a quarter of the episode's match. That is
 context, and it falls short of the first ten: on `bench evolution --data`
 (LoCoMo dev, seeds 0-2) the used evidence turns an episode matching the test
 question reached got a graph part of 0.09-0.35 against a tenth place of
-0.67-0.96 (bench/evolution_bound.py, `too_weak`).
+0.67-0.96 (bench/evolution/bound.py, `too_weak`).
 
 An episode that matches a question nearly as well as its best direct match
 says more than context does: a run asked about this before, and these facts

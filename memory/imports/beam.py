@@ -9,7 +9,7 @@ the session, and the session's day the batch's `time_anchor` ("March-15-2024")
 or else the first one a message of the batch carries; a batch with none is
 undated. The key is the hash of the first message, as for JSONL messages, so
 a longer version of the chat adds only its new messages. `loci bench recall`
-reads BEAM through this module (bench/recall_data.py).
+reads BEAM through this module (bench/recall/data.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Several layers wrap the session's model to add one thing to its calls: a
 shared limiter (`runtime.loop.recursion`), a call meter (`runtime.digest.settings`),
-a benchmark's rewrite of each reply (`bench.latency`). Each subclasses
+a benchmark's rewrite of each reply (`bench.model.latency`). Each subclasses
 `ModelWrapper` and overrides `generate`; everything else the `Model` protocol
 has (`name`, `context_window`, `parameters`, `count_tokens`, and `serial`,
 which says whether the inner model serves calls concurrently) is read from

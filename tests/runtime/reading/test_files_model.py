@@ -1,7 +1,7 @@
 """Questions asked of real files as people ask them, on the bundled GGUF: the value asked, `done` only for it.
 
 The files are the machine's own: Python's standard library, found where this
-Python keeps it (`sysconfig`, as `bench.qa_files` finds it), and `ls`'s
+Python keeps it (`sysconfig`, as `bench.qa.files` finds it), and `ls`'s
 manual rendered by `man -P cat` (man-db, which Debian installs).
 """
 
