@@ -67,8 +67,8 @@ __getattr__ = lazy_members(__name__, _HOMES)
 class _SqliteUtilsWithoutNumpy:
     """Loads sqlite-utils, the first time it is imported, with `import numpy` failing; then steps aside.
 
-    A finder and a loader by their methods alone: importing `importlib.abc` to subclass would cost the
-    hook process 16 ms."""
+    A finder and a loader by their methods alone: importing `importlib.abc` to subclass would add its import
+    to the hook process's start."""
 
     def __init__(self) -> None:
         self._loader: Any = None

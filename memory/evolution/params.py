@@ -2,7 +2,8 @@
 
 Formation, refinement, consolidation and memory-in-the-loop read their
 numbers from one `EvolutionParams`; the job queue that runs refinement has
-its own limits (`memory.jobs.limits.JobLimits`). The defaults are the ones `loci bench evolution` is measured with.
+its own limits (`memory.jobs.limits.JobLimits`). The defaults are the ones `loci bench evolution` is measured with; the
+figures that chose them are in docs/benchmarks.md, "Figures behind the code's choices".
 
 Formation
     `form_weight`: the weight of a new `related` edge between facts used in
@@ -10,10 +11,7 @@ Formation
     `ground_weight`: the weight of the `ground` link from an episode to each
     fact it used. Recall spreads from an episode that matches a question to
     these facts; at 1 a training question's look-alike pulls its evidence
-    into answers it does not belong to (`bench evolution --data`, LoCoMo
-    dev, 3 seeds: gain at @1 / @10 of 0.000 / +0.005 at 1, +0.010 / +0.002
-    at 0.5, +0.013 / +0.001 at 0.25, all with recall's frequency part at 0;
-    the task world gains 0.34 at 0.25, 0.32 at 1). An episode that matches a
+    into answers it does not belong to. An episode that matches a
     question nearly as well as its best match lifts the facts it used by
     its whole match instead (memory/graph/experience.py).
 
@@ -27,8 +25,7 @@ Refinement (one job per episode)
     to each fact it used) are set to; formation gives them `ground_weight`. Recall spreads
     activation from an episode that matches a task along these links, and
     the activation of several episodes adds up, so any weight above 0 lets
-    repeated failures keep lifting the fact they used (measured on `bench
-    evolution`, seed 0: 0.1 gave a success gain of 0.01, 0 gave 0.32).
+    repeated failures keep lifting the fact they used.
     `drop_below`, `drop_failures`: a `related` edge whose weight falls under
     `drop_below` after at least `drop_failures` co-failures, more than its
     co-successes, is dropped softly (interference).
@@ -43,8 +40,7 @@ Refinement (one job per episode)
     probationary procedure.
     `distill_min_steps`: a step sequence shorter than this is never distilled
     (a lone recall is what every run does; it is no recipe, and a procedure
-    over every question spread to all their episodes: LoCoMo dev, seed 0,
-    @10 gain -0.020 with one-step procedures, -0.006 without).
+    over every question spread to all their episodes, which cost recall).
     `stop_fraction`: a refinement pass that changes less than this share of
     what it looked at is the last one (FluxMem's PEMS uses 0.01);
     `max_passes` only guards against a rule that never settles.

@@ -26,19 +26,14 @@ them):
   (the words after "when I ask about"), the weight of `MAX_ENTITY_TURNS` entity
   links shared among them. A later question on the topic matches those turns,
   not the instruction, whose words are few and common in the conversation;
-  the links bring the instruction along. On BEAM dev (three such instructions
-  a chat) instruction following @10 / @20 0.150 / 0.200 -> 0.350 / 0.425, and
-  all of recall@10 0.563 -> 0.585; LoCoMo dev holds none. The shared weight
-  measured 0.574-0.585 at @10 from 0.2 to 0.3 and from 4 to 12 shares; links
-  of full weight to the six turns holding most of the topic gave 0.566, and
-  lost from 0.4 (0.554: the instruction lifted into questions it does not
-  answer).
+  the links bring the instruction along. A heavier share lifts the
+  instruction into questions it does not answer. What the links gain and how
+  the share was chosen: docs/benchmarks.md, "Figures behind the code's choices".
 
 A `next` or `entity` link is as strong as its two turns are each other's context: fully between
 chat lines ("Yes, twice!"), less as the longer turn grows past
-`CONTEXT_CHARS`, since a long message carries its own context (on BEAM dev,
-where user turns run to a thousand characters and the assistant's to four
-thousand, full-weight links cost recall@10 0.03 against no graph at all).
+`CONTEXT_CHARS`, since a long message carries its own context (between long
+messages, full-weight links ranked below no graph at all).
 
 Each session is also an `episodic` node ("Conversation session 3 on 8 May
 2023: ..." with every turn's text, indexed in pieces when long), `ground`-linked to its turns: a question

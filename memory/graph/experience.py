@@ -6,10 +6,8 @@ failed run's links to 0 (memory/evolution/refine.py). Spreading
 (memory/graph/ranking.py) passes along such a link what any link passes, the
 source's match times the link's weight (0.25) and the decay, so a fact with
 no word of the question gets about a quarter of the episode's match. That is
-context, and it falls short of the first ten: on `bench evolution --data`
-(LoCoMo dev, seeds 0-2) the used evidence turns an episode matching the test
-question reached got a graph part of 0.09-0.35 against a tenth place of
-0.67-0.96 (bench/evolution/bound.py, `too_weak`).
+context, and it falls short of the first ten (`bench evolution --data
+--diagnose` counts such turns, bench/evolution/bound.py `too_weak`).
 
 An episode that matches a question nearly as well as its best direct match
 says more than context does: a run asked about this before, and these facts
@@ -22,10 +20,8 @@ lifted so never passes the best match, and a fact the question matches keeps
 what its own words and the graph gave it (lifting those too cost recall@1:
 it reorders the matches at the top). Strong is at least `STRONG` of the best
 direct match, among the matches that spread. A home with no runs has no
-such episode, and ranks as before. Measured on `bench evolution --data`
-(seeds 0-2): LoCoMo dev gain at @10 +0.007 -> +0.014, @1 unchanged at every
-seed; BEAM dev unchanged (what its runs used is not reached by a matching
-episode); `STRONG` at 0.5 or 0.85 gains +0.011.
+such episode, and ranks as before. What it gains on `bench evolution --data`,
+and `STRONG` against its neighbours: docs/benchmarks.md, "Figures behind the code's choices".
 """
 
 from __future__ import annotations

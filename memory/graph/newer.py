@@ -14,24 +14,22 @@ score) is at least `CLOSE` of the earlier one's, and it ranks no more than
 `REACH` places below it. The direct match, not the whole score: what the
 graph adds is context, and experience that lifted the older statement (a
 fact that helped answer an earlier question) is no reason to hide the newer
-one (`bench evolution --data`, LoCoMo dev: the evolving graph kept an old
-plan above the turn that said it happened, gain at @1 -0.009; 0.000 now). Both must be said by the same
+one (the evolving graph kept an old plan above the turn that said it
+happened). Both must be said by the same
 speaker, and not by an assistant: an assistant repeats and elaborates values,
 it does not change them, and another person's reply is not a restatement
-(on LoCoMo dev a friend's answer with a number of her own moved above the
+(a friend's answer with a number of her own moved above the
 turn a question asked for).
 A person who updates a value says it in a new message about the same thing,
-in new words around it: on BEAM dev the updated message shares 14-42% of its
-words with the one it updates (median 21%), so requiring half (as this rule first did)
-found almost none of them (newest first at 1: 0.40, BM25 0.30). What keeps
+in new words around it, sharing a fifth or so of its words with the one it
+updates, so requiring half (as this rule first did) found almost none of
+them. What keeps
 the looser word test from moving unrelated turns is the query: the later must
 hold all of the query terms the earlier does, and sit right below it, where a
-lexical ranking puts two statements of one fact. With `ALIKE` 0.15, `CLOSE`
-0.7, `REACH` 2 and one speaker, against the rule before (half the words,
-the whole score): BEAM dev newest first 0.40 -> 0.60, recall@1 0.210 ->
-0.212, @5 0.485 -> 0.474, @10 and @20 unchanged; LoCoMo dev @1 0.367 ->
-0.375, @5 to @20 unchanged. Reaching further moved a later turn from below the first
-five into them (@5 0.454 with no limit). "Later" is the day the node was said
+lexical ranking puts two statements of one fact; reaching further moved a
+later turn from below the first five into them. How `ALIKE`, `CLOSE` and
+`REACH` measured against the rule before: docs/benchmarks.md, "Figures behind the code's choices".
+"Later" is the day the node was said
 (`meta.date`, which conversations record) and then the order nodes were
 stored in (their id).
 A move adds a `newer` part to the node's score, so the parts still sum to

@@ -51,35 +51,30 @@ class Weights:
 
     Frequency of use counts 0 by default: every node a recall returns counts a use,
     so use rewards what is shown, not what helped, and it measured as a loss once
-    memory is used (`bench evolution --data`, LoCoMo dev, 3 seeds: recall@10 gain
-    -0.015 with 0.1, +0.001 with 0; the task world gains 0.34 with it at 0 and ground
-    links at 0.25, 0.32 before).
+    memory is used.
 
     `elaboration` is what a match in an assistant's turn counts against one in the
     person's own (`ASSISTANT_SPEAKERS`): the assistant restates and elaborates what
     it was told, in long turns that match many queries a little, while the facts
-    to recall are mostly the person's (on BEAM dev, 76% of evidence turns; its
-    no-graph recall@10 0.472 -> 0.527). A question that asks what the assistant
+    to recall are mostly the person's. A question that asks what the assistant
     said (`rank(..., replies=True)`, memory/graph/terms.py `asks_for_replies`)
-    counts its turns in full (BEAM dev @1 0.209 -> 0.212, @5 0.469 -> 0.474;
-    LoCoMo dev has no such question). A matched reply still passes its whole
+    counts its turns in full. A matched reply still passes its whole
     activation to the turn it answered. `context` caps the graph part: a node reached
     along edges scores at most that share of the best direct match of the wanted
     kinds, so context fills in below the matches instead of displacing the best
     of them; among the matches above that share the graph still decides, so what
     experience linked to a task lifts the fact it used over its equals. (Without
-    the cap, BEAM dev lost 0.02-0.03 at @1 and @5 to the no-graph ablation, as
-    sessions of long turns lifted turns that matched little; 0.85 keeps LoCoMo dev
-    at @5 0.663, @10 0.771.)
+    the cap, sessions of long turns lifted turns that matched little over better
+    matches.)
 
     `corroboration` multiplies what a link passes when both its ends spread (two
-    matches linked to each other each back the other). Every measure above was
-    taken with links between spreading nodes counted twice, because the edges
-    touching them were read once from each end; counting them once instead
-    cost BEAM dev recall@10 0.585 -> 0.571 (multi-session reasoning @5 a
-    question below the no-graph ablation), LoCoMo dev @10 0.771 -> 0.773 with
-    its category 3 a question below at @5; so the double count is this weight,
-    and an edge counts once however it is read."""
+    matches linked to each other each back the other). The other weights were
+    chosen with links between spreading nodes counted twice, because the edges
+    touching them were read once from each end, and counting them once instead
+    measured lower; so the double count is this weight, and an edge counts once
+    however it is read.
+
+    The figures behind these defaults: docs/benchmarks.md, "Figures behind the code's choices"."""
 
     lexical: float = 1.0
     vector: float = 1.0
@@ -189,7 +184,7 @@ class Ranking:
             apart = sorted(runs.items(), key=lambda item: -item[1])[: self.spread]
             return sorted([*found, *apart], key=lambda item: -item[1]), {node_id for node_id, _ in apart}
         # Named kinds leave out a run's records unless they name its kind; the few of any kind are as they were
-        # (`bench evolution --data` measures this path: @5 fell on BEAM dev when runs came beside them too).
+        # (`bench evolution --data` measures this path, where runs beside them too cost recall).
         found = _candidates(conn, terms, selective, kinds, n, self.project)
         seen = {node_id for node_id, _ in found}
         others = _candidates(conn, terms, selective, [], self.spread, self.project)
@@ -324,12 +319,11 @@ def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scor
 
     Without a graph part, the first result is the node the query's own words (and meaning) match best;
     the graph then decides among the rest. A near tie at the top is where context misleads most: a session
-    of many linked turns lifts one of two equal matches over the other by the company it keeps (on BEAM dev
-    the graph lost recall@1 to its no-graph ablation in three kinds of question, a question each). When the
+    of many linked turns lifts one of two equal matches over the other by the company it keeps. When the
     graph put another node first, the best match gets a `lead` part that lifts it just above, so the parts
     still sum to the score and the scores still fall down the list. The caller leaves first place to a node
     that has helped a run succeed (`_has_helped`): that lift is experience, not the transcript's structure
-    (without it, `bench evolution --data` on LoCoMo dev lost a question at @1 to the static graph)."""
+    (without it, the evolving arm of `bench evolution --data` fell below the static one at @1)."""
     direct = [item for item in scored if item[1] in base]
     if not direct or scored[0] is (best := max(direct, key=lambda item: (item[0] - item[2]["graph"], -item[1]))):
         return scored
@@ -436,7 +430,7 @@ def _scoring_rows(conn: sqlite3.Connection, ids: list[int], project: str | None)
     (`_session_episodes`, which reads it with their episodes' edges), not each candidate.
 
     The project is checked on each row read by id: asked in the WHERE clause, SQLite may read the whole
-    project through its index instead of the few ids (27 ms instead of 1 at 100,000 nodes)."""
+    project through its index instead of the few ids."""
     rows: dict[int, ScoringRow] = {}
     dialect = dialect_of(conn)
     speaker = dialect.json_text("meta", "speaker")

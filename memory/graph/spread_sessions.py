@@ -24,16 +24,12 @@ the turn naming the same thing) keeps its place: that is what the graph wins
 on short sessions (LoCoMo), and passing it costs them. So does a lift by a
 run's episode (which has no session): a turn that helped a run is lifted by
 experience, not by the company it keeps (counted as a session's lift, it cost
-`bench evolution --data` LoCoMo dev seed 1 its gain at @10, +0.018 -> +0.009).
+the evolving arm of `bench evolution --data` much of its gain).
 
-Measured against the ranking without this step (one session, both
-development sets imported once; `bench recall`): BEAM dev @5 0.484 -> 0.494,
-event ordering @5 0.188 -> 0.221 and multi-session reasoning 0.573 -> 0.623
-(both back level with the no-graph ablation), @1, @10 and @20 unchanged;
-LoCoMo dev unchanged at every cut-off. Deciding the first 8 places or more
-instead of 6 moved a third session's match over a first-session turn at eighth
-place and pushed a temporal question's evidence out of the first ten (BEAM @10
-0.585 -> 0.579); 5 places left event ordering below.
+Deciding the first 8 places or more instead of 6 moved a third session's match
+over a first-session turn at eighth place and pushed a temporal question's
+evidence out of the first ten; 5 places left event ordering below the no-graph
+ablation.
 
 A turn its session lifted also yields, in the same first places, to a fuller match of the person's
 own (`fuller_first`, after the step above): a direct match below it that ranks above it by its own
@@ -43,14 +39,10 @@ that matches the question, which is as true of the fuller match; and a long mess
 its session is weak, loses that lift to short turns that each say one of the terms. The match that
 passes must count whole: the person's own turn, or any turn when the question asks what the
 assistant said (an assistant's elaboration holds more terms because it restates them at length; let
-it pass too, and on BEAM dev a short statement of the person's, the evidence, fell below the
-assistant's long reply: @5 0.499, @10 0.584, summarization @10 below the no-graph ablation, 0.064
-against 0.078). The node that moves gets a `fuller` part that lifts it just above the one it passed.
-Measured against the ranking without it (one session, both development sets): BEAM dev @5 0.494 ->
-0.505, preference following @5 0.550 -> 0.650 (the no-graph ablation 0.600: the only cell below it
-before), `graph_moves` at @5 3 up / 1 down -> 3 up / 0 down, @1, @10, @20 and newest first
-unchanged; LoCoMo dev identical in every question. Over the first 8 / 10 / 20 places instead of 6,
-BEAM @10 fell to 0.578 / 0.558 / 0.558. Standard library only: the hook process ranks through this.
+it pass too, and a short statement of the person's, the evidence, fell below the assistant's long
+reply). The node that moves gets a `fuller` part that lifts it just above the one it passed. Over
+more first places than 6, recall at ten fell. What each step measured against the ranking without
+it: docs/benchmarks.md, "Figures behind the code's choices". Standard library only: the hook process ranks through this.
 """
 
 from __future__ import annotations

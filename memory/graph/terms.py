@@ -24,13 +24,11 @@ the question without them (`searched_terms`; what they frame stays: "across
 my weather app conversations" keeps "weather app"), unless nothing else is
 left. They are phrases, not words: "the order in which" is a frame, "what did
 Gina order" is not, nor is "session management". Plain BM25, the baseline
-recall is measured against, searches every word. On BEAM dev, whose
-questions are framed so, Loci recall@1/@5/@10/@20 0.212/0.474/0.548/0.588 ->
-0.227/0.484/0.563/0.595 (its no-graph ablation gains alike); LoCoMo dev is
-unchanged at every k. Leaving out single words instead (list, order, summary,
-session...) measured the same on both sets but drops them where they are
-what a question asks about; leaving out request verbs too ("tell", "show",
-"give") cost LoCoMo dev recall@10 0.004 ("the show she went to").
+recall is measured against, searches every word. Single words of a frame
+(list, order, summary, session...) are kept, since a question may ask about
+them, and so are request verbs ("tell", "show", "give": "the show she went
+to"). What leaving the frames out gains, and what the alternatives cost:
+docs/benchmarks.md, "Figures behind the code's choices".
 
 A question also says whose words it asks for. Most ask for what the person
 said ("what did I mention"), which recall weighs above an assistant's

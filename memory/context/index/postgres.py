@@ -21,8 +21,8 @@ chunk. When every query word is one folded word (nearly every search),
 a word, joined by chunk; an object's project and kind filter its segments,
 and the objects still loading (few, found by a partial index) are left out
 by id, since `complete` changes when a load ends; only the chunks returned
-are read. A common word at two million tokens is a few segments, 18 pages
-(~3 ms), where reading each matched row's `tsvector` read 37,000 (~60 ms).
+are read. A common word is a few segments, where reading each matched
+row's `tsvector` read nearly the whole table.
 A query word that is a phrase of several words (`default_format` is
 `default <-> format`) needs places: `by_places` finds the rows with `@@`
 and counts, from each row's own `tsvector`, the places where the phrase's
@@ -126,7 +126,7 @@ def matches(
         return []
     # Planned for its parameters (a generic plan scored a frequent word's matches row by row), and never
     # compiled: once the tables are analyzed a search's estimated cost passes JIT's threshold, and compiling
-    # took 0.8 s of a 3 ms query.
+    # took far longer than the query.
     conn.execute("SELECT set_config('plan_cache_mode', 'force_custom_plan', true), set_config('jit', 'off', true)")
     if all(len(phrase) == 1 for phrase in phrases):
         rows = by_postings(conn, [phrase[0] for phrase in phrases], refs, limit, project)

@@ -89,7 +89,7 @@ def _refresh_statistics(raw: psycopg.Connection, grown: dict[str, int]) -> None:
     and ANALYZE each table it grew by as many, when they are
     `GROWTH_TO_ANALYZE` of the rows its statistics saw (or it was never analyzed), outside the transaction. A
     bulk load is faster than autovacuum's next look (a minute), and until the planner knows a table's size it
-    reads a batch's lookups by the wrong index (a batch's twins by project, 200 ms instead of 1)."""
+    reads a batch's lookups by the wrong index (a batch's twins by the project's index)."""
     for table, rows in grown.items():
         if rows < ROWS_TO_ANALYZE:
             continue

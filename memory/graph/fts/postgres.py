@@ -22,7 +22,7 @@ and its count read from the row's `repeats` (the lexemes it holds more than
 once; NULL for most rows), else 1. Both add the parts in lexeme order, so
 two rows alike score exactly alike and the two queries give the same
 scores. `ts_rank_cd`, PostgreSQL's own ranking, has no inverse document
-frequency, and left LoCoMo's recall@10 0.24 below SQLite's. A node's
+frequency, and ranked far below SQLite's BM25 on the same questions. A node's
 project and kind are filtered in the query itself, by the copy of both each
 row carries (the dialect's `fts_insert` gives them): reading each match's
 node instead cost a lookup per match, or a hash of every node of the

@@ -116,9 +116,8 @@ def index_rows_listed_by_word(conn: PgConnection) -> None:
     its kind and project; kept by the row count's triggers, so a search scores single words without the rows.
 
     A search found its rows in the GIN index, then read and unnested each
-    matched row's `tsvector` to count its words: at two million tokens a
-    common word is in nearly every chunk, and scoring it read 37,000 pages
-    (about 60 ms). A segment (keyed by its word and first row, its last row
+    matched row's `tsvector` to count its words: a common word is in nearly
+    every chunk, and scoring it read nearly the whole table. A segment (keyed by its word and first row, its last row
     beside) holds a batch's postings of one word as arrays, so a common word
     is a few rows, and the table a fifth of a row per posting's size.
     `complete` is not carried (it changes when a load completes): the objects

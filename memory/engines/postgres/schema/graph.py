@@ -246,10 +246,9 @@ def index_rows_listed_by_lexeme(conn: PgConnection) -> None:
     (`memory_postings`), kept by the vocabulary's triggers: BM25 read from one index, without the rows.
 
     A search found its rows in the GIN index, then read each matched row from
-    the table to score it: at 100,000 nodes a word held by 3,000 rows cost
-    2,300 pages and 16 ms. The postings are keyed by lexeme and row and carry
-    what a score needs, so a search reads them in an index-only scan (about
-    1 ms for the same word). The insert trigger adds a row's postings in the
+    the table to score it, a page or so for each row a word is in. The
+    postings are keyed by lexeme and row and carry what a score needs, so a
+    search reads them in an index-only scan. The insert trigger adds a row's postings in the
     pass over its lexemes it already makes; the delete trigger removes them by
     the same key."""
     conn.execute(
