@@ -21,10 +21,11 @@ PROJECT = [["loci", package] for package in PACKAGES]
 
 
 def modules() -> list[str]:
+    """Every module of the five packages, in their subpackages too (`loci.bench.qa.files`, not only `loci.bench.qa`)."""
     names = [f"loci.{package}" for package in PACKAGES]
     for package in PACKAGES:
         path = [str(ROOT / package)]
-        names += [f"loci.{package}.{info.name}" for info in pkgutil.iter_modules(path)]
+        names += [info.name for info in pkgutil.walk_packages(path, prefix=f"loci.{package}.")]
     return sorted(names)
 
 
