@@ -9,11 +9,8 @@ line holds is the ranker's `holds`: by default a question's stems as
 together, the question frame's `STOP_WORDS` aside); the context search's
 best line of a hit gives the index's own words instead
 (`memory.context.fulltext`), with no length norm (`b` 0): among the few
-lines of one chunk a long line is as good an answer as a short one (LoCoMo
-dev, a conversation as a document of one turn a line, a hit's best line an
-evidence turn: 0.370 of the questions at the first hit with `b` 0, 0.322
-with 0.5; and the same 0.370 as the plain `1 / lines with the term` it
-replaced).
+lines of one chunk a long line is as good an answer as a short one (the
+measure is in docs/benchmarks.md, "Words in one room").
 """
 
 from __future__ import annotations
