@@ -41,37 +41,20 @@ from types import ModuleType
 from typing import Any
 
 from loci.memory.context.index import postgres, sqlite
-from loci.memory.context.index.words import word_tokens
 from loci.memory.context.loader import split_lines
 from loci.memory.context.objects import Hit
 from loci.memory.engines.dialects import dialect_of
+from loci.memory.text.lines import Ranker
+from loci.memory.text.stops import STOP_WORDS
+from loci.memory.text.tokens import query_words, tokens, word_tokens
 
-__all__ = ["STOP_WORDS", "chunk_index", "content_words", "fts_literal", "fts_phrase", "fts_search", "query_words"]
-
-_STOP_TEXT = (
-    "a about after again all also am an and any are as at be been before being between both but by can could did do"
-    " does doing done down during each even ever few for from get got had has have having he her here hers herself"
-    " him himself his how i if in into is it its itself just kind like likely me might more most much must my myself"
-    " no nor not now of off on once one only or other our ours out over own really same she should so some"
-    " something such than that the their theirs them themselves then there these they thing things this those"
-    " through to too type under until up upon us very was way we were what whatever when where whether which while"
-    " who whom whose why will with would yes yet you your yours"
-)
-STOP_WORDS = frozenset(_STOP_TEXT.split())
+__all__ = ["STOP_WORDS", "chunk_index", "content_words", "fts_literal", "fts_phrase", "fts_search"]
 
 SNIPPET_TOKENS = 16
 LINE_CHARS = 600
 RECORD_ROOM = 8  # rows beyond k, so that records dropped as copies leave k hits
 _INDEXES = {"sqlite": sqlite, "postgresql": postgres}  # the index of each engine (memory/context/index/)
-_WORD = re.compile(r"[^\W_]+")
 _QUOTING = re.compile(r"^\s*(?:\w+:\d+(?::\d+)?:?\s*|\d+\|\s*)")  # `doc:1:49: ` or `12| ` before a line
-
-
-def query_words(query: str) -> list[str]:
-    """The distinct searchable words of a query, in order: runs of letters, digits, `_` and `-`,
-    without a leading or trailing `-` or `_`."""
-    cleaned = "".join(c if c.isalnum() or c in "_-" else " " for c in query)
-    return list(dict.fromkeys(w.strip("-_") for w in cleaned.split() if w.strip("-_")))
 
 
 def content_words(query: str) -> list[str]:
@@ -117,18 +100,12 @@ def fts_search(db: Any, query: str, refs: list[str] | None, k: int, *, project: 
 
 
 def _flat(text: str) -> str:
-    return " ".join(_WORD.findall(text.casefold()))
+    return " ".join(tokens(text))
 
 
 def _best_line(text: str, first: int, words: list[str]) -> int:
-    """The line of a chunk that best matches the query: rare query words count more than common ones."""
-    wanted = {token for word in words for token in _WORD.findall(word.lower())}
-    lines = [set(_WORD.findall(part.lower())) & wanted for part in split_lines(text)]
-    spread = {token: sum(token in found for found in lines) for token in wanted}
-    best, best_score, line = first, 0.0, first
-    for part, found in zip(split_lines(text), lines, strict=True):
-        score = sum(1 / spread[token] for token in found)
-        if score > best_score:
-            best, best_score = line, score
-        line += part.endswith("\n")
-    return best
+    """The line of a chunk that best matches the query: the one line ranker's BM25 over the chunk's lines, by
+    the index's own words (rare query words count more than common ones), a line's length aside."""
+    wanted = {token for word in words for token in tokens(word)}
+    best = Ranker(wanted, holds=lambda line: set(tokens(line)) & wanted, b=0.0).best(split_lines(text))
+    return first + (best or 0)

@@ -19,10 +19,11 @@ several of its words run together (`BUFSIZE`: "buffer size";
 (`fulltext.STOP_WORDS`, which memory recall drops too) are not content
 words.
 
-Ranking. `Ranker` is BM25 over lines: a word's weight is its inverse line
-frequency among the lines counted (`log(1 + lines / lines with the word)`),
-a line scores the weights of the distinct question words it holds, and a
-long line a little less (the length norm, b = 0.5). `scan_lines` streams the
+Ranking. `Ranker` is the one line ranker (`memory.text.lines`), BM25 over
+lines: a word's weight is its inverse line frequency among the lines
+counted (`log(1 + lines / lines with the word)`), a line scores the weights
+of the distinct question words it holds, and a long line a little less
+(the length norm, b = 0.5). `scan_lines` streams the
 stored lines of documents that hold any of a set of words, a few hundred
 chunks at a time, with the regular-expression engine passing over chunks
 that hold none, so a ranking over every line of a long document stays
@@ -31,15 +32,14 @@ bounded in memory.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loci.memory.context.fulltext import STOP_WORDS
 from loci.memory.context.loader import split_lines
 from loci.memory.text import Terms, stem, words
+from loci.memory.text.lines import Ranker
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -72,44 +72,6 @@ def terms_pattern(terms: Iterable[str]) -> re.Pattern[str]:
     """Any word that starts with one of `terms` (stems), a form of one or a related word: a coarse filter
     that `Ranker.held` makes exact (`memory.text.terms.Terms.pattern`)."""
     return asked(terms).pattern()
-
-
-@dataclass
-class Ranker:
-    """BM25 over lines for one question's `terms`: count the lines first, then score them."""
-
-    terms: set[str]
-    lines: int = 0
-    chars: int = 0
-    spread: dict[str, int] = field(default_factory=dict)
-    matcher: Terms = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.matcher = asked(self.terms)
-
-    def count(self, text: str, held: set[str]) -> None:
-        """Count one line (every line counted, whether it holds a term or not; `held` its terms)."""
-        self.lines += 1
-        self.chars += len(text)
-        for term in held:
-            self.spread[term] = self.spread.get(term, 0) + 1
-
-    def count_lines(self, total: int, chars: int) -> None:
-        """Count `total` lines of `chars` characters that hold no term at all."""
-        self.lines += total
-        self.chars += chars
-
-    def weight(self, term: str) -> float:
-        return math.log(1 + max(1, self.lines) / self.spread[term]) if self.spread.get(term) else 0.0
-
-    def score(self, text: str, held: set[str]) -> float:
-        """The weights of the terms the line holds, a long line a little less."""
-        average = self.chars / max(1, self.lines) + 1
-        return sum(self.weight(t) for t in held) / (0.5 + 0.5 * (len(text) + 1) / average)
-
-    def held(self, text: str) -> set[str]:
-        """The terms the line holds: by their stems, related words, or words run together (`bufsize`)."""
-        return self.matcher.held(text)
 
 
 async def scan_lines(

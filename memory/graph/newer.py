@@ -8,8 +8,9 @@ above it: the older stays in the list, right below, as the history it is.
 
 Two matches are a restatement for a query when the later holds every query
 term the earlier holds (at least two), the two share at least `ALIKE` of
-their words, the later states a number the earlier did not (the day a turn
-was said aside), its direct match (the lexical and vector parts of its
+their words (of three letters or more), the later states a number the
+earlier did not (the day a turn was said aside: the newer-value rule,
+`memory.text.values.changes`), its direct match (the lexical and vector parts of its
 score) is at least `CLOSE` of the earlier one's, and it ranks no more than
 `REACH` places below it. The direct match, not the whole score: what the
 graph adds is context, and experience that lifted the older statement (a
@@ -43,6 +44,8 @@ import re
 from collections.abc import Callable
 
 from loci.memory.graph.records import Node
+from loci.memory.text.tokens import tokens
+from loci.memory.text.values import changes, numbers
 
 __all__ = ["ALIKE", "CLOSE", "REACH", "WINDOW", "Scored", "held_terms", "newer_first", "terms_held"]
 
@@ -51,8 +54,7 @@ CLOSE = 0.7
 REACH = 2
 WINDOW = 20
 _MIN_SHARED = 2
-_WORD = re.compile(r"[^\W\d_]{3,}")
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_MIN_WORD = 3  # the shortest word two statements are compared on
 
 Scored = tuple[float, int, dict[str, float]]  # (score, node id, the parts that sum to it)
 
@@ -87,7 +89,7 @@ def newer_first(
 
     def words(node_id: int) -> frozenset[str]:
         if node_id not in read_words:
-            read_words[node_id] = frozenset(_WORD.findall(found[node_id].text.casefold()))
+            read_words[node_id] = _words(found[node_id].text)
         return read_words[node_id]
 
     order = [item for item in head if item[1] in held]
@@ -106,7 +108,7 @@ def newer_first(
             and speaker[item[1]] == speaker[mine]
             and _match(item) >= CLOSE * _match(first)
             and _restates(held[mine], held[item[1]])
-            and _changed(values(mine), values(item[1]))
+            and changes(values(mine), values(item[1]))
             and _alike(words(mine), words(item[1]))
             and _when(found[item[1]]) > _when(found[mine])
         ]
@@ -165,17 +167,18 @@ def _values(node: Node) -> frozenset[str]:
     spoken = str(node.meta.get("spoken_date") or "")
     if spoken:
         text = text.replace(spoken, " ")
-    return frozenset(_NUMBER.findall(text))
+    return numbers(text)
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of a text two statements are compared on: the index's words (`memory.text.tokens`) of
+    letters only, at least `_MIN_WORD` long."""
+    return frozenset(word for word in tokens(text) if len(word) >= _MIN_WORD and word.isalpha())
 
 
 def _alike(older: frozenset[str], newer: frozenset[str]) -> bool:
     """Whether two texts share enough of their words to be one statement made twice."""
     return len(older & newer) >= ALIKE * len(older | newer)
-
-
-def _changed(older: frozenset[str], newer: frozenset[str]) -> bool:
-    """Whether the later text states a value the earlier did not (a new number, version or count)."""
-    return bool(older) and bool(newer - older)
 
 
 def _match(item: Scored) -> float:

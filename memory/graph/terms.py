@@ -1,7 +1,7 @@
 """Query terms for recall: which words of a question are worth searching for, and how common each is.
 
-A question is split into words by `memory.context.fulltext.query_words` (the one
-splitter that context search uses too), case-folded, and stripped of the
+A question is split into words by `memory.text.tokens.query_words` (the one
+splitter of queries that context search uses too), case-folded, and stripped of the
 words that say nothing about what to find: function words and the frame of a
 question ("what did ... do", "would ... be likely to"). What is left is
 searched literally, OR-ed, and ranked by BM25.
@@ -43,8 +43,9 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from loci.memory.context.fulltext import STOP_WORDS, query_words
+from loci.memory.context.fulltext import STOP_WORDS
 from loci.memory.graph.fts.index import text_index
+from loci.memory.text.tokens import query_words
 
 __all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "searched_terms", "selective_terms"]
 

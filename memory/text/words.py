@@ -1,7 +1,8 @@
 """The one splitter: a text's words, each identifier whole and in its parts.
 
 A text is split on what is not a letter, digit, `_`, `-` or `.`; each run
-is then taken whole and in its parts, both searchable: `DEFAULT_FORMAT`
+is then taken whole and in its parts (the index's words,
+`memory.text.tokens.TOKEN`), both searchable: `DEFAULT_FORMAT`
 gives `default_format`, `default` and `format`; `--sort-keys` gives
 `sort-keys`, `sort` and `keys`; `os.path` gives `os.path`, `os` and `path`;
 a camel-case part is split where a lower-case letter meets a capital
@@ -16,11 +17,12 @@ from __future__ import annotations
 
 import re
 
+from loci.memory.text.tokens import TOKEN
+
 __all__ = ["JOINERS", "RUN", "words"]
 
 RUN = re.compile(r"[\w.\-]+")
 JOINERS = "-_."
-_PIECE = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -32,7 +34,7 @@ def words(text: str) -> list[str]:
         if not raw:
             continue
         whole = raw.casefold()
-        pieces = _PIECE.findall(raw)
+        pieces = TOKEN.findall(raw)
         if len(pieces) > 1 or (pieces and pieces[0] != raw):
             found.append(whole)
         for piece in pieces:

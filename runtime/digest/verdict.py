@@ -33,6 +33,7 @@ from typing import Any
 
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import LociError
+from loci.memory.text.repeats import first_repeat
 from loci.runtime.digest.lexical import content_words, line_words
 from loci.runtime.reading.answers import ungrounded
 
@@ -83,20 +84,15 @@ def judge(question: str, answer: str, evidence: str, *, lookup: bool = True) -> 
 
 
 def cut_repeat(text: str) -> tuple[str, bool]:
-    """`text` up to where it starts repeating itself, and whether it did."""
-    seen: set[str] = set()
-    for match in _SENTENCE.finditer(text):
-        flat = " ".join(re.findall(r"\w+", match.group().lower()))
-        if len(flat) >= MIN_SENTENCE_CHARS and flat in seen:
-            return text[: match.start()].rstrip(), True
-        seen.add(flat)
+    """`text` up to where it starts repeating itself (a sentence, or a run of `REPEAT_WORDS` words: the one repeat
+    check, `memory.text.repeats`), and whether it did."""
+    said = list(_SENTENCE.finditer(text))
+    if (at := first_repeat([match.group() for match in said], min_chars=MIN_SENTENCE_CHARS)) is not None:
+        return text[: said[at].start()].rstrip(), True
     words = list(re.finditer(r"\S+", text))
-    runs: set[tuple[str, ...]] = set()
-    for index in range(len(words) - REPEAT_WORDS + 1):
-        run = tuple(w.group().lower() for w in words[index : index + REPEAT_WORDS])
-        if run in runs:
-            return text[: words[index].start()].rstrip(), True
-        runs.add(run)
+    runs = [" ".join(w.group() for w in words[at : at + REPEAT_WORDS]) for at in range(len(words) - REPEAT_WORDS + 1)]
+    if (at := first_repeat(runs, key=str.casefold)) is not None:
+        return text[: words[at].start()].rstrip(), True
     return text, False
 
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import enum
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from loci.memory.context.store import ContextObject
 from loci.memory.graph.quoted import notes_in, without_notes
+from loci.memory.text.words import JOINERS, RUN
 from loci.runtime.host.host import ToolSpec
 from loci.runtime.prompt.window import Window
 
@@ -51,7 +51,6 @@ EXAMPLE_QUERY = "Zorvex moons"
 EXAMPLE_TEXTS = (EXAMPLE_STATE, EXAMPLE_ANSWER, "The moons of Zorvex should be in the Planets section.")
 # The examples' own subject: a search for these words, when the task does not say them, searches the prompt.
 EXAMPLE_WORDS = frozenset({"zorvex", "moon", "moons", "planet", "planets"})
-_QUERY_WORD = re.compile(r"[^\W_][\w.-]*")
 
 INTRO = "You are Loci. You complete a task from documents, and use tools to find what you cannot see.\n"
 PLAIN = (
@@ -97,11 +96,11 @@ def system_text(tools: list[ToolSpec], style: AnswerStyle = AnswerStyle.JSON) ->
 def unexampled(query: str, task: str) -> str:
     """`query` without the examples' words the task does not say (a small model copies the example's query);
     the task's own words when nothing else is left."""
-    asked = {word.casefold() for word in _QUERY_WORD.findall(task)}
+    asked = {word.casefold() for word in _task_words(task)}
     kept = [w for w in query.split() if w.strip("\"'.,?!()").casefold() not in EXAMPLE_WORDS - asked]
     if kept:
         return " ".join(kept)
-    return " ".join(w for w in _QUERY_WORD.findall(task) if w.casefold() not in EXAMPLE_WORDS) or query
+    return " ".join(w for w in _task_words(task) if w.casefold() not in EXAMPLE_WORDS) or query
 
 
 def _example_call(tools: list[ToolSpec]) -> str:
@@ -215,3 +214,9 @@ def _tool_line(tool: ToolSpec) -> str:
     args = ", ".join(name + ("" if name in required else "?") for name in props)
     summary = (tool.description or "").strip().split("\n\n")[0].replace("\n", " ")
     return f"- {tool.name}({args}): {summary}"
+
+
+def _task_words(task: str) -> list[str]:
+    """The task's words as a query writes them: identifiers whole (`os.path`, `--sort-keys` as `sort-keys`), from
+    their first letter or digit (the one splitter's runs, `memory.text.words.RUN`)."""
+    return [word for run in RUN.findall(task) if (word := run.lstrip(JOINERS))]

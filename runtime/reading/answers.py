@@ -70,7 +70,8 @@ from loci.memory.context.lexical import Ranker, content_terms, line_terms
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE
-from loci.memory.text import stem, words
+from loci.memory.text import first_repeat, stem, words
+from loci.memory.text.words import RUN as _RUN
 from loci.runtime.reading.fields import definition, meant_names
 
 __all__ = [
@@ -99,7 +100,6 @@ NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts
 SHOWN_HEADER = re.compile(r"^(\w+:\d+) ")  # `doc:1 lines 3-9:` or `doc:1 name (lines 1-40):`
 SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
-_RUN = re.compile(r"[\w.\-]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
 OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
@@ -120,21 +120,16 @@ def sentences(text: str) -> list[str]:
 def clean_answer(answer: str, *, frame: str, material: str) -> str:
     """`answer` cut at its first repeated sentence, without the sentences that are the prompt's own words."""
     flat_frame, flat_material = _flat(frame), _flat(_without_notice(material))
+    said = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
     kept: list[str] = []
-    seen: set[str] = set()
-    for sentence in sentences(answer):
-        sentence = LINE_NUMBER.sub("", sentence)
+    for sentence in said[: first_repeat(said, key=_flat)]:
         flat = _flat(sentence)
-        if flat in seen:
-            break
-        seen.add(flat)
         if len(flat) >= MIN_ECHO_CHARS and flat in flat_frame and flat not in flat_material:
             continue
         kept.append(sentence)
     if not kept:
         return ""
-    whole = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
-    return " ".join(kept) if kept != whole else LINE_NUMBER.sub("", answer.strip())
+    return " ".join(kept) if kept != said else LINE_NUMBER.sub("", answer.strip())
 
 
 def _without_notice(material: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from loci.memory.text.repeats import flat
 from loci.runtime.reading.answers import OPTION
 
 __all__ = ["asked_form", "missing_form"]
@@ -65,7 +66,7 @@ def missing_form(answer: str, question: str) -> str | None:
     elif form == "number":
         has = bool(set(_NUMBER.findall(answer)) - set(_NUMBER.findall(question)))
     elif form == "person":
-        asked = {word.casefold() for word in re.findall(r"\w+", question)}
+        asked = set(flat(question).split())
         has = any(name not in _OPENERS and name.casefold() not in asked for name in _NAME.findall(answer))
     else:
         return None

@@ -11,7 +11,7 @@ answers a person can trust:
   (`runtime.loop.decide` makes it `partial`, with the reason).
 - A value the text states and later changes (`superseded`): a chat says
   "coverage is 85%" and, later, "coverage is now 78%". The newer value wins,
-  as recall's newer-first does: a number claim stands only when no later line
+  as recall's newer-first does (`memory.text.values`, the one rule): a number claim stands only when no later line
   about the question (a document line shown with a higher line number, in
   the same document) states a different number of the same kind, the same
   unit right after it (`%`, `ms`, `calls`, `miles`; a day before a month is a
@@ -38,6 +38,8 @@ import re
 
 from loci.memory.graph.quoted import without_notes
 from loci.memory.text import words
+from loci.memory.text.repeats import flat as _flat
+from loci.memory.text.values import changes, measures
 from loci.runtime.reading.answers import ANSWERING, claims, scored_rows
 from loci.runtime.reading.fields import answer_kind, definition, exceptions, meant_names
 from loci.runtime.reading.forms import missing_form
@@ -47,14 +49,6 @@ __all__ = ["not_the_value", "own_claims", "superseded"]
 _FORM_WORDS = {"option": "an option", "address": "an address", "number": "a number", "person": "a person's name"}
 
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
-
-_VALUE = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(%|[A-Za-z]+)")
-# A number before a month is a day of a date, not a value a later line restates ("23 August", then "28 August").
-_MONTHS = {
-    month[:length]
-    for month in ("january february march april may june july august september october november december").split()
-    for length in (3, len(month))
-} | {"sept"}
 
 
 def own_claims(answer: str, question: str) -> list[str]:
@@ -67,16 +61,16 @@ def own_claims(answer: str, question: str) -> list[str]:
 def superseded(answer: str, shown: str, question: str) -> list[str]:
     """The number claims of `answer` that a later line about the question changes: a different number with
     the same unit after it, on a shown line of the same document with a higher number."""
-    stated = dict(_values(answer))
+    stated = dict(measures(answer))
     if not stated:
         return []
     rows = _about_rows(shown, question)
     changed = []
     for value, unit in stated.items():
-        where = [(ref, number) for ref, number, text in rows if (value, unit) in _values(text)]
+        where = [(ref, number) for ref, number, text in rows if (value, unit) in measures(text)]
         for ref, newest in {ref: max(n for r, n in where if r == ref) for ref, _ in where}.items():
             later = [text for r, number, text in rows if r == ref and number > newest]
-            if any(unit == u and value != v for text in later for v, u in _values(text)):
+            if any(changes({value}, {v for v, u in measures(text) if u == unit}) for text in later):
                 changed.append(value)
                 break
     return changed
@@ -112,21 +106,8 @@ def _gives(answer: str, value: str) -> bool:
     return bool(said) and 2 * len(said & {claim.casefold() for claim in claims(answer)}) >= len(said)
 
 
-def _flat(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.casefold()))
-
-
 def _about_rows(shown: str, question: str) -> list[tuple[str, int, str]]:
     """The numbered document lines of `shown` about the question, as (document, line number, text)."""
     rows = scored_rows(shown, question)
     best = max((score for *_, score in rows), default=0.0)
     return [row[:3] for row in rows if best > 0 and row[3] >= ANSWERING * best]
-
-
-def _values(text: str) -> set[tuple[str, str]]:
-    found = {(_number(value), unit.casefold()) for value, unit in _VALUE.findall(text)}
-    return {(value, unit) for value, unit in found if unit not in _MONTHS}
-
-
-def _number(value: str) -> str:
-    return value.replace(",", "")

@@ -27,13 +27,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from loci.memory.text.tokens import tokens
+
 __all__ = ["REPEAT_WORDS", "Exchange", "Thread", "refers_back"]
 
 REPEAT_WORDS = 4
 # A short line with one of these points back; a long one says what it is about itself.
 _BACK = re.compile(r"\b(it|its|that|this|those|these|them|the same|double|triple|twice|half|again)\b", re.IGNORECASE)
 BACK_WORDS = 10
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,11 @@ class Exchange:
 
 def refers_back(line: str) -> bool:
     """Whether `line` points at something said before ("it", "that function", "double it")."""
-    return len(_WORD.findall(line)) <= BACK_WORDS and bool(_BACK.search(line))
+    return len(tokens(line)) <= BACK_WORDS and bool(_BACK.search(line))
 
 
 def _flat(text: str) -> tuple[str, ...]:
-    return tuple(word.casefold() for word in _WORD.findall(text))
+    return tuple(tokens(text))
 
 
 class Thread:

@@ -2,9 +2,9 @@
 
 SQLite indexes the context store's chunks with FTS5 (`unicode61`): a word
 is a run of letters and digits, case folded, its diacritics removed, never
-stemmed; `_`, `-` and `.` separate words, so `default_format` is the two
-words `default format` and a query word `default_format` is that phrase.
-PostgreSQL indexes the same chunks with a `tsvector` that Loci builds here
+stemmed (`memory.text.tokens`, the one index tokenizer); `_`, `-` and `.`
+separate words, so `default_format` is the two words `default format` and
+a query word `default_format` is that phrase. PostgreSQL indexes the same chunks with a `tsvector` that Loci builds here
 (`tsvector_text`) rather than with a text-search configuration, whose
 parser reads `os.path` as a file name and `x-ray` as three words: each
 word at its place in the chunk (its position, from 1, as FTS5 counts
@@ -21,39 +21,21 @@ window does not reach an end.
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_left
 
-__all__ = ["MAX_POSITION", "Word", "fold", "snippet", "tsvector_text", "word_tokens"]
+from loci.memory.text.tokens import Word, tokens, word_tokens
+
+__all__ = ["MAX_POSITION", "snippet", "tsvector_text"]
 
 MAX_POSITION = 16_383  # PostgreSQL keeps a word's place up to here (a chunk holds about 4,000 characters)
 MAX_PLACES = 256  # the places of one word a tsvector keeps
 MAX_LEXEME_BYTES = 2_000  # a tsvector refuses a longer word (FTS5 keeps it; no chunk of text has one)
-_RUN = re.compile(r"[^\W_]+")
 _SENTENCE_END = re.compile(r"[.:][ \t\n\r]+")  # what ends a sentence for FTS5: where the next word starts
-
-
-Word = tuple[str, int, int]  # a word folded, and where it starts and ends in the text (character offsets)
-
-
-def fold(word: str) -> str:
-    """`word` case folded, its diacritics removed, as `unicode61` folds it."""
-    lowered = word.lower()
-    if lowered.isascii():
-        return lowered
-    return "".join(c for c in unicodedata.normalize("NFD", lowered) if not unicodedata.combining(c))
-
-
-def word_tokens(text: str) -> list[Word]:
-    """The words of `text` in order, each folded, with where it is."""
-    if text.isascii():  # folding keeps every offset: fold the text once
-        return [(m.group(), m.start(), m.end()) for m in _RUN.finditer(text.lower())]
-    return [(fold(m.group()), m.start(), m.end()) for m in _RUN.finditer(text)]
 
 
 def tsvector_text(text: str) -> tuple[str, int]:
     """`text` as a `tsvector` literal of its words at their places, and its number of words."""
-    found = _RUN.findall(text.lower()) if text.isascii() else [fold(word) for word in _RUN.findall(text)]
+    found = tokens(text)
     places: dict[str, list[int]] = {}
     for position, word in enumerate(found[:MAX_POSITION], 1):
         if (held := places.get(word)) is None:

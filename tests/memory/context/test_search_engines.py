@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from loci.memory.context.fulltext import fts_literal
-from loci.memory.context.index.words import snippet, tsvector_text, word_tokens
+from loci.memory.context.index.words import snippet, tsvector_text
 from loci.memory.context.store import ContextStore
 from loci.memory.engines.select import use_engine
+from loci.memory.text.tokens import word_tokens
 
 LIBRARY = Path(__import__("json").__file__).parent.parent  # the standard library's own files
 FILES = ["json/encoder.py", "json/decoder.py", "argparse.py", "shutil.py"]

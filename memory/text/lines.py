@@ -1,0 +1,80 @@
+"""The one line ranker: BM25 over lines, for a question's terms.
+
+`Ranker` counts lines first, then scores them: a term's weight is its
+inverse line frequency among the lines counted (`log(1 + lines / lines
+with the term)`), a line scores the weights of the distinct terms it holds,
+and a long line a little less (BM25's length norm, `b`: 0.5 by default). Which terms a
+line holds is the ranker's `holds`: by default a question's stems as
+`memory.text.terms.Terms` finds them (stems, related words, words run
+together, the question frame's `STOP_WORDS` aside); the context search's
+best line of a hit gives the index's own words instead
+(`memory.context.fulltext`), with no length norm (`b` 0): among the few
+lines of one chunk a long line is as good an answer as a short one (the
+measure is in docs/benchmarks.md, "Words in one room").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from loci.memory.text.stops import STOP_WORDS
+
+__all__ = ["Ranker"]
+
+
+@dataclass
+class Ranker:
+    """BM25 over lines for one question's `terms`: count the lines first, then score them."""
+
+    terms: set[str]
+    lines: int = 0
+    chars: int = 0
+    spread: dict[str, int] = field(default_factory=dict)
+    holds: Callable[[str], set[str]] | None = field(default=None, repr=False)
+    b: float = 0.5  # how much a line's length lowers its score (BM25's b: 0 never)
+
+    def __post_init__(self) -> None:
+        if self.holds is None:
+            # read here, not at import: the stemmer's lexicon is dear to load, and the hook's search never needs it
+            from loci.memory.text.terms import Terms
+
+            self.holds = Terms(self.terms, ignore=STOP_WORDS).held
+
+    def count(self, text: str, held: set[str]) -> None:
+        """Count one line (every line counted, whether it holds a term or not; `held` its terms)."""
+        self.lines += 1
+        self.chars += len(text)
+        for term in held:
+            self.spread[term] = self.spread.get(term, 0) + 1
+
+    def count_lines(self, total: int, chars: int) -> None:
+        """Count `total` lines of `chars` characters that hold no term at all."""
+        self.lines += total
+        self.chars += chars
+
+    def weight(self, term: str) -> float:
+        return math.log(1 + max(1, self.lines) / self.spread[term]) if self.spread.get(term) else 0.0
+
+    def score(self, text: str, held: set[str]) -> float:
+        """The weights of the terms the line holds, a long line a little less."""
+        average = self.chars / max(1, self.lines) + 1
+        return sum(self.weight(t) for t in held) / (1 - self.b + self.b * (len(text) + 1) / average)
+
+    def held(self, text: str) -> set[str]:
+        """The terms the line holds (`holds`)."""
+        assert self.holds is not None
+        return self.holds(text)
+
+    def best(self, lines: list[str]) -> int | None:
+        """The index of the best of `lines`, every one of them counted (the first of equals); None when none
+        holds a term."""
+        found = [self.held(line) for line in lines]
+        for line, held in zip(lines, found, strict=True):
+            self.count(line, held)
+        best, best_score = None, 0.0
+        for index, (line, held) in enumerate(zip(lines, found, strict=True)):
+            if (score := self.score(line, held)) > best_score:
+                best, best_score = index, score
+        return best
