@@ -67,7 +67,7 @@ from loci.memory.engines.base import Engine
 from loci.memory.errors import LociError
 from loci.memory.projects import DEFAULT_PROJECT, check_project
 from loci.memory.store import Store
-from loci.servers.apps import APP_MIME_TYPE, APP_VIEWS, EXTENSION_ID, app_html, app_resources, linked
+from loci.servers.apps import APP_META, APP_MIME_TYPE, APP_VIEWS, EXTENSION_ID, app_html, app_resources, linked
 from loci.servers.caching import METHOD_HINTS, read_hint
 from loci.servers.client_log import ClientLog
 from loci.servers.confirm import Confirmations
@@ -272,7 +272,8 @@ async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadRes
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
     hint = read_hint(uri)
-    contents = [TextResourceContents(uri=uri, text=text, mime_type=mime_type)]
+    meta = APP_META if uri in APP_VIEWS else None
+    contents = [TextResourceContents(uri=uri, text=text, mime_type=mime_type, meta=meta)]
     return ReadResourceResult(contents=contents, ttl_ms=hint.ttl_ms, cache_scope=hint.scope)
 
 

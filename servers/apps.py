@@ -40,6 +40,7 @@ from mcp.types import Resource, Tool
 from loci.servers.ui.app import STATIC
 
 __all__ = [
+    "APP_META",
     "APP_MIME_TYPE",
     "APP_VIEWS",
     "EXTENSION_ID",
@@ -55,7 +56,7 @@ RECALL_URI: Final = "ui://loci/recall.html"
 RUN_URI: Final = "ui://loci/run.html"
 LINKS: Final = {"memory_recall": RECALL_URI, "run_task": RUN_URI}
 APP_VIEWS: Final = {RECALL_URI: "recall", RUN_URI: "run"}
-_META: Final = {"ui": {"prefersBorder": True}}
+APP_META: Final = {"ui": {"prefersBorder": True}}  # on the listing and on the read: a border, no CSP domains
 _DESCRIBED: Final = {
     RECALL_URI: (
         "Loci: recalled memories",
@@ -83,8 +84,10 @@ def app_resources(ctx: Any) -> list[Resource]:
     if not client_supports_apps(ctx):
         return []
     return [
-        Resource(uri=uri, name=name, description=description, mime_type=APP_MIME_TYPE, meta=_META)
-        for uri, (name, description) in _DESCRIBED.items()
+        Resource(
+            uri=uri, name=APP_VIEWS[uri], title=title, description=description, mime_type=APP_MIME_TYPE, meta=APP_META
+        )
+        for uri, (title, description) in _DESCRIBED.items()
     ]
 
 

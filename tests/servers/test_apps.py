@@ -57,6 +57,7 @@ async def test_a_client_that_renders_apps_reads_the_views_and_finds_recall_linke
     assert shown["resources"][RECALL_URI] == shown["resources"][RUN_URI] == APP_MIME_TYPE
     (content,) = read.contents
     assert content.mime_type == APP_MIME_TYPE and str(content.uri) == RECALL_URI
+    assert content.meta == {"ui": {"prefersBorder": True}}  # no CSP domains: the host lets it reach nothing
     assert 'data-view="recall"' in content.text and "function runHead" in content.text  # the page's render.js
     _self_contained(content.text)
     assert read.ttl_ms == LISTING_TTL_MS and read.cache_scope == "private"
