@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, client_supports_apps
 from mcp.types import Resource, Tool
-
-from loci.servers.ui.app import STATIC
 
 __all__ = [
     "APP_META",
@@ -52,6 +51,7 @@ __all__ = [
     "linked",
 ]
 
+STATIC: Final = Path(__file__).parent / "ui" / "static"  # the page's files (servers/ui/app.py serves them)
 RECALL_URI: Final = "ui://loci/recall.html"
 RUN_URI: Final = "ui://loci/run.html"
 LINKS: Final = {"memory_recall": RECALL_URI, "run_task": RUN_URI}
