@@ -69,10 +69,23 @@ window.addEventListener("message", (event) => {
     Promise.resolve((view === "run" ? showRun : showRecall)(message.params || {})).then(() => {
       document.body.dataset.shown = view;
     });
-  } else if (message.method === "ping" && message.id !== undefined) {
-    window.parent.postMessage({ jsonrpc: "2.0", id: message.id, result: {} }, "*");
+  } else if (message.method !== undefined && message.id !== undefined) {
+    // The host's requests: a ping or the teardown before it removes the view are answered; nothing else is served.
+    const answered = message.method === "ping" || message.method === "ui/resource-teardown";
+    const error = { code: -32601, message: `the view does not serve ${message.method}` };
+    window.parent.postMessage({ jsonrpc: "2.0", id: message.id, ...(answered ? { result: {} } : { error }) }, "*");
   }
 });
+
+// The host sizes the frame to the view (inline, its height follows what is shown).
+let lastSize = "";
+new ResizeObserver(() => {
+  const size = { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight };
+  if (JSON.stringify(size) !== lastSize) {
+    lastSize = JSON.stringify(size);
+    notify("ui/notifications/size-changed", size);
+  }
+}).observe(document.documentElement);
 
 request("ui/initialize", {
   appInfo: { name: `loci-${view}`, version: "1" },

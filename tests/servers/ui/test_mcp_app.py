@@ -5,7 +5,8 @@ frame of its own origin, under the spec's default Content Security Policy (no
 network), and answers the view's `ui/initialize`, then hands it a tool result
 made by a real call. The recall view shows the token's project's note and not
 another project's, its markup as text; the run view reads the run's record
-through the host and shows its answer and turns. Nothing is fetched.
+through the host and shows its answer and turns. Nothing is fetched, and the host is
+told the view's height to size its frame.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ HOST = """([html, toolResult, resources]) => {
   window.addEventListener("message", (event) => {
     const m = event.data;
     if (event.source !== frame.contentWindow) return;
+    if (m.method === "ui/notifications/size-changed") window.viewHeight = m.params.height;
     if (m.method === "ui/initialize") send({ id: m.id, result: {
       protocolVersion: "2026-01-26", hostInfo: { name: "test-host", version: "1" },
       hostCapabilities: resources ? { serverResources: {} } : {}, hostContext: { displayMode: "inline" } } });
@@ -98,12 +100,15 @@ def test_the_recall_view_shows_the_recalled_note_as_text(browser: Any, tmp_path:
     try:
         hits = frame.inner_text("#hits")
         images, ran = frame.locator("img").count(), frame.evaluate("document.body.dataset.ran")
+        shown_height = frame.evaluate("document.documentElement.scrollHeight")
+        told = frame.page.wait_for_function(f"window.viewHeight === {shown_height}").json_value()
     finally:
         context.close()
     assert HOSTILE in hits and "mem:" in hits  # the note, its markup shown as the text it is
     assert images == 0 and ran is None
     assert "9999" not in hits  # project b's note: not the token's project, never recalled
     assert asked == [] and not [line for line in said if "Content Security Policy" in line]
+    assert told is True  # the host was told the view's height, to size its frame
 
 
 def test_the_run_view_reads_the_runs_record_through_the_host(browser: Any, tmp_path: Path) -> None:
