@@ -4,12 +4,15 @@ A client that declares the apps extension (with the app MIME type) is listed
 the two `ui://` views, reads them as self-contained HTML of that MIME type,
 and finds `memory_recall` (and, on `loci serve`, `run_task`) linked to them
 by `_meta.ui.resourceUri`. A client that does not declare it is listed the
-tools and resources it was before: no `ui` meta, no `ui://` resource.
+tools and resources it was before: no `ui` meta, no `ui://` resource. Over a
+home with tokens, what a view is given and may read for a token of project
+`a` (the recall's result, a run's record) is `a`'s alone.
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +20,15 @@ import anyio
 from mcp import Client
 from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.apps import APP_MIME_TYPE, EXTENSION_ID, RECALL_URI, RUN_URI
 from loci.servers.caching import LISTING_TTL_MS
 from tests.runtime.cli.test_serve_http import start, stop
+from tests.servers.test_scoped import serving
+from tests.servers.tokens_home import TokenHome
 
 RENDERS_APPS = advertise(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})
 
@@ -89,3 +95,28 @@ async def test_over_streamable_http_recall_and_run_task_are_linked_for_an_apps_c
     assert read.contents[0].mime_type == APP_MIME_TYPE and 'data-view="run"' in read.contents[0].text
     _self_contained(read.contents[0].text)
     assert _without_ui(shown) == before and RUN_URI not in before["resources"]
+
+
+async def test_what_a_view_is_given_and_reads_for_a_token_is_its_projects_alone(
+    tmp_path: Path, token_home: TokenHome
+) -> None:
+    runs = {project: f"loci://runs/{run}" for project, run in token_home.runs.items()}
+    with contextmanager(serving)(tmp_path, token_home) as served:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token_home.tokens['alice']}"})
+        with anyio.fail_after(60):
+            async with (
+                http,
+                Client(streamable_http_client(served.url, http_client=http), extensions=[RENDERS_APPS]) as a,
+            ):
+                view = await a.read_resource(RECALL_URI)
+                recalled = await a.call_tool("memory_recall", {"query": "vault code"})
+                own_run = await a.read_resource(runs["a"])
+                try:
+                    await a.read_resource(runs["b"])
+                    other_run = "read"
+                except Exception as exc:  # the SDK raises the server's INVALID_PARAMS error
+                    other_run = str(exc)
+    assert view.contents[0].mime_type == APP_MIME_TYPE
+    texts = [hit["text"] for hit in recalled.structured_content["result"]]
+    assert texts and all("alpha" in text for text in texts) and not any("bravo" in text for text in texts)
+    assert "alpha" in own_run.contents[0].text and other_run != "read" and "bravo" not in other_run
