@@ -10,8 +10,9 @@ list are served here too, as are what the 2026-07-28 revision adds: caching
 hints on every read (`servers.caching`), a confirmation before a call that
 forgets or restores (`servers.confirm`), and `subscriptions/listen` streams
 of the project's changes, made by any server on the home (`servers.live`),
-and long calls as tasks on the job queue for a client that declares the
-tasks extension (`servers.tasks`).
+long calls as tasks on the job queue for a client that declares the
+tasks extension (`servers.tasks`), and the page's recall and run views as
+MCP Apps for a client that renders them (`servers.apps`).
 
 The server's lifespan opens the SQLite home (or borrows the open home it is
 given, on either engine), builds the tool sets over it
@@ -66,6 +67,7 @@ from loci.memory.engines.base import Engine
 from loci.memory.errors import LociError
 from loci.memory.projects import DEFAULT_PROJECT, check_project
 from loci.memory.store import Store
+from loci.servers.apps import APP_META, APP_MIME_TYPE, APP_VIEWS, EXTENSION_ID, app_html, app_resources, linked
 from loci.servers.caching import METHOD_HINTS, read_hint
 from loci.servers.client_log import ClientLog
 from loci.servers.confirm import Confirmations
@@ -191,6 +193,7 @@ def build_app(
     # The `requestState` of a confirmation (servers/confirm.py) goes out sealed and comes back checked, as
     # `MCPServer` arranges for itself; the key is this process's, so a second round reaches the same server.
     server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name))
+    server.extensions[EXTENSION_ID] = {}  # MCP Apps: the recall and run views (servers/apps.py)
     install(server, LociTasks())  # long calls as tasks, for a client that declares the extension (servers/tasks.py)
     return untraced(server)
 
@@ -210,7 +213,7 @@ async def _list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListTo
     tools = [tool for server in state.sets.values() for tool in await server.list_tools()]
     if state.read_only:
         tools = [tool for tool in tools if tool.name in READ_TOOLS]
-    return ListToolsResult(tools=tools)
+    return ListToolsResult(tools=linked(ctx, tools))
 
 
 async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult | InputRequiredResult:
@@ -246,7 +249,8 @@ def _error(text: str) -> CallToolResult:
 
 
 async def _list_resources(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
-    return ListResourcesResult(resources=[changes_resource(), *await _resources(ctx).list()])
+    listed = [changes_resource(), *await _resources(ctx).list(), *app_resources(ctx)]
+    return ListResourcesResult(resources=listed)
 
 
 async def _list_templates(ctx: Any, params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
@@ -261,12 +265,15 @@ async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadRes
                 await read_changes(ctx.lifespan_context.store, ctx.lifespan_context.project),
                 "application/json",
             )
+        elif uri in APP_VIEWS:
+            text, mime_type = app_html(uri), APP_MIME_TYPE
         else:
             text, mime_type = await _resources(ctx).read(uri)
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
     hint = read_hint(uri)
-    contents = [TextResourceContents(uri=uri, text=text, mime_type=mime_type)]
+    meta = APP_META if uri in APP_VIEWS else None
+    contents = [TextResourceContents(uri=uri, text=text, mime_type=mime_type, meta=meta)]
     return ReadResourceResult(contents=contents, ttl_ms=hint.ttl_ms, cache_scope=hint.scope)
 
 

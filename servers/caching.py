@@ -17,8 +17,9 @@ not) to another. `ttlMs` follows how the thing changes:
   to hear of a change listens, `servers/live.py`);
 - a loaded document (`loci://context/doc:3`, a range of it) is what was loaded
   and changes only when it is forgotten: `DOCUMENT_TTL_MS`;
-- the templates, the tool list and the (empty) prompt list change only with
-  the server's version: `LISTING_TTL_MS`.
+- the templates, the tool list, the (empty) prompt list and the MCP Apps views
+  (`ui://loci/…`, servers/apps.py) change only with the server's version:
+  `LISTING_TTL_MS`.
 
 `tools/call` has no caching hints in the revision, so a reading tool
 (`memory_recall`, `context_read`) is never cached by a client.
@@ -50,5 +51,8 @@ METHOD_HINTS: Final[dict[CacheableMethod, CacheHint]] = {
 
 
 def read_hint(uri: str) -> CacheHint:
-    """The hint for reading `uri`: a loaded document (`doc:`) keeps, every other resource changes."""
+    """The hint for reading `uri`: a loaded document (`doc:`) keeps, an app's view (`ui://`) keeps as the tool list
+    does, every other resource changes."""
+    if uri.startswith("ui://"):
+        return _LISTING
     return _DOCUMENT if uri.startswith("loci://context/doc:") else _CHANGING

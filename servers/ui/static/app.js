@@ -14,8 +14,6 @@ const token = (() => {
 const project = sessionStorage.getItem("loci-project") || "";
 
 const $ = (selector) => document.querySelector(selector);
-const esc = (text) => String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : "");
 const count = (n) => Number(n).toLocaleString("en");
 
 async function api(path, options = {}, started = null) {
@@ -107,20 +105,6 @@ $("#detail").addEventListener("click", (event) => { const li = event.target.clos
 
 // ---- runs ------------------------------------------------------------------
 
-// A run's result as a person reads it: a done run is a success only once feedback says it was right.
-// `partial` and `failed` say so whatever the feedback; a done run judged wrong is shown wrong, not done.
-function result(run, verdict) {
-  if (run.status !== "done") return { text: run.status, tone: { partial: "partial", failed: "failed" }[run.status] || "open" };
-  if (verdict === "bad") return { text: "done, judged wrong", tone: "wrong" };
-  if (verdict === "good") return { text: "done, judged right", tone: "right" };
-  return { text: "done, not judged", tone: "open" };
-}
-
-function verdictCells(verdict, note) {
-  const said = verdict ? `<span class="verdict-${esc(verdict)}">${verdict === "good" ? "✓ good" : "✗ bad"}</span>` : "";
-  return `<td class="verdict">${said}</td><td class="feedback-note">${note ? `“${esc(note)}”` : ""}</td>`;
-}
-
 async function loadRuns() {
   const runs = await api("/api/runs");
   $("#runs tbody").innerHTML = runs.map((r) => {
@@ -132,35 +116,19 @@ async function loadRuns() {
   }).join("");
 }
 
-function turnRow(t) {
-  const regions = Object.entries(t.prompt_tokens || {}).map(([k, v]) => `${esc(k)} ${v}`).join(" · ");
-  const action = t.tool ? "call" : "answer";
-  return `<tr><td>${t.turn}</td><td>${action}</td><td>${esc(t.tool || "")}</td>` +
-    `<td class="args">${esc(t.tool ? JSON.stringify(t.arguments) : t.answer)}</td><td>${esc(t.observation_id || "")}</td>` +
-    `<td>${t.result_tokens ?? ""}</td><td>${regions}</td><td>${t.evaluated_tokens ?? ""} / ${t.reused_tokens ?? ""}</td></tr>`;
-}
-
 async function showRun(id) {
   const run = await api(`/api/runs/${encodeURIComponent(id)}`);
   document.querySelectorAll("#runs tbody tr").forEach((tr) => tr.classList.toggle("on", tr.dataset.id === run.id));
-  const evidence = run.evidence.map((c) =>
-    `<li><b>${esc(c.id)}:${esc(c.start)}-${esc(c.end)}</b><pre>${esc(c.text ?? c.error)}</pre></li>`).join("");
   const ep = run.episode;
-  const shown = result(run, ep && ep.verdict);
-  const grounds = ep ? ep.grounds.map((g) => `<li>${esc(g.kind)} → ${esc(g.id)} (${esc(g.node_kind)}) ${esc(g.text.slice(0, 100))}</li>`).join("") : "";
   $("#run").innerHTML = `
-    <h2 id="run-title">${esc(run.id)}: ${esc(run.task)}</h2>
-    <p>result <b id="run-result" class="tone-${shown.tone}">${esc(shown.text)}</b>${run.reason ? " (" + esc(run.reason) + ")" : ""} · model ${esc(run.model)} · ${run.tokens} tokens</p>
-    <h3>Answer</h3><div class="text" id="answer">${esc(run.answer)}</div>
+    ${runHead(run, ep && ep.verdict)}
     <table id="verdict"><tbody><tr><th>feedback</th>${ep ? verdictCells(ep.verdict, ep.feedback) : "<td>no episode to judge</td>"}</tr></tbody></table>
     <div class="feedback"><button type="button" id="good">Good</button><button type="button" id="bad">Bad</button>
       <input id="note" placeholder="a note with the feedback (optional)"><span id="feedback-result"></span></div>
-    <h3>Turns</h3>
-    <table id="turns"><thead><tr><th>turn</th><th>action</th><th>tool</th><th>arguments / answer</th><th>observation</th>
-      <th>size</th><th>prompt tokens by region</th><th>evaluated / reused</th></tr></thead><tbody>${run.turns.map(turnRow).join("")}</tbody></table>
+    ${turnsTable(run.turns)}
     <h3>Prompt tokens per turn, by region</h3><canvas id="plot"></canvas>
-    <h3>Evidence</h3><ul id="evidence">${evidence || "<li>none cited</li>"}</ul>
-    <h3>Episode</h3><div id="episode">${ep ? `${esc(ep.node)} · status <b>${esc(ep.status)}</b> · outcome ${esc(ep.outcome ?? "unknown")}<ul>${grounds}</ul>` : "no episode"}</div>`;
+    ${evidenceList(run.evidence)}
+    ${episodeBlock(ep)}`;
   document.body.dataset.plotRegions = plotRegions($("#plot"), run.turns).join(",");
   $("#good").onclick = () => feedback(run.id, "good");
   $("#bad").onclick = () => feedback(run.id, "bad");
