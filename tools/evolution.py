@@ -47,18 +47,19 @@ class EvolutionTools:
 
     async def refine(self, max_jobs: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
         """Run the project's queued refinement jobs now (those a dead worker left included), each reported
-        to `progress` as it ends; what ran and the queue after."""
-        worker = Worker(self.evolution.jobs, self.evolution.handlers())
-        total = (await self.evolution.jobs.counts())["queued"]
+        to `progress` as it ends; what ran and the queue of those jobs' kinds after."""
+        handlers = self.evolution.handlers()
+        worker, jobs, kinds = Worker(self.evolution.jobs, handlers), self.evolution.jobs, tuple(handlers)
+        total = (await jobs.counts(kinds))["queued"]
         if max_jobs is not None:
             total = min(total, max(0, max_jobs))
 
         async def ran(count: int) -> None:
             if progress is not None:
-                await progress(count, max(total, count), f"{count} refinement jobs run")
+                await progress(count, max(total, count), "refinement jobs run")
 
         done = await worker.drain(max_jobs, on_job=ran)
-        return {"ran": done, "queue": await self.evolution.jobs.counts()}
+        return {"ran": done, "queue": await jobs.counts(kinds)}
 
     async def consolidate(self, dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """One consolidation pass (decay, prune, promote or retire procedures), or with `dry_run` its plan."""
