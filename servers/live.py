@@ -15,8 +15,16 @@ this process, so the bus reads the home's own record of changes: every
 write to the graph adds rows to `memory_events` in its transaction. While at
 least one stream is open, `watch` reads the events past the last one it saw,
 of this server's project only (an event of another project's memory, or of
-a link between them, is never read), every `POLL_S`; with no stream open it
-reads nothing. An event is published once, as the memory it touched (both
+a link between them, is never read). When it reads is the engine's: on
+SQLite every `POLL_S`; on PostgreSQL when told, as each transaction that
+adds events notifies `MEMORY_CHANNEL` with its project on commit
+(memory/engines/postgres/schema/graph.py), and `watch` listens for its own
+project's (`PgListener`, memory/engines/postgres/listen.py, the job queue's
+listener: a lost connection is opened again and read after at once). The
+listening connection is opened when the first stream comes (before the
+first read, so no change slips between the two) and closed within
+`NOTIFY_WAIT_S` of the last one leaving; with no stream open it reads
+nothing. An event is published once, as the memory it touched (both
 ends of a link) and the recent changes. A stream opened at time t hears of
 the changes committed after t (and may hear of those of the `CLOCK_SLACK_S`
 before it: an event says "read again", so one too many costs a read, while
@@ -32,7 +40,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, Final
 
@@ -48,12 +57,13 @@ from mcp.types import Resource
 from loci.memory.engines.base import Engine
 from loci.memory.errors import StoreError
 
-__all__ = ["CHANGES_URI", "POLL_S", "RECENT", "LiveMemory", "changes_resource", "read_changes"]
+__all__ = ["CHANGES_URI", "NOTIFY_WAIT_S", "POLL_S", "RECENT", "LiveMemory", "changes_resource", "read_changes"]
 
 log = logging.getLogger("loci.server")
 
 CHANGES_URI: Final = "loci://memory/changes"
 POLL_S: Final = 0.05
+NOTIFY_WAIT_S: Final = 1.0  # PostgreSQL: how long one wait for a notification lasts before it looks who listens
 CLOCK_SLACK_S: Final = 2.0
 RECENT: Final = 50
 _BATCH = 500
@@ -111,16 +121,50 @@ class LiveMemory:
             if self._listening == 0:
                 self._wanted = anyio.Event()
                 await self._wanted.wait()
+            async with self._told(store, project) as changed:
+                while self._listening:
+                    try:
+                        rows = await store.read(partial(_since, after=cursor, project=project))
+                    except StoreError as exc:  # a home busy or briefly gone: the streams wait, the server goes on
+                        log.warning("live memory: %s; reading again in %s s", exc, self.poll_s)
+                        await anyio.sleep(self.poll_s)
+                        continue
+                    if rows:
+                        cursor = rows[-1][0]
+                        await self._published([row for row in rows if row[1] >= self._since])
+                    if len(rows) < _BATCH:
+                        await changed()
+
+    @asynccontextmanager
+    async def _told(self, store: Engine, project: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+        """How to wait for the next change: the poll on SQLite, `project`'s notification on PostgreSQL (listening
+        from here to the block's end)."""
+        if store.engine != "postgresql":
+            yield partial(anyio.sleep, self.poll_s)
+            return
+        from loci.memory.engines.postgres.listen import PgListener
+        from loci.memory.engines.postgres.schema.graph import MEMORY_CHANNEL
+
+        try:
+            listener = await PgListener.open(store.url, MEMORY_CHANNEL, payload=project)  # type: ignore[attr-defined]
+        except StoreError as exc:  # the home is away: poll until the next stream opens
+            log.warning("live memory: cannot listen (%s); reading every %s s", exc, self.poll_s)
+            yield partial(anyio.sleep, self.poll_s)
+            return
+
+        async def notified() -> None:
             try:
-                rows = await store.read(partial(_since, after=cursor, project=project))
-            except StoreError as exc:  # a home busy or briefly gone: the streams wait, the server goes on
-                log.warning("live memory: %s; reading again in %s s", exc, self.poll_s)
-                rows = []
-            if rows:
-                cursor = rows[-1][0]
-                await self._published([row for row in rows if row[1] >= self._since])
-            if len(rows) < _BATCH:
-                await anyio.sleep(self.poll_s)
+                while self._listening and not await listener.wait(NOTIFY_WAIT_S):
+                    pass
+            except StoreError as exc:  # its next wait listens again on a new connection, and returns at once
+                log.warning("live memory: %s; listening again in %s s", exc, NOTIFY_WAIT_S)
+                await anyio.sleep(NOTIFY_WAIT_S)
+
+        try:
+            yield notified
+        finally:
+            with anyio.CancelScope(shield=True):
+                await listener.aclose()
 
     async def _published(self, rows: list[Any]) -> None:
         touched = dict.fromkeys(node for row in rows for node in row[4:] if node is not None)

@@ -2,8 +2,9 @@
 
 A client that declares the extension on its request
 (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"]`)
-and calls a tool of `TASK_TOOLS` (loading a folder, a digest, a run) gets a
-task handle at once (`resultType: "task"`) instead of waiting; it asks
+and calls a tool of `TASK_TOOLS` (loading a folder, a digest, a run, the
+memory's refinement or consolidation) gets a task handle at once
+(`resultType: "task"`) instead of waiting; it asks
 `tasks/get` for the state, the progress and in the end the tool's result,
 and `tasks/cancel` (or `tasks/update` with `{"cancel": true}`, which Loci
 reads the same way) stops it. Any other client, and any other tool, is
@@ -61,7 +62,7 @@ log = logging.getLogger("loci.server")
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
 KIND: Final = "mcp_task"
-TASK_TOOLS: Final = frozenset({"context_load", "digest", "run_task"})
+TASK_TOOLS: Final = frozenset({"context_load", "digest", "run_task", "memory_refine", "memory_consolidate"})
 CANCELLED: Final = "cancelled by the client"
 HEARTBEAT_S: Final = 0.5
 POLL_S: Final = 2.0

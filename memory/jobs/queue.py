@@ -247,8 +247,12 @@ class Jobs:
             ).rowcount
         return count
 
-    async def counts(self) -> dict[str, int]:
+    async def counts(self, kinds: tuple[str, ...] | None = None) -> dict[str, int]:
+        """The project's jobs (of `kinds`, if given) by status."""
         where, args = in_project(self.project)
+        if kinds:
+            where += f" AND kind IN ({','.join('?' * len(kinds))})"
+            args = [*args, *kinds]
 
         def read(db: sqlite_utils.Database) -> dict[str, int]:
             found = dict.fromkeys(JOB_STATES, 0)

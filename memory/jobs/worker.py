@@ -163,12 +163,17 @@ class Worker:
         self._in_hand = None
         return True
 
-    async def drain(self, max_jobs: int | None = None) -> dict[str, int]:
-        """Run queued jobs (after reclaiming those a dead worker left) until none is left."""
+    async def drain(
+        self, max_jobs: int | None = None, *, on_job: Callable[[int], Awaitable[None]] | None = None
+    ) -> dict[str, int]:
+        """Run queued jobs (after reclaiming those a dead worker left) until none is left; `on_job` is told
+        how many have run after each."""
         await self.jobs.reclaim()
         count = 0
         while (max_jobs is None or count < max_jobs) and await self.run_one():
             count += 1
+            if on_job is not None:
+                await on_job(count)
         return dict(self.ran)
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:

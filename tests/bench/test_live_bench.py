@@ -13,5 +13,5 @@ def test_bench_live_hears_every_write_and_reports_it_beside_the_write_call() -> 
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     heard, call = result["sqlite"]["write_to_event_ms"], result["sqlite"]["write_call_ms"]
-    assert heard["max"] >= heard["p90"] >= heard["p50"] > 0 and call["p50"] > 0
+    assert heard["max"] >= heard["p95"] >= heard["p90"] >= heard["p50"] > 0 and call["p50"] > 0
     assert result["goal_p50_ms"] == 200 and "postgresql" not in result

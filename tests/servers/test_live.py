@@ -4,7 +4,9 @@ The listening server is `loci serve` in a process of its own (over HTTP, on
 SQLite and on PostgreSQL, and over stdio); the writes are made through a
 second server in this process, on the same home. The listener hears of the
 memory it follows and of the project's recent changes, never of another
-project's memories, and reading the changes shows what happened.
+project's memories, and reading the changes shows what happened. On
+PostgreSQL the listening server is told of a change (NOTIFY), so it hears
+it with its poll set to an hour.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.server.subscriptions import ResourceUpdated
+from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 
 from loci.memory.engines.select import use_engine
 from loci.memory.graph.graph import Graph
 from loci.memory.store import Store
 from loci.servers.app import build_app
-from loci.servers.live import CHANGES_URI
+from loci.servers.live import CHANGES_URI, LiveMemory
 from tests.runtime.cli.test_serve_http import start, stop
 
 
@@ -75,3 +77,29 @@ async def test_over_stdio_a_listener_hears_its_project_only(tmp_path: Path) -> N
     assert (theirs["id"], mine["id"]) == ("mem:1", "mem:2")
     assert ResourceUpdated(uri="loci://memory/mem:1") not in heard  # b's write came first, and was not heard
     assert [change["ids"] for change in changes] == [["mem:2"]]
+
+
+async def test_on_postgresql_a_change_is_heard_when_notified_not_when_polled(postgres_url: str) -> None:
+    live = LiveMemory(poll_s=3600)  # were it polling, a change would wait an hour to be heard
+    sent, received = anyio.create_memory_object_stream[ServerEvent](100)
+    heard: list[ServerEvent] = []
+
+    async def next_change() -> None:
+        while (event := await received.receive()) != ResourceUpdated(uri=CHANGES_URI):
+            if isinstance(event, ResourceUpdated):  # a memory it touched (the list changed too: not kept here)
+                heard.append(event)
+
+    async with sent, received, use_engine(postgres_url) as watched, use_engine(postgres_url) as writing:
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                group.start_soon(live.watch, watched, "default")
+                leave = live.subscribe(sent.send_nowait)
+                first, _ = await Graph(writing).remember("the harbour lantern is green")
+                await next_change()  # heard by the first read or told: the watch now waits
+                theirs, _ = await Graph(writing, project="other").remember("another project's note")
+                second, _ = await Graph(writing).remember("the ferry leaves at nine")
+                await next_change()
+                leave()
+                group.cancel_scope.cancel()
+    assert heard == [ResourceUpdated(uri=f"loci://memory/{ref}") for ref in (first.ref, second.ref)]
+    assert theirs.ref not in {first.ref, second.ref}

@@ -23,10 +23,12 @@ VERBS = {
     "memory_stats",
     "memory_procedures",
     "memory_feedback",
+    "memory_refine",
+    "memory_consolidate",
 }
 
 
-async def test_the_server_lists_the_eleven_verbs_with_descriptions(engine_store: Engine) -> None:
+async def test_the_server_lists_the_thirteen_verbs_with_descriptions(engine_store: Engine) -> None:
     async with Client(memory_server_for(engine_store)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == VERBS

@@ -4,7 +4,9 @@ A client that declares the tasks extension and loads a folder gets a task
 handle at once; `tasks/get` on that server, and on another server of the
 home after the first is killed, reports it done with the tool's result; a
 task the killed server was running when it died is run again and finished
-by the other; a cancelled task is reported cancelled and never run. A
+by the other; a cancelled task is reported cancelled and never run. The
+same holds for a digest (its server killed outright once it is done) and
+for the memory's consolidation and refinement, which report progress. A
 client that does not declare the extension gets the tool's result, as
 before.
 """
@@ -22,11 +24,15 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from loci.memory.engines.select import use_engine
+from loci.memory.evolution.episodes import Episode, Step
+from loci.memory.evolution.evolution import Evolution
+from loci.memory.graph.graph import Graph
 from loci.memory.jobs.queue import Jobs
 from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.tasks import CANCELLED, KIND, TaskRunner, cancel_task
 from tests.runtime.cli.test_serve_http import Served, start, stop
+from tests.runtime.digest_helpers import write_doc
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 
@@ -147,3 +153,77 @@ async def test_cancelling_a_running_task_stops_its_tool(store: Store) -> None:
             group.cancel_scope.cancel()
     row = (await store.read(lambda db: list(db.query("SELECT status, error FROM jobs WHERE key = 'mcp_task:long'"))))[0]
     assert row == {"status": "failed", "error": CANCELLED}
+
+
+async def _orphaned(home: str, tool: str, arguments: dict[str, Any], task_id: str) -> None:
+    """Queue a task as if a server that is gone had claimed it and died running it."""
+    async with use_engine(home) as store:
+        await Jobs(store).enqueue(KIND, {"tool": tool, "arguments": arguments}, key=f"{KIND}:{task_id}")
+        dead = f"{socket.gethostname()}:999999999:gone"
+        sql = "UPDATE jobs SET status = 'running', owner = ?, lease_until = ?, attempts = 1 WHERE key = ?"
+        await store.write(lambda db: db.conn.execute(sql, [dead, 9e9, f"{KIND}:{task_id}"]))
+
+
+async def test_a_digest_task_outlives_its_killed_server_and_consolidation_is_finished_by_another(
+    tmp_path: Path, home: str
+) -> None:
+    write_doc(tmp_path / "log.txt")
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(["7316"]), encoding="utf-8")  # the direct strategy's one call
+    serving = ("--root", str(tmp_path), "--model", f"scripted:{script}")
+    async with use_engine(home):
+        pass  # the home exists before either server opens it
+    first = start(tmp_path, *serving, db=home)  # type: ignore[arg-type]
+    try:
+        question = {"paths": ["log.txt"], "question": "What is the gate code?", "strategy": "direct"}
+        handle = _post(first, 1, "tools/call", {"name": "digest", "arguments": question}, "digest")["result"]
+        done_on_first = await _finished(first, handle["taskId"])
+    finally:
+        first.process.kill()  # no goodbye: SIGKILL
+        first.process.wait(timeout=15)
+        _stopped(first)
+    await _orphaned(home, "memory_consolidate", {"dry_run": True}, "consolidation")
+    second = start(tmp_path, *serving, db=home)  # type: ignore[arg-type]
+    try:
+        reported_by_second = await _finished(second, handle["taskId"])
+        consolidated = await _finished(second, "consolidation")
+    finally:
+        _stopped(second)
+    assert handle["resultType"] == "task" and handle["status"] == "working"
+    assert done_on_first["status"] == "completed" and done_on_first["result"]["structuredContent"]["answer"] == "7316"
+    assert reported_by_second == done_on_first
+    assert consolidated["status"] == "completed"
+    assert consolidated["result"]["structuredContent"]["dry_run"] is True
+
+
+async def test_refinement_as_a_task_is_cancelled_with_tasks_update(tmp_path: Path, home: str) -> None:
+    async with use_engine(home):
+        pass
+    served = start(tmp_path, "--tools", "context", db=home)  # type: ignore[arg-type]  # no memory_refine: it waits
+    try:
+        await _orphaned(home, "memory_refine", {}, "refine")  # left running by a dead server: queued again here
+        waiting = _post(served, 1, "tasks/get", {"taskId": "refine"}, "refine")["result"]
+        cancelled = _post(served, 2, "tasks/update", {"taskId": "refine", "cancel": True}, "refine")["result"]
+        after = _post(served, 3, "tasks/get", {"taskId": "refine"}, "refine")["result"]
+    finally:
+        _stopped(served)
+    assert waiting["status"] == "working" and waiting["statusMessage"].startswith("memory_refine")
+    assert cancelled == {"resultType": "complete"} | _meta_of(cancelled)
+    assert after["status"] == "cancelled"
+
+
+async def test_refinement_over_mcp_runs_the_queued_jobs_and_reports_each(store: Store) -> None:
+    evolution = Evolution(Graph(store))
+    for task in ("tidy the notes", "file the receipts"):
+        await evolution.episodes.write(Episode(task, [Step("memory_recall", {"query": "x"})], outcome=1.0))
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total, message))
+
+    async with Client(build_app(store, ["memory"])) as client:
+        refined = await client.call_tool("memory_refine", {}, progress_callback=progress)
+        again = await client.call_tool("memory_refine", {})
+    assert refined.structured_content["ran"]["done"] == 2 and refined.structured_content["queue"]["queued"] == 0
+    assert heard == [(1, 2, "refinement jobs run"), (2, 2, "refinement jobs run")]
+    assert again.structured_content["ran"]["done"] == 0

@@ -13,6 +13,10 @@ announces (a job whose lease ran out). A connection that is lost raises the
 store's one-line `StoreUnavailable` (a restart, a terminated backend), and
 the next `wait` connects and listens again (what was announced meanwhile is
 lost: that `wait` returns True at once, so its caller looks at the queue).
+
+A listener opened with a `payload` wakes only for the notifications that
+carry it (live memory listens on `MEMORY_CHANNEL` for its own project's
+changes, servers/live.py); the others it reads and lets pass.
 """
 
 from __future__ import annotations
@@ -34,18 +38,24 @@ _CHANNEL = re.compile(r"^[a-z_][a-z0-9_]*$")
 class PgListener:
     """A connection listening on one channel. Use `await PgListener.open(url, channel)`; close with `aclose()`."""
 
-    def __init__(self, raw: psycopg.AsyncConnection, url: str, channel: str, timeout: float) -> None:
+    def __init__(
+        self, raw: psycopg.AsyncConnection, url: str, channel: str, timeout: float, payload: str | None = None
+    ) -> None:
         self._raw: psycopg.AsyncConnection | None = raw
         self._url = url
         self._timeout = timeout
         self.location = shown(url)
         self.channel = channel
+        self.payload = payload
 
     @classmethod
-    async def open(cls, url: str, channel: str, *, timeout: float = CONNECT_TIMEOUT_S) -> PgListener:
+    async def open(
+        cls, url: str, channel: str, *, timeout: float = CONNECT_TIMEOUT_S, payload: str | None = None
+    ) -> PgListener:
+        """Listen on `channel` (for the notifications carrying `payload` only, when given)."""
         if not _CHANNEL.match(channel):
             raise ValueError(f"{channel!r} is not a channel name")
-        return cls(await _listening(url, channel, timeout), url, channel, timeout)
+        return cls(await _listening(url, channel, timeout), url, channel, timeout, payload)
 
     async def wait(self, timeout: float) -> bool:
         """Wait until a notification arrives on the channel (True) or `timeout` seconds pass (False). After a
@@ -57,9 +67,11 @@ class PgListener:
         try:
             # Closed here, not when collected: until it is, the generator holds the connection's lock, and the
             # next wait would queue behind it.
-            async with contextlib.aclosing(self._raw.notifies(timeout=timeout, stop_after=1)) as notified:
-                async for _ in notified:
-                    return True
+            stop_after = 1 if self.payload is None else None
+            async with contextlib.aclosing(self._raw.notifies(timeout=timeout, stop_after=stop_after)) as notified:
+                async for notice in notified:
+                    if self.payload is None or notice.payload == self.payload:
+                        return True
         except psycopg.Error as exc:
             await self._raw.close()
             self._raw = None

@@ -23,6 +23,10 @@ each lexeme (`memory_vocab`), the rows and their total length
 (`memory_fts_count`), each row's node's project and kind, each row's
 repeated lexemes (`repeats`), and each row's postings, a row per lexeme
 (`memory_postings`), which a search reads instead of the rows.
+
+Each statement that records changes in `memory_events` notifies
+`MEMORY_CHANNEL` with the projects it touched, on commit: live memory
+(servers/live.py) listens there instead of polling.
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ from __future__ import annotations
 from loci.memory.engines.postgres.connection import PgConnection
 from loci.memory.engines.postgres.migrations import PgMigrations
 
-__all__ = ["MIGRATIONS"]
+__all__ = ["MEMORY_CHANNEL", "MIGRATIONS"]
 
 MIGRATIONS = PgMigrations("graph")
+# Where a change to the memory is announced, its project the payload (`memory_events_are_announced`).
+MEMORY_CHANNEL = "loci_memory"
 
 
 @MIGRATIONS()
@@ -282,4 +288,28 @@ def index_rows_listed_by_lexeme(conn: PgConnection) -> None:
         " UPDATE memory_fts_count SET (n, len) ="
         " (SELECT n - count(*), len - coalesce(sum(length(tsv)), 0) FROM removed);"
         " RETURN NULL; END $$"
+    )
+
+
+@MIGRATIONS()
+def memory_events_are_announced(conn: PgConnection) -> None:
+    """Each statement that adds to `memory_events` notifies `MEMORY_CHANNEL` once per project it touched.
+
+    A server whose client follows the memory live (`subscriptions/listen`,
+    servers/live.py) listens on the channel for its project and reads the new
+    events when told, instead of reading every few milliseconds; the
+    notification goes out when the writing transaction commits, from
+    whichever server or process made it. The payload is the project (a
+    node's, or a link's source's), so a server is woken by its own
+    project's changes only; one statement's events are one notification a
+    project (PostgreSQL folds equal notifications of a transaction into one)."""
+    conn.execute(
+        "CREATE FUNCTION memory_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        f" PERFORM pg_notify('{MEMORY_CHANNEL}', touched.project) FROM (SELECT DISTINCT n.project FROM added e"
+        " LEFT JOIN memory_edges l ON l.id = e.edge JOIN memory_nodes n ON n.id = COALESCE(e.node, l.src))"
+        " AS touched; RETURN NULL; END $$"
+    )
+    conn.execute(
+        "CREATE TRIGGER memory_events_on_insert AFTER INSERT ON memory_events REFERENCING NEW TABLE AS added"
+        " FOR EACH STATEMENT EXECUTE FUNCTION memory_events_notify()"
     )
