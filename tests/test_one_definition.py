@@ -44,8 +44,8 @@ HOME = {
 # Definitions outside memory/text/ that are meant to be there.
 ELSEWHERE = {
     ("bm25", "memory/context/index/postgres.py"): "PostgreSQL's twin of FTS5's bm25() for the chunk index",
-    ("bm25", "bench/locomo_qa.py"): "the plain-retrieval arm's textbook Okapi BM25, the baseline Loci is measured by",
-    ("splitter", "bench/locomo_qa.py"): "the same baseline's own words",
+    ("bm25", "bench/qa/locomo.py"): "the plain-retrieval arm's textbook Okapi BM25, the baseline Loci is measured by",
+    ("splitter", "bench/qa/locomo.py"): "the same baseline's own words",
     # Not yet the one ranker: its `1 / lines with the word` over a digest's eight found lines ties lines that
     # `log(1 + lines / lines with the word)` tells apart, and only the digest's answer benches (a model) can say
     # which answers better.
