@@ -24,9 +24,10 @@ only where nothing but the answer can differ, and leaves everything else to
 the SDK, untouched and in order:
 
 - only the 2026-07-28 era (each request carries its own envelope in
-  `_meta`), where a request needs no connection state: on stdio, only once
-  the connection's first request opened that era (a handshake connection
-  keeps the SDK's path throughout); over HTTP, only a request whose
+  `_meta`), where a request needs no connection state: on stdio, only after
+  the connection's first request opened that era, which the SDK serves (its
+  loop decides the era on the first request it reads, so it must read that
+  one); a handshake connection keeps the SDK's path throughout; over HTTP, only a request whose
   `MCP-Protocol-Version` header names a modern version;
 - only `tools/call` of a hot tool, which takes no context argument (so it
   sends no notification or progress), without a progress token, with
@@ -40,6 +41,11 @@ the SDK, untouched and in order:
 
 `loci serve` takes the thin path unless `LOCI_SERVE_THIN=0` (the SDK's path
 for every request: the ablation the benchmark and the tests compare with).
+
+Every line passes here on its way to the SDK, thin path or not, so here a
+request whose id is not a string or an integer, which the SDK would take for
+a notification and never answer, is answered as JSON-RPC says, with an
+Invalid Request and a null id (servers/transports/request_ids.py).
 
 A client's `notifications/cancelled` naming a call on the thin path cancels
 it, and, as the SDK does, the call is then never answered. When the client
@@ -62,6 +68,7 @@ from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
 from loci.servers.transports.pipes import Backlog
+from loci.servers.transports.request_ids import answer_to_invalid_id, suspect
 
 # The SDK's own single-request driver and entries, some of them private names: an SDK version without them
 # serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.
@@ -184,12 +191,18 @@ class ThinLines:
                 await backlog.room()  # the client reads no answers: read no more requests until it does
             if self.calls and '"notifications/cancelled"' in line:
                 self._cancel(line)
+            if suspect(line) and (answer := answer_to_invalid_id(parsed(line))) is not None:
+                await self.writer.write(answer + "\n")  # the SDK would read it as a notification: never answered
+                continue
             if not self.hot or self.modern is False or (self.modern and '"tools/call"' not in line):
                 yield line
                 continue
             message = parsed(line)
             if self.modern is None:
                 self.modern = _opens_modern(message)
+                if self.modern is not None:  # the SDK decides its era on the request that opens it: it must see it
+                    yield line
+                    continue
             if self.modern and hot_call(message, self.hot):
                 scope = anyio.CancelScope()
                 self.calls[message["id"]] = scope  # type: ignore[index]

@@ -254,15 +254,25 @@ async def _through(store: Store, lines: list[str]) -> tuple[list[str], str]:
 
 
 async def test_the_sdk_never_reads_a_call_the_thin_path_answers(store: Store) -> None:
-    lines = [json.dumps(message) for message in CALLS[:2] + CALLS[10:]]
+    lines = [json.dumps(message) for message in CALLS[:3] + CALLS[10:]]
     passed, written = await _through(store, lines)
-    assert passed == lines[2:]
-    assert {json.loads(line)["id"] for line in written.splitlines()} == {1, "two"}
+    # The first call opens the era, which the SDK decides on the first request it reads: it serves that one.
+    assert passed == [lines[0], *lines[3:]]
+    assert {json.loads(line)["id"] for line in written.splitlines()} == {"two", 3}
 
 
 async def test_a_connection_opened_by_a_line_read_otherwise_keeps_the_sdk_path(store: Store) -> None:
     # Python's parser reads NaN, the SDK's does not: the era such a line opens is the SDK's to say.
     opening = json.dumps(CALLS[0]).replace('"k": 3', '"k": NaN')
-    for first in (opening, json.dumps(HANDSHAKE[0]), json.dumps({**CALLS[0], "id": None})):
+    for first in (opening, json.dumps(HANDSHAKE[0])):
         lines = [first, json.dumps(CALLS[2])]
         assert await _through(store, lines) == (lines, "")
+
+
+async def test_a_request_whose_id_is_not_valid_is_answered_and_decides_no_era(store: Store) -> None:
+    lines = [json.dumps({**CALLS[0], "id": ident}) for ident in (None, 1.5, True, {}, [])]
+    passed, written = await _through(store, [*lines, json.dumps(CALLS[2]), json.dumps(CALLS[1])])
+    assert passed == [json.dumps(CALLS[2])]  # the era is opened by the first valid request, which the SDK reads
+    answers = [json.loads(line) for line in written.splitlines()]
+    assert [answer["id"] for answer in answers[:5]] == [None] * 5 and answers[5]["id"] == "two"
+    assert {answer["error"]["code"] for answer in answers[:5]} == {-32600}
