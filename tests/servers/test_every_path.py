@@ -195,7 +195,7 @@ def test_each_path_answers_a_hostile_line_as_the_sdk_does(tmp_path: Path, lines:
 
 def _over_http(db: Path, thin: str) -> list[tuple[int, Any]]:
     """What `loci serve --http` answers a request with each invalid id, in a handshake session and in the modern era,
-    as (HTTP status, JSON-RPC message)."""
+    as (HTTP status, JSON-RPC message), then the other hostile shapes (HTTP status, body)."""
     env = {**os.environ, "LOCI_SERVE_THIN": thin, "LOCI_TOKEN": "every-path-token-0123"}
     command = [sys.executable, "-m", "loci.runtime.cli.main", "serve", "--http", "--port", "0", "--db", str(db)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, bufsize=0)
@@ -224,6 +224,18 @@ def _over_http(db: Path, thin: str) -> list[tuple[int, Any]]:
                 ):
                     response = http.post(url, json=sent, headers=extra)
                     answers.append((response.status_code, response.json()))
+            # The other hostile shapes: answered as the SDK answers them, thin path or not.
+            others = [
+                (_request(1, "initialize", []), {}),
+                (_initialize(protocolVersion=20250618), {}),
+                (_request(2, "tools/list", jsonrpc="1.0"), session),
+                (_request(3, "tools/list", [1, 2]), session),
+                ({**_request(4, "tools/call", RECALL), "jsonrpc": "1.0"}, modern),
+                (_request(5, "tools/call", [1, 2]), modern),
+            ]
+            for sent, extra in others:
+                response = http.post(url, json=sent, headers=extra)
+                answers.append((response.status_code, response.text if response.content else ""))
         return answers
     finally:
         process.terminate()
@@ -231,10 +243,10 @@ def _over_http(db: Path, thin: str) -> list[tuple[int, Any]]:
         process.stderr.close()
 
 
-def test_each_http_path_answers_a_request_whose_id_is_not_valid(tmp_path: Path) -> None:
+def test_each_http_path_answers_a_hostile_request_alike(tmp_path: Path) -> None:
     with ThreadPoolExecutor(2) as pool:
         thin = pool.submit(_over_http, tmp_path / "thin.db", "1")
         sdk = pool.submit(_over_http, tmp_path / "sdk.db", "0")
         assert thin.result() == sdk.result()
-    for status, answer in thin.result():
+    for status, answer in thin.result()[:8]:
         assert status == 400 and answer["id"] is None and answer["error"]["code"] == -32600, answer
