@@ -81,4 +81,9 @@ class StoreError(LociError):
 
 class StoreUnavailable(StoreError):
     """The database cannot be reached (down, restarting, the connection lost) or another process held its lock
-    past the busy timeout: nothing is wrong with the home, and the same call may succeed later."""
+    past the busy timeout: nothing is wrong with the home, and the same call may succeed later. `in_doubt`: a write
+    whose commit the database never confirmed, so it may or may not have been stored."""
+
+    def __init__(self, message: str, *, in_doubt: bool = False) -> None:
+        super().__init__(message)
+        self.in_doubt = in_doubt

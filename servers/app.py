@@ -12,7 +12,10 @@ forgets or restores (`servers.confirm`), and `subscriptions/listen` streams
 of the project's changes, made by any server on the home (`servers.live`),
 long calls as tasks on the job queue for a client that declares the
 tasks extension (`servers.tasks`), and the page's recall and run views as
-MCP Apps for a client that renders them (`servers.apps`).
+MCP Apps for a client that renders them (`servers.apps`). A request the
+home's database cannot serve now (`StoreUnavailable`) is answered with the
+JSON-RPC error that says so (`servers.errors.unavailable`), from a tool, a
+resource, a completion or the confirmation gate alike.
 
 The server's lifespan opens the SQLite home (or borrows the open home it is
 given, on either engine), builds the tool sets over it
@@ -64,7 +67,7 @@ from mcp.types import (
 from loci.memory.context.paths import Roots
 from loci.memory.context.store import ContextStore
 from loci.memory.engines.base import Engine
-from loci.memory.errors import LociError
+from loci.memory.errors import LociError, StoreUnavailable
 from loci.memory.projects import DEFAULT_PROJECT, check_project
 from loci.memory.store import Store
 from loci.servers.apps import APP_META, APP_MIME_TYPE, APP_VIEWS, EXTENSION_ID, app_html, app_resources, linked
@@ -72,6 +75,7 @@ from loci.servers.caching import METHOD_HINTS, read_hint
 from loci.servers.client_log import ClientLog
 from loci.servers.confirm import Confirmations
 from loci.servers.context import build_context_server
+from loci.servers.errors import answers_unavailable, unavailable
 from loci.servers.live import CHANGES_URI, LiveMemory, changes_resource, read_changes
 from loci.servers.memory import memory_server_for
 from loci.servers.resources import Resources
@@ -216,6 +220,7 @@ async def _list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListTo
     return ListToolsResult(tools=linked(ctx, tools))
 
 
+@answers_unavailable
 async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult | InputRequiredResult:
     state: LociState = ctx.lifespan_context
     server = state.routes.get(params.name)
@@ -232,6 +237,8 @@ async def _call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult 
     except MCPError:
         raise
     except UnexpectedToolError as exc:
+        if isinstance(exc.__cause__, StoreUnavailable):  # a tool not wrapped in `readable_errors`
+            raise unavailable(exc.__cause__) from exc
         log.error("tool %s crashed", params.name, exc_info=exc.__cause__ or exc)
         return _error(str(exc))
     except ToolError as exc:
@@ -248,6 +255,7 @@ def _error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
+@answers_unavailable
 async def _list_resources(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
     listed = [changes_resource(), *await _resources(ctx).list(), *app_resources(ctx)]
     return ListResourcesResult(resources=listed)
@@ -269,6 +277,8 @@ async def _read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadRes
             text, mime_type = app_html(uri), APP_MIME_TYPE
         else:
             text, mime_type = await _resources(ctx).read(uri)
+    except StoreUnavailable as exc:
+        raise unavailable(exc) from exc
     except LociError as exc:
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from exc
     hint = read_hint(uri)
@@ -281,6 +291,7 @@ async def _list_prompts(ctx: Any, params: PaginatedRequestParams | None) -> List
     return ListPromptsResult(prompts=[])  # Loci offers tools and resources; no prompts
 
 
+@answers_unavailable
 async def _complete(ctx: Any, params: CompleteRequestParams) -> CompleteResult:
     """Complete the `{id}` of a `loci://` resource template; nothing else has completions."""
     values: list[str] = []

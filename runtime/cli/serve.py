@@ -117,7 +117,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--header-timeout", type=float, default=None, help="seconds an HTTP client has to send a request's headers (10)"
     )
     parser.add_argument(
-        "--max-connections", type=int, default=None, help="HTTP connections open at once (the descriptor limit less 64)"
+        "--max-connections",
+        type=int,
+        default=None,
+        help="HTTP connections open at once (the descriptor limit less 128, at most 1024)",
     )
     parser.add_argument(
         "--token-cache",

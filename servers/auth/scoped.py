@@ -19,7 +19,7 @@ project, or with write access, is unknown to the app of another project or of
 read-only access (404), so a session never carries a principal past its
 limits. The session cap (`--max-sessions`) holds per app. A token that
 cannot be checked because the home's database is unavailable gets 503 with
-a JSON-RPC error saying so (`Retry-After: 1`), never a 500. Beside the apps,
+the JSON-RPC error of servers/errors.py (`Retry-After: 1`), never a 500. Beside the apps,
 the lifespan runs `Principals.record_uses`, which writes the tokens' last use.
 """
 
@@ -37,12 +37,12 @@ from loci.memory.errors import StoreUnavailable, UsageError
 from loci.memory.projects import check_project
 from loci.servers.auth.bearer import METADATA_PATH, challenge, protected_resource
 from loci.servers.auth.principals import Principal, Principals
+from loci.servers.errors import RETRY_AFTER_S, unavailable
 from loci.servers.transports.thin_http import ThinHttp
 
 __all__ = ["ProjectApps", "project_of_path"]
 
 MakeApp = Callable[[str, bool], ThinHttp]
-UNAVAILABLE = -32000  # JSON-RPC's server error: the token could not be checked, the home's database is away
 
 
 def project_of_path(path: str, principal: Principal) -> tuple[int, str]:
@@ -91,7 +91,7 @@ class ProjectApps:
         try:
             principal = await self.principals.of(headers)
         except StoreUnavailable as exc:
-            await _unavailable(send, str(exc))
+            await _unavailable(send, exc)
             return
         if principal is None:
             given = headers.get(b"authorization", b"").strip()
@@ -167,7 +167,9 @@ async def _send_json(send: Send, status: int, value: Any, extra: list[Any] | Non
     await send({"type": "http.response.body", "body": body})
 
 
-async def _unavailable(send: Send, reason: str) -> None:
-    """503 with a JSON-RPC error: the token could not be checked because the home's database is unavailable."""
-    answer = {"jsonrpc": "2.0", "id": None, "error": {"code": UNAVAILABLE, "message": reason}}
-    await _send_json(send, 503, answer, [(b"retry-after", b"1")])
+async def _unavailable(send: Send, exc: StoreUnavailable) -> None:
+    """503 with the JSON-RPC error of a home whose database is unavailable (servers/errors.py): the token could not
+    be checked."""
+    error = unavailable(exc).error.model_dump(exclude_none=True)
+    answer = {"jsonrpc": "2.0", "id": None, "error": error}
+    await _send_json(send, 503, answer, [(b"retry-after", str(RETRY_AFTER_S).encode())])

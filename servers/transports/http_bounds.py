@@ -59,11 +59,14 @@ from loci.servers.transports.one_write import OneWriteHttp
 
 __all__ = [
     "ACCEPT_BACKLOG",
+    "FULL",
     "HEADER_TIMEOUT_S",
     "MAX_CONNECTIONS",
     "MAX_HEADER_BYTES",
     "RESERVED_FDS",
     "RESET_LOGGERS",
+    "TOO_BIG",
+    "TOO_SLOW",
     "BoundedHttp",
     "HttpBounds",
     "QuietResets",
@@ -76,6 +79,10 @@ MAX_CONNECTIONS = 1024
 RESERVED_FDS = 128
 # Accepted at a time when connections come in a burst: each may need a descriptor before the cap closes another.
 ACCEPT_BACKLOG = 64
+# What a refused connection is told, in plain text (docs/troubleshooting.md quotes each, a test holds them equal).
+FULL = "the server has as many connections as it takes; try again shortly"
+TOO_BIG = "the request's headers are over {max_header_bytes} bytes"
+TOO_SLOW = "the request's headers did not arrive within {header_timeout:g} s"
 RESET_LOGGERS = ("uvicorn.error", "mcp.server.streamable_http", "mcp.server.streamable_http_manager")
 _RESETS = (ConnectionError, ClientDisconnect, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
@@ -115,7 +122,7 @@ class BoundedHttp(OneWriteHttp):
         super().connection_made(transport)
         self.opened = self.loop.time()
         if len(self.connections) > self.bounds.max_connections and not self._make_room():
-            self._refuse(503, "the server has as many connections as it takes; try again shortly")
+            self._refuse(503, FULL)
             return
         self._arm()
 
@@ -133,7 +140,7 @@ class BoundedHttp(OneWriteHttp):
                 if head:
                     super().data_received(head)
                 if self.in_head:
-                    self._refuse(431, f"the request's headers are over {self.bounds.max_header_bytes} bytes")
+                    self._refuse(431, TOO_BIG.format(max_header_bytes=self.bounds.max_header_bytes))
                     return
             else:
                 self.head_bytes += len(data)
@@ -174,7 +181,7 @@ class BoundedHttp(OneWriteHttp):
     def _head_timed_out(self) -> None:
         self.head_deadline = None
         if self.in_head and not self.transport.is_closing():
-            self._refuse(408, f"the request's headers did not arrive within {self.bounds.header_timeout:g} s")
+            self._refuse(408, TOO_SLOW.format(header_timeout=self.bounds.header_timeout))
 
     def _refuse(self, status: int, why: str) -> None:
         """Answer `status` with `why` and close, before any request reaches the app."""

@@ -21,7 +21,9 @@ plainest shape the SDK accepts (JSON-RPC 2.0, an integer or string id, an
 `initialize` with a string `protocolVersion`, `capabilities` and a
 `clientInfo` with `name` and `version`); every other line waits, so a line
 the SDK would refuse is refused by the SDK, with the answer it gets with
-`LOCI_SERVE_EARLY=0`. A line is read with memory/json_input.py's bounded
+`LOCI_SERVE_EARLY=0`; a request whose id is not a string or an integer is
+answered at once with the Invalid Request the server gives it
+(servers/transports/request_ids.py). A line is read with memory/json_input.py's bounded
 parse: one nested too deep waits for the server like any other it cannot
 read. At most `MAX_WAITING` lines wait; past that, reading waits until the
 server serves, and from then on a line is read only when the server takes
@@ -42,7 +44,7 @@ from the null device and fd 1 writes to stderr, as the SDK's own stdio
 transport arranges, so a child process or a stray print cannot read the
 client's input or write into its replies; the wire is private duplicates of
 the two. This module imports only the standard library, anyio,
-`servers/transports/pipes.py` and `memory/json_input.py`.
+`servers/transports/pipes.py`, `servers/transports/request_ids.py` and `memory/json_input.py`.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ import anyio.to_thread
 
 from loci.memory.json_input import loads
 from loci.servers.transports.pipes import Sink, claim_stdio
+from loci.servers.transports.request_ids import answer_to_invalid_id, valid_id
 
 __all__ = ["ANY_VERSION", "LISTING_PATH", "MAX_WAITING", "Front", "Lines", "Listing", "Serve", "Wire", "serve_ready"]
 
@@ -109,6 +112,8 @@ class Front:
             message = loads(line)
         except ValueError:  # not JSON, or nested past the bound (`TooDeep`): the server answers it
             message = None
+        if (refused := answer_to_invalid_id(message)) is not None:
+            return refused  # what the server answers it (servers/transports/request_ids.py), and it changes nothing
         if not _plain(message):
             self.waiting.append(line)
             return None
@@ -160,8 +165,7 @@ def _plain(message: object) -> bool:
     """Whether `message` is a JSON-RPC 2.0 request (an integer or string id) or notification, and nothing more."""
     if not isinstance(message, dict) or message.keys() - _MESSAGE_KEYS or message.get("jsonrpc") != "2.0":
         return False
-    ident = message.get("id", 0)
-    return isinstance(message.get("method"), str) and isinstance(ident, int | str) and not isinstance(ident, bool)
+    return isinstance(message.get("method"), str) and valid_id(message.get("id", 0))
 
 
 def _listing_request(params: object) -> bool:

@@ -24,9 +24,10 @@ only where nothing but the answer can differ, and leaves everything else to
 the SDK, untouched and in order:
 
 - only the 2026-07-28 era (each request carries its own envelope in
-  `_meta`), where a request needs no connection state: on stdio, only once
-  the connection's first request opened that era (a handshake connection
-  keeps the SDK's path throughout); over HTTP, only a request whose
+  `_meta`), where a request needs no connection state: on stdio, only after
+  the connection's first request opened that era, which the SDK serves (its
+  loop decides the era on the first request it reads, so it must read that
+  one); a handshake connection keeps the SDK's path throughout; over HTTP, only a request whose
   `MCP-Protocol-Version` header names a modern version;
 - only `tools/call` of a hot tool, which takes no context argument (so it
   sends no notification or progress), without a progress token, with
@@ -41,16 +42,24 @@ the SDK, untouched and in order:
 `loci serve` takes the thin path unless `LOCI_SERVE_THIN=0` (the SDK's path
 for every request: the ablation the benchmark and the tests compare with).
 
+Every line passes here on its way to the SDK, thin path or not, so here a
+request whose id is not a string or an integer, which the SDK would take for
+a notification and never answer, is answered as JSON-RPC says, with an
+Invalid Request and a null id (servers/transports/request_ids.py).
+
 A client's `notifications/cancelled` naming a call on the thin path cancels
 it, and, as the SDK does, the call is then never answered. When the client
-closes its input, the calls under way finish and are answered.
+closes its input, the calls under way finish and are answered; the SDK's
+loop drops the requests it has not answered when its input ends, so a hot
+call that opened the era, which the SDK serves, is waited for before the
+SDK is told the input has ended.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any, Protocol
 
 import anyio
@@ -62,6 +71,7 @@ from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
 from pydantic import ValidationError
 
 from loci.servers.transports.pipes import Backlog
+from loci.servers.transports.request_ids import answer_to_invalid_id, suspect
 
 # The SDK's own single-request driver and entries, some of them private names: an SDK version without them
 # serves every call by its own path (`HOT_TOOLS` empty), which is slower and answers the same.
@@ -172,9 +182,11 @@ class ThinLines:
         self.state = lifespan_state
         self.source = source
         self.backlog = backlog or Backlog()
-        self.writer = _OneAtATime(out, self.backlog)
+        self.writer = _OneAtATime(out, self.backlog, self._written)
         self.modern: bool | None = None  # the era the connection's first request opened
         self.calls: dict[int | str, anyio.CancelScope] = {}
+        self.opening: Any = None  # the id of a hot call that opened the era, which the SDK serves
+        self.opened = anyio.Event()  # set once the SDK has answered it (or the client cancelled it)
 
     async def lines(self, group: anyio.abc.TaskGroup) -> AsyncIterator[str]:
         """The lines for the SDK, in order; the hot calls among them answered in tasks of `group`."""
@@ -182,26 +194,47 @@ class ThinLines:
         async for line in self.source:
             if backlog.waiting >= backlog.limit:
                 await backlog.room()  # the client reads no answers: read no more requests until it does
-            if self.calls and '"notifications/cancelled"' in line:
+            if (self.calls or self.opening is not None) and '"notifications/cancelled"' in line:
                 self._cancel(line)
+            if suspect(line) and (answer := answer_to_invalid_id(parsed(line))) is not None:
+                await self.writer.write(answer + "\n")  # the SDK would read it as a notification: never answered
+                continue
             if not self.hot or self.modern is False or (self.modern and '"tools/call"' not in line):
                 yield line
                 continue
             message = parsed(line)
             if self.modern is None:
                 self.modern = _opens_modern(message)
+                if self.modern is not None:  # the SDK decides its era on the request that opens it: it must see it
+                    if self.modern and hot_call(message, self.hot):
+                        self.opening = message["id"]  # type: ignore[index]
+                    yield line
+                    continue
             if self.modern and hot_call(message, self.hot):
                 scope = anyio.CancelScope()
                 self.calls[message["id"]] = scope  # type: ignore[index]
                 group.start_soon(self._answer, message, scope)
                 continue
             yield line
+        if self.opening is not None:  # the SDK drops what it has not answered when its input ends: not this one
+            await self.opened.wait()
+
+    def _written(self, text: str) -> None:
+        """Note an answer to the opening call, among the lines the SDK writes, until there is one."""
+        if self.opening is None or self.opened.is_set():
+            return
+        for line in text.splitlines():
+            message = parsed(line)
+            if isinstance(message, dict) and "method" not in message and message.get("id") == self.opening:
+                self.opened.set()
 
     def _cancel(self, line: str) -> None:
         message = parsed(line)
         if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
             return
         params = message.get("params")
+        if isinstance(params, dict) and self.opening is not None and params.get("requestId") == self.opening:
+            self.opened.set()  # the SDK never answers a call the client cancelled
         if isinstance(params, dict):
             scope = self.calls.get(params.get("requestId"))  # type: ignore[arg-type]
             if scope is not None:
@@ -250,9 +283,10 @@ async def _stdio_reply(server: Server[Any], state: Any, message: dict[str, Any])
 class _OneAtATime:
     """A text stream written one whole write at a time (a pipe's write may wait for room halfway)."""
 
-    def __init__(self, out: TextOut, backlog: Backlog) -> None:
+    def __init__(self, out: TextOut, backlog: Backlog, written: Callable[[str], None]) -> None:
         self.out = out
         self.backlog = backlog
+        self.written = written
         self.lock = anyio.Lock(fast_acquire=True)  # taken at once when free: no turn of the loop before each write
 
     async def write(self, text: str) -> None:
@@ -260,6 +294,7 @@ class _OneAtATime:
             async with self.lock:
                 await self.out.write(text)
                 await self.out.flush()
+            self.written(text)
 
     async def flush(self) -> None:
         return None

@@ -15,7 +15,10 @@ tool declares none (known once per tool, since a server's tools are fixed
 when it is built). A request that any of those checks would refuse, or one
 with a `Mcp-Param-*` header, or for a tool that declares one, goes to the
 entry itself, which answers it as it always does; every other request goes
-to the wrapped app with its body as it came.
+to the wrapped app with its body as it came. Every POST's body is read here
+first (and given to the app as it came), so that a request whose id is not a
+string or an integer gets, on either era and either path, the 400 and the
+Invalid Request with a null id of servers/transports/request_ids.py.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from loci.servers.transports.request_ids import answer_to_invalid_id, suspect
 from loci.servers.transports.thin import HOT_TOOLS, hot_call, parsed
 
 try:  # the SDK's entry and the checks it makes, some of them private names (`thin.py` checks they exist)
@@ -82,12 +86,16 @@ class ThinHttp:
         return self.app.router.lifespan_context(self.app)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.hot or scope["type"] != "http" or scope["method"] != "POST" or not _modern_header(scope):
+        if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
         body, more, messages = await _read_body(receive, self.max_body)
         replay = _Replay(messages, receive)
-        message = None if more or b'"tools/call"' not in body else parsed(body)
+        if not more and suspect(body) and (refused := answer_to_invalid_id(parsed(body))) is not None:
+            await _refuse(send, refused)  # a session would take it for a notification: 202, and never an answer
+            return
+        hot = self.hot and _modern_header(scope) and not more and b'"tools/call"' in body
+        message = parsed(body) if hot else None
         if not hot_call(message, self.hot):
             await self.app(scope, replay, send)
             return
@@ -148,6 +156,14 @@ class ThinHttp:
             schema = lookup(tool) if lookup is not None else None
             self._declares[tool] = lookup is None or next(iter(_annotated_positions(schema)), None) is not None
         return self._declares[tool]
+
+
+async def _refuse(send: Send, answer: str) -> None:
+    """A 400 whose body is `answer`, a JSON-RPC error, as the SDK's entry answers a body that is not a request."""
+    body = answer.encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 400, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _modern_header(scope: Scope) -> bool:

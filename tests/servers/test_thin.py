@@ -236,7 +236,8 @@ class LinesOut:
 
 
 async def _through(store: Store, lines: list[str]) -> tuple[list[str], str]:
-    """What the SDK would read of `lines` after the thin path, and what the thin path wrote."""
+    """What the SDK would read of `lines` after the thin path, and what was written (the thin path's answers, and an
+    empty result standing for the SDK's answer to a hot call that opened the era, which the thin path waits for)."""
     from loci.servers.app import build_app
 
     server = build_app(store, ["memory"])
@@ -249,20 +250,34 @@ async def _through(store: Store, lines: list[str]) -> tuple[list[str], str]:
     with anyio.fail_after(30):
         async with server.lifespan(server) as state, anyio.create_task_group() as group:
             thin = ThinLines(server, state, source(), out)
-            passed = [line async for line in thin.lines(group)]
+            passed = []
+            async for line in thin.lines(group):
+                passed.append(line)
+                if (ident := json.loads(line).get("id")) == thin.opening:  # the SDK's answer to the opening call
+                    await thin.writer.write(json.dumps({"jsonrpc": "2.0", "id": ident, "result": {}}) + "\n")
     return passed, out.text
 
 
 async def test_the_sdk_never_reads_a_call_the_thin_path_answers(store: Store) -> None:
-    lines = [json.dumps(message) for message in CALLS[:2] + CALLS[10:]]
+    lines = [json.dumps(message) for message in CALLS[:3] + CALLS[10:]]
     passed, written = await _through(store, lines)
-    assert passed == lines[2:]
-    assert {json.loads(line)["id"] for line in written.splitlines()} == {1, "two"}
+    # The first call opens the era, which the SDK decides on the first request it reads: it serves that one.
+    assert passed == [lines[0], *lines[3:]]
+    assert {json.loads(line)["id"] for line in written.splitlines()} == {1, "two", 3}
 
 
 async def test_a_connection_opened_by_a_line_read_otherwise_keeps_the_sdk_path(store: Store) -> None:
     # Python's parser reads NaN, the SDK's does not: the era such a line opens is the SDK's to say.
     opening = json.dumps(CALLS[0]).replace('"k": 3', '"k": NaN')
-    for first in (opening, json.dumps(HANDSHAKE[0]), json.dumps({**CALLS[0], "id": None})):
+    for first in (opening, json.dumps(HANDSHAKE[0])):
         lines = [first, json.dumps(CALLS[2])]
         assert await _through(store, lines) == (lines, "")
+
+
+async def test_a_request_whose_id_is_not_valid_is_answered_and_decides_no_era(store: Store) -> None:
+    lines = [json.dumps({**CALLS[0], "id": ident}) for ident in (None, 1.5, True, {}, [])]
+    passed, written = await _through(store, [*lines, json.dumps(CALLS[2]), json.dumps(CALLS[1])])
+    assert passed == [json.dumps(CALLS[2])]  # the era is opened by the first valid request, which the SDK reads
+    answers = [json.loads(line) for line in written.splitlines()]
+    assert [answer["id"] for answer in answers[:5]] == [None] * 5 and {a["id"] for a in answers[5:]} == {3, "two"}
+    assert {answer["error"]["code"] for answer in answers[:5]} == {-32600}

@@ -13,6 +13,7 @@ from loci.memory.engines.postgres.store import DOWN_WAIT_S, WAIT_S, PgStore
 from loci.memory.records.tokens import Principal, Tokens
 from loci.servers.auth.principals import Principals
 from loci.servers.auth.scoped import ProjectApps
+from loci.servers.errors import RETRY_AFTER_S, STORE_UNAVAILABLE
 from tests.conftest import new_database
 
 
@@ -44,7 +45,8 @@ async def test_a_token_checked_while_postgresql_is_down_gets_a_json_rpc_error_qu
                     answers.append((*await _ask(app, token), time.monotonic() - began))
             cluster.pg_ctl("start")
     (status, body, first), (_, _, second) = answers
-    assert status == 503 and body["jsonrpc"] == "2.0" and body["error"]["code"] == -32000
+    assert status == 503 and body["jsonrpc"] == "2.0" and body["error"]["code"] == STORE_UNAVAILABLE
+    assert body["error"]["data"] == {"retryAfter": RETRY_AFTER_S}
     assert "the database is unavailable" in body["error"]["message"]
     # Within the store's wait (the pool's own was 30 s), and faster once it is known to be down.
     assert first <= WAIT_S + 3 and second <= DOWN_WAIT_S + 2

@@ -276,7 +276,8 @@ class PgStore:
                 if not unavailable(exc) or time.monotonic() + pause > deadline:
                     raise StoreUnavailable(
                         f"cannot write the Loci home {self.location}: the database became unavailable while the"
-                        f" write committed, and it may or may not have been stored ({_first_line(exc)})"
+                        f" write committed, and it may or may not have been stored ({_first_line(exc)})",
+                        in_doubt=True,
                     ) from exc
                 self._check_idle()
             time.sleep(pause)

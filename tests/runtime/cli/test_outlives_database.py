@@ -1,12 +1,13 @@
 """`loci serve --http` and `loci worker` outlive their database: a PostgreSQL restart, a SQLite lock held too long.
 
 Real processes on a real home, under a small bounded load of writes and reads: while the database is away
-each request is answered (an error that says so), both processes keep running, every write a server
+each request is answered (a JSON-RPC error that says so), both processes keep running, every write a server
 acknowledged is stored, and once the database is back the writes go through again and the worker runs jobs.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -27,6 +28,7 @@ from loci.bench.servers.postgres_cluster import running_cluster
 from loci.bench.servers.team import TeamClient
 from loci.memory.engines.select import use_engine
 from loci.memory.jobs.queue import Jobs
+from loci.servers.errors import STORE_UNAVAILABLE
 from tests.conftest import new_database
 
 CLIENTS = 3
@@ -36,7 +38,8 @@ MOST_CALLS = 300  # each client's, so the load stays bounded whatever happens
 @dataclass
 class Load:
     acknowledged: list[int] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # the text of each error a server answered with
+    errors: list[dict[str, Any]] = field(default_factory=list)  # each JSON-RPC error a server answered with
+    refused: list[str] = field(default_factory=list)  # the text of each tool error (none is expected)
     not_written: list[str] = field(default_factory=list)  # the texts of the writes refused as not stored
     unanswered: int = 0
     calls: int = 0
@@ -55,19 +58,31 @@ async def _client(url: str, token: str, n: int, stop: anyio.Event, load: Load) -
             if not write:
                 arguments = {"id": f"mem:{load.acknowledged[-1]}"} if load.acknowledged else {"id": "mem:1"}
             try:
-                result = await client.call(tool, arguments)
+                answer = await _answer(http, client, i, tool, arguments)
             except httpx.HTTPStatusError as exc:
                 load.refused.append(exc.response.text)
                 continue
             except httpx.TransportError:
                 load.unanswered += 1
                 continue
-            if result.get("isError"):
-                load.refused.append(result["content"][0]["text"])
-                if write and "may or may not" not in load.refused[-1]:
+            if "error" in answer:  # the database is unavailable: a JSON-RPC error, never a tool's result
+                load.errors.append(answer["error"])
+                if write and not answer["error"].get("data", {}).get("inDoubt"):
                     load.not_written.append(arguments["text"])
+            elif answer["result"].get("isError"):
+                load.refused.append(answer["result"]["content"][0]["text"])
             elif write:
-                load.acknowledged.append(int(result["structuredContent"]["id"].removeprefix("mem:")))
+                load.acknowledged.append(int(answer["result"]["structuredContent"]["id"].removeprefix("mem:")))
+
+
+async def _answer(http: httpx.AsyncClient, client: TeamClient, n: int, tool: str, arguments: Any) -> dict[str, Any]:
+    """The JSON-RPC message that answers a call of `tool` in `client`'s session: a result or an error."""
+    body = {"jsonrpc": "2.0", "id": 1000 + n, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    response = await http.post(client.url, json=body, headers=client.headers)
+    response.raise_for_status()
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        return json.loads([line[5:] for line in response.text.splitlines() if line.startswith("data:")][-1])
+    return response.json()
 
 
 async def _until(check: Any, seconds: float) -> None:
@@ -121,6 +136,10 @@ async def _stored(db: str, ids: list[int], texts: list[str]) -> tuple[set[int], 
     return {row[0] for row in rows}, [row[0] for row in written]
 
 
+def _unavailable(error: dict[str, Any], says: str) -> bool:
+    return error["code"] == STORE_UNAVAILABLE and says in error["message"] and error["data"]["retryAfter"] > 0
+
+
 def _started(log: Path) -> bool:
     return "loci worker: running" in log.read_text(errors="replace")
 
@@ -150,7 +169,7 @@ async def test_a_server_and_a_worker_outlive_a_postgresql_restart(tmp_path: Path
         stored, refused_but_stored = await _stored(db, load.acknowledged, load.not_written)
     assert load.unanswered == 0 and refused_but_stored == []
     assert set(load.acknowledged) <= stored and len(load.acknowledged) >= 9
-    assert all("unavailable" in text for text in load.refused), load.refused[:3]
+    assert load.refused == [] and all(_unavailable(error, "unavailable") for error in load.errors), load.errors[:3]
     written = log.read_text(errors="replace")
     assert "unavailable" in written and "Traceback" not in written
 
@@ -178,6 +197,7 @@ async def test_a_server_and_a_worker_outlive_a_sqlite_lock_held_past_the_busy_ti
     stored, refused_but_stored = await _stored(db, load.acknowledged, load.not_written)
     assert load.unanswered == 0 and set(load.acknowledged) <= stored and len(load.acknowledged) >= 9
     assert refused_but_stored == [] and load.not_written
-    assert load.refused and all("locked by another process" in text for text in load.refused), load.refused[:3]
+    assert load.refused == [] and load.errors, load.errors[:3]
+    assert all(_unavailable(error, "locked by another process") for error in load.errors), load.errors[:3]
     written = log.read_text(errors="replace")
     assert "unavailable" in written and "Traceback" not in written
