@@ -116,7 +116,7 @@ class LiveMemory:
 
     async def watch(self, store: Engine, project: str) -> None:
         """Publish the changes of `project` in `store` while a stream is open; runs until cancelled."""
-        cursor = await store.read(lambda db: db.conn.execute("SELECT max(id) FROM memory_events").fetchone()[0]) or 0
+        cursor = await self._last_event(store)
         while True:
             if self._listening == 0:
                 self._wanted = anyio.Event()
@@ -134,6 +134,17 @@ class LiveMemory:
                         await self._published([row for row in rows if row[1] >= self._since])
                     if len(rows) < _BATCH:
                         await changed()
+
+    async def _last_event(self, store: Engine) -> int:
+        """The newest event's id, once the home answers: a server started while its database is away waits for
+        it here (the streams see nothing meanwhile) rather than ending."""
+        while True:
+            try:
+                found = await store.read(lambda db: db.conn.execute("SELECT max(id) FROM memory_events").fetchone()[0])
+                return found or 0
+            except StoreError as exc:
+                log.warning("live memory: %s; reading again in %s s", exc, self.poll_s)
+                await anyio.sleep(self.poll_s)
 
     @asynccontextmanager
     async def _told(self, store: Engine, project: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
