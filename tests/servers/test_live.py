@@ -11,16 +11,20 @@ it with its poll set to an hour.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 
+from loci.bench.servers.postgres_cluster import running_cluster
 from loci.memory.engines.select import use_engine
+from loci.memory.errors import StoreUnavailable
 from loci.memory.graph.graph import Graph
 from loci.memory.store import Store
 from loci.servers.app import build_app
@@ -103,3 +107,28 @@ async def test_on_postgresql_a_change_is_heard_when_notified_not_when_polled(pos
                 group.cancel_scope.cancel()
     assert heard == [ResourceUpdated(uri=f"loci://memory/{ref}") for ref in (first.ref, second.ref)]
     assert theirs.ref not in {first.ref, second.ref}
+
+
+async def test_a_server_started_while_its_database_is_away_waits_for_it_and_then_hears_writes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with running_cluster() as cluster:
+        async with use_engine(cluster.url) as store:
+            await Graph(store).remember("the harbour lantern is green")
+            live = LiveMemory(poll_s=0.05)
+            heard: list[ServerEvent] = []
+            live.subscribe(heard.append)
+            cluster.pg_ctl("stop", "-m", "fast")
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(live.watch, store, "default")
+                with anyio.fail_after(30):  # the watcher says the home is away, and goes on
+                    while "live memory:" not in caplog.text:
+                        await anyio.sleep(0.05)
+                cluster.pg_ctl("start")
+                with anyio.fail_after(60):
+                    while not heard:
+                        with contextlib.suppress(StoreUnavailable):  # the pool reconnects after the restart
+                            await Graph(store).remember("the harbour lantern is red")
+                        await anyio.sleep(0.2)
+                tasks.cancel_scope.cancel()
+    assert any(isinstance(event, ResourceUpdated) for event in heard)
