@@ -11,8 +11,15 @@ nothing for `BPF`). `field` reads a line shaped `key: value` or
 `key = value` (`Upstream-Name: GNU Gzip`, `__author__ = 'Ka-Ping Yee
 <ping@zesty.ca>'`, `# Written by Greg Ward`), `options` the options a line of a manual defines
 (`-S     sort by file size, largest first`: `-S`), `exceptions` the
-exception names on a line (`CalledProcessError`). `names` gives a value's
-person or thing without the e-mail address and the years beside it.
+exception names on a line (`CalledProcessError`), `persons` the people a
+line names as people (a name before an e-mail address, a name after "by":
+`This package was put together by Matthias Klose <doko@debian.org>`).
+`names` gives a value's person or thing without the e-mail address and the
+years beside it.
+
+A name's comment says what the name is (`DEFAULT_ENTROPY = 32  # number of
+bytes to return by default`): `meant_names` takes a name the question asks
+about in the comment's words as well as in the name's own.
 
 `runtime.reading.spans` makes its candidate answers of these;
 `runtime.reading.values.not_the_value` holds an answer to the definition of
@@ -25,8 +32,19 @@ import re
 
 from loci.memory.context.lexical import asked, content_terms
 from loci.memory.text import words
+from loci.memory.text.terms import Terms
 
-__all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "meant_names", "names", "options"]
+__all__ = [
+    "answer_kind",
+    "asked_names",
+    "definition",
+    "exceptions",
+    "field",
+    "meant_names",
+    "names",
+    "options",
+    "persons",
+]
 
 _KINDS = (
     ("date", re.compile(r"\s*(when|(what|which)\s+((is|was)\s+)?(the\s+)?(day|date|month|year|time))\b", re.I)),
@@ -47,6 +65,11 @@ _COMMENT = re.compile(r"\s+#.*$")
 _EMAIL = re.compile(r"\s*[<(][^<>()\s]+@[^<>()\s]+[>)]")
 _YEARS = re.compile(r"^\s*(?:(?:\(c\)|©)\s*)?\d{4}(?:\s*[-,]\s*\d{4})*,?\s+", re.IGNORECASE)
 _QUOTES = "'\"`"
+# A person's name: capitalised words (`Brendan O'Dea`, `Jean-loup Gailly`), particles inside (`Guido van Rossum`).
+_PERSON = r"[A-Z][\w'’-]*\.?(?:\s+(?:(?:van|von|de|der|den|da|di|du|la|le)\s+)?[A-Z][\w'’-]*\.?)+"
+_MAILED = re.compile(rf"({_PERSON})\s*[<(][^<>()\s]+@[^<>()\s]+[>)]")
+_BY_PERSON = re.compile(rf"\bby\s+({_PERSON})")
+_COMMENTED = 2  # a name is meant when its comment and parts hold this many of the question's words
 
 
 def answer_kind(question: str) -> str | None:
@@ -78,9 +101,19 @@ def meant_names(question: str, lines: list[str]) -> list[str]:
         if not match or match.group(1) in found:
             continue
         parts = [part for part in words(match.group(1)) if part != match.group(1).casefold().strip("_")]
-        if len(parts) >= 2 and all(terms.held(part) for part in parts):
+        comment = _COMMENT.search(match.group(2))
+        said_whole = len(parts) >= 2 and all(terms.held(part) for part in parts)
+        if said_whole or (comment and _commented(terms, match.group(1), comment.group(0))):
             found.append(match.group(1))
     return found
+
+
+def _commented(terms: Terms, name: str, comment: str) -> bool:
+    """Whether the question asks about `name` in its own words and its comment's: a part of the name, and
+    `_COMMENTED` of the question's words in all (`DEFAULT_ENTROPY = 32  # number of bytes to return by
+    default` for "How many bytes does secrets use by default?")."""
+    named = terms.held(" ".join(words(name)))
+    return bool(named) and len(named | terms.held(comment.strip(" #"))) >= _COMMENTED
 
 
 def definition(line: str, name: str) -> str | None:
@@ -118,6 +151,13 @@ def options(line: str) -> list[str]:
     """The options a line of a manual defines, at its start (`-S`, `--sort=WORD`: `--sort`); [] for another line."""
     match = _OPTION_LINE.match(line)
     return _OPTION.findall(match.group(1)) if match else []
+
+
+def persons(line: str) -> list[str]:
+    """The people `line` names as people: a name before an e-mail address, a name after "by" (`This package
+    was put together by Matthias Klose <doko@debian.org>`: `Matthias Klose`), in order."""
+    found = [m.group(1) for m in _MAILED.finditer(line)] + [m.group(1) for m in _BY_PERSON.finditer(line)]
+    return list(dict.fromkeys(name.rstrip(".") for name in found))
 
 
 def exceptions(line: str) -> list[str]:

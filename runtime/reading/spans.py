@@ -28,7 +28,13 @@ text. `candidate_spans` lists, first match wins:
   Number of bits in a float`), holds a word of the question ("wrote":
   `__author__`; "copyright": `Copyright: 1996-2010 Julian R Seward`): its
   value, and the value's person or thing without the e-mail address and
-  years beside it.
+  years beside it; of several lines with that key, the first in the
+  document (a Debian copyright file's first `Copyright:` is the package's
+  own); never a value that is code (`self.file.readline(...)`);
+- a person, for a question that asks for one ("Who ...",
+  `runtime.reading.forms`): the people the best line about the question
+  that names any names as people (`runtime.reading.fields.persons`: `This
+  package was put together by Matthias Klose <doko@debian.org>`).
 
 `choose_span` takes a lone candidate as it is; among several it asks the
 model to score each as its whole reply to the reading prompt
@@ -49,7 +55,17 @@ from dataclasses import dataclass
 from loci.memory.context.lexical import asked, content_terms, line_terms
 from loci.runtime.models.base import Continuation, Model
 from loci.runtime.reading.answers import ANSWERING, scored_rows
-from loci.runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
+from loci.runtime.reading.fields import (
+    answer_kind,
+    definition,
+    exceptions,
+    field,
+    meant_names,
+    names,
+    options,
+    persons,
+)
+from loci.runtime.reading.forms import asked_form
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -61,6 +77,7 @@ _DATE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
+_CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
 
 
@@ -101,17 +118,36 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
         for ref, number, text in _about(rows):
             add(ref, number, exceptions(text))
     if not spans and kind is None:
-        terms = asked(content_terms(question))
+        for ref, number, value in _fields(_about(rows), question):
+            add(ref, number, [names(value), value])
+    if not spans and asked_form(question) == "person":
         for ref, number, text in _about(rows):
-            shaped = field(text)
-            # the key, or the comment that says what the key is, holds a word of the question
-            if shaped and terms.held(f"{shaped[0]} {shaped[2]}"):
-                said = line_terms(shaped[1])
-                if said and said <= line_terms(question):  # `self.placeholder = placeholder`: only the question's
-                    continue
-                add(ref, number, [names(shaped[1]), shaped[1]])
+            if found := persons(text):
+                add(ref, number, found)
                 break
     return list(spans.values())[:most]
+
+
+def _fields(about: list[tuple[str, int, str]], question: str) -> list[tuple[str, int, str]]:
+    """The value of the best line about the question shaped `key: value` whose key, or the comment that says
+    what the key is, holds a word of the question; of the lines with that key, the first in the document (the
+    first `Copyright:` of a Debian copyright file is the package's own). A value that only repeats the question
+    (`self.placeholder = placeholder`) or is code (`self.file.readline(self.maxline + 1)`) is no field's."""
+    terms = asked(content_terms(question))
+    shaped = []
+    for ref, number, text in about:
+        found = field(text)
+        if not found or not terms.held(f"{found[0]} {found[2]}"):
+            continue
+        said = line_terms(found[1])
+        if (said and said <= line_terms(question)) or _CODE.search(found[1]):
+            continue
+        shaped.append((ref, number, found[0].casefold(), found[1]))
+    if not shaped:
+        return []
+    ref, _, key, _ = shaped[0]
+    first = min((row for row in shaped if row[0] == ref and row[2] == key), key=lambda row: row[1])
+    return [(first[0], first[1], first[3])]
 
 
 async def choose_span(model: Model, messages: list[dict[str, str]], spans: list[Span]) -> Span | None:
