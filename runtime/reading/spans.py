@@ -50,9 +50,12 @@ which span is the value.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from loci.memory.context.lexical import asked, content_terms, line_terms
+from loci.memory.text import words
+from loci.memory.text.terms import Terms
 from loci.runtime.models.base import Continuation, Model
 from loci.runtime.reading.answers import ANSWERING, scored_rows
 from loci.runtime.reading.fields import (
@@ -66,6 +69,7 @@ from loci.runtime.reading.fields import (
     persons,
 )
 from loci.runtime.reading.forms import asked_form
+from loci.runtime.reading.topic import without_documents
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -90,9 +94,19 @@ class Span:
     number: int
 
 
-def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most: int = MOST_SPANS) -> list[Span]:
+def candidate_spans(
+    shown: str,
+    question: str,
+    *,
+    documents: Sequence[str] = (),
+    lines: int = SPAN_LINES,
+    most: int = MOST_SPANS,
+) -> list[Span]:
     """The spans of the shown lines that may be the answer, best first, at most `most`: the dates on the best
-    `lines` lines for a date question; else a name's value, an option, an exception or a field's value."""
+    `lines` lines for a date question; else a name's value, an option, an exception, a field's value or a
+    person. Lines are ranked for the question without the words that name the `documents` (file names,
+    `runtime.reading.topic`); a field's key may say them (`ZIP_LZMA` in `zipfile.py`)."""
+    whole, question = question, without_documents(question, documents)
     rows = scored_rows(shown, question)
     spans: dict[str, Span] = {}
 
@@ -118,7 +132,7 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
         for ref, number, text in _about(rows):
             add(ref, number, exceptions(text))
     if not spans and kind is None:
-        for ref, number, value in _fields(_about(rows), question):
+        for ref, number, value in _fields(_about(rows), whole):
             add(ref, number, [names(value), value])
     if not spans and asked_form(question) == "person":
         for ref, number, text in _about(rows):
@@ -129,15 +143,16 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
 
 
 def _fields(about: list[tuple[str, int, str]], question: str) -> list[tuple[str, int, str]]:
-    """The value of the best line about the question shaped `key: value` whose key, or the comment that says
-    what the key is, holds a word of the question; of the lines with that key, the first in the document (the
-    first `Copyright:` of a Debian copyright file is the package's own). A value that only repeats the question
-    (`self.placeholder = placeholder`) or is code (`self.file.readline(self.maxline + 1)`) is no field's."""
+    """The value of the best line about the question shaped `key: value` whose key says what the question asks
+    (`_says`), or whose comment, which says what the key is, and key hold two of its words; of the lines with
+    that key, the first in the document (the first `Copyright:` of a Debian copyright file is the package's
+    own). A value that only repeats the question (`self.placeholder = placeholder`) or is code
+    (`self.file.readline(self.maxline + 1)`) is no field's."""
     terms = asked(content_terms(question))
     shaped = []
     for ref, number, text in about:
         found = field(text)
-        if not found or not terms.held(f"{found[0]} {found[2]}"):
+        if not found or not (_says(terms, found[0], question) or len(terms.held(f"{found[0]} {found[2]}")) > 1):
             continue
         said = line_terms(found[1])
         if (said and said <= line_terms(question)) or _CODE.search(found[1]):
@@ -163,6 +178,19 @@ async def choose_span(model: Model, messages: list[dict[str, str]], spans: list[
 def _whole(scored: Continuation) -> float:
     """The log-probability that the reply is exactly the span: its tokens, then the end of the turn."""
     return scored.total + scored.end
+
+
+def _says(terms: Terms, key: str, question: str) -> bool:
+    """Whether the question says the key: a word of it, and more than half of a key's parts (`FTP_PORT` does
+    not say "How long may a line be from the FTP server?"), a part being said also when it begins a word of the
+    question (`ZIP_LZMA`'s `zip`, of "zipfile")."""
+    held = terms.held(key)
+    parts = [part for part in words(key) if part != key.casefold().strip("_")]
+    if not held or len(parts) < 2:
+        return bool(held)
+    begun = [word.casefold() for word in re.findall(r"\w+", question)]
+    said = [part for part in parts if terms.held(part) or any(w.startswith(part) for w in begun if len(part) > 2)]
+    return 2 * len(said) > len(parts)
 
 
 def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple[str, int, str]]:

@@ -1,0 +1,52 @@
+"""The words of a question that name the document it is asked of: they say which file, not which line.
+
+Asked "What's the lzma constant in zipfile?" of `zipfile.py`, every line is
+zipfile's, and the word that ranks best for "zipfile" is `class ZipFile:`,
+which answers nothing; the line that does, `ZIP_LZMA = 14`, then scores
+under half of it and no longer counts as about the question. So the lines
+are ranked for the question without the words that name the documents
+asked of (`without_documents`): the words of a document's file name up to
+its first dot (`zipfile.py`: "zipfile", `man-grep.txt`: "grep",
+`sed-changelog.Debian`: "sed"), except the names files of every package
+have (`copyright`, `changelog`, `README`: a question's "copyright" asks for
+the `Copyright:` line) and the words that say what kind of page it is
+(`man`, `doc`). A word is left out
+only whole (`zipfile.ZipFile` and `is_zipfile` stay), and a question that
+would be left with no word of its own stays as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from loci.memory.context.lexical import content_terms
+
+__all__ = ["document_words", "without_documents"]
+
+# Names that files of every package have: the word names the kind of file, which the question may ask about.
+_SHARED_NAMES = frozenset(
+    "authors changelog changes copying copyright doc docs history index install license licence man news notice"
+    " page readme todo".split()
+)
+_WORD = re.compile(r"(?<![\w.\-/])([A-Za-z][\w-]*)(?![\w./-]*\w)")
+
+
+def document_words(names: Iterable[str]) -> set[str]:
+    """The words that name the documents `names` (file names): the words of each up to its first dot, folded."""
+    found = set()
+    for name in names:
+        stem = name.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
+        found |= {word for word in re.split(r"[-_\s]+", stem) if len(word) > 2 and word not in _SHARED_NAMES}
+    return found
+
+
+def without_documents(question: str, names: Iterable[str]) -> str:
+    """`question` without the whole words that name the documents `names`; as it is when nothing else of it
+    would be left to rank by."""
+    named = document_words(names)
+    if not named:
+        return question
+    kept = _WORD.sub(lambda m: "" if m.group(1).casefold() in named else m.group(0), question)
+    kept = re.sub(r"\s{2,}", " ", kept).strip()
+    return kept if content_terms(kept) else question
