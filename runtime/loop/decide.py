@@ -203,7 +203,7 @@ class Decider:
         does (or among dates, on a model that cannot score), and the answer is written as free text."""
         if not self.documents:
             return False
-        documents = [obj.name for obj in regions.objects]
+        documents = [obj.source or obj.name for obj in regions.objects]
         spans = candidate_spans(_shown(regions, task=False), regions.question, documents=documents)
         if len(spans) > 1 and not can_score(self.model):
             # a model that cannot score takes the first of a line's value, option or exception, as ranked; among

@@ -162,7 +162,7 @@ class Regions:
     def asked(self) -> str:
         """The question as lines are ranked for it: without the words that name its documents
         (`runtime.reading.topic`: "zipfile" in a question asked of `zipfile.py` says which file, not which line)."""
-        return without_documents(self.question, [obj.name for obj in self.objects])
+        return without_documents(self.question, [obj.source or obj.name for obj in self.objects])
 
     @property
     def asked_task(self) -> str:

@@ -44,6 +44,8 @@ prompt numbers them, `N| text`) whose BM25 score for the question's words
 that assigns a name the question asks about always is), or
 another line (the run's own turns and results) that holds a word of the
 question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
+A line that holds a word the question asks to be without (`negated`: "Which
+port ... without SSL?", `POP3_SSL_PORT = 995`) is about nothing asked.
 Words are compared as the one lexical ranker compares them
 (`memory.context.lexical`), the line numbers the prompt puts before lines
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
@@ -83,6 +85,7 @@ __all__ = [
     "clean_answer",
     "complete_sentences",
     "locate_evidence",
+    "negated",
     "scored_rows",
     "sentences",
     "supporting_line",
@@ -103,6 +106,7 @@ _RUN = re.compile(r"[\w.\-]+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
 OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
+_NEGATED = re.compile(r"\b(?:without|except|excluding|other\s+than|non-)\s*(?:an?\s+|the\s+)?([\w.-]+)", re.I)
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
@@ -215,7 +219,8 @@ def _about(shown: str, question: str) -> list[str] | None:
     """The lines of `shown` about the question: the document lines whose BM25 score for its words is at
     least `ANSWERING` of the best document line's, and the other lines that hold one of its words; None when
     no line holds a word of it."""
-    asked = set(content_terms(question))
+    unwanted = negated(question)
+    asked = set(content_terms(question)) - unwanted
     ranker = Ranker(asked)
     rows: list[tuple[str, set[str]]] = []
     others: list[str] = []
@@ -227,7 +232,7 @@ def _about(shown: str, question: str) -> list[str] | None:
         elif line_terms(line) & asked:
             others.append(line)
     words_asked = _question_words(question, asked)
-    scores = [_score(ranker, row, terms, words_asked) for row, terms in rows]
+    scores = [0.0 if unwanted & line_terms(row) else _score(ranker, row, terms, words_asked) for row, terms in rows]
     best = max(scores, default=0.0)
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
     # the line that assigns a name the question asks about is about it, however its words rank (`BPF = 53  #
@@ -267,10 +272,18 @@ def _score(ranker: Ranker, row: str, held: set[str], groups: list[set[str]]) -> 
     return ranker.score(row, held) * counted / plain
 
 
+def negated(question: str) -> set[str]:
+    """The terms the question asks to be without ("Which port ... without SSL?": `ssl`): a line that holds one
+    is not about it."""
+    return set(content_terms(" ".join(_NEGATED.findall(question))))
+
+
 def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:
     """The numbered document lines of `shown`, in the order shown, as (document, line number, text, score):
-    each line's BM25 score for the question's words, over the document lines shown."""
-    ranker = Ranker(set(content_terms(question)))
+    each line's BM25 score for the question's words, over the document lines shown (0 for a line that holds a
+    word the question asks to be without, `negated`)."""
+    unwanted = negated(question)
+    ranker = Ranker(set(content_terms(question)) - unwanted)
     rows: list[tuple[str, int, str, set[str]]] = []
     ref = ""
     for line in shown.split("\n"):
@@ -280,7 +293,10 @@ def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:
             text = numbered.group(2)
             rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
             ranker.count(text, rows[-1][3])
-    return [(ref, number, text, ranker.score(text, held)) for ref, number, text, held in rows]
+    return [
+        (ref, number, text, 0.0 if unwanted & line_terms(text) else ranker.score(text, held))
+        for ref, number, text, held in rows
+    ]
 
 
 def _holds(text: str, claim: str) -> bool:

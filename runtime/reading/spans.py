@@ -183,14 +183,19 @@ def _whole(scored: Continuation) -> float:
 def _says(terms: Terms, key: str, question: str) -> bool:
     """Whether the question says the key: a word of it, and more than half of a key's parts (`FTP_PORT` does
     not say "How long may a line be from the FTP server?"), a part being said also when it begins a word of the
-    question (`ZIP_LZMA`'s `zip`, of "zipfile")."""
+    question (`ZIP_LZMA`'s `zip`, of "zipfile"; `POP3`, of "poplib")."""
     held = terms.held(key)
     parts = [part for part in words(key) if part != key.casefold().strip("_")]
     if not held or len(parts) < 2:
         return bool(held)
     begun = [word.casefold() for word in re.findall(r"\w+", question)]
-    said = [part for part in parts if terms.held(part) or any(w.startswith(part) for w in begun if len(part) > 2)]
+    stems = {part: part.rstrip("0123456789") for part in parts}  # `POP3` is begun by "poplib"
+    said = [part for part in parts if terms.held(part) or (len(stems[part]) > 2 and _begins(begun, stems[part]))]
     return 2 * len(said) > len(parts)
+
+
+def _begins(words_of: list[str], part: str) -> bool:
+    return any(word.startswith(part) for word in words_of)
 
 
 def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple[str, int, str]]:

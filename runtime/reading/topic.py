@@ -10,7 +10,8 @@ its first dot (`zipfile.py`: "zipfile", `man-grep.txt`: "grep",
 `sed-changelog.Debian`: "sed"), except the names files of every package
 have (`copyright`, `changelog`, `README`: a question's "copyright" asks for
 the `Copyright:` line) and the words that say what kind of page it is
-(`man`, `doc`). A word is left out
+(`man`, `doc`); the folder of a file with such a name names it
+(`/usr/share/doc/git/copyright`: "git"). A word is left out
 only whole (`zipfile.ZipFile` and `is_zipfile` stay), and a question that
 would be left with no word of its own stays as it is.
 """
@@ -33,12 +34,23 @@ _WORD = re.compile(r"(?<![\w.\-/])([A-Za-z][\w-]*)(?![\w./-]*\w)")
 
 
 def document_words(names: Iterable[str]) -> set[str]:
-    """The words that name the documents `names` (file names): the words of each up to its first dot, folded."""
+    """The words that name the documents `names` (file names or paths): the words of each file name up to its
+    first dot, folded; for a name files of every package have, its folder's (`/usr/share/doc/git/copyright`:
+    "git")."""
     found = set()
     for name in names:
-        stem = name.rsplit("/", 1)[-1].split(".", 1)[0].casefold()
-        found |= {word for word in re.split(r"[-_\s]+", stem) if len(word) > 2 and word not in _SHARED_NAMES}
+        parts = [part for part in re.split(r"[/\\]+", name) if part]
+        for part in reversed(parts[-2:]):
+            kept = _words(part)
+            if kept or part.split(".", 1)[0].casefold() not in _SHARED_NAMES:
+                found |= kept
+                break
     return found
+
+
+def _words(file_name: str) -> set[str]:
+    stem = file_name.split(".", 1)[0].casefold()
+    return {word for word in re.split(r"[-_\s]+", stem) if len(word) > 2 and word not in _SHARED_NAMES}
 
 
 def without_documents(question: str, names: Iterable[str]) -> str:
