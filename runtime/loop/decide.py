@@ -238,11 +238,11 @@ class Decider:
             return None  # without documents, there is nothing an answer must rest on
         answer, material = step.action.answer or "", _shown(regions, task=False)  # `ungrounded` adds the task
         task = regions.asked_task  # lines are weighed for the question without the words naming its documents
-        missing = ungrounded(answer, material, task)
+        missing = ungrounded(answer, material, regions.task, ranked=task)
         if missing and (cited := await self._cited_text(step.action, task)):
             # Lines read in an earlier turn have left the prompt (the window keeps a line a turn): the answer
             # stands on the lines it cites, or that the runtime finds its claims on, when they hold every claim.
-            missing = ungrounded(answer, f"{material}\n{cited}", task)
+            missing = ungrounded(answer, f"{material}\n{cited}", regions.task, ranked=task)
         if not missing and (changed := superseded(answer, material, task)):
             return f"not grounded: the answer says {changed[0]!r}, which a later line about the task changes"
         if not missing and (other := not_the_value(answer, material, regions.asked)):

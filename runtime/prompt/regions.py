@@ -27,8 +27,8 @@ from typing import Any
 from loci.memory.context.store import ContextObject
 from loci.memory.graph.quoted import notes_in, without_notes
 from loci.runtime.host.host import ToolSpec
-from loci.runtime.reading.topic import without_documents
 from loci.runtime.prompt.window import Window
+from loci.runtime.reading.topic import without_documents
 
 __all__ = [
     "EXAMPLE_TEXTS",

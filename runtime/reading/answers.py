@@ -73,7 +73,7 @@ from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE
 from loci.memory.text import stem, words
-from loci.runtime.reading.fields import definition, meant_names
+from loci.runtime.reading.fields import definition, meant_names, options
 
 __all__ = [
     "ANSWERING",
@@ -192,16 +192,17 @@ def claims(answer: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
+def ungrounded(answer: str, shown: str, question: str = "", *, ranked: str | None = None) -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
     claim must be on a line about the question, when some line shown holds a word of it (a small number is
     on some line of any file, and a name on the next line is another person's): a document line (numbered
     `N| text`) that answers the question about as well as the best document line does, or another line
     (the run's own turns and results) that holds a word of the question. A number counts only whole (not
-    the 1 of `HTTP/1.1`)."""
+    the 1 of `HTTP/1.1`). Lines are ranked for `ranked` when given (the question without the words that name
+    its documents, `runtime.reading.topic`), and a claim the question says needs no line."""
     text = NUMBERED.sub("", shown) + "\n" + question
     flat = _flat(text)
-    about = _about(shown, question) if question else None
+    about = _about(shown, ranked or question) if question else None
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):
@@ -239,6 +240,10 @@ def _about(shown: str, question: str) -> list[str] | None:
     # Number of bits in a float`, beside `RECIP_BPF = 2 ** -BPF` for "What is the value of BPF in random?")
     meant = meant_names(question, [row for row, _ in rows])
     about += [row for row, _ in rows if row not in about and any(definition(row, name) for name in meant)]
+    # so is the line of a manual that defines an option the question names (`-C, --directory=DIR` for "Which
+    # tar option is --directory?")
+    named = set(OPTION.findall(question))
+    about += [row for row, _ in rows if row not in about and named & set(options(row))]
     return about + others if about or others else None
 
 

@@ -19,9 +19,13 @@ text. `candidate_spans` lists, first match wins:
   shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
   53`, not `RECIP_BPF = 2 ** -BPF`);
 - an option ("Which ls option ...", "... flag ..."): the options the best
-  shown line that defines some defines (`-S`);
+  shown line that defines some defines (`-S`); when the question names an
+  option ("Which tar option is --directory?"), the other names the line
+  that defines it gives (`-C`);
 - an exception ("Which exception does check_call raise?"): the exception
-  names on the shown lines about the question, best line first;
+  names on the shown lines about the question, best line first; only those
+  whose name says the question's words (`SameFileError`: "the same file"),
+  when some do;
 - a field: the best line about the question shaped `key: value`
   (`Upstream-Name: GNU Gzip`, `__author__ = '...'`, `Written by Greg
   Ward`) whose key, or the comment that says what the key is (`BPF = 53  #
@@ -57,7 +61,7 @@ from loci.memory.context.lexical import asked, content_terms, line_terms
 from loci.memory.text import words
 from loci.memory.text.terms import Terms
 from loci.runtime.models.base import Continuation, Model
-from loci.runtime.reading.answers import ANSWERING, scored_rows
+from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows
 from loci.runtime.reading.fields import (
     answer_kind,
     definition,
@@ -69,7 +73,7 @@ from loci.runtime.reading.fields import (
     persons,
 )
 from loci.runtime.reading.forms import asked_form
-from loci.runtime.reading.topic import without_documents
+from loci.runtime.reading.topic import document_words, without_documents
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -125,14 +129,20 @@ def candidate_spans(
     for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     if not spans and kind == "option":
+        # "Which tar option is --directory?": the line that defines the option named, its other names
+        named = set(OPTION.findall(question))
         defining = [row for row in _best_rows(rows, len(rows)) if options(row[2])]
+        defining = [row for row in defining if named & set(options(row[2]))] or defining
         for ref, number, text in defining[:1]:
-            add(ref, number, options(text))
+            add(ref, number, [option for option in options(text) if option not in named])
     if not spans and kind == "exception":
-        for ref, number, text in _about(rows):
-            add(ref, number, exceptions(text))
+        named = [(ref, number, name) for ref, number, text in _about(rows) for name in exceptions(text)]
+        # an exception whose name says what the question does (`SameFileError`: "the same file") is the one
+        said = [row for row in named if _names_it(question, row[2])]
+        for ref, number, name in said or named:
+            add(ref, number, [name])
     if not spans and kind is None:
-        for ref, number, value in _fields(_about(rows), whole):
+        for ref, number, value in _fields(_about(rows), whole, document_words(documents)):
             add(ref, number, [names(value), value])
     if not spans and asked_form(question) == "person":
         for ref, number, text in _about(rows):
@@ -142,7 +152,7 @@ def candidate_spans(
     return list(spans.values())[:most]
 
 
-def _fields(about: list[tuple[str, int, str]], question: str) -> list[tuple[str, int, str]]:
+def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -> list[tuple[str, int, str]]:
     """The value of the best line about the question shaped `key: value` whose key says what the question asks
     (`_says`), or whose comment, which says what the key is, and key hold two of its words; of the lines with
     that key, the first in the document (the first `Copyright:` of a Debian copyright file is the package's
@@ -152,7 +162,7 @@ def _fields(about: list[tuple[str, int, str]], question: str) -> list[tuple[str,
     shaped = []
     for ref, number, text in about:
         found = field(text)
-        if not found or not (_says(terms, found[0], question) or len(terms.held(f"{found[0]} {found[2]}")) > 1):
+        if not found or not (_says(terms, found[0], topic) or len(terms.held(f"{found[0]} {found[2]}")) > 1):
             continue
         said = line_terms(found[1])
         if (said and said <= line_terms(question)) or _CODE.search(found[1]):
@@ -180,22 +190,19 @@ def _whole(scored: Continuation) -> float:
     return scored.total + scored.end
 
 
-def _says(terms: Terms, key: str, question: str) -> bool:
-    """Whether the question says the key: a word of it, and more than half of a key's parts (`FTP_PORT` does
-    not say "How long may a line be from the FTP server?"), a part being said also when it begins a word of the
-    question (`ZIP_LZMA`'s `zip`, of "zipfile"; `POP3`, of "poplib")."""
-    held = terms.held(key)
-    parts = [part for part in words(key) if part != key.casefold().strip("_")]
-    if not held or len(parts) < 2:
-        return bool(held)
-    begun = [word.casefold() for word in re.findall(r"\w+", question)]
-    stems = {part: part.rstrip("0123456789") for part in parts}  # `POP3` is begun by "poplib"
-    said = [part for part in parts if terms.held(part) or (len(stems[part]) > 2 and _begins(begun, stems[part]))]
-    return 2 * len(said) > len(parts)
+def _says(terms: Terms, key: str, topic: set[str]) -> bool:
+    """Whether the key says a word of the question that does not only name its documents (`topic`): in
+    `ftplib.py`, `FTP_PORT` does not say "How long may a line be from the FTP server?"; `EPOCH_YEAR` says "From
+    which year does the cookie jar count time?"."""
+    return any(not any(name.startswith(term) or term.startswith(name) for name in topic) for term in terms.held(key))
 
 
-def _begins(words_of: list[str], part: str) -> bool:
-    return any(word.startswith(part) for word in words_of)
+def _names_it(question: str, name: str) -> bool:
+    """Whether every part of an exception's name but its kind (`SameFileError`: same, file) is a word of the
+    question."""
+    parts = [part for part in words(name)[1:] if part not in {"error", "exception", "warning"}]
+    said = set(words(question)) | line_terms(question)  # stop words too: "the same file"
+    return bool(parts) and all(part in said or line_terms(part) <= said for part in parts)
 
 
 def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple[str, int, str]]:

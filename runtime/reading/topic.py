@@ -12,8 +12,9 @@ have (`copyright`, `changelog`, `README`: a question's "copyright" asks for
 the `Copyright:` line) and the words that say what kind of page it is
 (`man`, `doc`); the folder of a file with such a name names it
 (`/usr/share/doc/git/copyright`: "git"). A word is left out
-only whole (`zipfile.ZipFile` and `is_zipfile` stay), and a question that
-would be left with no word of its own stays as it is.
+only whole, with its `'s` (`zipfile.ZipFile` and `is_zipfile` stay), and a
+question that would be left with fewer than `LEFT` words of its own stays
+as it is ("What's gzip's homepage?" is asked of gzip's README whole).
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ from collections.abc import Iterable
 
 from loci.memory.context.lexical import content_terms
 
-__all__ = ["document_words", "without_documents"]
+__all__ = ["LEFT", "document_words", "without_documents"]
 
 # Names that files of every package have: the word names the kind of file, which the question may ask about.
 _SHARED_NAMES = frozenset(
     "authors changelog changes copying copyright doc docs history index install license licence man news notice"
     " page readme todo".split()
 )
-_WORD = re.compile(r"(?<![\w.\-/])([A-Za-z][\w-]*)(?![\w./-]*\w)")
+_WORD = re.compile(r"(?<![\w.\-/])([A-Za-z][\w-]*)(?:['’]s)?(?![\w./-]*\w)")
+LEFT = 2  # the question's own words left for lines to be ranked by, or it stays whole
 
 
 def document_words(names: Iterable[str]) -> set[str]:
@@ -61,4 +63,4 @@ def without_documents(question: str, names: Iterable[str]) -> str:
         return question
     kept = _WORD.sub(lambda m: "" if m.group(1).casefold() in named else m.group(0), question)
     kept = re.sub(r"\s{2,}", " ", kept).strip()
-    return kept if content_terms(kept) else question
+    return kept if len([term for term in content_terms(kept) if len(term) > 1]) >= LEFT else question

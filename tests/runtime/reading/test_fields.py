@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from loci.runtime.reading.fields import answer_kind, asked_names, definition, field, meant_names, names, options
+from loci.runtime.reading.fields import (
+    answer_kind,
+    asked_names,
+    definition,
+    field,
+    meant_names,
+    names,
+    options,
+    persons,
+)
 from loci.runtime.reading.spans import Span, candidate_spans
 from loci.runtime.reading.values import not_the_value
 
@@ -62,3 +71,60 @@ def test_done_needs_the_value_the_asked_names_line_assigns() -> None:
     raised = "Which exception does check_call raise?"
     assert "names none" in (not_the_value("child_exception_type(err_msg)", SHOWN, raised) or "")
     assert not_the_value("CalledProcessError", SHOWN, raised) is None
+
+
+COPYRIGHT = (
+    "doc:1 lines 1-12:\n"
+    "1| Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+    "4|  This package is maintained by Michael Stone <mstone@debian.org>.\n"
+    "6| Files: *\n"
+    "7| Copyright: (C) 1984-2008 Free Software Foundation, Inc.\n"
+    "11| Files: lib/regex.c\n"
+    "12| Copyright: (C) 2002 Isamu Hasegawa\n"
+)
+
+
+def test_a_line_names_people_before_their_address_and_after_by() -> None:
+    assert persons(" This package was put together by Matthias Klose <doko@debian.org>.") == ["Matthias Klose"]
+    assert persons(" This package was initially debianized by Brendan O'Dea <bod@debian.org>") == ["Brendan O'Dea"]
+    assert persons("Upstream-Contact: Mark Nudelman <markn@greenwoodsoftware.com>") == ["Mark Nudelman"]
+    assert persons(" as published by the Free Software Foundation") == []  # "by the ...": no one's name
+    assert persons(" THIS SOFTWARE IS PROVIDED BY THE REGENTS") == []
+
+
+def test_a_who_question_is_answered_by_the_person_its_best_line_names() -> None:
+    spans = candidate_spans(COPYRIGHT, "Who maintains the Debian coreutils package?")
+    assert spans == [Span("Michael Stone", "doc:1", 4)]
+
+
+def test_of_lines_with_one_key_the_first_answers_and_a_key_must_say_a_word_not_only_the_files_name() -> None:
+    spans = candidate_spans(
+        COPYRIGHT, "Who holds the copyright of coreutils?", documents=["/usr/share/doc/coreutils/copyright"]
+    )
+    assert spans[0] == Span("Free Software Foundation, Inc", "doc:1", 7)
+    ftplib = "doc:1 lines 51-53:\n51| FTP_PORT = 21\n53| MAXLINE = 8192\n"
+    asked = "How long may a line be that ftplib reads from the FTP server?"
+    assert candidate_spans(ftplib, asked, documents=["/usr/lib/python3.11/ftplib.py"]) == []
+    cookies = "doc:1 lines 80-80:\n80| EPOCH_YEAR = 1970\n"
+    assert candidate_spans(cookies, "From which year does the cookie jar count time?") == [Span("1970", "doc:1", 80)]
+    code = "doc:1 lines 212-212:\n212|         line = self.file.readline(self.maxline + 1)\n"
+    assert candidate_spans(code, "How long may a line be?") == []  # code is no field's value
+
+
+def test_a_constants_comment_says_what_it_is() -> None:
+    lines = [row.split("| ", 1)[1] for row in SHOWN.splitlines()[1:]]
+    asked = "How many bytes of randomness does the secrets module use by default?"
+    assert meant_names(asked, lines) == ["DEFAULT_ENTROPY"]
+    assert candidate_spans(SHOWN, asked) == [Span("32", "doc:1", 32)]
+
+
+def test_a_named_option_is_answered_by_its_other_names_and_an_exception_by_the_one_the_question_says() -> None:
+    tar = "doc:1 lines 300-754:\n300|        --overwrite-dir\n753|        -C, --directory=DIR\n"
+    assert candidate_spans(tar, "Which tar option is --directory?") == [Span("-C", "doc:1", 753)]
+    shutil = (
+        "doc:1 lines 236-284:\n"
+        '236|         raise SameFileError("{!r} and {!r} are the same file".format(src, dst))\n'
+        "284|                     raise FileNotFoundError(f'Directory does not exist: {dst}') from e\n"
+    )
+    asked = "Which exception does shutil raise when source and destination are the same file?"
+    assert candidate_spans(shutil, asked) == [Span("SameFileError", "doc:1", 236)]
