@@ -282,7 +282,10 @@ class Decider:
             step.reason = f"not an answer: {problem}"
         else:
             step.evidence, step.reason = await self._evidence(step.action, regions.asked_task, last_try=last_try)
-            if step.reason is None and self.documents and not own_claims(step.action.answer or "", regions.task):
+            # a span of a line is a claim of its own (`Litigation`, the title of a section), unless it only restates
+            # the task, which `_check` says
+            own = step.extracted or own_claims(step.action.answer or "", regions.task)
+            if step.reason is None and self.documents and not own:
                 step.reason = "no claim of its own: the answer names no value, name, date or phrase the task does not"
 
     def _record(self, turn: int, step: _Step, tried: _Try) -> FinalAnswer | ToolCall:

@@ -73,7 +73,7 @@ from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE
 from loci.memory.text import stem, words
-from loci.runtime.reading.fields import definition, meant_names, options
+from loci.runtime.reading.fields import definition, heading, meant_names, options, section
 
 __all__ = [
     "ANSWERING",
@@ -244,6 +244,9 @@ def _about(shown: str, question: str) -> list[str] | None:
     # tar option is --directory?")
     named = set(OPTION.findall(question))
     about += [row for row, _ in rows if row not in about and named & set(options(row))]
+    # and the line that opens the section the question names (`8. Litigation` for "What's section 8 called?")
+    if number := section(question):
+        about += [row for row, _ in rows if row not in about and heading(row, number)]
     return about + others if about or others else None
 
 

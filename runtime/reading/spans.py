@@ -35,6 +35,12 @@ text. `candidate_spans` lists, first match wins:
   years beside it; of several lines with that key, the first in the
   document (a Debian copyright file's first `Copyright:` is the package's
   own); never a value that is code (`self.file.readline(...)`);
+- a count ("How many days ...?": `30 days` on `prior to 30 days after`),
+  an address ("What's the link to the MPL?"), a CVE or a bug number
+  ("Which bug did sed 4.7-1 close?": `Closes: #917065`): those the best
+  line about the question that gives any gives;
+- a section's title ("What is section 7 about?": `7. Disclaimer of
+  Warranty. Unless ...`), from the shown line that opens the section;
 - a person, for a question that asks for one ("Who ...",
   `runtime.reading.forms`): the people the best line about the question
   that names any names as people (`runtime.reading.fields.persons`: `This
@@ -54,7 +60,7 @@ which span is the value.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from loci.memory.context.lexical import asked, content_terms, line_terms
@@ -63,14 +69,20 @@ from loci.memory.text.terms import Terms
 from loci.runtime.models.base import Continuation, Model
 from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows
 from loci.runtime.reading.fields import (
+    addresses,
     answer_kind,
+    counted,
+    counts,
     definition,
     exceptions,
     field,
+    heading,
     meant_names,
     names,
     options,
     persons,
+    references,
+    section,
 )
 from loci.runtime.reading.forms import asked_form
 from loci.runtime.reading.topic import document_words, without_documents
@@ -125,9 +137,19 @@ def candidate_spans(
         for ref, number, text in dated:
             add(ref, number, _dates(text))
         return list(spans.values())[:most]
+    if number_asked := section(question):  # "What is section 7 about?": the title the line that opens it gives
+        for ref, number, text, _ in rows:
+            if title := heading(text, number_asked):
+                add(ref, number, [title])
+                break
     meant = meant_names(question, [row[2] for row in rows])
     for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
+    for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
+        for ref, number, text in _about(rows) if not spans else []:
+            if found := reader(text):
+                add(ref, number, found)
+                break
     if not spans and kind == "option":
         # "Which tar option is --directory?": the line that defines the option named, its other names
         named = set(OPTION.findall(question))
@@ -150,6 +172,18 @@ def candidate_spans(
                 add(ref, number, found)
                 break
     return list(spans.values())[:most]
+
+
+def _readers(question: str) -> list[Callable[[str], list[str]]]:
+    """What reads the value a question asks for off a line, when it asks for a count ("How many days ...": `30
+    days`), an address ("What's the link to ...": `http://...`) or a CVE or bug number."""
+    readers: list[Callable[[str], list[str]]] = []
+    if thing := counted(question):
+        readers.append(lambda text: counts(text, thing))
+    if asked_form(question) == "address":
+        readers.append(addresses)
+    readers.append(lambda text: references(text, question))
+    return readers
 
 
 def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -> list[tuple[str, int, str]]:

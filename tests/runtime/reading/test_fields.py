@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from loci.runtime.reading.fields import (
+    addresses,
     answer_kind,
     asked_names,
+    counted,
+    counts,
     definition,
     field,
+    heading,
     meant_names,
     names,
     options,
     persons,
+    references,
+    section,
 )
 from loci.runtime.reading.spans import Span, candidate_spans
 from loci.runtime.reading.values import not_the_value
@@ -128,3 +134,37 @@ def test_a_named_option_is_answered_by_its_other_names_and_an_exception_by_the_o
     )
     asked = "Which exception does shutil raise when source and destination are the same file?"
     assert candidate_spans(shutil, asked) == [Span("SameFileError", "doc:1", 236)]
+
+
+def test_a_line_gives_a_count_a_sections_title_an_address_and_the_ids_asked_for() -> None:
+    assert counted("How many days after notice does the GPL-3 give?") == "days"
+    assert counted("How much does a plot cost?") is None  # "does" counts nothing
+    assert counts("you cure the violation prior to 30 days after", "days") == ["30 days"]
+    assert counts("Print the first 10 lines of each FILE", "lines") == ["10 lines"] and counts("2 bytes", "lines") == []
+    assert section("What's section 7 about?") == "7" and section("Who wrote it?") is None
+    assert heading("7. Disclaimer of Warranty. Unless required by applicable law", "7") == "Disclaimer of Warranty"
+    assert heading("8. Litigation", "8") == "Litigation" and heading("17 apples", "1") is None
+    assert addresses("You can obtain one at http://mozilla.org/MPL/2.0/.") == ["http://mozilla.org/MPL/2.0/"]
+    assert references("  * zgrep: fix CVE-2022-1271 (Closes: #1009168)", "Which CVE did zgrep fix?") == [
+        "CVE-2022-1271"
+    ]
+    assert references("  * Fix the build (Closes: #917065)", "Which bug did sed 4.7-1 close?") == ["917065"]
+    assert field("Copyright (c) The Regents of the University of California.") == (
+        "Copyright",
+        "(c) The Regents of the University of California.",
+        "",
+    )
+    assert names("(c) The Regents of the University of California.") == "The Regents of the University of California"
+
+
+def test_the_candidates_are_the_count_the_title_or_the_address_asked_for() -> None:
+    gpl = "doc:1 lines 425-426:\n425| the violation is cured\n426| and you cure the violation prior to 30 days after\n"
+    assert candidate_spans(gpl, "How many days does the GPL give to cure a violation?") == [
+        Span("30 days", "doc:1", 426)
+    ]
+    apache = (
+        "doc:1 lines 140-144:\n140| patent license to make\n144| 7. Disclaimer of Warranty. Unless required by law\n"
+    )
+    assert candidate_spans(apache, "What's section 7 about?") == [Span("Disclaimer of Warranty", "doc:1", 144)]
+    mpl = "doc:1 lines 359-360:\n359| the MPL was not distributed\n360| You can obtain one at http://mozilla.org/MPL/2.0/.\n"
+    assert candidate_spans(mpl, "what's the link to the MPL?") == [Span("http://mozilla.org/MPL/2.0/", "doc:1", 360)]
