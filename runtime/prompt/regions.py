@@ -27,8 +27,8 @@ from typing import Any
 from loci.memory.context.store import ContextObject
 from loci.memory.graph.quoted import notes_in, without_notes
 from loci.runtime.host.host import ToolSpec
+from loci.runtime.prompt.topic import without_documents
 from loci.runtime.prompt.window import Window
-from loci.runtime.reading.topic import without_documents
 
 __all__ = [
     "EXAMPLE_TEXTS",
@@ -161,7 +161,7 @@ class Regions:
     @property
     def asked(self) -> str:
         """The question as lines are ranked for it: without the words that name its documents
-        (`runtime.reading.topic`: "zipfile" in a question asked of `zipfile.py` says which file, not which line)."""
+        (`runtime.prompt.topic`: "zipfile" in a question asked of `zipfile.py` says which file, not which line)."""
         return without_documents(self.question, [obj.source or obj.name for obj in self.objects])
 
     @property

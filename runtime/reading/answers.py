@@ -44,6 +44,8 @@ prompt numbers them, `N| text`) whose BM25 score for the question's words
 that assigns a name the question asks about always is), or
 another line (the run's own turns and results) that holds a word of the
 question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
+The lines indented under a line about the question (`under`: a Debian
+changelog entry's items and sign-off under its header) are about it too.
 A line that holds a word the question asks to be without (`negated`: "Which
 port ... without SSL?", `POP3_SSL_PORT = 995`) is about nothing asked.
 Words are compared as the one lexical ranker compares them
@@ -77,6 +79,7 @@ from loci.runtime.reading.fields import definition, heading, meant_names, option
 
 __all__ = [
     "ANSWERING",
+    "BLOCK_LINES",
     "OPTION",
     "SHOWN_HEADER",
     "SHOWN_ROW",
@@ -89,6 +92,7 @@ __all__ = [
     "scored_rows",
     "sentences",
     "supporting_line",
+    "under",
     "ungrounded",
 ]
 
@@ -107,6 +111,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
 OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
 _NEGATED = re.compile(r"\b(?:without|except|excluding|other\s+than|non-)\s*(?:an?\s+|the\s+)?([\w.-]+)", re.I)
+BLOCK_LINES = 16  # the most lines of a block under a line (`under`)
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
@@ -199,7 +204,7 @@ def ungrounded(answer: str, shown: str, question: str = "", *, ranked: str | Non
     `N| text`) that answers the question about as well as the best document line does, or another line
     (the run's own turns and results) that holds a word of the question. A number counts only whole (not
     the 1 of `HTTP/1.1`). Lines are ranked for `ranked` when given (the question without the words that name
-    its documents, `runtime.reading.topic`), and a claim the question says needs no line."""
+    its documents, `runtime.prompt.topic`), and a claim the question says needs no line."""
     text = NUMBERED.sub("", shown) + "\n" + question
     flat = _flat(text)
     about = _about(shown, ranked or question) if question else None
@@ -225,9 +230,11 @@ def _about(shown: str, question: str) -> list[str] | None:
     ranker = Ranker(asked)
     rows: list[tuple[str, set[str]]] = []
     others: list[str] = []
+    numbers: list[int] = []
     for line in shown.split("\n"):
         if numbered := SHOWN_ROW.match(line):
             row = numbered.group(2)
+            numbers.append(int(numbered.group(1)))
             rows.append((row, ranker.held(row)))
             ranker.count(row, rows[-1][1])
         elif line_terms(line) & asked:
@@ -247,7 +254,30 @@ def _about(shown: str, question: str) -> list[str] | None:
     # and the line that opens the section the question names (`8. Litigation` for "What's section 8 called?")
     if number := section(question):
         about += [row for row, _ in rows if row not in about and heading(row, number)]
+    # and the lines indented under a line about it (a changelog entry's items and sign-off under its header)
+    texts = [row for row, _ in rows]
+    about += [texts[j] for i, row in enumerate(texts) if row in about for j in under(texts, numbers, i)]
     return about + others if about or others else None
+
+
+def under(texts: list[str], numbers: list[int], at: int, most: int = BLOCK_LINES) -> list[int]:
+    """The indexes of the lines shown right after line `at` (consecutive numbers) that are indented deeper
+    than it, blank lines aside, up to the first that is not: its block (a Debian changelog entry's items and
+    sign-off under `sed (4.7-1) unstable; urgency=medium`, a manual's description under `-C, --directory=DIR`)."""
+    depth = _indent(texts[at])
+    found: list[int] = []
+    for j in range(at + 1, min(len(texts), at + 1 + most)):
+        if numbers[j] != numbers[j - 1] + 1:
+            break
+        if texts[j].strip():
+            if _indent(texts[j]) <= depth:
+                break
+            found.append(j)
+    return found
+
+
+def _indent(text: str) -> int:
+    return len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
 
 
 def _question_words(question: str, asked: set[str]) -> list[set[str]]:

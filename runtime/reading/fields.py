@@ -53,7 +53,13 @@ __all__ = [
 ]
 
 _KINDS = (
-    ("date", re.compile(r"\s*(when|(what|which)\s+((is|was)\s+)?(the\s+)?(day|date|month|year|time))\b", re.I)),
+    (
+        "date",
+        re.compile(
+            r"\s*((on|in)\s+)?(when|(what|which)(['\u2019]s\s+|\s+(is|was)\s+|\s+)(the\s+)?(day|date|month|year|time))\b",
+            re.I,
+        ),
+    ),
     ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
     ("exception", re.compile(r".*\b(exceptions?|errors?)\b.*\brais", re.IGNORECASE)),
 )

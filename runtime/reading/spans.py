@@ -67,7 +67,8 @@ from loci.memory.context.lexical import asked, content_terms, line_terms
 from loci.memory.text import words
 from loci.memory.text.terms import Terms
 from loci.runtime.models.base import Continuation, Model
-from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows
+from loci.runtime.prompt.topic import document_words, without_documents
+from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows, under
 from loci.runtime.reading.fields import (
     addresses,
     answer_kind,
@@ -85,7 +86,6 @@ from loci.runtime.reading.fields import (
     section,
 )
 from loci.runtime.reading.forms import asked_form
-from loci.runtime.reading.topic import document_words, without_documents
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -121,7 +121,7 @@ def candidate_spans(
     """The spans of the shown lines that may be the answer, best first, at most `most`: the dates on the best
     `lines` lines for a date question; else a name's value, an option, an exception, a field's value or a
     person. Lines are ranked for the question without the words that name the `documents` (file names,
-    `runtime.reading.topic`); a field's key may say them (`ZIP_LZMA` in `zipfile.py`)."""
+    `runtime.prompt.topic`); a field's key may say them (`ZIP_LZMA` in `zipfile.py`)."""
     whole, question = question, without_documents(question, documents)
     rows = scored_rows(shown, question)
     spans: dict[str, Span] = {}
@@ -136,7 +136,8 @@ def candidate_spans(
         dated = [row for row in _about(rows) if _dates(row[2])][:1] if lines == 1 else _best_rows(rows, lines)
         for ref, number, text in dated:
             add(ref, number, _dates(text))
-        return list(spans.values())[:most]
+        if spans:  # else the spans a question of any kind may have (a named value, a count, an address)
+            return list(spans.values())[:most]
     if number_asked := section(question):  # "What is section 7 about?": the title the line that opens it gives
         for ref, number, text, _ in rows:
             if title := heading(text, number_asked):
@@ -246,10 +247,16 @@ def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple
 
 
 def _about(rows: list[tuple[str, int, str, float]]) -> list[tuple[str, int, str]]:
-    """The document lines about the question (at least `ANSWERING` of the best line's score), best first."""
+    """The document lines about the question (at least `ANSWERING` of the best line's score), best first, each
+    followed by the lines indented under it (`runtime.reading.answers.under`: a changelog entry's)."""
     best = max((row[3] for row in rows), default=0.0)
     order = sorted(range(len(rows)), key=lambda i: (rows[i][3], -i), reverse=True)
-    return [rows[i][:3] for i in order if best > 0 and rows[i][3] >= ANSWERING * best]
+    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
+    about: dict[int, None] = {}
+    for i in order:
+        if best > 0 and rows[i][3] >= ANSWERING * best:
+            about.update(dict.fromkeys([i, *under(texts, numbers, i)]))
+    return [rows[i][:3] for i in about]
 
 
 def _dates(text: str) -> list[str]:

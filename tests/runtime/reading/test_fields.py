@@ -168,3 +168,27 @@ def test_the_candidates_are_the_count_the_title_or_the_address_asked_for() -> No
     assert candidate_spans(apache, "What's section 7 about?") == [Span("Disclaimer of Warranty", "doc:1", 144)]
     mpl = "doc:1 lines 359-360:\n359| the MPL was not distributed\n360| You can obtain one at http://mozilla.org/MPL/2.0/.\n"
     assert candidate_spans(mpl, "what's the link to the MPL?") == [Span("http://mozilla.org/MPL/2.0/", "doc:1", 360)]
+
+
+CHANGELOG = (
+    "doc:1 lines 1-12:\n"
+    "1| sed (4.8-1) unstable; urgency=medium\n"
+    "2| \n"
+    "3|   * New upstream release.\n"
+    "4| \n"
+    "5|  -- Clint Adams <clint@debian.org>  Sun, 19 Jan 2020 12:00:00 -0500\n"
+    "6| \n"
+    "7| sed (4.7-1) unstable; urgency=medium\n"
+    "8| \n"
+    "9|   * New upstream version.  closes: #917065.\n"
+    "10| \n"
+    "11|  -- Clint Adams <clint@debian.org>  Sat, 22 Dec 2018 11:35:07 -0500\n"
+    "12| \n"
+)
+
+
+def test_a_changelog_entry_answers_for_its_header() -> None:
+    assert candidate_spans(CHANGELOG, "Which bug did sed 4.7-1 close?") == [Span("917065", "doc:1", 9)]
+    assert candidate_spans(CHANGELOG, "what's the date of sed 4.7-1?") == [Span("22 Dec 2018", "doc:1", 11)]
+    assert candidate_spans(CHANGELOG, "Who uploaded sed 4.7-1?")[0].text == "Clint Adams"
+    assert answer_kind("On what day did sed 4.7 come out?") == "date" and answer_kind("What's the date?") == "date"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from loci.runtime.prompt.topic import document_words, without_documents
 from loci.runtime.reading.answers import negated, scored_rows, ungrounded
-from loci.runtime.reading.topic import document_words, without_documents
 
 # the lines a run on zipfile.py was shown for the question
 ZIPFILE = (
