@@ -11,8 +11,9 @@ missing, and `runtime.reading.values.not_the_value` makes such an answer `partia
 Each form is asked for by a few plain patterns of the question, and an answer has it when it holds
 one thing of that form that the question does not hold already: a capitalised name or an e-mail
 address (not a sentence's opening word, nor a word after an article: "written by the Python team"),
-a number, an address (`https://...`, `www.`, a domain), an option (`-S`, `--sort`). A question that asks for none of these forms (what a section is titled, what
-a licence allows) is left to the other checks.
+a number, an address (`https://...`, `www.`, a domain), an option (`-S`, `--sort`). A question that
+asks for none of these forms (what a section is titled, what a licence allows) is left to the other
+checks.
 """
 
 from __future__ import annotations
