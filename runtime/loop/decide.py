@@ -203,7 +203,8 @@ class Decider:
         does (or among dates, on a model that cannot score), and the answer is written as free text."""
         if not self.documents:
             return False
-        spans = candidate_spans(_shown(regions, task=False), regions.question)
+        documents = [obj.source or obj.name for obj in regions.objects]
+        spans = candidate_spans(_shown(regions, task=False), regions.question, documents=documents)
         if len(spans) > 1 and not can_score(self.model):
             # a model that cannot score takes the first of a line's value, option or exception, as ranked; among
             # a line's dates it writes free text, as it did before spans
@@ -236,14 +237,15 @@ class Decider:
         if not self.documents:
             return None  # without documents, there is nothing an answer must rest on
         answer, material = step.action.answer or "", _shown(regions, task=False)  # `ungrounded` adds the task
-        missing = ungrounded(answer, material, regions.task)
-        if missing and (cited := await self._cited_text(step.action, regions.task)):
+        task = regions.asked_task  # lines are weighed for the question without the words naming its documents
+        missing = ungrounded(answer, material, regions.task, ranked=task)
+        if missing and (cited := await self._cited_text(step.action, task)):
             # Lines read in an earlier turn have left the prompt (the window keeps a line a turn): the answer
             # stands on the lines it cites, or that the runtime finds its claims on, when they hold every claim.
-            missing = ungrounded(answer, f"{material}\n{cited}", regions.task)
-        if not missing and (changed := superseded(answer, material, regions.task)):
+            missing = ungrounded(answer, f"{material}\n{cited}", regions.task, ranked=task)
+        if not missing and (changed := superseded(answer, material, task)):
             return f"not grounded: the answer says {changed[0]!r}, which a later line about the task changes"
-        if not missing and (other := not_the_value(answer, material, regions.question)):
+        if not missing and (other := not_the_value(answer, material, regions.asked)):
             return other
         if not missing:
             return None
@@ -265,7 +267,7 @@ class Decider:
         )
 
     async def _with_best_lines(self, problem: str, regions: Regions) -> str:
-        lines = await best_lines(self.contexts, regions.question, self.documents, k=3)
+        lines = await best_lines(self.contexts, regions.asked, self.documents, k=3)
         shown = quote_lines(lines, most=3)
         return f"{problem}; answer only with what these lines say:\n{shown}" if shown else problem
 
@@ -279,8 +281,11 @@ class Decider:
         elif problem:
             step.reason = f"not an answer: {problem}"
         else:
-            step.evidence, step.reason = await self._evidence(step.action, regions.task, last_try=last_try)
-            if step.reason is None and self.documents and not own_claims(step.action.answer or "", regions.task):
+            step.evidence, step.reason = await self._evidence(step.action, regions.asked_task, last_try=last_try)
+            # a span of a line is a claim of its own (`Litigation`, the title of a section), unless it only restates
+            # the task, which `_check` says
+            own = step.extracted or own_claims(step.action.answer or "", regions.task)
+            if step.reason is None and self.documents and not own:
                 step.reason = "no claim of its own: the answer names no value, name, date or phrase the task does not"
 
     def _record(self, turn: int, step: _Step, tried: _Try) -> FinalAnswer | ToolCall:
@@ -310,11 +315,11 @@ class Decider:
         """What the run answers with when the model's answer cannot stand: the line shown that holds what of
         it does stand, else the best line for the task, quoted with its id."""
         said = action.answer or ""
-        spot = supporting_line(said, _shown(regions), regions.task) if "grounded" in problem else None
+        spot = supporting_line(said, _shown(regions), regions.asked_task) if "grounded" in problem else None
         if spot:
             lines = [Line(spot[0], spot[1], spot[2], 0.0)]
         elif self.documents:
-            lines = await best_lines(self.contexts, regions.question, self.documents, k=1)
+            lines = await best_lines(self.contexts, regions.asked, self.documents, k=1)
         else:
             lines = []
         action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]

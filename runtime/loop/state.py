@@ -92,8 +92,9 @@ async def look_turn(contexts: ContextStore, run: RunState, task: str, count: Cal
     """Turn 1 of a reading run: the runtime's look, stored as its observation and shown as the run's documents."""
     budget = run.sizes.task - count(task) - LOOK_FRAME_TOKENS
     ids = [obj.id for obj in run.regions.objects]
-    # The look searches by the question: the notes recalled under it are shown with it, not searched for.
-    action, text = await first_look(contexts, run.regions.question, ids, budget, count, run.looked)
+    # The look searches by the question (without the words naming its documents, `Regions.asked`): the notes
+    # recalled under it are shown with it, not searched for.
+    action, text = await first_look(contexts, run.regions.asked, ids, budget, count, run.looked)
     trace = TurnTrace(1, action, {}, 0, 0, 0, plan=run.plan)
     obj = await contexts.add_text("obs", f"turn 1 {action.tool}", text, {"error": False})
     trace.observation_id, trace.result_tokens = obj.id, obj.tokens

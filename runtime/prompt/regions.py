@@ -27,6 +27,7 @@ from loci.memory.context.store import ContextObject
 from loci.memory.graph.quoted import notes_in, without_notes
 from loci.memory.text.words import JOINERS, RUN
 from loci.runtime.host.host import ToolSpec
+from loci.runtime.prompt.topic import without_documents
 from loci.runtime.prompt.window import Window
 
 __all__ = [
@@ -155,6 +156,17 @@ class Regions:
     def question(self) -> str:
         """The task without the notes recalled from memory under it: what a search looks for, what is asked."""
         return without_notes(self.task).strip()
+
+    @property
+    def asked(self) -> str:
+        """The question as lines are ranked for it: without the words that name its documents
+        (`runtime.prompt.topic`: "zipfile" in a question asked of `zipfile.py` says which file, not which line)."""
+        return without_documents(self.question, [obj.source or obj.name for obj in self.objects])
+
+    @property
+    def asked_task(self) -> str:
+        """The task with its question as lines are ranked for it (`asked`), its recalled notes kept."""
+        return self.task.replace(self.question, self.asked, 1)
 
     def render(
         self,

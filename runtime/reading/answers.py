@@ -44,6 +44,10 @@ prompt numbers them, `N| text`) whose BM25 score for the question's words
 that assigns a name the question asks about always is), or
 another line (the run's own turns and results) that holds a word of the
 question. A number counts only whole: the `1` of `HTTP/1.1` is no 1.
+The lines indented under a line about the question (`under`: a Debian
+changelog entry's items and sign-off under its header) are about it too.
+A line that holds a word the question asks to be without (`negated`: "Which
+port ... without SSL?", `POP3_SSL_PORT = 995`) is about nothing asked.
 Words are compared as the one lexical ranker compares them
 (`memory.context.lexical`), the line numbers the prompt puts before lines
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
@@ -72,10 +76,11 @@ from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE
 from loci.memory.text import first_repeat, stem, words
 from loci.memory.text.words import RUN as _RUN
-from loci.runtime.reading.fields import definition, meant_names
+from loci.runtime.reading.fields import definition, heading, meant_names, options, section
 
 __all__ = [
     "ANSWERING",
+    "BLOCK_LINES",
     "OPTION",
     "SHOWN_HEADER",
     "SHOWN_ROW",
@@ -84,9 +89,11 @@ __all__ = [
     "clean_answer",
     "complete_sentences",
     "locate_evidence",
+    "negated",
     "scored_rows",
     "sentences",
     "supporting_line",
+    "under",
     "ungrounded",
 ]
 
@@ -103,6 +110,8 @@ QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
 OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
+_NEGATED = re.compile(r"\b(?:without|except|excluding|other\s+than|non-)\s*(?:an?\s+|the\s+)?([\w.-]+)", re.I)
+BLOCK_LINES = 16  # the most lines of a block under a line (`under`)
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
 
@@ -183,16 +192,17 @@ def claims(answer: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def ungrounded(answer: str, shown: str, question: str = "") -> list[str]:
+def ungrounded(answer: str, shown: str, question: str = "", *, ranked: str | None = None) -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
     claim must be on a line about the question, when some line shown holds a word of it (a small number is
     on some line of any file, and a name on the next line is another person's): a document line (numbered
     `N| text`) that answers the question about as well as the best document line does, or another line
     (the run's own turns and results) that holds a word of the question. A number counts only whole (not
-    the 1 of `HTTP/1.1`)."""
+    the 1 of `HTTP/1.1`). Lines are ranked for `ranked` when given (the question without the words that name
+    its documents, `runtime.prompt.topic`), and a claim the question says needs no line."""
     text = NUMBERED.sub("", shown) + "\n" + question
     flat = _flat(text)
-    about = _about(shown, question) if question else None
+    about = _about(shown, ranked or question) if question else None
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):
@@ -210,26 +220,59 @@ def _about(shown: str, question: str) -> list[str] | None:
     """The lines of `shown` about the question: the document lines whose BM25 score for its words is at
     least `ANSWERING` of the best document line's, and the other lines that hold one of its words; None when
     no line holds a word of it."""
-    asked = set(content_terms(question))
+    unwanted = negated(question)
+    asked = set(content_terms(question)) - unwanted
     ranker = Ranker(asked)
     rows: list[tuple[str, set[str]]] = []
     others: list[str] = []
+    numbers: list[int] = []
     for line in shown.split("\n"):
         if numbered := SHOWN_ROW.match(line):
             row = numbered.group(2)
+            numbers.append(int(numbered.group(1)))
             rows.append((row, ranker.held(row)))
             ranker.count(row, rows[-1][1])
         elif line_terms(line) & asked:
             others.append(line)
     words_asked = _question_words(question, asked)
-    scores = [_score(ranker, row, terms, words_asked) for row, terms in rows]
+    scores = [0.0 if unwanted & line_terms(row) else _score(ranker, row, terms, words_asked) for row, terms in rows]
     best = max(scores, default=0.0)
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
     # the line that assigns a name the question asks about is about it, however its words rank (`BPF = 53  #
     # Number of bits in a float`, beside `RECIP_BPF = 2 ** -BPF` for "What is the value of BPF in random?")
     meant = meant_names(question, [row for row, _ in rows])
     about += [row for row, _ in rows if row not in about and any(definition(row, name) for name in meant)]
+    # so is the line of a manual that defines an option the question names (`-C, --directory=DIR` for "Which
+    # tar option is --directory?")
+    named = set(OPTION.findall(question))
+    about += [row for row, _ in rows if row not in about and named & set(options(row))]
+    # and the line that opens the section the question names (`8. Litigation` for "What's section 8 called?")
+    if number := section(question):
+        about += [row for row, _ in rows if row not in about and heading(row, number)]
+    # and the lines indented under a line about it (a changelog entry's items and sign-off under its header)
+    texts = [row for row, _ in rows]
+    about += [texts[j] for i, row in enumerate(texts) if row in about for j in under(texts, numbers, i)]
     return about + others if about or others else None
+
+
+def under(texts: list[str], numbers: list[int], at: int, most: int = BLOCK_LINES) -> list[int]:
+    """The indexes of the lines shown right after line `at` (consecutive numbers) that are indented deeper
+    than it, blank lines aside, up to the first that is not: its block (a Debian changelog entry's items and
+    sign-off under `sed (4.7-1) unstable; urgency=medium`, a manual's description under `-C, --directory=DIR`)."""
+    depth = _indent(texts[at])
+    found: list[int] = []
+    for j in range(at + 1, min(len(texts), at + 1 + most)):
+        if numbers[j] != numbers[j - 1] + 1:
+            break
+        if texts[j].strip():
+            if _indent(texts[j]) <= depth:
+                break
+            found.append(j)
+    return found
+
+
+def _indent(text: str) -> int:
+    return len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
 
 
 def _question_words(question: str, asked: set[str]) -> list[set[str]]:
@@ -262,10 +305,18 @@ def _score(ranker: Ranker, row: str, held: set[str], groups: list[set[str]]) -> 
     return ranker.score(row, held) * counted / plain
 
 
+def negated(question: str) -> set[str]:
+    """The terms the question asks to be without ("Which port ... without SSL?": `ssl`): a line that holds one
+    is not about it."""
+    return set(content_terms(" ".join(_NEGATED.findall(question))))
+
+
 def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:
     """The numbered document lines of `shown`, in the order shown, as (document, line number, text, score):
-    each line's BM25 score for the question's words, over the document lines shown."""
-    ranker = Ranker(set(content_terms(question)))
+    each line's BM25 score for the question's words, over the document lines shown (0 for a line that holds a
+    word the question asks to be without, `negated`)."""
+    unwanted = negated(question)
+    ranker = Ranker(set(content_terms(question)) - unwanted)
     rows: list[tuple[str, int, str, set[str]]] = []
     ref = ""
     for line in shown.split("\n"):
@@ -275,7 +326,10 @@ def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:
             text = numbered.group(2)
             rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
             ranker.count(text, rows[-1][3])
-    return [(ref, number, text, ranker.score(text, held)) for ref, number, text, held in rows]
+    return [
+        (ref, number, text, 0.0 if unwanted & line_terms(text) else ranker.score(text, held))
+        for ref, number, text, held in rows
+    ]
 
 
 def _holds(text: str, claim: str) -> bool:

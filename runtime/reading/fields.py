@@ -11,8 +11,15 @@ nothing for `BPF`). `field` reads a line shaped `key: value` or
 `key = value` (`Upstream-Name: GNU Gzip`, `__author__ = 'Ka-Ping Yee
 <ping@zesty.ca>'`, `# Written by Greg Ward`), `options` the options a line of a manual defines
 (`-S     sort by file size, largest first`: `-S`), `exceptions` the
-exception names on a line (`CalledProcessError`). `names` gives a value's
-person or thing without the e-mail address and the years beside it.
+exception names on a line (`CalledProcessError`), `persons` the people a
+line names as people (a name before an e-mail address, a name after "by":
+`This package was put together by Matthias Klose <doko@debian.org>`).
+`names` gives a value's person or thing without the e-mail address and the
+years beside it.
+
+A name's comment says what the name is (`DEFAULT_ENTROPY = 32  # number of
+bytes to return by default`): `meant_names` takes a name the question asks
+about in the comment's words as well as in the name's own.
 
 `runtime.reading.spans` makes its candidate answers of these;
 `runtime.reading.values.not_the_value` holds an answer to the definition of
@@ -23,13 +30,36 @@ from __future__ import annotations
 
 import re
 
-from loci.memory.context.lexical import asked, content_terms
+from loci.memory.context.lexical import asked, content_terms, line_terms
 from loci.memory.text import words
+from loci.memory.text.terms import Terms
 
-__all__ = ["answer_kind", "asked_names", "definition", "exceptions", "field", "meant_names", "names", "options"]
+__all__ = [
+    "answer_kind",
+    "asked_names",
+    "definition",
+    "exceptions",
+    "field",
+    "meant_names",
+    "names",
+    "options",
+    "persons",
+    "addresses",
+    "counted",
+    "counts",
+    "heading",
+    "references",
+    "section",
+]
 
 _KINDS = (
-    ("date", re.compile(r"\s*(when|(what|which)\s+((is|was)\s+)?(the\s+)?(day|date|month|year|time))\b", re.I)),
+    (
+        "date",
+        re.compile(
+            r"\s*((on|in)\s+)?(when|(what|which)(['\u2019]s\s+|\s+(is|was)\s+|\s+)(the\s+)?(day|date|month|year|time))\b",
+            re.I,
+        ),
+    ),
     ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
     ("exception", re.compile(r".*\b(exceptions?|errors?)\b.*\brais", re.IGNORECASE)),
 )
@@ -45,8 +75,22 @@ _OPTION = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9?][\w-]*)")
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")
 _COMMENT = re.compile(r"\s+#.*$")
 _EMAIL = re.compile(r"\s*[<(][^<>()\s]+@[^<>()\s]+[>)]")
-_YEARS = re.compile(r"^\s*(?:(?:\(c\)|©)\s*)?\d{4}(?:\s*[-,]\s*\d{4})*,?\s+", re.IGNORECASE)
+_YEARS = re.compile(r"^\s*(?:(?:\(c\)|©)\s*)?(?:\d{4}(?:\s*[-,]\s*\d{4})*,?\s+)?", re.IGNORECASE)
+_NOTICE = re.compile(r"^\W*copyright\s+((?:\(c\)|©)\s*\S.*?)\s*$", re.IGNORECASE)  # `Copyright (c) The Regents ...`
 _QUOTES = "'\"`"
+# A person's name: capitalised words (`Brendan O'Dea`, `Jean-loup Gailly`), particles inside (`Guido van Rossum`).
+_PERSON = r"[A-Z][\w'’-]*\.?(?:\s+(?:(?:van|von|de|der|den|da|di|du|la|le)\s+)?[A-Z][\w'’-]*\.?)+"
+_MAILED = re.compile(rf"({_PERSON})\s*[<(][^<>()\s]+@[^<>()\s]+[>)]")
+_BY_PERSON = re.compile(rf"\bby\s+({_PERSON})")
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", re.IGNORECASE)
+_COUNT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)((?:\s+[A-Za-z]+){1,2})")  # a number, the words after it
+_SECTION_ASKED = re.compile(r"\bsection\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
+_ADDRESS = re.compile(r"\bhttps?://[^\s<>\"']+|\bwww\.[^\s<>\"']+")
+_REFERENCES = (
+    ("cve", re.compile(r"\bCVE-\d{4}-\d{4,}\b")),
+    ("bug", re.compile(r"#(\d{3,})\b")),
+)
+_COMMENTED = 2  # a name is meant when its comment and parts hold this many of the question's words
 
 
 def answer_kind(question: str) -> str | None:
@@ -78,9 +122,19 @@ def meant_names(question: str, lines: list[str]) -> list[str]:
         if not match or match.group(1) in found:
             continue
         parts = [part for part in words(match.group(1)) if part != match.group(1).casefold().strip("_")]
-        if len(parts) >= 2 and all(terms.held(part) for part in parts):
+        comment = _COMMENT.search(match.group(2))
+        said_whole = len(parts) >= 2 and all(terms.held(part) for part in parts)
+        if said_whole or (comment and _commented(terms, match.group(1), comment.group(0))):
             found.append(match.group(1))
     return found
+
+
+def _commented(terms: Terms, name: str, comment: str) -> bool:
+    """Whether the question asks about `name` in its own words and its comment's: a part of the name, and
+    `_COMMENTED` of the question's words in all (`DEFAULT_ENTROPY = 32  # number of bytes to return by
+    default` for "How many bytes does secrets use by default?")."""
+    named = terms.held(" ".join(words(name)))
+    return bool(named) and len(named | terms.held(comment.strip(" #"))) >= _COMMENTED
 
 
 def definition(line: str, name: str) -> str | None:
@@ -93,12 +147,14 @@ def definition(line: str, name: str) -> str | None:
 
 
 def field(line: str) -> tuple[str, str, str] | None:
-    """A line shaped `key: value`, `key = value` or `Written by value`, as (key, value without its quotes and
-    comment, the comment); else None."""
+    """A line shaped `key: value`, `key = value`, `Written by value` or `Copyright (c) value`, as (key, value
+    without its quotes and comment, the comment); else None."""
     match = _FIELD.match(line)
     key, said = (match.group(1), match.group(3)) if match else (None, "")
     if match is None and (by := _BY.match(line)):
         key, said = by.group(1), by.group(2)
+    elif match is None and (notice := _NOTICE.match(line)):
+        key, said = "Copyright", notice.group(1)
     if key is None:
         return None
     # a comment says what a name assigned in code is; after `key:` (a chat's `user: ... # 3`) it is text
@@ -118,6 +174,63 @@ def options(line: str) -> list[str]:
     """The options a line of a manual defines, at its start (`-S`, `--sort=WORD`: `--sort`); [] for another line."""
     match = _OPTION_LINE.match(line)
     return _OPTION.findall(match.group(1)) if match else []
+
+
+def persons(line: str) -> list[str]:
+    """The people `line` names as people: a name before an e-mail address, a name after "by" (`This package
+    was put together by Matthias Klose <doko@debian.org>`: `Matthias Klose`), in order."""
+    found = [m.group(1) for m in _MAILED.finditer(line)] + [m.group(1) for m in _BY_PERSON.finditer(line)]
+    return list(dict.fromkeys(name.rstrip(".") for name in found))
+
+
+def counted(question: str) -> str | None:
+    """The thing a "How many ...?" question counts ("How many days ...": "days"), or None."""
+    match = _HOW_MANY.search(question)
+    return match.group(1) if match and line_terms(match.group(1)) else None  # not "How much does ..."
+
+
+def counts(line: str, thing: str) -> list[str]:
+    """The numbers of `thing` a line states, with it (`prior to 30 days after`: "30 days"; `the first 10 lines`
+    for "lines")."""
+    wanted = line_terms(thing)
+    if not wanted:
+        return []
+    found = []
+    for match in _COUNT.finditer(line):
+        after = match.group(2).split()
+        for end in range(len(after)):
+            if line_terms(after[end]) == wanted:
+                found.append(f"{match.group(1)} {' '.join(after[: end + 1])}")
+                break
+    return found
+
+
+def section(question: str) -> str | None:
+    """The number of the section a question asks about ("What is section 7 about?": "7"), or None."""
+    match = _SECTION_ASKED.search(question)
+    return match.group(1) if match else None
+
+
+def heading(line: str, number: str) -> str | None:
+    """The title a line gives section `number` (`7. Disclaimer of Warranty. Unless ...`: "Disclaimer of
+    Warranty"), or None."""
+    match = re.match(rf"^\W*(?:section\s+)?{re.escape(number)}\.?\s+([A-Z][^.:;]{{1,80}}?)\s*(?:[.:;]|$)", line, re.I)
+    return match.group(1).strip() if match else None
+
+
+def addresses(line: str) -> list[str]:
+    """The web addresses on a line (`http://mozilla.org/MPL/2.0/`), without the punctuation after them."""
+    return [m.group(0).rstrip(".,;:)>'\"") for m in _ADDRESS.finditer(line)]
+
+
+def references(line: str, question: str) -> list[str]:
+    """The identifiers of the kind the question asks for on a line: CVE ids ("Which CVE ..."), bug numbers
+    ("Which bug ...": `Closes: #917065`)."""
+    found = []
+    for kind, pattern in _REFERENCES:
+        if re.search(rf"\b{kind}", question, re.IGNORECASE):
+            found += pattern.findall(line)
+    return list(dict.fromkeys(found))
 
 
 def exceptions(line: str) -> list[str]:

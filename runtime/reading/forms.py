@@ -10,9 +10,10 @@ missing, and `runtime.reading.values.not_the_value` makes such an answer `partia
 
 Each form is asked for by a few plain patterns of the question, and an answer has it when it holds
 one thing of that form that the question does not hold already: a capitalised name or an e-mail
-address (not a sentence's opening word), a number, an address (`https://...`, `www.`, a domain), an
-option (`-S`, `--sort`). A question that asks for none of these forms (what a section is titled, what
-a licence allows) is left to the other checks.
+address (not a sentence's opening word, nor a word after an article: "written by the Python team"),
+a number, an address (`https://...`, `www.`, a domain), an option (`-S`, `--sort`). A question that
+asks for none of these forms (what a section is titled, what a licence allows) is left to the other
+checks.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ _FORMS = (
 _ADDRESS = re.compile(r"://|\bwww\.|\b[\w-]+\.(org|com|net|io|edu|gov|info|de|uk|fr)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[-'][A-Za-z]+)?|[\w.+-]+@[\w-]+\.[\w.]+")
+_ARTICLE = re.compile(r"\b(the|a|an)\s+$", re.IGNORECASE)  # "the Python team": a thing, not a person's name
 _OPENERS = {"The", "A", "An", "It", "Its", "This", "That", "These", "Those", "He", "She", "They", "Yes", "No"}
 
 
@@ -67,7 +69,12 @@ def missing_form(answer: str, question: str) -> str | None:
         has = bool(set(_NUMBER.findall(answer)) - set(_NUMBER.findall(question)))
     elif form == "person":
         asked = set(flat(question).split())
-        has = any(name not in _OPENERS and name.casefold() not in asked for name in _NAME.findall(answer))
+        has = any(
+            name.group(0) not in _OPENERS
+            and name.group(0).casefold() not in asked
+            and not _ARTICLE.search(answer[: name.start()])
+            for name in _NAME.finditer(answer)
+        )
     else:
         return None
     return None if has else form

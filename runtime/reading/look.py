@@ -34,6 +34,7 @@ from loci.memory.context.objects import parse_id
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.runtime.prompt.build import fit
+from loci.runtime.reading.answers import BLOCK_LINES, under
 
 __all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
 
@@ -114,6 +115,13 @@ async def render_lines(
             held[line.number], used = text, used + cost
         shown.append(line)
     near = await _neighbours(contexts, shown, around, budget) if around else {}
+    if shown and _heads(shown[0], near.get(shown[0].id, {})):
+        # the best line's block first: a changelog entry under its header, a manual option's description
+        for number, text in await _block(contexts, shown[0], budget):
+            cost = count(_row(number, text, numbered))
+            if number in chosen[shown[0].id] or used + cost > fill:
+                break
+            chosen[shown[0].id][number], used = text, used + cost
     for distance in range(1, around + 1):
         for line in shown:
             for number in (line.number - distance, line.number + distance):
@@ -144,6 +152,26 @@ async def _neighbours(contexts: ContextStore, shown: list[Line], around: int, bu
             span = await contexts.read(ref, start, end, max_tokens=budget * covered)
             held.update(enumerate(span.text.split("\n"), start=span.start_line))
     return near
+
+
+def _heads(line: Line, near: dict[int, str]) -> bool:
+    """Whether the lines read next to `line` show it may head a block: the next one is blank (a Debian changelog
+    header's is) or indented deeper."""
+    following = near.get(line.number + 1)
+    if following is None:
+        return False
+    return not following.strip() or under([line.text, following], [0, 1], 0) == [1]
+
+
+async def _block(contexts: ContextStore, line: Line, budget: int) -> list[tuple[int, str]]:
+    """The lines indented deeper than `line` right after it, blank lines aside, up to the first that is not
+    (at most `BLOCK_LINES`): the lines it heads."""
+    span = await contexts.read(line.id, line.number, line.number + BLOCK_LINES, max_tokens=budget)
+    rows = span.text.split("\n")
+    numbers = list(range(span.start_line, span.start_line + len(rows)))
+    if not rows or numbers[0] != line.number:
+        return []
+    return [(numbers[j], rows[j]) for j in under(rows, numbers, 0)]
 
 
 def _row(number: int, text: str, numbered: bool) -> str:

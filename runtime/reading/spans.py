@@ -19,16 +19,32 @@ text. `candidate_spans` lists, first match wins:
   shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
   53`, not `RECIP_BPF = 2 ** -BPF`);
 - an option ("Which ls option ...", "... flag ..."): the options the best
-  shown line that defines some defines (`-S`);
+  shown line that defines some defines (`-S`); when the question names an
+  option ("Which tar option is --directory?"), the other names the line
+  that defines it gives (`-C`);
 - an exception ("Which exception does check_call raise?"): the exception
-  names on the shown lines about the question, best line first;
+  names on the shown lines about the question, best line first; only those
+  whose name says the question's words (`SameFileError`: "the same file"),
+  when some do;
 - a field: the best line about the question shaped `key: value`
   (`Upstream-Name: GNU Gzip`, `__author__ = '...'`, `Written by Greg
   Ward`) whose key, or the comment that says what the key is (`BPF = 53  #
   Number of bits in a float`), holds a word of the question ("wrote":
   `__author__`; "copyright": `Copyright: 1996-2010 Julian R Seward`): its
   value, and the value's person or thing without the e-mail address and
-  years beside it.
+  years beside it; of several lines with that key, the first in the
+  document (a Debian copyright file's first `Copyright:` is the package's
+  own); never a value that is code (`self.file.readline(...)`);
+- a count ("How many days ...?": `30 days` on `prior to 30 days after`),
+  an address ("What's the link to the MPL?"), a CVE or a bug number
+  ("Which bug did sed 4.7-1 close?": `Closes: #917065`): those the best
+  line about the question that gives any gives;
+- a section's title ("What is section 7 about?": `7. Disclaimer of
+  Warranty. Unless ...`), from the shown line that opens the section;
+- a person, for a question that asks for one ("Who ...",
+  `runtime.reading.forms`): the people the best line about the question
+  that names any names as people (`runtime.reading.fields.persons`: `This
+  package was put together by Matthias Klose <doko@debian.org>`).
 
 `choose_span` takes a lone candidate as it is; among several it asks the
 model to score each as its whole reply to the reading prompt
@@ -44,12 +60,32 @@ which span is the value.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from loci.memory.context.lexical import asked, content_terms, line_terms
+from loci.memory.text import words
+from loci.memory.text.terms import Terms
 from loci.runtime.models.base import Continuation, Model
-from loci.runtime.reading.answers import ANSWERING, scored_rows
-from loci.runtime.reading.fields import answer_kind, definition, exceptions, field, meant_names, names, options
+from loci.runtime.prompt.topic import document_words, without_documents
+from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows, under
+from loci.runtime.reading.fields import (
+    addresses,
+    answer_kind,
+    counted,
+    counts,
+    definition,
+    exceptions,
+    field,
+    heading,
+    meant_names,
+    names,
+    options,
+    persons,
+    references,
+    section,
+)
+from loci.runtime.reading.forms import asked_form
 
 __all__ = ["SPAN_LINES", "Span", "answer_kind", "candidate_spans", "choose_span"]
 
@@ -61,6 +97,7 @@ _DATE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
+_CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
 
 
@@ -73,9 +110,19 @@ class Span:
     number: int
 
 
-def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most: int = MOST_SPANS) -> list[Span]:
+def candidate_spans(
+    shown: str,
+    question: str,
+    *,
+    documents: Sequence[str] = (),
+    lines: int = SPAN_LINES,
+    most: int = MOST_SPANS,
+) -> list[Span]:
     """The spans of the shown lines that may be the answer, best first, at most `most`: the dates on the best
-    `lines` lines for a date question; else a name's value, an option, an exception or a field's value."""
+    `lines` lines for a date question; else a name's value, an option, an exception, a field's value or a
+    person. Lines are ranked for the question without the words that name the `documents` (file names,
+    `runtime.prompt.topic`); a field's key may say them (`ZIP_LZMA` in `zipfile.py`)."""
+    whole, question = question, without_documents(question, documents)
     rows = scored_rows(shown, question)
     spans: dict[str, Span] = {}
 
@@ -89,29 +136,78 @@ def candidate_spans(shown: str, question: str, *, lines: int = SPAN_LINES, most:
         dated = [row for row in _about(rows) if _dates(row[2])][:1] if lines == 1 else _best_rows(rows, lines)
         for ref, number, text in dated:
             add(ref, number, _dates(text))
-        return list(spans.values())[:most]
+        if spans:  # else the spans a question of any kind may have (a named value, a count, an address)
+            return list(spans.values())[:most]
+    if number_asked := section(question):  # "What is section 7 about?": the title the line that opens it gives
+        for ref, number, text, _ in rows:
+            if title := heading(text, number_asked):
+                add(ref, number, [title])
+                break
     meant = meant_names(question, [row[2] for row in rows])
     for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
+    for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
+        for ref, number, text in _about(rows) if not spans else []:
+            if found := reader(text):
+                add(ref, number, found)
+                break
     if not spans and kind == "option":
+        # "Which tar option is --directory?": the line that defines the option named, its other names
+        named = set(OPTION.findall(question))
         defining = [row for row in _best_rows(rows, len(rows)) if options(row[2])]
+        defining = [row for row in defining if named & set(options(row[2]))] or defining
         for ref, number, text in defining[:1]:
-            add(ref, number, options(text))
+            add(ref, number, [option for option in options(text) if option not in named])
     if not spans and kind == "exception":
-        for ref, number, text in _about(rows):
-            add(ref, number, exceptions(text))
+        named = [(ref, number, name) for ref, number, text in _about(rows) for name in exceptions(text)]
+        # an exception whose name says what the question does (`SameFileError`: "the same file") is the one
+        said = [row for row in named if _names_it(question, row[2])]
+        for ref, number, name in said or named:
+            add(ref, number, [name])
     if not spans and kind is None:
-        terms = asked(content_terms(question))
+        for ref, number, value in _fields(_about(rows), whole, document_words(documents)):
+            add(ref, number, [names(value), value])
+    if not spans and asked_form(question) == "person":
         for ref, number, text in _about(rows):
-            shaped = field(text)
-            # the key, or the comment that says what the key is, holds a word of the question
-            if shaped and terms.held(f"{shaped[0]} {shaped[2]}"):
-                said = line_terms(shaped[1])
-                if said and said <= line_terms(question):  # `self.placeholder = placeholder`: only the question's
-                    continue
-                add(ref, number, [names(shaped[1]), shaped[1]])
+            if found := persons(text):
+                add(ref, number, found)
                 break
     return list(spans.values())[:most]
+
+
+def _readers(question: str) -> list[Callable[[str], list[str]]]:
+    """What reads the value a question asks for off a line, when it asks for a count ("How many days ...": `30
+    days`), an address ("What's the link to ...": `http://...`) or a CVE or bug number."""
+    readers: list[Callable[[str], list[str]]] = []
+    if thing := counted(question):
+        readers.append(lambda text: counts(text, thing))
+    if asked_form(question) == "address":
+        readers.append(addresses)
+    readers.append(lambda text: references(text, question))
+    return readers
+
+
+def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -> list[tuple[str, int, str]]:
+    """The value of the best line about the question shaped `key: value` whose key says what the question asks
+    (`_says`), or whose comment, which says what the key is, and key hold two of its words; of the lines with
+    that key, the first in the document (the first `Copyright:` of a Debian copyright file is the package's
+    own). A value that only repeats the question (`self.placeholder = placeholder`) or is code
+    (`self.file.readline(self.maxline + 1)`) is no field's."""
+    terms = asked(content_terms(question))
+    shaped = []
+    for ref, number, text in about:
+        found = field(text)
+        if not found or not (_says(terms, found[0], topic) or len(terms.held(f"{found[0]} {found[2]}")) > 1):
+            continue
+        said = line_terms(found[1])
+        if (said and said <= line_terms(question)) or _CODE.search(found[1]):
+            continue
+        shaped.append((ref, number, found[0].casefold(), found[1]))
+    if not shaped:
+        return []
+    ref, _, key, _ = shaped[0]
+    first = min((row for row in shaped if row[0] == ref and row[2] == key), key=lambda row: row[1])
+    return [(first[0], first[1], first[3])]
 
 
 async def choose_span(model: Model, messages: list[dict[str, str]], spans: list[Span]) -> Span | None:
@@ -129,6 +225,21 @@ def _whole(scored: Continuation) -> float:
     return scored.total + scored.end
 
 
+def _says(terms: Terms, key: str, topic: set[str]) -> bool:
+    """Whether the key says a word of the question that does not only name its documents (`topic`): in
+    `ftplib.py`, `FTP_PORT` does not say "How long may a line be from the FTP server?"; `EPOCH_YEAR` says "From
+    which year does the cookie jar count time?"."""
+    return any(not any(name.startswith(term) or term.startswith(name) for name in topic) for term in terms.held(key))
+
+
+def _names_it(question: str, name: str) -> bool:
+    """Whether every part of an exception's name but its kind (`SameFileError`: same, file) is a word of the
+    question."""
+    parts = [part for part in words(name)[1:] if part not in {"error", "exception", "warning"}]
+    said = set(words(question)) | line_terms(question)  # stop words too: "the same file"
+    return bool(parts) and all(part in said or line_terms(part) <= said for part in parts)
+
+
 def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple[str, int, str]]:
     """The document lines (`id`, number, text) that rank best for the question's words, best first."""
     order = sorted(range(len(rows)), key=lambda i: (rows[i][3], -i), reverse=True)
@@ -136,10 +247,16 @@ def _best_rows(rows: list[tuple[str, int, str, float]], most: int) -> list[tuple
 
 
 def _about(rows: list[tuple[str, int, str, float]]) -> list[tuple[str, int, str]]:
-    """The document lines about the question (at least `ANSWERING` of the best line's score), best first."""
+    """The document lines about the question (at least `ANSWERING` of the best line's score), best first, each
+    followed by the lines indented under it (`runtime.reading.answers.under`: a changelog entry's)."""
     best = max((row[3] for row in rows), default=0.0)
     order = sorted(range(len(rows)), key=lambda i: (rows[i][3], -i), reverse=True)
-    return [rows[i][:3] for i in order if best > 0 and rows[i][3] >= ANSWERING * best]
+    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
+    about: dict[int, None] = {}
+    for i in order:
+        if best > 0 and rows[i][3] >= ANSWERING * best:
+            about.update(dict.fromkeys([i, *under(texts, numbers, i)]))
+    return [rows[i][:3] for i in about]
 
 
 def _dates(text: str) -> list[str]:

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from loci.runtime.reading.fields import answer_kind, asked_names, definition, field, meant_names, names, options
+from loci.runtime.reading.fields import (
+    addresses,
+    answer_kind,
+    asked_names,
+    counted,
+    counts,
+    definition,
+    field,
+    heading,
+    meant_names,
+    names,
+    options,
+    persons,
+    references,
+    section,
+)
 from loci.runtime.reading.spans import Span, candidate_spans
 from loci.runtime.reading.values import not_the_value
 
@@ -62,3 +77,118 @@ def test_done_needs_the_value_the_asked_names_line_assigns() -> None:
     raised = "Which exception does check_call raise?"
     assert "names none" in (not_the_value("child_exception_type(err_msg)", SHOWN, raised) or "")
     assert not_the_value("CalledProcessError", SHOWN, raised) is None
+
+
+COPYRIGHT = (
+    "doc:1 lines 1-12:\n"
+    "1| Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+    "4|  This package is maintained by Michael Stone <mstone@debian.org>.\n"
+    "6| Files: *\n"
+    "7| Copyright: (C) 1984-2008 Free Software Foundation, Inc.\n"
+    "11| Files: lib/regex.c\n"
+    "12| Copyright: (C) 2002 Isamu Hasegawa\n"
+)
+
+
+def test_a_line_names_people_before_their_address_and_after_by() -> None:
+    assert persons(" This package was put together by Matthias Klose <doko@debian.org>.") == ["Matthias Klose"]
+    assert persons(" This package was initially debianized by Brendan O'Dea <bod@debian.org>") == ["Brendan O'Dea"]
+    assert persons("Upstream-Contact: Mark Nudelman <markn@greenwoodsoftware.com>") == ["Mark Nudelman"]
+    assert persons(" as published by the Free Software Foundation") == []  # "by the ...": no one's name
+    assert persons(" THIS SOFTWARE IS PROVIDED BY THE REGENTS") == []
+
+
+def test_a_who_question_is_answered_by_the_person_its_best_line_names() -> None:
+    spans = candidate_spans(COPYRIGHT, "Who maintains the Debian coreutils package?")
+    assert spans == [Span("Michael Stone", "doc:1", 4)]
+
+
+def test_of_lines_with_one_key_the_first_answers_and_a_key_must_say_a_word_not_only_the_files_name() -> None:
+    spans = candidate_spans(
+        COPYRIGHT, "Who holds the copyright of coreutils?", documents=["/usr/share/doc/coreutils/copyright"]
+    )
+    assert spans[0] == Span("Free Software Foundation, Inc", "doc:1", 7)
+    ftplib = "doc:1 lines 51-53:\n51| FTP_PORT = 21\n53| MAXLINE = 8192\n"
+    asked = "How long may a line be that ftplib reads from the FTP server?"
+    assert candidate_spans(ftplib, asked, documents=["/usr/lib/python3.11/ftplib.py"]) == []
+    cookies = "doc:1 lines 80-80:\n80| EPOCH_YEAR = 1970\n"
+    assert candidate_spans(cookies, "From which year does the cookie jar count time?") == [Span("1970", "doc:1", 80)]
+    code = "doc:1 lines 212-212:\n212|         line = self.file.readline(self.maxline + 1)\n"
+    assert candidate_spans(code, "How long may a line be?") == []  # code is no field's value
+
+
+def test_a_constants_comment_says_what_it_is() -> None:
+    lines = [row.split("| ", 1)[1] for row in SHOWN.splitlines()[1:]]
+    asked = "How many bytes of randomness does the secrets module use by default?"
+    assert meant_names(asked, lines) == ["DEFAULT_ENTROPY"]
+    assert candidate_spans(SHOWN, asked) == [Span("32", "doc:1", 32)]
+
+
+def test_a_named_option_is_answered_by_its_other_names_and_an_exception_by_the_one_the_question_says() -> None:
+    tar = "doc:1 lines 300-754:\n300|        --overwrite-dir\n753|        -C, --directory=DIR\n"
+    assert candidate_spans(tar, "Which tar option is --directory?") == [Span("-C", "doc:1", 753)]
+    shutil = (
+        "doc:1 lines 236-284:\n"
+        '236|         raise SameFileError("{!r} and {!r} are the same file".format(src, dst))\n'
+        "284|                     raise FileNotFoundError(f'Directory does not exist: {dst}') from e\n"
+    )
+    asked = "Which exception does shutil raise when source and destination are the same file?"
+    assert candidate_spans(shutil, asked) == [Span("SameFileError", "doc:1", 236)]
+
+
+def test_a_line_gives_a_count_a_sections_title_an_address_and_the_ids_asked_for() -> None:
+    assert counted("How many days after notice does the GPL-3 give?") == "days"
+    assert counted("How much does a plot cost?") is None  # "does" counts nothing
+    assert counts("you cure the violation prior to 30 days after", "days") == ["30 days"]
+    assert counts("Print the first 10 lines of each FILE", "lines") == ["10 lines"] and counts("2 bytes", "lines") == []
+    assert section("What's section 7 about?") == "7" and section("Who wrote it?") is None
+    assert heading("7. Disclaimer of Warranty. Unless required by applicable law", "7") == "Disclaimer of Warranty"
+    assert heading("8. Litigation", "8") == "Litigation" and heading("17 apples", "1") is None
+    assert addresses("You can obtain one at http://mozilla.org/MPL/2.0/.") == ["http://mozilla.org/MPL/2.0/"]
+    assert references("  * zgrep: fix CVE-2022-1271 (Closes: #1009168)", "Which CVE did zgrep fix?") == [
+        "CVE-2022-1271"
+    ]
+    assert references("  * Fix the build (Closes: #917065)", "Which bug did sed 4.7-1 close?") == ["917065"]
+    assert field("Copyright (c) The Regents of the University of California.") == (
+        "Copyright",
+        "(c) The Regents of the University of California.",
+        "",
+    )
+    assert names("(c) The Regents of the University of California.") == "The Regents of the University of California"
+
+
+def test_the_candidates_are_the_count_the_title_or_the_address_asked_for() -> None:
+    gpl = "doc:1 lines 425-426:\n425| the violation is cured\n426| and you cure the violation prior to 30 days after\n"
+    assert candidate_spans(gpl, "How many days does the GPL give to cure a violation?") == [
+        Span("30 days", "doc:1", 426)
+    ]
+    apache = (
+        "doc:1 lines 140-144:\n140| patent license to make\n144| 7. Disclaimer of Warranty. Unless required by law\n"
+    )
+    assert candidate_spans(apache, "What's section 7 about?") == [Span("Disclaimer of Warranty", "doc:1", 144)]
+    mpl = "doc:1 lines 359-360:\n359| the MPL was not distributed\n360| You can obtain one at http://mozilla.org/MPL/2.0/.\n"
+    assert candidate_spans(mpl, "what's the link to the MPL?") == [Span("http://mozilla.org/MPL/2.0/", "doc:1", 360)]
+
+
+CHANGELOG = (
+    "doc:1 lines 1-12:\n"
+    "1| sed (4.8-1) unstable; urgency=medium\n"
+    "2| \n"
+    "3|   * New upstream release.\n"
+    "4| \n"
+    "5|  -- Clint Adams <clint@debian.org>  Sun, 19 Jan 2020 12:00:00 -0500\n"
+    "6| \n"
+    "7| sed (4.7-1) unstable; urgency=medium\n"
+    "8| \n"
+    "9|   * New upstream version.  closes: #917065.\n"
+    "10| \n"
+    "11|  -- Clint Adams <clint@debian.org>  Sat, 22 Dec 2018 11:35:07 -0500\n"
+    "12| \n"
+)
+
+
+def test_a_changelog_entry_answers_for_its_header() -> None:
+    assert candidate_spans(CHANGELOG, "Which bug did sed 4.7-1 close?") == [Span("917065", "doc:1", 9)]
+    assert candidate_spans(CHANGELOG, "what's the date of sed 4.7-1?") == [Span("22 Dec 2018", "doc:1", 11)]
+    assert candidate_spans(CHANGELOG, "Who uploaded sed 4.7-1?")[0].text == "Clint Adams"
+    assert answer_kind("On what day did sed 4.7 come out?") == "date" and answer_kind("What's the date?") == "date"

@@ -15,9 +15,11 @@ from loci.runtime.reading.answers import answer_problem, claims, ungrounded
 from loci.runtime.session.session import open_session
 
 SMALL = 135_000_000
+# without the e-mail addresses the real file has, so the names are not spans a person question takes
+# (`runtime.reading.fields.persons`) and the model writes the answer these tests check
 ARGPARSE = (
-    "# Original author Steven J. Bethard <steven.bethard@gmail.com>.\n"
-    "# New maintainer as of 29 August 2019:  Raymond Hettinger <raymond.hettinger@gmail.com>\n"
+    "# Original author Steven J. Bethard.\n"
+    "# New maintainer as of 29 August 2019:  Raymond Hettinger\n"
     "\n"
     '"""Command-line parsing library"""\n'
     "__version__ = '1.1'\n"
@@ -161,8 +163,9 @@ async def test_a_partial_answer_keeps_the_models_words_and_cites_the_line_that_h
 ) -> None:
     path = tmp_path / "copyright"
     path.write_text(
-        "Source: ftp://ftp.gnu.org/gnu/tar/\nComment:\n  GNU tar was originally written by Graham Todd.\n"
-        "  It is now maintained by Sergey Poznyakoff.\n",
+        # said so that no span names a person (`runtime.reading.fields.persons`): the model writes the answer
+        "Source: ftp://ftp.gnu.org/gnu/tar/\nComment:\n  Graham Todd originally wrote GNU tar.\n"
+        "  Sergey Poznyakoff maintains it now.\n",
         encoding="utf-8",
     )
     both = "GNU tar was written by Graham Todd and Sergey Poznyakoff."
@@ -173,5 +176,5 @@ async def test_a_partial_answer_keeps_the_models_words_and_cites_the_line_that_h
     assert result.status == "partial" and "'Sergey'" in (result.reason or "")
     assert result.answer == both  # the model's best answer, `partial`; the line beside it
     assert [(span.start, span.text.strip()) for span in result.evidence] == [
-        (3, "GNU tar was originally written by Graham Todd.")
+        (3, "Graham Todd originally wrote GNU tar.")
     ]

@@ -30,3 +30,13 @@ async def test_neighbouring_hits_are_read_as_one_span_and_every_neighbour_is_sho
     for number in (*range(8, 15), *range(28, 33)):
         assert f"{number}| line {number} of the ports file" in text
     assert "15| " not in text and "27| " not in text
+
+
+async def test_the_best_line_is_shown_with_the_lines_it_heads(store: Store) -> None:
+    contexts = CountingContexts(store)
+    entry = ["sed (4.7-1) unstable; urgency=medium", "", "  * New upstream version. closes: #917065.", ""]
+    entry += [" -- Clint Adams <clint@debian.org>  Sat, 22 Dec 2018 11:35:07 -0500", "", "sed (4.5-2) unstable"]
+    doc = await contexts.add_text("doc", "changelog", "\n".join(entry))
+    text, _ = await render_lines(contexts, [Line(doc.id, 1, entry[0], 1.0)], budget=2_000, count=len, around=1)
+    assert "3|   * New upstream version. closes: #917065." in text and "5|  -- Clint Adams" in text
+    assert "7| sed (4.5-2)" not in text  # the next entry is not the first one's
