@@ -284,7 +284,8 @@ class Decider:
             step.evidence, step.reason = await self._evidence(step.action, regions.asked_task, last_try=last_try)
             # a span of a line is a claim of its own (`Litigation`, the title of a section), unless it only restates
             # the task, which `_check` says
-            own = step.extracted or own_claims(step.action.answer or "", regions.task)
+            answer = step.action.answer or ""
+            own = (step.extracted and any(c.isalnum() for c in answer)) or own_claims(answer, regions.task)
             if step.reason is None and self.documents and not own:
                 step.reason = "no claim of its own: the answer names no value, name, date or phrase the task does not"
 

@@ -46,6 +46,7 @@ __all__ = [
     "persons",
     "addresses",
     "counted",
+    "emails",
     "counts",
     "heading",
     "references",
@@ -85,7 +86,8 @@ _BY_PERSON = re.compile(rf"\bby\s+({_PERSON})")
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)((?:\s+[A-Za-z]+){1,2})")  # a number, the words after it
 _SECTION_ASKED = re.compile(r"\bsection\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
-_ADDRESS = re.compile(r"\bhttps?://[^\s<>\"']+|\bwww\.[^\s<>\"']+")
+_ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s<>\"']+|\bwww\.[^\s<>\"']+")
+_MAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _REFERENCES = (
     ("cve", re.compile(r"\bCVE-\d{4}-\d{4,}\b")),
     ("bug", re.compile(r"#(\d{3,})\b")),
@@ -221,6 +223,11 @@ def heading(line: str, number: str) -> str | None:
 def addresses(line: str) -> list[str]:
     """The web addresses on a line (`http://mozilla.org/MPL/2.0/`), without the punctuation after them."""
     return [m.group(0).rstrip(".,;:)>'\"") for m in _ADDRESS.finditer(line)]
+
+
+def emails(line: str) -> list[str]:
+    """The e-mail addresses on a line (`Upstream-Contact: chet@po.cwru.edu`)."""
+    return _MAIL.findall(line)
 
 
 def references(line: str, question: str) -> list[str]:

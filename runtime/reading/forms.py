@@ -1,4 +1,4 @@
-"""The form of an answer a question asks for: a person, a number, an address, an option.
+"""The form of an answer a question asks for: a person, a number, an address, an e-mail address, an option.
 
 "Who wrote ...?" is answered by a name, "How many ...?" by a number, "Where can I read about it
 online?" by an address and "Which flag ...?" by an option; an answer without one does not answer,
@@ -31,7 +31,7 @@ _FORMS = (
         "address",
         re.compile(
             r".*(\b(url|urls|website|web\s+site|home\s*page|web\s+page|link)\b"
-            r"|\bwhere\b.*\b(online|repo|repository|web|download|source\s+code)\b)",
+            r"|\bwhere\b.*\b(online|repo|repository|web|download\w*|source\s+code)\b)",
             re.IGNORECASE,
         ),
     ),
@@ -43,9 +43,11 @@ _FORMS = (
             re.IGNORECASE,
         ),
     ),
+    ("email", re.compile(r".*\b(e-?mail(ing)?|mail\s+address)\b", re.IGNORECASE)),
     # "Who wrote ...", "Who is the author of ...", not "Who is Caroline?" (a description answers that)
     ("person", re.compile(r"\s*(whom|whose\b|who\b(?!\s+(is|was|are|were)\s+(?!the\b|a\b|an\b)))", re.IGNORECASE)),
 )
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _ADDRESS = re.compile(r"://|\bwww\.|\b[\w-]+\.(org|com|net|io|edu|gov|info|de|uk|fr)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[-'][A-Za-z]+)?|[\w.+-]+@[\w-]+\.[\w.]+")
@@ -54,7 +56,7 @@ _OPENERS = {"The", "A", "An", "It", "Its", "This", "That", "These", "Those", "He
 
 
 def asked_form(question: str) -> str | None:
-    """The form `question` asks its answer to have: "option", "address", "number", "person", or None."""
+    """The form `question` asks its answer to have: "option", "email", "address", "number", "person", or None."""
     return next((form for form, asks in _FORMS if asks.match(question)), None)
 
 
@@ -63,6 +65,8 @@ def missing_form(answer: str, question: str) -> str | None:
     form = asked_form(question)
     if form == "option":
         has = bool(OPTION.search(answer))
+    elif form == "email":
+        has = bool(_EMAIL.search(answer))
     elif form == "address":
         has = bool(_ADDRESS.search(answer))
     elif form == "number":

@@ -75,6 +75,7 @@ from loci.runtime.reading.fields import (
     counted,
     counts,
     definition,
+    emails,
     exceptions,
     field,
     heading,
@@ -147,7 +148,7 @@ def candidate_spans(
     for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
-        for ref, number, text in _about(rows) if not spans else []:
+        for ref, number, text in _first_for_addresses(_about(rows), question) if not spans else []:
             if found := reader(text):
                 add(ref, number, found)
                 break
@@ -175,14 +176,22 @@ def candidate_spans(
     return list(spans.values())[:most]
 
 
+def _first_for_addresses(about: list[tuple[str, int, str]], question: str) -> list[tuple[str, int, str]]:
+    """The lines about the question, best first; in document order for an address (a licence
+    or README gives its own address first, `http://www.apache.org/licenses/` under its title, before the
+    addresses it mentions)."""
+    return sorted(about, key=lambda row: row[:2]) if asked_form(question) == "address" else about
+
+
 def _readers(question: str) -> list[Callable[[str], list[str]]]:
     """What reads the value a question asks for off a line, when it asks for a count ("How many days ...": `30
     days`), an address ("What's the link to ...": `http://...`) or a CVE or bug number."""
     readers: list[Callable[[str], list[str]]] = []
     if thing := counted(question):
         readers.append(lambda text: counts(text, thing))
-    if asked_form(question) == "address":
-        readers.append(addresses)
+    form = asked_form(question)
+    if form in ("address", "email"):
+        readers.append(addresses if form == "address" else emails)
     readers.append(lambda text: references(text, question))
     return readers
 
@@ -191,8 +200,8 @@ def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -
     """The value of the best line about the question shaped `key: value` whose key says what the question asks
     (`_says`), or whose comment, which says what the key is, and key hold two of its words; of the lines with
     that key, the first in the document (the first `Copyright:` of a Debian copyright file is the package's
-    own). A value that only repeats the question (`self.placeholder = placeholder`) or is code
-    (`self.file.readline(self.maxline + 1)`) is no field's."""
+    own). A value that only repeats the question (`self.placeholder = placeholder`), is code
+    (`self.file.readline(self.maxline + 1)`) or has no word (`Files: *`) is no field's."""
     terms = asked(content_terms(question))
     shaped = []
     for ref, number, text in about:
@@ -200,7 +209,7 @@ def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -
         if not found or not (_says(terms, found[0], topic) or len(terms.held(f"{found[0]} {found[2]}")) > 1):
             continue
         said = line_terms(found[1])
-        if (said and said <= line_terms(question)) or _CODE.search(found[1]):
+        if (said and said <= line_terms(question)) or _CODE.search(found[1]) or not re.search(r"\w", found[1]):
             continue
         shaped.append((ref, number, found[0].casefold(), found[1]))
     if not shaped:

@@ -46,7 +46,13 @@ from loci.runtime.reading.forms import missing_form
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
 
-_FORM_WORDS = {"option": "an option", "address": "an address", "number": "a number", "person": "a person's name"}
+_FORM_WORDS = {
+    "email": "an e-mail address",
+    "option": "an option",
+    "address": "an address",
+    "number": "a number",
+    "person": "a person's name",
+}
 
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 

@@ -192,3 +192,15 @@ def test_a_changelog_entry_answers_for_its_header() -> None:
     assert candidate_spans(CHANGELOG, "what's the date of sed 4.7-1?") == [Span("22 Dec 2018", "doc:1", 11)]
     assert candidate_spans(CHANGELOG, "Who uploaded sed 4.7-1?")[0].text == "Clint Adams"
     assert answer_kind("On what day did sed 4.7 come out?") == "date" and answer_kind("What's the date?") == "date"
+
+
+def test_an_address_is_the_first_the_document_gives_and_a_field_value_has_a_word() -> None:
+    apache = (
+        "doc:1 lines 3-190:\n3|                         http://www.apache.org/licenses/\n"
+        "190|    You may obtain a copy of the Apache License at http://www.apache.org/licenses/LICENSE-2.0\n"
+    )
+    spans = candidate_spans(apache, "Where on the web can the Apache licences be found?")
+    assert spans == [Span("http://www.apache.org/licenses/", "doc:1", 3)]
+    bash = "doc:1 lines 1-3:\n1| Upstream-Name: bash\n2| Upstream-Contact: bash, chet@po.cwru.edu\n3| Files: *\n"
+    assert candidate_spans(bash, "where do I email about bash?") == [Span("chet@po.cwru.edu", "doc:1", 2)]
+    assert candidate_spans(bash, "Which files does it cover?") == []  # `*` is no value

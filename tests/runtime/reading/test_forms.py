@@ -21,6 +21,8 @@ from loci.runtime.reading.values import not_the_value
         ("Where can I read about the stream editor online?", "The document says it is available", "address"),
         ("what's the flag to extract into a different dir?", "The flag to extract into a different dir", "option"),
         ("Who wrote the uuid module?", "Ka-Ping Yee", None),
+        ("where do I email the bash developers?", "They are at the Eindhoven University of Technology.", "email"),
+        ("where do I email the bash developers?", "chet@po.cwru.edu", None),
         ("Who wrote the module that wraps text?", "It is the one written by the Python team.", "person"),
         ("whose copyright is on the BSD license?", "The Regents of the University of California", None),
         ("Who holds the copyright of git?", "Linus Torvalds", None),
