@@ -76,7 +76,7 @@ from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE
 from loci.memory.text import first_repeat, stem, words
 from loci.memory.text.words import RUN as _RUN
-from loci.runtime.reading.fields import definition, heading, meant_names, options, section
+from loci.runtime.reading.fields import NEGATED, definition, heading, meant_names, options, section
 
 __all__ = [
     "ANSWERING",
@@ -110,7 +110,6 @@ QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
 OPTION = re.compile(r"(?<![\w-])-{1,2}[A-Za-z0-9?][\w-]*")  # a command's option, `-S`, `--sort`
-_NEGATED = re.compile(r"\b(?:without|except|excluding|other\s+than|non-)\s*(?:an?\s+|the\s+)?([\w.-]+)", re.I)
 BLOCK_LINES = 16  # the most lines of a block under a line (`under`)
 ANSWERING = 0.5  # a claim's line scores at least this share of the best line's score for the question
 
@@ -308,7 +307,7 @@ def _score(ranker: Ranker, row: str, held: set[str], groups: list[set[str]]) -> 
 def negated(question: str) -> set[str]:
     """The terms the question asks to be without ("Which port ... without SSL?": `ssl`): a line that holds one
     is not about it."""
-    return set(content_terms(" ".join(_NEGATED.findall(question))))
+    return set(content_terms(" ".join(NEGATED.findall(question))))
 
 
 def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:

@@ -35,6 +35,7 @@ from loci.memory.text import words
 from loci.memory.text.terms import Terms
 
 __all__ = [
+    "NEGATED",
     "answer_kind",
     "asked_names",
     "definition",
@@ -46,7 +47,6 @@ __all__ = [
     "persons",
     "addresses",
     "counted",
-    "emails",
     "counts",
     "heading",
     "references",
@@ -87,11 +87,12 @@ _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)((?:\s+[A-Za-z]+){1,2})")  # a number, the words after it
 _SECTION_ASKED = re.compile(r"\bsection\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
 _ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s<>\"']+|\bwww\.[^\s<>\"']+")
-_MAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _REFERENCES = (
     ("cve", re.compile(r"\bCVE-\d{4}-\d{4,}\b")),
     ("bug", re.compile(r"#(\d{3,})\b")),
 )
+# the words a question asks to be without ("Which port ... without SSL?": SSL)
+NEGATED = re.compile(r"\b(?:without|except|excluding|other\s+than|non-)\s*(?:an?\s+|the\s+)?([\w.-]+)", re.I)
 _COMMENTED = 2  # a name is meant when its comment and parts hold this many of the question's words
 
 
@@ -116,19 +117,29 @@ def asked_names(question: str) -> list[str]:
 def meant_names(question: str, lines: list[str]) -> list[str]:
     """The names the question asks about: those it names (`asked_names`), and the names the lines assign
     whose every part, two or more, the question says in its own words ("copy buffer size": `COPY_BUFSIZE`,
-    "bytes of entropy by default": `DEFAULT_ENTROPY`)."""
+    "bytes of entropy by default": `DEFAULT_ENTROPY`) or begins (`SMTP_PORT` for "Which port does smtplib
+    connect to?"), and none it asks to be without ("... without SSL": not `POP3_SSL_PORT`)."""
     found = asked_names(question)
-    terms = asked(content_terms(question))
+    terms = asked(set(content_terms(question)) - set(content_terms(" ".join(NEGATED.findall(question)))))
+    unwanted = {word.casefold() for word in NEGATED.findall(question)}
+    begun = [w.casefold() for w in re.findall(r"[A-Za-z]\w{2,}", question) if w.casefold() not in unwanted]
     for line in lines:
         match = _ASSIGN.match(line)
         if not match or match.group(1) in found:
             continue
         parts = [part for part in words(match.group(1)) if part != match.group(1).casefold().strip("_")]
         comment = _COMMENT.search(match.group(2))
-        said_whole = len(parts) >= 2 and all(terms.held(part) for part in parts)
+        said_whole = len(parts) >= 2 and all(terms.held(part) or _begun(part, begun) for part in parts)
         if said_whole or (comment and _commented(terms, match.group(1), comment.group(0))):
             found.append(match.group(1))
     return found
+
+
+def _begun(part: str, begun: list[str]) -> bool:
+    """Whether a word of the question begins with the name's part, its digits aside (`SMTP`: "smtplib";
+    `POP3`: "poplib"): a module's constants begin with its name."""
+    stem = part.rstrip("0123456789")
+    return len(stem) > 2 and any(word.startswith(stem) and word != part for word in begun)
 
 
 def _commented(terms: Terms, name: str, comment: str) -> bool:
@@ -223,11 +234,6 @@ def heading(line: str, number: str) -> str | None:
 def addresses(line: str) -> list[str]:
     """The web addresses on a line (`http://mozilla.org/MPL/2.0/`), without the punctuation after them."""
     return [m.group(0).rstrip(".,;:)>'\"") for m in _ADDRESS.finditer(line)]
-
-
-def emails(line: str) -> list[str]:
-    """The e-mail addresses on a line (`Upstream-Contact: chet@po.cwru.edu`)."""
-    return _MAIL.findall(line)
 
 
 def references(line: str, question: str) -> list[str]:

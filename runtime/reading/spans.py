@@ -75,7 +75,6 @@ from loci.runtime.reading.fields import (
     counted,
     counts,
     definition,
-    emails,
     exceptions,
     field,
     heading,
@@ -189,9 +188,8 @@ def _readers(question: str) -> list[Callable[[str], list[str]]]:
     readers: list[Callable[[str], list[str]]] = []
     if thing := counted(question):
         readers.append(lambda text: counts(text, thing))
-    form = asked_form(question)
-    if form in ("address", "email"):
-        readers.append(addresses if form == "address" else emails)
+    if asked_form(question) == "address":
+        readers.append(addresses)
     readers.append(lambda text: references(text, question))
     return readers
 

@@ -27,7 +27,9 @@ answers a person can trust:
   question asks about (`runtime.reading.fields`), the answer must say that
   value: all of it, every number of it, or, for a value without numbers,
   half its claims. Asked which exception is raised, an answer that names
-  none (`child_exception_type(err_msg)`) is not the answer either; nor is an
+  none (`child_exception_type(err_msg)`) is not the answer either, nor, asked
+  what section 8 is called, anything but the title of the line that opens it
+  (when no line shown opens it, the answer cannot stand); nor is an
   answer without the form the question asks for (`runtime.reading.forms`: a
   name for "Who ...", a number for "How many ...", an address, an option).
 """
@@ -41,7 +43,7 @@ from loci.memory.text import words
 from loci.memory.text.repeats import flat as _flat
 from loci.memory.text.values import changes, measures
 from loci.runtime.reading.answers import ANSWERING, claims, scored_rows
-from loci.runtime.reading.fields import answer_kind, definition, exceptions, meant_names
+from loci.runtime.reading.fields import answer_kind, definition, exceptions, heading, meant_names, section
 from loci.runtime.reading.forms import missing_form
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
@@ -54,6 +56,7 @@ _FORM_WORDS = {
     "person": "a person's name",
 }
 
+_TITLE_ASKED = re.compile(r"\b(title|titled|called|named|heading|about)\b", re.IGNORECASE)
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 
 
@@ -94,6 +97,11 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
     if values and not any(_gives(answer, value) for _, value in values):
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
+    if (number := section(question)) and _TITLE_ASKED.search(question):
+        titles = [title for text in rows if (title := heading(text, number))]
+        if not any(_gives(answer, title) for title in titles):
+            found = f"the line that opens it says {titles[0]!r}" if titles else "no line shown opens it"
+            return f"not the title: the question asks what section {number} is called, and {found}"
     if answer_kind(question) == "exception" and not exceptions(answer):
         return "not an exception: the question asks which exception is raised, and the answer names none"
     if form := missing_form(answer, without_notes(question)):

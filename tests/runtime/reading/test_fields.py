@@ -201,6 +201,19 @@ def test_an_address_is_the_first_the_document_gives_and_a_field_value_has_a_word
     )
     spans = candidate_spans(apache, "Where on the web can the Apache licences be found?")
     assert spans == [Span("http://www.apache.org/licenses/", "doc:1", 3)]
-    bash = "doc:1 lines 1-3:\n1| Upstream-Name: bash\n2| Upstream-Contact: bash, chet@po.cwru.edu\n3| Files: *\n"
-    assert candidate_spans(bash, "where do I email about bash?") == [Span("chet@po.cwru.edu", "doc:1", 2)]
+    bash = "doc:1 lines 1-3:\n1| Upstream-Name: bash\n3| Files: *\n"
     assert candidate_spans(bash, "Which files does it cover?") == []  # `*` is no value
+
+
+def test_a_modules_constant_is_meant_by_the_modules_name_and_a_section_by_its_title() -> None:
+    smtplib = ["SMTP_PORT = 25", "SMTP_SSL_PORT = 465", "LMTP_PORT = 2003"]
+    assert meant_names("Which port does smtplib connect to when none is given?", smtplib) == ["SMTP_PORT"]
+    poplib = ["POP3_PORT = 110", "POP3_SSL_PORT = 995"]
+    meant = meant_names("Which port does poplib use without SSL?", poplib)
+    assert "POP3_PORT" in meant and "POP3_SSL_PORT" not in meant
+    mpl = "doc:1 lines 300-369:\n300| 8. Litigation\n369| Exhibit B - Incompatible With Secondary Licenses\n"
+    asked = "What is the title of section 8 of the Mozilla Public License 2.0?"
+    assert "not the title" in (not_the_value("Incompatible With Secondary Licenses", mpl, asked) or "")
+    assert not_the_value("Litigation", mpl, asked) is None
+    unseen = "doc:1 lines 369-369:\n369| Exhibit B - Incompatible With Secondary Licenses\n"
+    assert "no line shown opens it" in (not_the_value("Incompatible With Secondary Licenses", unseen, asked) or "")

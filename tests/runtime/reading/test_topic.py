@@ -5,10 +5,10 @@ from __future__ import annotations
 from loci.runtime.prompt.topic import document_words, without_documents
 from loci.runtime.reading.answers import negated, scored_rows, ungrounded
 
-# the lines a run on zipfile.py was shown for the question
+# lines a run on zipfile.py was shown for the question (where it names the method, `14: 'lzma'`)
 ZIPFILE = (
     "doc:1 lines 36-1219:\n36|     lzma = None\n60| # constants for Zip file compression methods\n"
-    "61| ZIP_STORED = 0\n64| ZIP_LZMA = 14\n70| LZMA_VERSION = 63\n622| class LZMACompressor:\n"
+    "61| ZIP_STORED = 0\n70| LZMA_VERSION = 63\n622| class LZMACompressor:\n"
     "686|     14: 'lzma',\n705|         if not lzma:\n1219| class ZipFile:\n"
 )
 
