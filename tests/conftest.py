@@ -11,6 +11,10 @@ test reads or writes the user's home (the llama.cpp verdict is cached there).
 Every `ScriptedModel` a test makes must have used all its steps when the test
 ends (`every_scripted_step_used`, on for every test): a loop that stops early
 fails the test instead of passing unnoticed. Script exactly what runs.
+
+The suite runs on two pytest-xdist workers, a file to a worker (pyproject's
+addopts); "the session" is a worker's, so each worker has its own `LOCI_HOME`
+and, if its tests ask for one, its own PostgreSQL cluster.
 """
 
 from __future__ import annotations
