@@ -58,6 +58,8 @@ from loci.memory.store import Store
 
 __all__ = ["CANCELLED", "EXTENSION", "KIND", "TASK_TOOLS", "LociTasks", "TaskRunner", "cancel_task", "install"]
 
+MISSING_CAPABILITY = -32021  # SEP-2663: a tasks method from a request that did not declare the extension
+
 log = logging.getLogger("loci.server")
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
@@ -117,15 +119,18 @@ class LociTasks(Extension):
         return {"resultType": "task", **_task(await _row(jobs, key))}
 
     async def get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
+        _require_declared(ctx)
         row = await _row(_jobs(ctx), params.task_id)
         if row is None:
             raise MCPError(code=INVALID_PARAMS, message=f"no task {params.task_id} in this project")
         return {"resultType": "complete", **_task(row)}
 
     async def update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> HandlerResult:
+        _require_declared(ctx)
         return await (self.cancel(ctx, params) if params.cancel else _acknowledged())
 
     async def cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
+        _require_declared(ctx)
         await cancel_task(_jobs(ctx), params.task_id)
         return await _acknowledged()
 
@@ -233,6 +238,16 @@ async def _pending(jobs: Jobs) -> bool:
     """Whether the project has a task queued or running: the runner writes (reclaims, claims) only then."""
     sql = "SELECT 1 FROM jobs WHERE kind = ? AND project = ? AND status IN ('queued', 'running') LIMIT 1"
     return bool(await jobs.store.read(lambda db: db.conn.execute(sql, [KIND, jobs.project]).fetchall()))
+
+
+def _require_declared(ctx: ServerRequestContext[Any, Any]) -> None:
+    """The tasks methods answer only a request that declares the extension (SEP-2663's missing capability)."""
+    if not _declared(ctx):
+        raise MCPError(
+            code=MISSING_CAPABILITY,
+            message=f"the tasks extension is not declared: name {EXTENSION} in the request's client capabilities",
+            data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+        )
 
 
 def _declared(ctx: ServerRequestContext[Any, Any]) -> bool:

@@ -37,11 +37,13 @@ from tests.runtime.digest_helpers import write_doc
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 
 
-def _post(served: Served, ident: int, method: str, params: dict[str, Any], name: str) -> dict[str, Any]:
+def _post(
+    served: Served, ident: int, method: str, params: dict[str, Any], name: str, capabilities: dict[str, Any] = TASKS
+) -> dict[str, Any]:
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": TASKS,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     }
     body = {"jsonrpc": "2.0", "id": ident, "method": method, "params": {**params, "_meta": meta}}
     headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"}
@@ -111,9 +113,14 @@ async def test_a_cancelled_task_is_reported_cancelled_and_never_runs(tmp_path: P
         cancelled = _post(served, 2, "tasks/cancel", {"taskId": "waiting"}, "waiting")["result"]
         after = _post(served, 3, "tasks/get", {"taskId": "waiting"}, "waiting")["result"]
         unknown = _post(served, 4, "tasks/get", {"taskId": "nope"}, "nope")["error"]
+        undeclared = [
+            _post(served, 5 + n, method, {"taskId": "waiting"}, "waiting", capabilities={})["error"]["code"]
+            for n, method in enumerate(("tasks/get", "tasks/update", "tasks/cancel"))
+        ]
     finally:
         _stopped(served)
     assert waiting["status"] == "working" and cancelled == {"resultType": "complete"} | _meta_of(cancelled)
+    assert all(code == -32021 for code in undeclared)  # a request that did not declare the extension
     assert after["status"] == "cancelled" and "result" not in after
     assert unknown["message"] == "no task nope in this project"
 
