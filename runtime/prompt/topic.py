@@ -12,7 +12,9 @@ have (`copyright`, `changelog`, `README`: a question's "copyright" asks for
 the `Copyright:` line) and the words that say what kind of page it is
 (`man`, `doc`); the folder of a file with such a name names it
 (`/usr/share/doc/git/copyright`: "git"). A word is left out
-only whole, with its `'s` (`zipfile.ZipFile` and `is_zipfile` stay), and a
+only when it names every document asked of (of several, a word naming one
+says which to read), only whole, with its `'s` (`zipfile.ZipFile` and
+`is_zipfile` stay), and a
 question that would be left with fewer than `LEFT` words of its own stays
 as it is ("What's gzip's homepage?" is asked of gzip's README whole).
 """
@@ -24,7 +26,7 @@ from collections.abc import Iterable
 
 from loci.memory.context.lexical import content_terms
 
-__all__ = ["LEFT", "document_words", "without_documents"]
+__all__ = ["LEFT", "document_words", "shared_words", "without_documents"]
 
 # Names that files of every package have: the word names the kind of file, which the question may ask about.
 _SHARED_NAMES = frozenset(
@@ -55,10 +57,17 @@ def _words(file_name: str) -> set[str]:
     return {word for word in re.split(r"[-_\s]+", stem) if len(word) > 2 and word not in _SHARED_NAMES}
 
 
+def shared_words(names: Iterable[str]) -> set[str]:
+    """The words that name every one of the documents `names`: with several documents, a word naming one of
+    them says which to read ("bzip2" beside bash's copyright file), and is kept."""
+    each = [document_words([name]) for name in names]
+    return set.intersection(*each) if each else set()
+
+
 def without_documents(question: str, names: Iterable[str]) -> str:
-    """`question` without the whole words that name the documents `names`; as it is when nothing else of it
-    would be left to rank by."""
-    named = document_words(names)
+    """`question` without the whole words that name every document of `names` (`shared_words`); as it is when
+    nothing else of it would be left to rank by."""
+    named = shared_words(names)
     if not named:
         return question
     kept = _WORD.sub(lambda m: "" if m.group(1).casefold() in named else m.group(0), question)

@@ -67,7 +67,7 @@ from loci.memory.context.lexical import asked, content_terms, line_terms
 from loci.memory.text import words
 from loci.memory.text.terms import Terms
 from loci.runtime.models.base import Continuation, Model
-from loci.runtime.prompt.topic import document_words, without_documents
+from loci.runtime.prompt.topic import shared_words, without_documents
 from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows, under
 from loci.runtime.reading.fields import (
     addresses,
@@ -165,7 +165,7 @@ def candidate_spans(
         for ref, number, name in said or named:
             add(ref, number, [name])
     if not spans and kind is None:
-        for ref, number, value in _fields(_about(rows), whole, document_words(documents)):
+        for ref, number, value in _fields(_about(rows), whole, shared_words(documents)):
             add(ref, number, [names(value), value])
     if not spans and asked_form(question) == "person":
         for ref, number, text in _about(rows):

@@ -23,6 +23,9 @@ def test_a_question_is_ranked_without_the_words_that_name_its_documents() -> Non
     names = ["/usr/lib/python3.11/zipfile.py"]
     assert without_documents("what's the lzma constant in zipfile?", names) == "what's the lzma constant in ?"
     assert "zipfile.is_zipfile" in without_documents("Is zipfile.is_zipfile a lzma constant?", names)
+    # of several documents, a word naming one says which to read
+    both = ["/tmp/bash-copyright", "/tmp/bzip2-copyright"]
+    assert without_documents("Who holds the copyright of bzip2?", both) == "Who holds the copyright of bzip2?"
     # too little of its own would be left: the question stays whole
     assert without_documents("what's gzip's homepage?", ["/usr/share/doc/gzip/README"]) == "what's gzip's homepage?"
 
