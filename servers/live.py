@@ -75,6 +75,7 @@ _SINCE = (
     " JOIN memory_nodes n ON n.id = COALESCE(e.node, l.src)"
     " WHERE e.id > ? AND n.project = ? ORDER BY e.id LIMIT ?"
 )
+_BEFORE = "SELECT max(id) FROM memory_events WHERE at < ?"
 _RECENT = (
     "SELECT e.id, e.at, e.op, e.cause, COALESCE(e.node, l.src), l.dst FROM memory_events e"
     " LEFT JOIN memory_edges l ON l.id = e.edge"
@@ -121,6 +122,9 @@ class LiveMemory:
             if self._listening == 0:
                 self._wanted = anyio.Event()
                 await self._wanted.wait()
+            # from the last event before the first stream came: a write made as it came, before the read above
+            # ended, is still published (events are published from the time it came)
+            cursor = min(cursor, await self._last_event(store, before=self._since))
             async with self._told(store, project) as changed:
                 while self._listening:
                     try:
@@ -135,12 +139,13 @@ class LiveMemory:
                     if len(rows) < _BATCH:
                         await changed()
 
-    async def _last_event(self, store: Engine) -> int:
-        """The newest event's id, once the home answers: a server started while its database is away waits for
-        it here (the streams see nothing meanwhile) rather than ending."""
+    async def _last_event(self, store: Engine, before: float = float("inf")) -> int:
+        """The newest event's id (of those before the time `before`), once the home answers: a server started
+        while its database is away waits for it here (the streams see nothing meanwhile) rather than ending."""
+        sql, args = ("SELECT max(id) FROM memory_events", []) if before == float("inf") else (_BEFORE, [before])
         while True:
             try:
-                found = await store.read(lambda db: db.conn.execute("SELECT max(id) FROM memory_events").fetchone()[0])
+                found = await store.read(lambda db: db.conn.execute(sql, args).fetchone()[0])
                 return found or 0
             except StoreError as exc:
                 log.warning("live memory: %s; reading again in %s s", exc, self.poll_s)

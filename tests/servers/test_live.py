@@ -132,3 +132,19 @@ async def test_a_server_started_while_its_database_is_away_waits_for_it_and_then
                         await anyio.sleep(0.2)
                 tasks.cancel_scope.cancel()
     assert any(isinstance(event, ResourceUpdated) for event in heard)
+
+
+async def test_a_write_made_as_the_first_stream_opens_is_heard_though_the_watch_starts_after_it(
+    tmp_path: Path,
+) -> None:
+    async with await Store.open(tmp_path / "loci.db") as store:
+        live = LiveMemory(poll_s=0.05)
+        heard: list[ServerEvent] = []
+        live.subscribe(heard.append)  # the stream opens, then the write commits before the watch first reads
+        written, _ = await Graph(store).remember("the harbour lantern is green")
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(live.watch, store, "default")
+                while ResourceUpdated(uri=f"loci://memory/{written.ref}") not in heard:
+                    await anyio.sleep(0.05)
+                tasks.cancel_scope.cancel()
