@@ -35,7 +35,9 @@ text. `candidate_spans` lists, first match wins:
   years beside it; of several lines with that key, the first in the
   document (a Debian copyright file's first `Copyright:` is the package's
   own); never a value that is code (`self.file.readline(...)`);
-- a count ("How many days ...?": `30 days` on `prior to 30 days after`),
+- a count ("How many days ...?": `30 days` on `prior to 30 days after`)
+  off a document's line, never a conversation's turn (a chat restates and
+  updates its numbers: "150 commits" for 165, measured on BEAM),
   an address ("What's the link to the MPL?"), a CVE or a bug number
   ("Which bug did sed 4.7-1 close?": `Closes: #917065`): those the best
   line about the question that gives any gives;
@@ -98,6 +100,8 @@ _DATE = re.compile(
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
+# a conversation's turn: its date tag (`[17 March 2023] John: ...`) or a chat role (`user: ...`)
+_TURN = re.compile(r"^\s*(\[[^\]]{1,40}\]|(user|assistant|system)\s*:)", re.IGNORECASE)
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
 
 
@@ -186,8 +190,8 @@ def _readers(question: str) -> list[Callable[[str], list[str]]]:
     """What reads the value a question asks for off a line, when it asks for a count ("How many days ...": `30
     days`), an address ("What's the link to ...": `http://...`) or a CVE or bug number."""
     readers: list[Callable[[str], list[str]]] = []
-    if thing := counted(question):
-        readers.append(lambda text: counts(text, thing))
+    if thing := counted(question):  # off a document's line: a chat's turns restate and update their numbers
+        readers.append(lambda text: [] if _TURN.match(text) else counts(text, thing))
     if asked_form(question) == "address":
         readers.append(addresses)
     readers.append(lambda text: references(text, question))

@@ -217,3 +217,10 @@ def test_a_modules_constant_is_meant_by_the_modules_name_and_a_section_by_its_ti
     assert not_the_value("Litigation", mpl, asked) is None
     unseen = "doc:1 lines 369-369:\n369| Exhibit B - Incompatible With Secondary Licenses\n"
     assert "no line shown opens it" in (not_the_value("Incompatible With Secondary Licenses", unseen, asked) or "")
+
+
+def test_a_count_is_read_off_a_documents_line_not_a_chats_turn() -> None:
+    chat = "doc:1 lines 40-40:\n40| user: we merged 150 commits into main last week\n"
+    assert candidate_spans(chat, "How many commits have been merged into main?") == []
+    notes = "doc:1 lines 40-40:\n40| The release merged 150 commits into main.\n"
+    assert candidate_spans(notes, "How many commits were merged?") == [Span("150 commits", "doc:1", 40)]
