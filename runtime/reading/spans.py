@@ -46,7 +46,9 @@ text. `candidate_spans` lists, first match wins:
 - a person, for a question that asks for one ("Who ...",
   `runtime.reading.forms`): the people the best line about the question
   that names any names as people (`runtime.reading.fields.persons`: `This
-  package was put together by Matthias Klose <doko@debian.org>`).
+  package was put together by Matthias Klose <doko@debian.org>`), else
+  those of the first shown line of a document (not a conversation) that
+  names any: a file names its author or packager before others.
 
 `choose_span` takes a lone candidate as it is; among several it asks the
 model to score each as its whole reply to the reading prompt
@@ -172,7 +174,10 @@ def candidate_spans(
         for ref, number, value in _fields(_about(rows), whole, shared_words(documents)):
             add(ref, number, [names(value), value])
     if not spans and asked_form(question) == "person":
-        for ref, number, text in _about(rows):
+        # the best line about the question that names people; else the first shown that does, in a document, not
+        # a conversation (a file names its author or packager before others: "This package was put together by")
+        first = sorted(row[:3] for row in rows if not _TURN.match(row[2]))
+        for ref, number, text in [*_about(rows), *first]:
             if found := persons(text):
                 add(ref, number, found)
                 break

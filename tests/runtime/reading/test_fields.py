@@ -224,3 +224,13 @@ def test_a_count_is_read_off_a_documents_line_not_a_chats_turn() -> None:
     assert candidate_spans(chat, "How many commits have been merged into main?") == []
     notes = "doc:1 lines 40-40:\n40| The release merged 150 commits into main.\n"
     assert candidate_spans(notes, "How many commits were merged?") == [Span("150 commits", "doc:1", 40)]
+
+
+def test_a_who_question_no_line_about_it_answers_is_answered_by_the_first_person_the_file_names() -> None:
+    hostname = (
+        "doc:1 lines 1-9:\n1| This package was written by Peter Tobias <tobias@et-inf.fho-emden.de>\n"
+        "2| on Thu, 16 Jan 1997 01:00:34 +0100.\n9| Copyright: 1994-1996 Peter Tobias, Bernd Eckenfels\n"
+    )
+    assert candidate_spans(hostname, "who made hostname?")[0].text == "Peter Tobias"
+    chat = "doc:1 lines 1-2:\n1| user: I read a novel by Stephen King\n2| assistant: Which one did you like?\n"
+    assert candidate_spans(chat, "Who is my favourite cook?") == []  # a conversation's turn names no author
