@@ -47,8 +47,9 @@ text. `candidate_spans` lists, first match wins:
   `runtime.reading.forms`): the people the best line about the question
   that names any names as people (`runtime.reading.fields.persons`: `This
   package was put together by Matthias Klose <doko@debian.org>`), else
-  those of the first shown line of a document (not a conversation) that
-  names any: a file names its author or packager before others.
+  those of the first shown line that names any of the document the best
+  line is in (not a conversation's turn): a file names its author or
+  packager before others.
 
 `choose_span` takes a lone candidate as it is; among several it asks the
 model to score each as its whole reply to the reading prompt
@@ -176,8 +177,10 @@ def candidate_spans(
     if not spans and asked_form(question) == "person":
         # the best line about the question that names people; else the first shown that does, in a document, not
         # a conversation (a file names its author or packager before others: "This package was put together by")
-        first = sorted(row[:3] for row in rows if not _TURN.match(row[2]))
-        for ref, number, text in [*_about(rows), *first]:
+        about = _about(rows)
+        named = {about[0][0]} if about else {row[0] for row in rows}  # the document the best line is in
+        first = sorted(row[:3] for row in rows if row[0] in named and not _TURN.match(row[2]))
+        for ref, number, text in [*about, *first]:
             if found := persons(text):
                 add(ref, number, found)
                 break

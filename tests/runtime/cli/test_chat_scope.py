@@ -16,7 +16,7 @@ BZIP2 = "Upstream-Name: bzip2\nFiles: *\nCopyright: 1996-2010 Julian R Seward <j
 QUESTION = "Who holds the copyright of bzip2?"
 
 
-async def ask(tmp_path: Path, *, scoped: bool) -> tuple[list[str], str]:
+async def ask(tmp_path: Path, *, scoped: bool, question: str = QUESTION) -> tuple[list[str], str]:
     """The prompts the model was shown (to write, then to score spans on), and the chat's output."""
     bash, bzip2 = tmp_path / "bash-copyright", tmp_path / "bzip2-copyright"
     bash.write_text(BASH, encoding="utf-8")
@@ -31,7 +31,8 @@ async def ask(tmp_path: Path, *, scoped: bool) -> tuple[list[str], str]:
         return 0.0 if candidate == "Julian R Seward" else -5.0
 
     # Scoped, the chat reads the file alone and answers with the value of its `Copyright:` field, the span the
-    # model scores likeliest, writing no free text; over the whole home the model writes the answer.
+    # model scores likeliest, writing no free text; over the whole home the model writes the answer to a question
+    # no span answers.
     replies = [] if scoped else ["Julian R Seward"]
     model = ScriptedModel(replies, parameters=SMALL, context_window=4_096, scorer=scorer)
     out: list[str] = []
@@ -39,7 +40,7 @@ async def ask(tmp_path: Path, *, scoped: bool) -> tuple[list[str], str]:
         objects = list(session.loaded) if scoped else None
         chat = await open_chat(session, "scripted", write=out.append, objects=objects)
         with anyio.fail_after(30):
-            await chat.ask(QUESTION)
+            await chat.ask(question)
     model.check_used()
     return [call.messages[1]["content"] for call in model.calls] + prompts, "\n".join(out)
 
@@ -52,6 +53,6 @@ async def test_a_chat_with_a_file_reads_that_file_and_not_the_homes_others(tmp_p
 
 
 async def test_a_chat_over_the_whole_home_reads_every_document(tmp_path: Path) -> None:
-    shown, _ = await ask(tmp_path, scoped=False)
+    shown, _ = await ask(tmp_path, scoped=False, question="What do the copyright files say about bzip2?")
     assert shown
     assert "Julian R Seward" in shown[0] and "Matthias Klose" in shown[0]

@@ -234,3 +234,15 @@ def test_a_who_question_no_line_about_it_answers_is_answered_by_the_first_person
     assert candidate_spans(hostname, "who made hostname?")[0].text == "Peter Tobias"
     chat = "doc:1 lines 1-2:\n1| user: I read a novel by Stephen King\n2| assistant: Which one did you like?\n"
     assert candidate_spans(chat, "Who is my favourite cook?") == []  # a conversation's turn names no author
+
+
+def test_the_first_person_is_taken_from_the_document_the_best_line_is_in() -> None:
+    shown = (
+        "doc:1 bash-copyright (lines 1-3):\n1| Files: *\n2| Copyright: (C) 1987-2022 Free Software Foundation, Inc.\n"
+        "3| put together by Matthias Klose\n\n"
+        "doc:2 bzip2-copyright (lines 1-3):\n1| Upstream-Name: bzip2\n2| Files: *\n"
+        "3| Copyright: 1996-2010 Julian R Seward <jseward@bzip.org>\n"
+    )
+    asked = "Who holds the copyright of bzip2?"
+    spans = candidate_spans(shown, asked, documents=["/t/bash-copyright", "/t/bzip2-copyright"])
+    assert [span.text for span in spans] == ["Julian R Seward"]
