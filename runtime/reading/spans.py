@@ -131,6 +131,7 @@ def candidate_spans(
     `runtime.prompt.topic`); a field's key may say them (`ZIP_LZMA` in `zipfile.py`)."""
     whole, question = question, without_documents(question, documents)
     rows = scored_rows(shown, question)
+    about = _about(rows)
     spans: dict[str, Span] = {}
 
     def add(ref: str, number: int, values: list[str]) -> None:
@@ -140,7 +141,7 @@ def candidate_spans(
 
     kind = answer_kind(question)
     if kind == "date":
-        dated = [row for row in _about(rows) if _dates(row[2])][:1] if lines == 1 else _best_rows(rows, lines)
+        dated = [row for row in about if _dates(row[2])][:1] if lines == 1 else _best_rows(rows, lines)
         for ref, number, text in dated:
             add(ref, number, _dates(text))
         if spans:  # else the spans a question of any kind may have (a named value, a count, an address)
@@ -154,7 +155,7 @@ def candidate_spans(
     for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
-        for ref, number, text in _first_for_addresses(_about(rows), question) if not spans else []:
+        for ref, number, text in _first_for_addresses(about, question) if not spans else []:
             if found := reader(text):
                 add(ref, number, found)
                 break
@@ -166,18 +167,17 @@ def candidate_spans(
         for ref, number, text in defining[:1]:
             add(ref, number, [option for option in options(text) if option not in named])
     if not spans and kind == "exception":
-        named = [(ref, number, name) for ref, number, text in _about(rows) for name in exceptions(text)]
+        named = [(ref, number, name) for ref, number, text in about for name in exceptions(text)]
         # an exception whose name says what the question does (`SameFileError`: "the same file") is the one
         said = [row for row in named if _names_it(question, row[2])]
         for ref, number, name in said or named:
             add(ref, number, [name])
     if not spans and kind is None:
-        for ref, number, value in _fields(_about(rows), whole, shared_words(documents)):
+        for ref, number, value in _fields(about, whole, shared_words(documents)):
             add(ref, number, [names(value), value])
     if not spans and asked_form(question) == "person":
         # the best line about the question that names people; else the first shown that does, in a document, not
         # a conversation (a file names its author or packager before others: "This package was put together by")
-        about = _about(rows)
         named = {about[0][0]} if about else {row[0] for row in rows}  # the document the best line is in
         first = sorted(row[:3] for row in rows if row[0] in named and not _TURN.match(row[2]))
         for ref, number, text in [*about, *first]:
