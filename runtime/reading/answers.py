@@ -88,6 +88,7 @@ __all__ = [
     "claims",
     "clean_answer",
     "complete_sentences",
+    "deeper",
     "locate_evidence",
     "negated",
     "scored_rows",
@@ -258,16 +259,20 @@ def under(texts: list[str], numbers: list[int], at: int, most: int = BLOCK_LINES
     """The indexes of the lines shown right after line `at` (consecutive numbers) that are indented deeper
     than it, blank lines aside, up to the first that is not: its block (a Debian changelog entry's items and
     sign-off under `sed (4.7-1) unstable; urgency=medium`, a manual's description under `-C, --directory=DIR`)."""
-    depth = _indent(texts[at])
     found: list[int] = []
     for j in range(at + 1, min(len(texts), at + 1 + most)):
         if numbers[j] != numbers[j - 1] + 1:
             break
         if texts[j].strip():
-            if _indent(texts[j]) <= depth:
+            if not deeper(texts[j], texts[at]):
                 break
             found.append(j)
     return found
+
+
+def deeper(line: str, head: str) -> bool:
+    """Whether `line` is indented deeper than `head` (tabs as 8 columns)."""
+    return _indent(line) > _indent(head)
 
 
 def _indent(text: str) -> int:

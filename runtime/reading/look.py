@@ -34,7 +34,7 @@ from loci.memory.context.objects import parse_id
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.runtime.prompt.build import fit
-from loci.runtime.reading.answers import BLOCK_LINES, under
+from loci.runtime.reading.answers import BLOCK_LINES, deeper, under
 
 __all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
 
@@ -160,7 +160,7 @@ def _heads(line: Line, near: dict[int, str]) -> bool:
     following = near.get(line.number + 1)
     if following is None:
         return False
-    return not following.strip() or under([line.text, following], [0, 1], 0) == [1]
+    return not following.strip() or deeper(following, line.text)
 
 
 async def _block(contexts: ContextStore, line: Line, budget: int) -> list[tuple[int, str]]:

@@ -103,9 +103,9 @@ _DATE = re.compile(
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
-# a conversation's turn: its date tag (`[17 March 2023] John: ...`) or a chat role (`user: ...`)
-_TURN = re.compile(r"^\s*(\[[^\]]{1,40}\]|(user|assistant|system)\s*:)", re.IGNORECASE)
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
+# a conversation's turn: its date tag or a chat role (`user: ...`)
+_TURN = re.compile(rf"{_TAG.pattern}|^\s*(user|assistant|system)\s*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
