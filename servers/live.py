@@ -75,7 +75,8 @@ _SINCE = (
     " JOIN memory_nodes n ON n.id = COALESCE(e.node, l.src)"
     " WHERE e.id > ? AND n.project = ? ORDER BY e.id LIMIT ?"
 )
-_BEFORE = "SELECT max(id) FROM memory_events WHERE at < ?"
+_NEWEST = "SELECT max(id) FROM memory_events"
+_BEFORE = _NEWEST + " WHERE at < ?"
 _RECENT = (
     "SELECT e.id, e.at, e.op, e.cause, COALESCE(e.node, l.src), l.dst FROM memory_events e"
     " LEFT JOIN memory_edges l ON l.id = e.edge"
@@ -139,10 +140,11 @@ class LiveMemory:
                     if len(rows) < _BATCH:
                         await changed()
 
-    async def _last_event(self, store: Engine, before: float = float("inf")) -> int:
-        """The newest event's id (of those before the time `before`), once the home answers: a server started
-        while its database is away waits for it here (the streams see nothing meanwhile) rather than ending."""
-        sql, args = ("SELECT max(id) FROM memory_events", []) if before == float("inf") else (_BEFORE, [before])
+    async def _last_event(self, store: Engine, before: float | None = None) -> int:
+        """The newest event's id (of those before the time `before`, when given), once the home answers: a server
+        started while its database is away waits for it here (the streams see nothing meanwhile) rather than
+        ending."""
+        sql, args = (_NEWEST, []) if before is None else (_BEFORE, [before])
         while True:
             try:
                 found = await store.read(lambda db: db.conn.execute(sql, args).fetchone()[0])
