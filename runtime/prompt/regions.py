@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from loci.memory.context.store import ContextObject
-from loci.memory.graph.quoted import notes_in, without_notes
 from loci.memory.text.words import JOINERS, RUN
 from loci.runtime.host.host import ToolSpec
 from loci.runtime.prompt.topic import without_documents
@@ -41,6 +40,7 @@ __all__ = [
     "Regions",
     "system_text",
     "unexampled",
+    "with_notes",
 ]
 
 LISTED_OBJECTS = 20
@@ -138,9 +138,17 @@ class Observation:
         return text
 
 
+def with_notes(question: str, notes: str) -> str:
+    """The task as the model reads it: the question, and under it the notes recalled for it."""
+    return f"{question}\n\n{notes}" if notes else question
+
+
 @dataclass
 class Regions:
-    task: str
+    """One run's material, each part a field: the question as asked (`given`) and the notes recalled for it
+    (`notes`, quoted) apart, so no later stage takes them back out of the text they are rendered into."""
+
+    given: str  # the task as it was asked, without the notes recalled for it
     tools: list[ToolSpec]
     objects: list[ContextObject]
     window: Window
@@ -151,11 +159,17 @@ class Regions:
     style: AnswerStyle = AnswerStyle.JSON
     reading: bool = False  # one answer from the documents shown (whole, or the lines found); no state shown
     looked: bool = False  # the documents are the lines the runtime's look found, not the documents whole
+    notes: str = ""  # the notes recalled from memory for the task, in their quoted block (memory.graph.quoted)
+
+    @property
+    def task(self) -> str:
+        """The task as the model reads it: the question with the recalled notes under it."""
+        return with_notes(self.given, self.notes)
 
     @property
     def question(self) -> str:
-        """The task without the notes recalled from memory under it: what a search looks for, what is asked."""
-        return without_notes(self.task).strip()
+        """What is asked, without the notes recalled for it: what a search looks for, what an answer answers."""
+        return self.given.strip()
 
     @property
     def asked(self) -> str:
@@ -166,7 +180,7 @@ class Regions:
     @property
     def asked_task(self) -> str:
         """The task with its question as lines are ranked for it (`asked`), its recalled notes kept."""
-        return self.task.replace(self.question, self.asked, 1)
+        return with_notes(self.asked, self.notes)
 
     def render(
         self,
@@ -186,10 +200,9 @@ class Regions:
 
     def _task(self) -> str:
         text = f"Task: {self.task}"
-        if self.reading:  # the notes recalled under the task are material too, shown beside the lines
-            notes = notes_in(self.task)
+        if self.reading:  # the notes recalled for the task are material too, shown beside the lines
             heading = "Lines found in the documents" if self.looked else "Documents"
-            return f"{heading}:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
+            return f"{heading}:\n{self.documents}" + (f"\n\n{self.notes}" if self.notes else "")
         if self.documents:
             return f"{text}\nDocuments:\n{self.documents}"
         if self.objects:
