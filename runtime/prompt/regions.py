@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from loci.memory.context.store import ContextObject
 from loci.memory.text.words import JOINERS, RUN
 from loci.runtime.host.host import ToolSpec
+from loci.runtime.prompt.shown import Lines
 from loci.runtime.prompt.topic import without_documents
 from loci.runtime.prompt.window import Window
 
@@ -118,7 +119,8 @@ def _example_call(tools: list[ToolSpec]) -> str:
 
 @dataclass
 class Observation:
-    """The latest tool result: its head, and where the whole of it is stored."""
+    """The latest tool result: its head (and the document lines in it, read once as it comes in), and where the
+    whole of it is stored."""
 
     id: str
     tool: str
@@ -126,6 +128,10 @@ class Observation:
     tokens: int
     cut: bool
     is_error: bool
+    lines: Lines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = Lines.parse(self.head)  # a result crossed MCP as text: its rows are read where it enters
 
     def render(self) -> str:
         kind = "Error from" if self.is_error else "Result of"
@@ -155,7 +161,7 @@ class Regions:
     state: str = ""
     observation: Observation | None = None
     error: str | None = None
-    documents: str = ""  # the documents whole, when they fit (runtime.prompt.fit)
+    documents: Lines = Lines()  # the documents whole, when they fit (runtime.prompt.fit), or the lines a look found
     style: AnswerStyle = AnswerStyle.JSON
     reading: bool = False  # one answer from the documents shown (whole, or the lines found); no state shown
     looked: bool = False  # the documents are the lines the runtime's look found, not the documents whole
@@ -182,6 +188,18 @@ class Regions:
         """The task with its question as lines are ranked for it (`asked`), its recalled notes kept."""
         return with_notes(self.asked, self.notes)
 
+    def material(self, *, task: bool = True) -> str:
+        """What the model was shown to answer from, as text: the task (unless `task` is False), the documents,
+        the window and the latest result."""
+        observation = self.observation.head if self.observation else ""
+        return "\n".join([self.task if task else "", self.documents.text, self.window.region(), observation])
+
+    def shown(self) -> Lines:
+        """The lines the model was shown to answer from, typed: the documents, the window (the run's own turns)
+        and the latest result."""
+        observation = self.observation.lines if self.observation else ""
+        return Lines.of("", self.documents, self.window.region(), observation)
+
     def render(
         self,
         *,
@@ -202,9 +220,9 @@ class Regions:
         text = f"Task: {self.task}"
         if self.reading:  # the notes recalled for the task are material too, shown beside the lines
             heading = "Lines found in the documents" if self.looked else "Documents"
-            return f"{heading}:\n{self.documents}" + (f"\n\n{self.notes}" if self.notes else "")
+            return f"{heading}:\n{self.documents.text}" + (f"\n\n{self.notes}" if self.notes else "")
         if self.documents:
-            return f"{text}\nDocuments:\n{self.documents}"
+            return f"{text}\nDocuments:\n{self.documents.text}"
         if self.objects:
             shown = self.objects[-LISTED_OBJECTS:]
             listing = "\n".join(f"- {o.id} {o.name} ({o.lines} lines, {o.tokens} tokens)" for o in shown)
