@@ -79,7 +79,7 @@ class Planner:
             objects,
             self.window,
             state=state,
-            documents=shown.text,
+            documents=shown.lines,
             style=style,
             reading=reads,
             looked=looks,
