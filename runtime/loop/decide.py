@@ -9,9 +9,13 @@
                   runtime.loop.action, runtime.loop.turn)
     _write        the answer in plain words, when the action only decided to answer
     _check        clean the answer; what is wrong with it (runtime.reading.answers)
-    _ground       whether it stands on the lines shown (runtime.reading.answers.ungrounded: the one rule)
+    _ground       whether it may say `done` on the lines shown (runtime.reading.judge.judge: the one check,
+                  pure, on the regions' typed lines and fields; again with the lines it cites)
     _settle       the evidence, or the best line quoted instead, and the reason
     _ask          one model call, charged to the run's ledger
+
+Each layer that changes the answer (written, extracted, cleaned, its evidence found, the best line
+quoted instead) puts a new `Action` on the try's step; none rewrites the model's action in place.
 
 A reply that fails a check goes back to the model with the reason, up to
 `max_retries` times: a constrained action at a little temperature (at 0 it
@@ -25,7 +29,7 @@ sentence, the prompt's own sentences dropped).
 An answer is sent back once, with the reason, when it is not an answer
 (empty, cut off, the prompt's own words), or when it is not grounded: a
 name, number, identifier or quoted phrase of it is on no line shown
-(`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
+(`runtime.reading.judge.judge`, by `runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
 task in the reason. A reading run (a small model answering from the documents
 whole or the lines found, in one call capped at `READ_TOKENS`, as plain
 retrieval caps it) writes no free text when a shown line holds the kind of

@@ -1,8 +1,11 @@
 """The text of each prompt region, as the model reads it.
 
-`Regions` holds one run's material (task, tools, loaded objects or their
-whole text, working state, recent turns, latest observation) and renders it
-region by region; `runtime.prompt.build.build_prompt` then cuts each to its budget.
+`Regions` holds one run's material (the question and the notes recalled for
+it, each a field; tools, loaded objects or their lines, typed
+(`runtime.prompt.shown`); working state, recent turns, latest observation)
+and renders it region by region; `runtime.prompt.build.build_prompt` then
+cuts each to its budget. The answer check reads the same fields
+(`Regions.shown`), never the rendered text.
 The system text depends only on the tool catalogue and the answer style, so
 it is byte-identical every turn and a local model serves it from its KV cache.
 

@@ -32,6 +32,9 @@ answer with none of these must have its evidence: a line that holds
 more than half of its own words (`locate_evidence`: "a cookie with no
 value" is not on a line that says only "HTTP Cookie File"), or it is
 `partial`.
+The lines shown are typed (`runtime.prompt.shown.Lines`: each document
+line its document, number and text); text that comes in as text (a test's,
+a digest's evidence) is read with `Lines.parse`.
 A claim counts only on a line about the question, when some line shown
 holds a word of it ("1" is on some line of any file, `_MAXHEADERS = 100` is
 where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
@@ -53,7 +56,7 @@ Words are compared as the one lexical ranker compares them
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
 beside a line that says "Author: Steven J. Bethard" is not. `loci run`,
 `loci chat` (`runtime.loop.decide`) and `loci digest` (`runtime.digest.verdict`)
-all decide with it.
+all decide with it, through `runtime.reading.judge.judge`.
 
 `locate_evidence` finds the document line an answer rests on when the model
 did not cite one (a free-text answer cites nothing): the line of the run's
