@@ -33,8 +33,9 @@ more than half of its own words (`locate_evidence`: "a cookie with no
 value" is not on a line that says only "HTTP Cookie File"), or it is
 `partial`.
 The lines shown are typed (`runtime.prompt.shown.Lines`: each document
-line its document, number and text); text that comes in as text (a test's,
-a digest's evidence) is read with `Lines.parse`.
+line its document, number and text), so nothing parses the prompt back;
+text given as text (numbered as the prompt numbers lines) is read once with
+`Lines.parse`.
 A claim counts only on a line about the question, when some line shown
 holds a word of it ("1" is on some line of any file, `_MAXHEADERS = 100` is
 where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
@@ -362,7 +363,7 @@ def supporting_line(answer: str, shown: Lines | str, question: str) -> tuple[str
 
 
 def _typed(shown: Lines | str) -> Lines:
-    """`shown` as typed lines: text that came in as text (a tool's result, a digest's evidence) read once."""
+    """`shown` as typed lines: text given as text, numbered as the prompt numbers lines, read once."""
     return shown if isinstance(shown, Lines) else Lines.parse(shown)
 
 
