@@ -259,13 +259,13 @@ class Chat:
 
         async def work(brief: Brief) -> RunResult:
             agent = self.session.agent
-            result = await agent.run(brief.task, state=self.state, keep_window=True, **scope)
+            result = await agent.run(brief.question, notes=brief.text, state=self.state, keep_window=True, **scope)
             if self.thread.repeats(line, result.answer) is None:
                 return result
             # Asked again from the files alone (a follow-up's task carries the exchange it refers to), then the
             # chat's window is put back for the next line.
             kept = agent.window.ids()
-            result = await agent.run(brief.task, **scope)
+            result = await agent.run(brief.question, notes=brief.text, **scope)
             await agent.window.restore(kept)
             if (turn := self.thread.repeats(line, result.answer)) is None:
                 return result

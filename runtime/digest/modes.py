@@ -112,10 +112,12 @@ def session_config(max_turns: int) -> RunConfig:
     return RunConfig(limits=Limits(max_turns=max_turns), tools=("context",))
 
 
-async def navigate(session: Session, objects: Sequence[ContextObject], task: str) -> tuple[RunResult, dict[str, Any]]:
+async def navigate(
+    session: Session, objects: Sequence[ContextObject], task: str, *, notes: str = ""
+) -> tuple[RunResult, dict[str, Any]]:
     """The agent browses the documents with the context tools, recursing with `context_ask`; its result and
-    the job's outcome."""
-    result = await session.agent.run(task, objects=list(objects))
+    the job's outcome. `notes` are the lines recalled from memory for the task, shown under it."""
+    result = await session.agent.run(task, notes=notes, objects=list(objects))
     names = {obj.id: obj.name for obj in objects}
     return result, {
         "answer": result.answer,

@@ -254,7 +254,7 @@ class _Run:
         """The strategy's run result (for the run record) and its outcome (for the job's record)."""
         question = self.job.question
         if strategy == "navigate":
-            return await navigate(session, objects, brief.task)
+            return await navigate(session, objects, brief.question, notes=brief.text)
         if strategy == "direct":
             outcome = await direct(self.model, session.contexts, objects, question)
             return as_result(outcome), outcome

@@ -16,8 +16,10 @@ answer (cut at its first repeat) with a status and a reason:
   evidence was not read there: `partial`;
 - an answer with a name, number, identifier or quoted phrase that its
   evidence does not hold is not grounded: `partial`, naming them (the one
-  rule of `runtime.reading.answers.ungrounded`, which `loci run` and `loci chat`
-  follow too).
+  check of an answer, `runtime.reading.judge.judge`, which `loci run` and
+  `loci chat` decide with too; the evidence is text read back from the
+  store, its lines plain lines, so the checks of a value against the lines
+  shown do not apply).
 
 Otherwise the job is `done`. The reasons are one line each, for the record's
 `reason` and for `loci digest`'s "(partial: ...)" line.
@@ -35,7 +37,8 @@ from loci.memory.context.store import ContextStore
 from loci.memory.errors import LociError
 from loci.memory.text.repeats import first_repeat
 from loci.runtime.digest.lexical import content_words, line_words
-from loci.runtime.reading.answers import ungrounded
+from loci.runtime.prompt.shown import Lines
+from loci.runtime.reading import judge as answer_check
 
 __all__ = ["Verdict", "evidence_text", "judge"]
 
@@ -75,12 +78,18 @@ def judge(question: str, answer: str, evidence: str, *, lookup: bool = True) -> 
         reasons.append("the answer says the document does not say")
     elif text and own and not own & held:
         reasons.append("none of the answer's own words is in its evidence: it was not read there")
-    elif text and (missing := ungrounded(text, evidence, question)):
-        named = ", ".join(repr(claim) for claim in missing[:4])
+    elif text and (missing := _grounding(text, evidence, question)):
+        named = ", ".join(repr(claim) for claim in missing)
         reasons.append(f"not grounded: the answer says {named}, which its evidence does not")
     if not text:
         reasons.append("the model gave no answer")
     return Verdict(text, "partial" if reasons else "done", "; ".join(reasons) or None)
+
+
+def _grounding(answer: str, evidence: str, question: str) -> tuple[str, ...]:
+    """The claims of `answer` (at most four) that its evidence does not hold, by the one check of an answer."""
+    shown = answer_check.Shown(Lines.of(evidence), question, values=False)
+    return answer_check.judge(answer, shown).missing[:4]
 
 
 def cut_repeat(text: str) -> tuple[str, bool]:

@@ -82,12 +82,14 @@ class Agent:
         self,
         task: str,
         *,
+        notes: str = "",
         state: str = "",
         keep_window: bool = False,
         objects: list[ContextObject] | None = None,
         tool_choice: Sequence[str] = (),
     ) -> RunResult:
-        """Run `task` to an answer. `state` seeds the working state; `keep_window` continues the last run's window;
+        """Run `task` to an answer. `notes` are the lines recalled from memory for it (quoted: shown under the
+        task, never searched for); `state` seeds the working state; `keep_window` continues the last run's window;
         `objects`, when given, replaces the loaded documents in the task's listing; `tool_choice[i]`, when
         given, is the tool turn i+1 must call (as OpenAI's `tool_choice` forces one function)."""
         unknown = [name for name in tool_choice if name not in {tool.name for tool in self.host.tools}]
@@ -97,12 +99,12 @@ class Agent:
         self.ledger.start()
         if not keep_window:
             self.window.clear()
-        run = await self.planner.plan(task, objects, state, reads=not tool_choice)
+        run = await self.planner.plan(task, objects, state, notes=notes, reads=not tool_choice)
         self.notes.begin_run(run.sizes, system_text(run.regions.tools, self.config.answer_style))
         result = RunResult(answer="", status="partial", plan=run.plan, sizes=run.sizes)
         first = 2 if run.looks else 1
         if run.looks:
-            await self._look(task, run, result)
+            await self._look(run, result)
         for turn in range(first, self.limits.max_turns + 1):
             step = await self._decide(run, self._rules(turn, run, tool_choice), turn)
             if isinstance(step, BudgetSpent):
@@ -127,9 +129,9 @@ class Agent:
         look = turn == 1 and bool(run.regions.objects) and run.plan.mode == NAVIGATE
         return TurnRules(tools, allow_tools=True, allow_answer=not look)
 
-    async def _look(self, task: str, run: RunState, result: RunResult) -> None:
+    async def _look(self, run: RunState, result: RunResult) -> None:
         """Turn 1 of a reading run: the runtime's search, its lines shown whole as the run's documents."""
-        trace = await look_turn(self.contexts, run, task, self.model.count_tokens)
+        trace = await look_turn(self.contexts, run, run.regions.task, self.model.count_tokens)
         result.turns.append(trace)
         await self._notify(trace)
 

@@ -9,9 +9,13 @@
                   runtime.loop.action, runtime.loop.turn)
     _write        the answer in plain words, when the action only decided to answer
     _check        clean the answer; what is wrong with it (runtime.reading.answers)
-    _ground       whether it stands on the lines shown (runtime.reading.answers.ungrounded: the one rule)
+    _ground       whether it may say `done` on the lines shown (runtime.reading.judge.judge: the one check,
+                  pure, on the regions' typed lines and fields; again with the lines it cites)
     _settle       the evidence, or the best line quoted instead, and the reason
     _ask          one model call, charged to the run's ledger
+
+Each layer that changes the answer (written, extracted, cleaned, its evidence found, the best line
+quoted instead) puts a new `Action` on the try's step; none rewrites the model's action in place.
 
 A reply that fails a check goes back to the model with the reason, up to
 `max_retries` times: a constrained action at a little temperature (at 0 it
@@ -25,7 +29,7 @@ sentence, the prompt's own sentences dropped).
 An answer is sent back once, with the reason, when it is not an answer
 (empty, cut off, the prompt's own words), or when it is not grounded: a
 name, number, identifier or quoted phrase of it is on no line shown
-(`runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
+(`runtime.reading.judge.judge`, by `runtime.reading.answers.ungrounded`); the second ask shows the best lines for the
 task in the reason. A reading run (a small model answering from the documents
 whole or the lines found, in one call capped at `READ_TOKENS`, as plain
 retrieval caps it) writes no free text when a shown line holds the kind of
@@ -57,7 +61,7 @@ children and note calls charge too; the run's `tokens` are read from it
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import ModelBehaviorError
@@ -69,18 +73,19 @@ from loci.runtime.models.base import Model, Reply, Request, can_score
 from loci.runtime.models.ledger import Ledger
 from loci.runtime.prompt.build import Prompt, RegionSizes, build_prompt
 from loci.runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
+from loci.runtime.prompt.shown import ShownLine
 from loci.runtime.reading.answers import (
     answer_problem,
     clean_answer,
     complete_sentences,
     locate_evidence,
     supporting_line,
-    ungrounded,
 )
 from loci.runtime.reading.evidence import Cited, check_evidence
+from loci.runtime.reading.judge import Shown, judge
 from loci.runtime.reading.look import Line, best_lines, quote_lines
 from loci.runtime.reading.spans import answer_kind, candidate_spans, choose_span
-from loci.runtime.reading.values import not_the_value, own_claims, superseded
+from loci.runtime.reading.values import own_claims
 
 __all__ = ["ANSWER_TOKENS", "INSTRUCTIONS", "READ_ANSWER", "READ_TOKENS", "Decider"]
 
@@ -193,7 +198,7 @@ class Decider:
         text = reply.text.strip()
         if reply.completion_tokens >= cap:  # capped: keep its whole sentences, or say it was cut off
             text, step.cut_off = complete_sentences(text) or text, not complete_sentences(text)
-        step.action.answer = text
+        step.action = replace(step.action, answer=text)
         step.prompt, step.reply = step.prompt or prompt, step.reply or reply
 
     async def _extract(self, step: _Step, regions: Regions, prompt: Prompt) -> bool:
@@ -204,7 +209,7 @@ class Decider:
         if not self.documents:
             return False
         documents = [obj.source or obj.name for obj in regions.objects]
-        spans = candidate_spans(_shown(regions, task=False), regions.question, documents=documents)
+        spans = candidate_spans(regions.shown(), regions.question, documents=documents)
         if len(spans) > 1 and not can_score(self.model):
             # a model that cannot score takes the first of a line's value, option or exception, as ranked; among
             # a line's dates it writes free text, as it did before spans
@@ -216,8 +221,9 @@ class Decider:
             return False
         if len(spans) > 1:
             self.ledger.charge(sum(prompt.tokens.values()) + sum(self.model.count_tokens(s.text) for s in spans))
-        step.action.answer = span.text
-        step.action.evidence = [{"id": span.id, "start": span.number, "end": span.number}]
+        step.action = replace(
+            step.action, answer=span.text, evidence=[{"id": span.id, "start": span.number, "end": span.number}]
+        )
         step.extracted = True
         return True
 
@@ -225,45 +231,42 @@ class Decider:
         """The answer cleaned of the prompt's own words and repeats; what is wrong with it, or None."""
         frame = "\n".join([system_text(regions.tools, self.style), *EXAMPLE_TEXTS, *INSTRUCTIONS, NOTICE])
         frame += "\n" + regions.render()["observation"]
-        material = _shown(regions)
-        action = step.action
-        action.answer = clean_answer(action.answer or "", frame=frame, material=material) or action.answer
+        material = regions.material()
+        answer = step.action.answer
+        step.action = replace(step.action, answer=clean_answer(answer or "", frame=frame, material=material) or answer)
         task = regions.question if regions.reading else ""  # a small model reading tends to echo the question
-        return answer_problem(action.answer or "", frame=frame, material=material, cut_off=step.cut_off, task=task)
+        said = step.action.answer or ""
+        return answer_problem(said, frame=frame, material=material, cut_off=step.cut_off, task=task)
 
     async def _ground(self, step: _Step, regions: Regions) -> str | None:
-        """Why the answer does not stand on the lines shown, or None (the one rule:
-        `runtime.reading.answers.ungrounded`)."""
+        """Why the answer may not say `done` on the lines shown, or None (the one check:
+        `runtime.reading.judge.judge`)."""
         if not self.documents:
             return None  # without documents, there is nothing an answer must rest on
-        answer, material = step.action.answer or "", _shown(regions, task=False)  # `ungrounded` adds the task
-        task = regions.asked_task  # lines are weighed for the question without the words naming its documents
-        missing = ungrounded(answer, material, regions.task, ranked=task)
-        if missing and (cited := await self._cited_text(step.action, task)):
+        answer = step.action.answer or ""
+        # lines are weighed for the question without the words naming its documents (`Regions.asked`)
+        shown = Shown(regions.shown(), regions.task, ranked=regions.asked_task, asked=regions.asked)
+        verdict = judge(answer, shown)
+        if verdict.missing and (cited := await self._cited(step, regions.asked_task)):
             # Lines read in an earlier turn have left the prompt (the window keeps a line a turn): the answer
             # stands on the lines it cites, or that the runtime finds its claims on, when they hold every claim.
-            missing = ungrounded(answer, f"{material}\n{cited}", regions.task, ranked=task)
-        if not missing and (changed := superseded(answer, material, task)):
-            return f"not grounded: the answer says {changed[0]!r}, which a later line about the task changes"
-        if not missing and (other := not_the_value(answer, material, regions.asked)):
-            return other
-        if not missing:
-            return None
-        named = ", ".join(repr(claim) for claim in missing[:4])
-        return f"not grounded: the answer says {named}, which no line shown says"
+            verdict = judge(answer, shown.citing(cited))
+        return verdict.reason
 
-    async def _cited_text(self, action: Action, task: str) -> str:
-        """The text of the lines the answer cites, else of the document line that holds its claims (which then
-        becomes its evidence, so `_evidence` does not look for it again); "" for none."""
-        if not action.evidence:
-            action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents, task)
+    async def _cited(self, step: _Step, task: str) -> tuple[ShownLine, ...]:
+        """The lines the answer cites, else the document line that holds its claims (which then becomes its
+        evidence, so `_evidence` does not look for it again); none when there are none."""
+        if not step.action.evidence:
+            found = await locate_evidence(self.contexts, step.action.answer or "", self.documents, task)
+            step.action = replace(step.action, evidence=found)
         try:
-            spans = await check_evidence(self.contexts, action.evidence)
+            spans = await check_evidence(self.contexts, step.action.evidence)
         except InvalidAction:
-            return ""  # evidence that does not exist is sent back by the evidence check, not here
-        # numbered as the prompt numbers document lines, so the rule weighs them as the document lines they are
-        return "\n".join(
-            f"{number}| {line}" for span in spans for number, line in enumerate(span.text.split("\n"), span.start)
+            return ()  # evidence that does not exist is sent back by the evidence check, not here
+        return tuple(
+            ShownLine(span.id, number, line)
+            for span in spans
+            for number, line in enumerate(span.text.split("\n"), span.start)
         )
 
     async def _with_best_lines(self, problem: str, regions: Regions) -> str:
@@ -277,15 +280,15 @@ class Decider:
             step.evidence, _ = await check_answer_evidence(self.contexts, step.action, last_try=True)
             step.reason = f"{problem}; the answer is the span of the cited line that the model finds likeliest"
         elif problem and (self.documents or "prompt" in problem):  # never the prompt; the best line instead
-            step.evidence, step.reason = await self._found_lines(step.action, regions, problem)
+            step.evidence, step.reason = await self._found_lines(step, regions, problem)
         elif problem:
             step.reason = f"not an answer: {problem}"
         else:
-            step.evidence, step.reason = await self._evidence(step.action, regions.asked_task, last_try=last_try)
+            step.evidence, step.reason = await self._evidence(step, regions.asked_task, last_try=last_try)
             # a span of a line is a claim of its own (`Litigation`, the title of a section), unless it only restates
             # the task, which `_check` says
             answer = step.action.answer or ""
-            own = (step.extracted and any(c.isalnum() for c in answer)) or own_claims(answer, regions.task)
+            own = (step.extracted and any(c.isalnum() for c in answer)) or own_claims(answer, regions.question)
             if step.reason is None and self.documents and not own:
                 step.reason = "no claim of its own: the answer names no value, name, date or phrase the task does not"
 
@@ -312,35 +315,39 @@ class Decider:
     def _instruction(regions: Regions) -> str:
         return READ_ANSWER.format(task=regions.question) if regions.reading else WRITE_ANSWER.format(task=regions.task)
 
-    async def _found_lines(self, action: Action, regions: Regions, problem: str) -> tuple[list[Cited], str]:
+    async def _found_lines(self, step: _Step, regions: Regions, problem: str) -> tuple[list[Cited], str]:
         """What the run answers with when the model's answer cannot stand: the line shown that holds what of
         it does stand, else the best line for the task, quoted with its id."""
-        said = action.answer or ""
-        spot = supporting_line(said, _shown(regions), regions.asked_task) if "grounded" in problem else None
+        said = step.action.answer or ""
+        spot = supporting_line(said, regions.shown(), regions.asked_task) if "grounded" in problem else None
         if spot:
             lines = [Line(spot[0], spot[1], spot[2], 0.0)]
         elif self.documents:
             lines = await best_lines(self.contexts, regions.asked, self.documents, k=1)
         else:
             lines = []
-        action.evidence = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]
+        cited = [{"id": line.id, "start": line.number, "end": line.number} for line in lines]
         which = "the line that holds what of it stands" if spot else "the best line"
         if spot:  # some of the model's answer stands: it stays, `partial`, the line that holds that cited beside it
-            evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
+            step.action = replace(step.action, evidence=cited)
+            evidence, _ = await check_answer_evidence(self.contexts, step.action, last_try=True)
             return evidence, f"{problem}; {which} is cited"
-        action.answer = quote_lines(lines, most=1) or "(no answer: nothing found)"
-        evidence, _ = await check_answer_evidence(self.contexts, action, last_try=True)
+        step.action = replace(
+            step.action, answer=quote_lines(lines, most=1) or "(no answer: nothing found)", evidence=cited
+        )
+        evidence, _ = await check_answer_evidence(self.contexts, step.action, last_try=True)
         return evidence, f"not an answer: {problem}; {which} is quoted instead"
 
-    async def _evidence(self, action: Action, task: str, *, last_try: bool) -> tuple[list[Cited], str | None]:
+    async def _evidence(self, step: _Step, task: str, *, last_try: bool) -> tuple[list[Cited], str | None]:
         """The cited evidence, checked; without any, the document line the answer's words are on."""
-        evidence, reason = await check_answer_evidence(self.contexts, action, last_try=last_try)
+        evidence, reason = await check_answer_evidence(self.contexts, step.action, last_try=last_try)
         if evidence or reason or not self.documents:
             return evidence, reason  # without documents, there is nothing an answer must rest on
-        action.evidence = await locate_evidence(self.contexts, action.answer or "", self.documents, task)
-        if not action.evidence:
+        found = await locate_evidence(self.contexts, step.action.answer or "", self.documents, task)
+        if not found:
             return [], "no evidence: the answer's words are on no line of the documents"
-        return await check_answer_evidence(self.contexts, action, last_try=True)
+        step.action = replace(step.action, evidence=found)
+        return await check_answer_evidence(self.contexts, step.action, last_try=True)
 
 
 @dataclass
@@ -355,10 +362,3 @@ class _Step:
     extracted: bool = False  # the answer is a span of a line shown, chosen by the model's likelihood
     evidence: list[Cited] = field(default_factory=list)
     reason: str | None = None
-
-
-def _shown(regions: Regions, *, task: bool = True) -> str:
-    """What the model was shown to answer from: the task (unless `task` is False), the documents, the window and
-    the latest result."""
-    observation = regions.observation.head if regions.observation else ""
-    return "\n".join([regions.task if task else "", regions.documents, regions.window.region(), observation])

@@ -26,7 +26,7 @@ from loci.runtime.models.ledger import Ledger
 from loci.runtime.prompt.build import RegionSizes
 from loci.runtime.prompt.catalogue import choose_tools
 from loci.runtime.prompt.fit import READ_WHOLE_TOKENS, WHOLE, plan_documents
-from loci.runtime.prompt.regions import Regions, system_text
+from loci.runtime.prompt.regions import Regions, system_text, with_notes
 from loci.runtime.prompt.window import Window
 
 __all__ = ["TASK_FRAME_TOKENS", "Planner"]
@@ -46,15 +46,18 @@ class Planner:
     window: Window
     ledger: Ledger
 
-    async def plan(self, task: str, objects: list[ContextObject], state: str, *, reads: bool) -> RunState:
-        """The run's plan, sizes, regions and decider; `reads=False` keeps the tool loop whatever the model."""
+    async def plan(
+        self, task: str, objects: list[ContextObject], state: str, *, notes: str = "", reads: bool
+    ) -> RunState:
+        """The run's plan, sizes, regions and decider for `task` and the `notes` recalled for it;
+        `reads=False` keeps the tool loop whatever the model."""
         count, limits, style = self.model.count_tokens, self.config.limits, self.config.answer_style
         pinned = self.config.tools is not None
         whole = choose_tools(self.host.tools, parameters=self.model.parameters, mode=WHOLE, pinned=pinned)
         # Shown whole, a small model's run reads them (no tools): the system text is the short one.
         whole_reads = reads and not whole.tools
         system = count(system_text([] if whole_reads else whole.tools, style))
-        task_tokens = count(task) + TASK_FRAME_TOKENS
+        task_tokens = count(with_notes(task, notes)) + TASK_FRAME_TOKENS
         most = READ_WHOLE_TOKENS if whole_reads else None
         shown = await plan_documents(self.contexts, objects, self.sizes, task_tokens, count, system, most)
         catalogue = whole
@@ -76,10 +79,11 @@ class Planner:
             objects,
             self.window,
             state=state,
-            documents=shown.text,
+            documents=shown.lines,
             style=style,
             reading=reads,
             looked=looks,
+            notes=notes,
         )
         ids = [obj.id for obj in objects]
         decider = Decider(self.model, self.contexts, sizes, limits, self.ledger, style, ids)

@@ -40,8 +40,9 @@ from loci.runtime.loop.records import RunPlan, TurnTrace
 from loci.runtime.prompt.build import RegionSizes, fit
 from loci.runtime.prompt.catalogue import FIRST_LOOK
 from loci.runtime.prompt.regions import Observation, Regions
+from loci.runtime.prompt.shown import Lines
 from loci.runtime.prompt.window import TurnLine, Window
-from loci.runtime.reading.look import Looked, best_lines, render_lines
+from loci.runtime.reading.look import Looked, best_lines, render_lines, show_lines
 
 __all__ = ["LOOK_HITS", "RunState", "first_look", "look_turn", "next_hit", "reading_sizes", "record_turn"]
 
@@ -78,14 +79,14 @@ def reading_sizes(sizes: RegionSizes) -> RegionSizes:
 
 async def first_look(
     contexts: ContextStore, task: str, ids: list[str], budget: int, count: Callable[[str], int], looked: Looked
-) -> tuple[Action, str]:
+) -> tuple[Action, Lines]:
     """The runtime's search for the task's content words, and the best lines it found, shown whole."""
     lines = await best_lines(contexts, task, ids, k=LOOK_HITS)
-    text, shown = await render_lines(contexts, lines, budget, count, fill=LOOK_TOKENS)
+    rows, shown = await show_lines(contexts, lines, budget, count, fill=LOOK_TOKENS)
     looked.add(shown)
     query = " ".join(content_words(task))
     action = Action(state=f"Reading the lines that hold: {query}", tool=FIRST_LOOK, arguments={"query": query})
-    return action, text or "(no line of the documents holds the task's words)"
+    return action, rows or Lines.of("(no line of the documents holds the task's words)")
 
 
 async def look_turn(contexts: ContextStore, run: RunState, task: str, count: Callable[[str], int]) -> TurnTrace:
@@ -94,11 +95,11 @@ async def look_turn(contexts: ContextStore, run: RunState, task: str, count: Cal
     ids = [obj.id for obj in run.regions.objects]
     # The look searches by the question (without the words naming its documents, `Regions.asked`): the notes
     # recalled under it are shown with it, not searched for.
-    action, text = await first_look(contexts, run.regions.asked, ids, budget, count, run.looked)
+    action, lines = await first_look(contexts, run.regions.asked, ids, budget, count, run.looked)
     trace = TurnTrace(1, action, {}, 0, 0, 0, plan=run.plan)
-    obj = await contexts.add_text("obs", f"turn 1 {action.tool}", text, {"error": False})
+    obj = await contexts.add_text("obs", f"turn 1 {action.tool}", lines.text, {"error": False})
     trace.observation_id, trace.result_tokens = obj.id, obj.tokens
-    run.regions.documents = text
+    run.regions.documents = lines
     return trace
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 from loci.memory.context.store import ContextObject, ContextStore
 from loci.runtime.prompt.build import TEMPLATE_OVERHEAD, RegionSizes
+from loci.runtime.prompt.shown import Lines, ShownLine
 
 __all__ = [
     "MIN_REGION",
@@ -52,24 +53,28 @@ READ_WHOLE_TOKENS = 1_536  # the most a small model reading documents whole is s
 
 @dataclass(frozen=True)
 class DocumentPlan:
-    """How a run shows its documents: `mode` is "whole" (with `text`) or "navigate"; `sizes` are the run's."""
+    """How a run shows its documents: `mode` is "whole" (with its `lines`) or "navigate"; `sizes` are the run's."""
 
     mode: str
     tokens: int
     room: int
     sizes: RegionSizes
-    text: str = ""
+    lines: Lines = Lines()
+
+    @property
+    def text(self) -> str:
+        return self.lines.text
 
     def describe(self) -> str:
         relation = "fit in" if self.mode == WHOLE else "exceed"
         return f"mode={self.mode}: documents {self.tokens} tokens {relation} the {self.room}-token room"
 
 
-def number_lines(obj: ContextObject, text: str, first: int = 1) -> str:
-    """A document as the prompt shows it whole: a header with its id, then `N| line` per line."""
+def number_lines(obj: ContextObject, text: str, first: int = 1) -> Lines:
+    """A document as the prompt shows it whole: a header with its id, then each line (`N| line`)."""
     lines = text.split("\n")
-    body = "\n".join(f"{first + i}| {line}" for i, line in enumerate(lines))
-    return f"{obj.id} {obj.name} (lines {first}-{first + len(lines) - 1}):\n{body}"
+    header = f"{obj.id} {obj.name} (lines {first}-{first + len(lines) - 1}):"
+    return Lines((header, *(ShownLine(obj.id, first + i, line) for i, line in enumerate(lines))))
 
 
 def whole_room(sizes: RegionSizes, system_tokens: int, task_tokens: int) -> int:
@@ -109,16 +114,18 @@ async def plan_documents(
     total = sum(obj.tokens for obj in objects)
     if not objects or total > room:
         return DocumentPlan(NAVIGATE, total, room, sizes)
-    parts = []
+    parts: list[Lines | str] = []
     for obj in objects:
         if obj.lines == 0:
             continue
         span = await contexts.read(obj.id, 1, obj.lines, max_tokens=room + 1)
         if span.truncated:
             return DocumentPlan(NAVIGATE, total, room, sizes)
+        if parts:
+            parts.append("")  # a blank line between two documents
         parts.append(number_lines(obj, span.text))
-    text = "\n\n".join(parts)
-    tokens = count(text)
+    lines = Lines.of(*parts)
+    tokens = count(lines.text)
     if tokens > room:
         return DocumentPlan(NAVIGATE, tokens, room, sizes)
-    return DocumentPlan(WHOLE, tokens, room, whole_sizes(sizes, system_tokens, tokens + task_tokens), text)
+    return DocumentPlan(WHOLE, tokens, room, whole_sizes(sizes, system_tokens, tokens + task_tokens), lines)

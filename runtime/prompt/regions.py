@@ -1,8 +1,11 @@
 """The text of each prompt region, as the model reads it.
 
-`Regions` holds one run's material (task, tools, loaded objects or their
-whole text, working state, recent turns, latest observation) and renders it
-region by region; `runtime.prompt.build.build_prompt` then cuts each to its budget.
+`Regions` holds one run's material (the question and the notes recalled for
+it, each a field; tools, loaded objects or their lines, typed
+(`runtime.prompt.shown`); working state, recent turns, latest observation)
+and renders it region by region; `runtime.prompt.build.build_prompt` then
+cuts each to its budget. The answer check reads the same fields
+(`Regions.shown`), never the rendered text.
 The system text depends only on the tool catalogue and the answer style, so
 it is byte-identical every turn and a local model serves it from its KV cache.
 
@@ -20,13 +23,13 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from loci.memory.context.store import ContextObject
-from loci.memory.graph.quoted import notes_in, without_notes
 from loci.memory.text.words import JOINERS, RUN
 from loci.runtime.host.host import ToolSpec
+from loci.runtime.prompt.shown import Lines
 from loci.runtime.prompt.topic import without_documents
 from loci.runtime.prompt.window import Window
 
@@ -41,6 +44,7 @@ __all__ = [
     "Regions",
     "system_text",
     "unexampled",
+    "with_notes",
 ]
 
 LISTED_OBJECTS = 20
@@ -118,7 +122,8 @@ def _example_call(tools: list[ToolSpec]) -> str:
 
 @dataclass
 class Observation:
-    """The latest tool result: its head, and where the whole of it is stored."""
+    """The latest tool result: its head (and the document lines in it, read once as it comes in), and where the
+    whole of it is stored."""
 
     id: str
     tool: str
@@ -126,6 +131,10 @@ class Observation:
     tokens: int
     cut: bool
     is_error: bool
+    lines: Lines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = Lines.parse(self.head)  # a result crossed MCP as text: its rows are read where it enters
 
     def render(self) -> str:
         kind = "Error from" if self.is_error else "Result of"
@@ -138,24 +147,38 @@ class Observation:
         return text
 
 
+def with_notes(question: str, notes: str) -> str:
+    """The task as the model reads it: the question, and under it the notes recalled for it."""
+    return f"{question}\n\n{notes}" if notes else question
+
+
 @dataclass
 class Regions:
-    task: str
+    """One run's material, each part a field: the question as asked (`given`) and the notes recalled for it
+    (`notes`, quoted) apart, so no later stage takes them back out of the text they are rendered into."""
+
+    given: str  # the task as it was asked, without the notes recalled for it
     tools: list[ToolSpec]
     objects: list[ContextObject]
     window: Window
     state: str = ""
     observation: Observation | None = None
     error: str | None = None
-    documents: str = ""  # the documents whole, when they fit (runtime.prompt.fit)
+    documents: Lines = Lines()  # the documents whole, when they fit (runtime.prompt.fit), or the lines a look found
     style: AnswerStyle = AnswerStyle.JSON
     reading: bool = False  # one answer from the documents shown (whole, or the lines found); no state shown
     looked: bool = False  # the documents are the lines the runtime's look found, not the documents whole
+    notes: str = ""  # the notes recalled from memory for the task, in their quoted block (memory.graph.quoted)
+
+    @property
+    def task(self) -> str:
+        """The task as the model reads it: the question with the recalled notes under it."""
+        return with_notes(self.given, self.notes)
 
     @property
     def question(self) -> str:
-        """The task without the notes recalled from memory under it: what a search looks for, what is asked."""
-        return without_notes(self.task).strip()
+        """What is asked, without the notes recalled for it: what a search looks for, what an answer answers."""
+        return self.given.strip()
 
     @property
     def asked(self) -> str:
@@ -166,7 +189,19 @@ class Regions:
     @property
     def asked_task(self) -> str:
         """The task with its question as lines are ranked for it (`asked`), its recalled notes kept."""
-        return self.task.replace(self.question, self.asked, 1)
+        return with_notes(self.asked, self.notes)
+
+    def material(self, *, task: bool = True) -> str:
+        """What the model was shown to answer from, as text: the task (unless `task` is False), the documents,
+        the window and the latest result."""
+        observation = self.observation.head if self.observation else ""
+        return "\n".join([self.task if task else "", self.documents.text, self.window.region(), observation])
+
+    def shown(self) -> Lines:
+        """The lines the model was shown to answer from, typed: the documents, the window (the run's own turns)
+        and the latest result."""
+        observation = self.observation.lines if self.observation else ""
+        return Lines.of("", self.documents, self.window.region(), observation)
 
     def render(
         self,
@@ -186,12 +221,11 @@ class Regions:
 
     def _task(self) -> str:
         text = f"Task: {self.task}"
-        if self.reading:  # the notes recalled under the task are material too, shown beside the lines
-            notes = notes_in(self.task)
+        if self.reading:  # the notes recalled for the task are material too, shown beside the lines
             heading = "Lines found in the documents" if self.looked else "Documents"
-            return f"{heading}:\n{self.documents}" + (f"\n\n{notes}" if notes else "")
+            return f"{heading}:\n{self.documents.text}" + (f"\n\n{self.notes}" if self.notes else "")
         if self.documents:
-            return f"{text}\nDocuments:\n{self.documents}"
+            return f"{text}\nDocuments:\n{self.documents.text}"
         if self.objects:
             shown = self.objects[-LISTED_OBJECTS:]
             listing = "\n".join(f"- {o.id} {o.name} ({o.lines} lines, {o.tokens} tokens)" for o in shown)

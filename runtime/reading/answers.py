@@ -32,6 +32,10 @@ answer with none of these must have its evidence: a line that holds
 more than half of its own words (`locate_evidence`: "a cookie with no
 value" is not on a line that says only "HTTP Cookie File"), or it is
 `partial`.
+The lines shown are typed (`runtime.prompt.shown.Lines`: each document
+line its document, number and text), so nothing parses the prompt back;
+text given as text (numbered as the prompt numbers lines) is read once with
+`Lines.parse`.
 A claim counts only on a line about the question, when some line shown
 holds a word of it ("1" is on some line of any file, `_MAXHEADERS = 100` is
 where the answer to "_MAXHEADERS" is; "Simon Marshall" on a `Copyright:`
@@ -53,7 +57,7 @@ Words are compared as the one lexical ranker compares them
 left out. "9" and "Greg Ward" are claims on their line; "Raymond Hettinger"
 beside a line that says "Author: Steven J. Bethard" is not. `loci run`,
 `loci chat` (`runtime.loop.decide`) and `loci digest` (`runtime.digest.verdict`)
-all decide with it.
+all decide with it, through `runtime.reading.judge.judge`.
 
 `locate_evidence` finds the document line an answer rests on when the model
 did not cite one (a free-text answer cites nothing): the line of the run's
@@ -76,14 +80,13 @@ from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE
 from loci.memory.text import first_repeat, stem, words
 from loci.memory.text.words import RUN as _RUN
+from loci.runtime.prompt.shown import Lines, ShownLine
 from loci.runtime.reading.fields import NEGATED, definition, heading, meant_names, options, section
 
 __all__ = [
     "ANSWERING",
     "BLOCK_LINES",
     "OPTION",
-    "SHOWN_HEADER",
-    "SHOWN_ROW",
     "answer_problem",
     "claims",
     "clean_answer",
@@ -105,8 +108,6 @@ LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it
 # "The document contains a list of lines ...": a small model describing what it was shown, not answering.
 ABOUT_THE_TEXT = re.compile(r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer)\b", re.IGNORECASE)
 NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
-SHOWN_HEADER = re.compile(r"^(\w+:\d+) ")  # `doc:1 lines 3-9:` or `doc:1 name (lines 1-40):`
-SHOWN_ROW = re.compile(r"^(\d+)\| ?(.*)$")
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")  # an identifier written in camel case, `CalledProcessError`
@@ -192,17 +193,20 @@ def claims(answer: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def ungrounded(answer: str, shown: str, question: str = "", *, ranked: str | None = None) -> list[str]:
+def ungrounded(answer: str, shown: Lines | str, question: str = "", *, ranked: str | None = None) -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
     claim must be on a line about the question, when some line shown holds a word of it (a small number is
     on some line of any file, and a name on the next line is another person's): a document line (numbered
     `N| text`) that answers the question about as well as the best document line does, or another line
     (the run's own turns and results) that holds a word of the question. A number counts only whole (not
     the 1 of `HTTP/1.1`). Lines are ranked for `ranked` when given (the question without the words that name
-    its documents, `runtime.prompt.topic`), and a claim the question says needs no line."""
-    text = NUMBERED.sub("", shown) + "\n" + question
+    its documents, `runtime.prompt.topic`), and a claim the question says needs no line. `shown` is the lines
+    typed (`runtime.prompt.shown.Lines`), or text that came in as text (read with `Lines.parse`)."""
+    lines = _typed(shown)
+    said = (row.text if isinstance(row, ShownLine) else NUMBERED.sub("", row) for row in lines.items)
+    text = "\n".join(said) + "\n" + question
     flat = _flat(text)
-    about = _about(shown, ranked or question) if question else None
+    about = _about(lines, ranked or question) if question else None
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):
@@ -216,7 +220,7 @@ def ungrounded(answer: str, shown: str, question: str = "", *, ranked: str | Non
     return missing
 
 
-def _about(shown: str, question: str) -> list[str] | None:
+def _about(shown: Lines, question: str) -> list[str] | None:
     """The lines of `shown` about the question: the document lines whose BM25 score for its words is at
     least `ANSWERING` of the best document line's, and the other lines that hold one of its words; None when
     no line holds a word of it."""
@@ -226,12 +230,11 @@ def _about(shown: str, question: str) -> list[str] | None:
     rows: list[tuple[str, set[str]]] = []
     others: list[str] = []
     numbers: list[int] = []
-    for line in shown.split("\n"):
-        if numbered := SHOWN_ROW.match(line):
-            row = numbered.group(2)
-            numbers.append(int(numbered.group(1)))
-            rows.append((row, ranker.held(row)))
-            ranker.count(row, rows[-1][1])
+    for line in shown.items:
+        if isinstance(line, ShownLine):
+            numbers.append(line.number)
+            rows.append((line.text, ranker.held(line.text)))
+            ranker.count(line.text, rows[-1][1])
         elif line_terms(line) & asked:
             others.append(line)
     words_asked = _question_words(question, asked)
@@ -315,21 +318,17 @@ def negated(question: str) -> set[str]:
     return set(content_terms(" ".join(NEGATED.findall(question))))
 
 
-def scored_rows(shown: str, question: str) -> list[tuple[str, int, str, float]]:
-    """The numbered document lines of `shown`, in the order shown, as (document, line number, text, score):
-    each line's BM25 score for the question's words, over the document lines shown (0 for a line that holds a
-    word the question asks to be without, `negated`)."""
+def scored_rows(shown: Lines | str, question: str) -> list[tuple[str, int, str, float]]:
+    """The document lines of `shown` (of a named document), in the order shown, as (document, line number,
+    text, score): each line's BM25 score for the question's words, over the document lines shown (0 for a line
+    that holds a word the question asks to be without, `negated`)."""
     unwanted = negated(question)
     ranker = Ranker(set(content_terms(question)) - unwanted)
     rows: list[tuple[str, int, str, set[str]]] = []
-    ref = ""
-    for line in shown.split("\n"):
-        if header := SHOWN_HEADER.match(line):
-            ref = header.group(1)
-        elif (numbered := SHOWN_ROW.match(line)) and ref:
-            text = numbered.group(2)
-            rows.append((ref, int(numbered.group(1)), text, ranker.held(text)))
-            ranker.count(text, rows[-1][3])
+    for line in _typed(shown).rows():
+        if line.document:
+            rows.append((line.document, line.number, line.text, ranker.held(line.text)))
+            ranker.count(line.text, rows[-1][3])
     return [
         (ref, number, text, 0.0 if unwanted & line_terms(text) else ranker.score(text, held))
         for ref, number, text, held in rows
@@ -345,27 +344,27 @@ def _holds(text: str, claim: str) -> bool:
     return claim.casefold() in words(text) or stem(claim) in line_terms(text)
 
 
-def supporting_line(answer: str, shown: str, question: str) -> tuple[str, int, str] | None:
+def supporting_line(answer: str, shown: Lines | str, question: str) -> tuple[str, int, str] | None:
     """The line shown (as `id`, number, text) that holds the most of the answer's claims that do stand (on a
     line with a word of the question, and not the question's own); None when no line holds one."""
     asked, in_question = set(content_terms(question)), set(words(question))
     said = [c for c in claims(answer) if _RUN.fullmatch(c) and c.casefold() not in in_question]
     best: tuple[int, str, int, str] | None = None
-    ref = ""
-    for row in shown.split("\n"):
-        if header := SHOWN_HEADER.match(row):
-            ref = header.group(1)
+    for row in _typed(shown).rows():
+        if not row.document:
             continue
-        if not (numbered := SHOWN_ROW.match(row)) or not ref:
-            continue
-        text = numbered.group(2)
-        terms, held = line_terms(text), set(words(text))
+        terms, held = line_terms(row.text), set(words(row.text))
         if not terms & asked:
             continue
         count = sum(1 for c in said if c.casefold() in held or stem(c) in terms)
         if count and (best is None or count > best[0]):
-            best = (count, ref, int(numbered.group(1)), text)
+            best = (count, row.document, row.number, row.text)
     return best[1:] if best else None
+
+
+def _typed(shown: Lines | str) -> Lines:
+    """`shown` as typed lines: text given as text, numbered as the prompt numbers lines, read once."""
+    return shown if isinstance(shown, Lines) else Lines.parse(shown)
 
 
 async def locate_evidence(

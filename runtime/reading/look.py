@@ -34,9 +34,10 @@ from loci.memory.context.objects import parse_id
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.runtime.prompt.build import fit
+from loci.runtime.prompt.shown import Lines, ShownLine
 from loci.runtime.reading.answers import BLOCK_LINES, deeper, under
 
-__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines"]
+__all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines", "show_lines"]
 
 AROUND = 1
 HEADER_TOKENS = 12  # a document's `doc:1 lines 3-40:` header
@@ -98,6 +99,21 @@ async def render_lines(
     numbered: bool = True,
     fill: int | None = None,
 ) -> tuple[str, list[Line]]:
+    """`show_lines`' lines as the prompt's text, and the lines shown."""
+    shown, found = await show_lines(contexts, lines, budget, count, around, numbered=numbered, fill=fill)
+    return shown.text, found
+
+
+async def show_lines(
+    contexts: ContextStore,
+    lines: list[Line],
+    budget: int,
+    count: Callable[[str], int],
+    around: int = AROUND,
+    *,
+    numbered: bool = True,
+    fill: int | None = None,
+) -> tuple[Lines, list[Line]]:
     """The lines whole within `budget` tokens: the lines themselves best first while they fit, then their
     neighbours (`around` each side, nearest first) while the total is within `fill` (default: `budget`);
     and the lines shown."""
@@ -178,20 +194,21 @@ def _row(number: int, text: str, numbered: bool) -> str:
     return f"{number}| {text}" if numbered else text
 
 
-def _rendered(chosen: dict[str, dict[int, str]], numbered: bool) -> str:
-    """Each document's chosen lines in its own order under an `id lines a-b:` header; `...` marks a gap."""
-    parts = []
+def _rendered(chosen: dict[str, dict[int, str]], numbered: bool) -> Lines:
+    """Each document's chosen lines in its own order under an `id lines a-b:` header; `...` marks a gap; a
+    blank line between two documents."""
+    rows: list[ShownLine | str] = []
     for ref, held in chosen.items():
         if not held:
             continue
         numbers = sorted(held)
-        rows = [f"{ref} lines {numbers[0]}-{numbers[-1]}:"]
+        rows += [""] if rows else []
+        rows.append(f"{ref} lines {numbers[0]}-{numbers[-1]}:")
         for previous, number in zip([numbers[0] - 1, *numbers], numbers, strict=False):
             if number > previous + 1:
                 rows.append("...")
-            rows.append(_row(number, held[number], numbered))
-        parts.append("\n".join(rows))
-    return "\n\n".join(parts)
+            rows.append(ShownLine(ref, number, held[number]) if numbered else held[number])
+    return Lines(tuple(rows))
 
 
 def quote_lines(lines: list[Line], most: int = 2) -> str:

@@ -53,11 +53,16 @@ Evaluator = Callable[[RunRecord], Awaitable[float | None] | float | None]
 
 @dataclass(frozen=True)
 class Brief:
-    """The task as the agent reads it: as given, with the lines from memory under it, and their ids."""
+    """The task as the agent reads it: the question as given, the lines from memory for it (quoted), their ids."""
 
-    task: str
-    text: str = ""
+    question: str
+    text: str = ""  # the notes recalled for the question, in their quoted block (memory.graph.quoted)
     ids: tuple[int, ...] = field(default_factory=tuple)
+
+    @property
+    def task(self) -> str:
+        """The question with the notes under it, as one text (a job that asks its own way reads it so)."""
+        return f"{self.question}\n\n{self.text}" if self.text else self.question
 
 
 def mem_ids(value: Any) -> list[int]:
@@ -122,7 +127,7 @@ class Experience:
         while lines:
             text = quote_notes("\n".join(line for _, line in lines), head)
             if self.count_tokens(text) <= self.budget:
-                return Brief(f"{task}\n\n{text}", text, tuple(i for i, _ in lines))
+                return Brief(task, text, tuple(i for i, _ in lines))
             lines.pop()
         return Brief(task)
 

@@ -127,7 +127,8 @@ class Session:
         brief = await self.experience.before(task)
         try:
             async with self.experience.evolution.foreground.turn():
-                result = await (work(brief) if work else self.agent.run(brief.task, **agent_kwargs))
+                ran = work(brief) if work else self.agent.run(brief.question, notes=brief.text, **agent_kwargs)
+                result = await ran
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await runs.finish(

@@ -130,11 +130,11 @@ async def test_a_reading_run_that_recites_the_prompt_answers_with_the_lines_foun
 async def test_a_reading_runs_first_look_searches_by_the_question_not_the_notes_under_it(
     tmp_path: Path, long: Path
 ) -> None:
-    """The notes recalled under a task are shown with it; searching for their header's words found the wrong lines."""
-    task = "How much does a plot cost?\n\n" + quote_notes("- mem:3: the shed opens at dawn")
+    """The notes recalled for a task are shown with it; searching for their header's words found the wrong lines."""
+    notes = quote_notes("- mem:3: the shed opens at dawn")
     model = ScriptedModel(["35 euros a season"], parameters=SMALL, context_window=2_048)
     async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
-        result = await session.agent.run(task)
+        result = await session.agent.run("How much does a plot cost?", notes=notes)
     query = result.turns[0].action.arguments["query"]
     assert "plot" in query and "cost" in query and not {"stored", "notes", "shed"} & set(query.split())
     assert result.status == "done" and [span.start for span in result.evidence] == [400]
@@ -148,10 +148,10 @@ async def test_a_reading_runs_answer_from_a_note_is_kept_but_partial_without_a_d
 ) -> None:
     """A fact from memory is material the model answers from; `done` still needs a document line to cite, so the
     answer stays, `partial`, rather than a document line quoted instead."""
-    task = "When is the deploy window?\n\n" + quote_notes("- mem:7: The deploy window is Thursdays at 14:00.")
+    notes = quote_notes("- mem:7: The deploy window is Thursdays at 14:00.")
     model = ScriptedModel(["Thursdays at 14:00"], parameters=SMALL, context_window=2_048)
     async with open_session(model, tmp_path / "loci.db", files=[long]) as session:
-        result = await session.agent.run(task)
+        result = await session.agent.run("When is the deploy window?", notes=notes)
     assert (result.status, result.answer) == ("partial", "Thursdays at 14:00")
     assert "no evidence" in (result.reason or "")
 
