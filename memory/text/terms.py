@@ -9,7 +9,11 @@ several of the question's words run together, as identifiers write them:
 `_MAXLINE` holds "max" and "line", for a question that says "copy buffer
 size" or "maximum line". `pattern` finds the lines worth splitting: any word
 that starts with a term's stem, one of its forms (`wrote` for write, `buf`
-for buffer) or a related word.
+for buffer) or a related word. The domain of an e-mail address is where
+the mail goes, not what the line is about: `<ntyni@debian.org>` holds no
+"debian" (asked who packaged perl "for Debian", that address outranked
+"initially debianized by Brendan O'Dea"); nor is a Debian copyright file's
+`Format:` line about anything but the file's format: it holds no term.
 """
 
 from __future__ import annotations
@@ -32,8 +36,11 @@ RELATED: dict[str, tuple[str, ...]] = {
     "error": ("exception",),
     "option": ("flag",),
     "flag": ("option",),
+    "nmu": ("non-maintainer",),  # a Debian changelog says "Non-maintainer upload." of what is asked as an NMU
 }
 _RELATED = {stem(word): tuple(stem(other) for other in others) for word, others in RELATED.items()}
+_DOMAIN = re.compile(r"(?<=[\w.+-])@[\w-]+(?:\.[\w-]+)+")  # an e-mail address's `@domain`
+_FORMAT = re.compile(r"\s*Format:\s*\S*copyright-format", re.IGNORECASE)  # a Debian copyright file's first line
 MIN_PIECE = 2  # the shortest piece of a word run together (`fd`, `id`)
 MIN_JOINED = 5  # the shortest word tried as several run together
 
@@ -53,7 +60,9 @@ class Terms:
     def held(self, text: str) -> set[str]:
         """The question's stems that a line holds: by a word's stem, a related word's, or words run together."""
         found: set[str] = set()
-        for word in words(text):
+        if _FORMAT.match(text):
+            return found
+        for word in words(_DOMAIN.sub(" ", text) if "@" in text else text):
             if word in self.ignore:
                 continue
             term = self._means.get(stem(word))

@@ -35,6 +35,13 @@ def test_a_line_holds_the_word_it_says_instead_of_the_questions() -> None:
     assert Terms([stem("exception")]).held("raise CalledProcessError") == {stem("exception")}
 
 
+def test_an_e_mail_addresss_domain_is_not_what_its_line_is_about() -> None:
+    debian = asked(content_terms("Who first made the package for Debian?"))
+    assert debian.held("Copyright 2008-2011 Niko Tyni <ntyni@debian.org>") == set()
+    assert debian.held("initially debianized by Brendan O'Dea <bod@debian.org>") == {stem("debian")}
+    assert asked(content_terms("Who reads util-linux mail?")).held("util-linux@vger.kernel.org") >= {stem("util")}
+
+
 def test_the_coarse_pattern_finds_every_form_the_terms_are_held_by() -> None:
     pattern = asked(content_terms("Who wrote the licence of the copy buffer?")).pattern()
     for line in ("it was written", "Licensed under", "the licence", "COPY_BUFSIZE", "__author__", "wrote it"):
