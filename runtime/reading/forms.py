@@ -53,8 +53,8 @@ _ADDRESS = re.compile(r"://|\bwww\.|\b[\w-]+\.(org|com|net|io|edu|gov|info|de|uk
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[-'][A-Za-z]+)?|[\w.+-]+@[\w-]+\.[\w.]+")
 _ARTICLE = re.compile(r"\b(the|a|an)\s+$", re.IGNORECASE)  # "the Python team": a thing, not a person's name
-# words that join the parts of a name: "Software in the Public Interest", "University of Toronto", "Ludwig van Beethoven"
-_JOINERS = {"of", "in", "the", "and", "for", "de", "da", "di", "du", "van", "von", "der", "den", "le", "la", "bin", "al"}
+# words that join the parts of a name: "Software in the Public Interest", "University of Toronto", "Ludwig van ..."
+_JOINERS = {"of", "in", "the", "and", "for", "de", "da", "di", "du", "van", "von", "der", "den", "le", "la", "bin"}
 _SHORT = 3  # an answer of at most this many words is a name or is not one: no sentence holds a name there
 _OPENERS = {"The", "A", "An", "It", "Its", "This", "That", "These", "Those", "He", "She", "They", "Yes", "No"}
 
