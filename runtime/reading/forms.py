@@ -27,6 +27,7 @@ from loci.runtime.reading.answers import OPTION
 __all__ = ["asked_form", "missing_form"]
 
 _FORMS = (
+    ("number", re.compile(r".*\bhow\s+(many|much)\b", re.IGNORECASE)),  # "how many lines, without options?"
     ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
     (
         "address",
@@ -44,7 +45,8 @@ _FORMS = (
             re.IGNORECASE,
         ),
     ),
-    ("email", re.compile(r".*\b(e-?mail(ing)?|mail\s+address|mailing\s+lists?)\b", re.IGNORECASE)),
+    # not the `email` package ("What is MAXLINELEN in email.header?")
+    ("email", re.compile(r".*\b(e-?mail(ing)?|mail\s+address|mailing\s+lists?)\b(?!\.\w)", re.IGNORECASE)),
     # "Who wrote ...", "Who is the author of ...", not "Who is Caroline?" (a description answers that)
     ("person", re.compile(r"\s*(whom|whose\b|who\b(?!\s+(is|was|are|were)\s+(?!the\b|a\b|an\b)))", re.IGNORECASE)),
 )

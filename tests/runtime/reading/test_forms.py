@@ -48,6 +48,8 @@ def test_the_forms_asked() -> None:
     assert asked_form("Whose idea was the trip?") == "person"
     assert asked_form("How long may a line be?") == "number"
     assert asked_form("where's the apt repo?") == "address"
+    assert asked_form("What is MAXLINELEN in email.header?") is None  # the `email` package, not an address
+    assert asked_form("When I show a file without options, how many lines do I get?") == "number"
     assert asked_form("When did Caroline go to the support group?") is None
 
 
