@@ -7,9 +7,17 @@ question's word is often said with on such a line (`RELATED`: asked who
 several of the question's words run together, as identifiers write them:
 `BUFSIZE` holds "buffer" and "size" (`buf` is buffer's short form),
 `_MAXLINE` holds "max" and "line", for a question that says "copy buffer
-size" or "maximum line". `pattern` finds the lines worth splitting: any word
+size" or "maximum line". A related word is held as a term of its own
+(`RELATED_MARK`): asked for bz2's "author", `__author__` holds "author",
+rare in the file, and the many lines that say "write" hold `~author`, which
+their number makes weigh little; when both counted as "author", the
+shortest of them, `_MODE_WRITE = 3`, was the answer. `pattern` finds the lines worth splitting: any word
 that starts with a term's stem, one of its forms (`wrote` for write, `buf`
-for buffer) or a related word.
+for buffer) or a related word. The domain of an e-mail address is where
+the mail goes, not what the line is about: `<ntyni@debian.org>` holds no
+"debian" (asked who packaged perl "for Debian", that address outranked
+"initially debianized by Brendan O'Dea"); nor is a Debian copyright file's
+`Format:` line about anything but the file's format: it holds no term.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from collections.abc import Iterable
 from loci.memory.text.stems import SPELLINGS, forms, stem
 from loci.memory.text.words import words
 
-__all__ = ["RELATED", "Terms"]
+__all__ = ["RELATED", "RELATED_MARK", "Terms"]
 
 # A question's word, and the words a line that answers it often says instead (one way: a line that says
 # "error" answers a question about an "exception", and a line that says "author" one about who "wrote").
@@ -32,8 +40,12 @@ RELATED: dict[str, tuple[str, ...]] = {
     "error": ("exception",),
     "option": ("flag",),
     "flag": ("option",),
+    "nmu": ("non-maintainer",),  # a Debian changelog says "Non-maintainer upload." of what is asked as an NMU
 }
 _RELATED = {stem(word): tuple(stem(other) for other in others) for word, others in RELATED.items()}
+_DOMAIN = re.compile(r"(?<=[\w.+-])@[\w-]+(?:\.[\w-]+)+")  # an e-mail address's `@domain`
+_FORMAT = re.compile(r"\s*Format:\s*\S*copyright-format", re.IGNORECASE)  # a Debian copyright file's first line
+RELATED_MARK = "~"  # a term held by a related word: `~write` for `__author__`, asked who wrote
 MIN_PIECE = 2  # the shortest piece of a word run together (`fd`, `id`)
 MIN_JOINED = 5  # the shortest word tried as several run together
 
@@ -47,13 +59,16 @@ class Terms:
         self._means: dict[str, str] = {term: term for term in self.stems}
         for term in self.stems:
             for other in _RELATED.get(term, ()):
-                self._means.setdefault(other, term)
+                self._means.setdefault(other, RELATED_MARK + term)
         self._joined: dict[str, frozenset[str]] = {}
 
     def held(self, text: str) -> set[str]:
-        """The question's stems that a line holds: by a word's stem, a related word's, or words run together."""
+        """The question's stems that a line holds: by a word's stem, a related word's (as `RELATED_MARK` and
+        the stem: a term of its own, so a ranker weighs it by its own rarity), or words run together."""
         found: set[str] = set()
-        for word in words(text):
+        if _FORMAT.match(text):
+            return found
+        for word in words(_DOMAIN.sub(" ", text) if "@" in text else text):
             if word in self.ignore:
                 continue
             term = self._means.get(stem(word))

@@ -10,7 +10,8 @@ missing, and `runtime.reading.values.not_the_value` makes such an answer `partia
 
 Each form is asked for by a few plain patterns of the question, and an answer has it when it holds
 one thing of that form that the question does not hold already: a capitalised name or an e-mail
-address (not a sentence's opening word, nor a word after an article: "written by the Python team"),
+address (not a sentence's opening word, nor a word after an article: "written by the Python team"; in
+an answer of at most three words, not one a lowercase word follows: `Object stack macros` names a thing),
 a number, an address (`https://...`, `www.`, a domain), an option (`-S`, `--sort`). A question that
 asks for none of these forms (what a section is titled, what a licence allows) is left to the other
 checks.
@@ -26,6 +27,7 @@ from loci.runtime.reading.answers import OPTION
 __all__ = ["asked_form", "missing_form"]
 
 _FORMS = (
+    ("number", re.compile(r".*\bhow\s+(many|much)\b", re.IGNORECASE)),  # "how many lines, without options?"
     ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
     (
         "address",
@@ -43,7 +45,8 @@ _FORMS = (
             re.IGNORECASE,
         ),
     ),
-    ("email", re.compile(r".*\b(e-?mail(ing)?|mail\s+address)\b", re.IGNORECASE)),
+    # not the `email` package ("What is MAXLINELEN in email.header?")
+    ("email", re.compile(r".*\b(e-?mail(ing)?|mail\s+address|mailing\s+lists?)\b(?!\.\w)", re.IGNORECASE)),
     # "Who wrote ...", "Who is the author of ...", not "Who is Caroline?" (a description answers that)
     ("person", re.compile(r"\s*(whom|whose\b|who\b(?!\s+(is|was|are|were)\s+(?!the\b|a\b|an\b)))", re.IGNORECASE)),
 )
@@ -52,6 +55,9 @@ _ADDRESS = re.compile(r"://|\bwww\.|\b[\w-]+\.(org|com|net|io|edu|gov|info|de|uk
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[-'][A-Za-z]+)?|[\w.+-]+@[\w-]+\.[\w.]+")
 _ARTICLE = re.compile(r"\b(the|a|an)\s+$", re.IGNORECASE)  # "the Python team": a thing, not a person's name
+# words that join the parts of a name: "Software in the Public Interest", "University of Toronto", "Ludwig van ..."
+_JOINERS = {"of", "in", "the", "and", "for", "de", "da", "di", "du", "van", "von", "der", "den", "le", "la", "bin"}
+_SHORT = 3  # an answer of at most this many words is a name or is not one: no sentence holds a name there
 _OPENERS = {"The", "A", "An", "It", "Its", "This", "That", "These", "Those", "He", "She", "They", "Yes", "No"}
 
 
@@ -77,8 +83,19 @@ def missing_form(answer: str, question: str) -> str | None:
             name.group(0) not in _OPENERS
             and name.group(0).casefold() not in asked
             and not _ARTICLE.search(answer[: name.start()])
+            and not _thing(answer, name)
             for name in _NAME.finditer(answer)
         )
     else:
         return None
     return None if has else form
+
+
+def _thing(answer: str, name: re.Match[str]) -> bool:
+    """Whether, in a short answer, the capitalised word `name` begins the name of a thing: a lowercase word that
+    joins no name follows it (`Object stack macros`, not `Software in the Public Interest` nor `Melanie's kids`)."""
+    if len(answer.split()) > _SHORT or name.group(0).endswith(("'s", "s'")):
+        return False
+    following = answer[name.end() :].split()
+    word = following[0].strip(".,;:") if following else ""
+    return bool(word) and word[0].islower() and word not in _JOINERS

@@ -7,7 +7,13 @@ words compared by a light stem, the question frame's stop words rank
 nothing) with BM25 over lines: a rare word counts more than a common one, a
 long line a little less. It streams the stored lines of the documents, so
 it sees every line a plain lexical ranking of the file would, however long
-the file.
+the file. In a Debian copyright file (the machine-readable format's
+`Files:` paragraphs), a line in a paragraph about other files than the
+package's own (`Files: reftable/*`, not `Files: *`), or in a paragraph that
+gives a licence's text (`License: Apache-2.0` heading one), counts
+`OTHER_FILES` as much, unless the question names those files or that licence: "Who holds the copyright of
+git?" is asked of `Files: *`'s `Copyright: © 2005-2022, Linus Torvalds`,
+not the shorter `Copyright: © 2020 Google LLC` of `Files: reftable/*`.
 
 `render_lines` shows the best lines whole and numbered (`N| text`, the form
 the prompt shows documents in), under a `doc:1` header per document, in the
@@ -26,10 +32,11 @@ search shows the next best hit instead of the same ones (`runtime.loop.guard`).
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from loci.memory.context.lexical import Ranker, content_terms, scan_lines, terms_pattern
+from loci.memory.context.lexical import Ranker, content_terms, line_terms, scan_lines, terms_pattern
 from loci.memory.context.objects import parse_id
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
@@ -40,6 +47,9 @@ from loci.runtime.reading.answers import BLOCK_LINES, deeper, under
 __all__ = ["AROUND", "Line", "Looked", "best_lines", "quote_lines", "render_lines", "show_lines"]
 
 AROUND = 1
+OTHER_FILES = 0.5  # a line's weight in a copyright file's paragraph about files the question does not name
+# a machine-readable Debian copyright file's paragraph about some files, or a paragraph giving a licence's text
+_FILES = re.compile(r"^(?:Files|(License)):[ \t]*(.*)$")
 HEADER_TOKENS = 12  # a document's `doc:1 lines 3-40:` header
 
 
@@ -79,14 +89,30 @@ async def best_lines(contexts: ContextStore, query: str, ids: list[str] | None, 
             continue
     numbers = list(refs)
     ranker = Ranker(terms)
-    held: list[tuple[int, int, str, set[str]]] = []
-    async for index, number, text in scan_lines(contexts.store, numbers, terms_pattern(terms), ranker):
+    pattern = terms_pattern(terms)
+    pattern = re.compile(f"(?:{pattern.pattern})|^(?:Files|License):", pattern.flags | re.MULTILINE)
+    held: list[tuple[int, int, str, set[str], float]] = []
+    paragraphs: dict[int, tuple[int, str | None]] = {}  # a document's last line seen, and its `Files:` paragraph
+    async for index, number, text in scan_lines(contexts.store, numbers, pattern, ranker):
+        last, files = paragraphs.get(index, (0, None))
+        files = None if number != last + 1 or not text.strip() else files
+        if (header := _FILES.match(text)) and (files is None or not header.group(1)):
+            files = f"{header.group(1) or ''} {header.group(2)}"  # a licence's own paragraph: `License GPL-2`
+        paragraphs[index] = (number, files)
         found = ranker.held(text)
         ranker.count(text, found)
         if found:
-            held.append((index, number, text, found))
-    best = heapq.nlargest(k, held, key=lambda h: (ranker.score(h[2], h[3]), -h[0], -h[1]))
-    return [Line(refs[numbers[i]], number, text, ranker.score(text, found)) for i, number, text, found in best]
+            held.append((index, number, text, found, _weight(files, terms)))
+    best = heapq.nlargest(k, held, key=lambda h: (ranker.score(h[2], h[3]) * h[4], -h[0], -h[1]))
+    return [Line(refs[numbers[i]], number, text, ranker.score(text, found) * w) for i, number, text, found, w in best]
+
+
+def _weight(files: str | None, terms: set[str]) -> float:
+    """`OTHER_FILES` for a line in a copyright file's paragraph about files other than the package's own that the
+    question does not name (`Files: reftable/*`), else 1."""
+    if files is None or files.strip() == "*" or line_terms(files) & terms:
+        return 1.0
+    return OTHER_FILES
 
 
 async def render_lines(

@@ -38,7 +38,8 @@ text. `candidate_spans` lists, first match wins:
 - a count ("How many days ...?": `30 days` on `prior to 30 days after`)
   off a document's line, never a conversation's turn (a chat restates and
   updates its numbers: "150 commits" for 165, measured on BEAM),
-  an address ("What's the link to the MPL?"), a CVE or a bug number
+  an address ("What's the link to the MPL?"), an e-mail address ("Which
+  mailing list ..."), a CVE or a bug number
   ("Which bug did sed 4.7-1 close?": `Closes: #917065`): those the best
   line about the question that gives any gives;
 - a section's title ("What is section 7 about?": `7. Disclaimer of
@@ -46,7 +47,9 @@ text. `candidate_spans` lists, first match wins:
 - a person, for a question that asks for one ("Who ...",
   `runtime.reading.forms`): the people the best line about the question
   that names any names as people (`runtime.reading.fields.persons`: `This
-  package was put together by Matthias Klose <doko@debian.org>`), else
+  package was put together by Matthias Klose <doko@debian.org>`), the
+  sign-off of the Debian changelog entry the best line is in (who made that
+  upload: "Who did the NMU?" is asked of its `Non-maintainer upload.`), else
   those of the first shown line that names any of the document the best
   line is in (not a conversation's turn): a file names its author or
   packager before others.
@@ -83,6 +86,7 @@ from loci.runtime.reading.fields import (
     exceptions,
     field,
     heading,
+    mail_addresses,
     meant_names,
     names,
     options,
@@ -103,6 +107,8 @@ _DATE = re.compile(
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
+_ENTRY = re.compile(r"^\S+ \([^)\s]+\) [^;]+; urgency=")  # a Debian changelog entry's header
+_SIGNOFF = re.compile(r"^ -- \S.*<[^>]+>")  # and its sign-off
 _TAG = re.compile(r"^\s*\[[^\]]{1,40}\]")  # a conversation turn's own date, `[17 March 2023] John: ...`
 # a conversation's turn: its date tag or a chat role (`user: ...`)
 _TURN = re.compile(rf"{_TAG.pattern}|^\s*(user|assistant|system)\s*:", re.IGNORECASE)
@@ -180,11 +186,23 @@ def candidate_spans(
         # a conversation (a file names its author or packager before others: "This package was put together by")
         named = {about[0][0]} if about else {row[0] for row in rows}  # the document the best line is in
         first = sorted(row[:3] for row in rows if row[0] in named and not _TURN.match(row[2]))
-        for ref, number, text in [*about, *first]:
+        for ref, number, text in [*_signed(about[:1], rows), *about, *first]:
             if found := persons(text):
                 add(ref, number, found)
                 break
     return list(spans.values())[:most]
+
+
+def _signed(best: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]]) -> list[tuple[str, int, str]]:
+    """The sign-off line (` -- Bastian Germann <bage@debian.org>  Mon, 19 Dec 2022`) of the Debian changelog
+    entry the best line is in, when it is shown: who made that upload."""
+    for ref, number, _ in best:
+        for row in sorted(row[:3] for row in rows if row[0] == ref and row[1] > number):
+            if _ENTRY.match(row[2]):
+                return []
+            if _SIGNOFF.match(row[2]):
+                return [row]
+    return []
 
 
 def _first_for_addresses(about: list[tuple[str, int, str]], question: str) -> list[tuple[str, int, str]]:
@@ -202,6 +220,8 @@ def _readers(question: str) -> list[Callable[[str], list[str]]]:
         readers.append(lambda text: [] if _TURN.match(text) else counts(text, thing))
     if asked_form(question) == "address":
         readers.append(addresses)
+    if asked_form(question) == "email":  # "Which mailing list ...": `util-linux@vger.kernel.org`
+        readers.append(mail_addresses)
     readers.append(lambda text: references(text, question))
     return readers
 

@@ -170,6 +170,21 @@ def test_the_candidates_are_the_count_the_title_or_the_address_asked_for() -> No
     assert candidate_spans(mpl, "what's the link to the MPL?") == [Span("http://mozilla.org/MPL/2.0/", "doc:1", 360)]
 
 
+def test_a_mailing_list_is_an_address_and_a_copyright_files_format_is_no_answer() -> None:
+    util = "doc:1 lines 2-3:\n2| Upstream-Name: util-linux\n3| Upstream-Contact: util-linux@vger.kernel.org\n"
+    assert candidate_spans(util, "Which mailing list do the util-linux developers read?") == [
+        Span("util-linux@vger.kernel.org", "doc:1", 3)
+    ]
+    # the `Format:` line names the file's format: the source's address is the one asked for
+    apt = (
+        "doc:1 lines 1-4:\n1| Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+        "4| Source: https://salsa.debian.org/apt-team/apt\n"
+    )
+    assert candidate_spans(apt, "Where is the code of Debian's package manager hosted online?") == [
+        Span("https://salsa.debian.org/apt-team/apt", "doc:1", 4)
+    ]
+
+
 CHANGELOG = (
     "doc:1 lines 1-12:\n"
     "1| sed (4.8-1) unstable; urgency=medium\n"
@@ -246,3 +261,21 @@ def test_the_first_person_is_taken_from_the_document_the_best_line_is_in() -> No
     asked = "Who holds the copyright of bzip2?"
     spans = candidate_spans(shown, asked, documents=["/t/bash-copyright", "/t/bzip2-copyright"])
     assert [span.text for span in spans] == ["Julian R Seward"]
+
+
+def test_who_made_a_changelog_entrys_upload_is_its_sign_off() -> None:
+    hostname = (
+        "doc:1 lines 1-17:\n1| hostname (3.23+nmu1) unstable; urgency=medium\n2| \n3|   * Non-maintainer upload.\n"
+        "7|  -- Bastian Germann <bage@debian.org>  Mon, 19 Dec 2022 14:33:11 +0100\n"
+        "9| hostname (3.23) unstable; urgency=medium\n10|   * Increase buffer size\n"
+        "11|  -- Michael Meskes <meskes@debian.org>  Thu, 07 Nov 2019 12:31:36 +0100\n"
+        "13| hostname (3.22) unstable; urgency=medium\n15|   * Made the build robust against binNMUs.\n"
+        "17|  -- Michael Meskes <meskes@debian.org>  Sat, 24 Aug 2019 19:05:40 +0200\n"
+    )
+    # "NMU" is what the entry calls a non-maintainer upload; its sign-off, not the maintainer's, names who
+    assert candidate_spans(hostname, "who did the nmu for hostname?", documents=["hostname/changelog"]) == [
+        Span("Bastian Germann", "doc:1", 7)
+    ]
+    assert candidate_spans(hostname, "Who made the build robust?", documents=["hostname/changelog"]) == [
+        Span("Michael Meskes", "doc:1", 17)
+    ]

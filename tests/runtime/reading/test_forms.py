@@ -26,6 +26,11 @@ from loci.runtime.reading.values import not_the_value
         ("Who wrote the module that wraps text?", "It is the one written by the Python team.", "person"),
         ("whose copyright is on the BSD license?", "The Regents of the University of California", None),
         ("Who holds the copyright of git?", "Linus Torvalds", None),
+        # a short answer a lowercase word continues names a thing (git's `Name: Object stack macros.` field)
+        ("Whose name stands first on the rights to git's code?", "Object stack macros", "person"),
+        ("Whose are the base files?", "Software in the Public Interest", None),
+        ("Who did Caroline go camping with?", "Melanie's kids", None),
+        ("Who holds the copyright of git?", "Linus Torvalds and others", None),
         ("How many lines does head print by default?", "10", None),
         ("How many lines does head print by default, 10 or 20?", "10", "number"),  # the question's own number
         ("What URL does the MPL 2.0 Exhibit A notice point to?", "http://mozilla.org/MPL/2.0/", None),
@@ -43,6 +48,8 @@ def test_the_forms_asked() -> None:
     assert asked_form("Whose idea was the trip?") == "person"
     assert asked_form("How long may a line be?") == "number"
     assert asked_form("where's the apt repo?") == "address"
+    assert asked_form("What is MAXLINELEN in email.header?") is None  # the `email` package, not an address
+    assert asked_form("When I show a file without options, how many lines do I get?") == "number"
     assert asked_form("When did Caroline go to the support group?") is None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from loci.memory.context.store import ContextStore, Span
 from loci.memory.store import Store
-from loci.runtime.reading.look import Line, render_lines
+from loci.runtime.reading.look import Line, best_lines, render_lines
 
 
 class CountingContexts(ContextStore):
@@ -40,3 +40,29 @@ async def test_the_best_line_is_shown_with_the_lines_it_heads(store: Store) -> N
     text, _ = await render_lines(contexts, [Line(doc.id, 1, entry[0], 1.0)], budget=2_000, count=len, around=1)
     assert "3|   * New upstream version. closes: #917065." in text and "5|  -- Clint Adams" in text
     assert "7| sed (4.5-2)" not in text  # the next entry is not the first one's
+
+
+GIT_COPYRIGHT = """Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Source: https://www.kernel.org/pub/software/scm/git/
+
+Files: *
+Copyright: © 2005-2022, Linus Torvalds and others.
+License: GPL-2
+
+Files: reftable/*
+Copyright: © 2020 Google LLC
+License: BSD-3-clause
+
+License: GPL-2
+ On Debian systems the GPL-2 is in /usr/share/common-licenses, by its copyright holders.
+"""
+
+
+async def test_a_copyright_files_own_paragraph_outranks_those_about_other_files(store: Store) -> None:
+    contexts = ContextStore(store)
+    doc = await contexts.add_text("doc", "copyright", GIT_COPYRIGHT)
+    # the shorter `Copyright:` line of `Files: reftable/*` would rank first by its length alone
+    assert [line.number for line in await best_lines(contexts, "Who holds the copyright?", [doc.id], k=1)] == [5]
+    # named, the files' own paragraph answers
+    named = await best_lines(contexts, "Who holds the copyright of reftable?", [doc.id], k=2)
+    assert {line.number for line in named} == {8, 9}
