@@ -38,7 +38,7 @@ from typing import Any
 from loci.memory.graph.pieces import NODE_OF_ROW
 from loci.memory.projects import ALL
 
-__all__ = ["documents", "holding_every", "matches", "stems"]
+__all__ = ["documents", "holding_every", "matches", "stems", "world_scores"]
 
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 STEMS_KEPT = 10_000
@@ -236,3 +236,9 @@ def _query(tokens: dict[str, list[str]], every: bool) -> str:
 def _lexeme(token: str) -> str:
     """`token` quoted as one tsquery lexeme, taken as it is (no second stemming)."""
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def world_scores(conn: Any, words: list[str], found: list[tuple[int, float]], apart: str) -> dict[int, float]:
+    """No scores again on PostgreSQL yet: `{}`, so the matches keep the scores of the whole index (SQLite's
+    `world_scores` leaves a run's records out of BM25's statistics)."""
+    return {}
