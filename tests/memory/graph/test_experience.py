@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from loci.memory.engines.base import Engine
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
-from loci.memory.evolution.params import DEFAULT_PARAMS
 from loci.memory.graph.graph import Graph, NewNode
-from loci.memory.graph.ranking import Weights
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
 from loci.memory.store import Store
