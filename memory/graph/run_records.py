@@ -16,7 +16,7 @@ few of them (as many as spread, `Ranking.spread`) come apart, so an episode that
 lifts the facts its run used (memory/graph/experience.py) without taking
 a candidate's place, nor one of the places the world's matches spread from;
 the world's matches are scored by the statistics of the world's rows alone
-(`run_rows`, memory/graph/fts/sqlite.py `world_scores`), so a run whose task
+(`run_rows`; `world_scores` in memory/graph/fts/), so a run whose task
 names a word does not lower that word's weight in every turn; and a run
 record is returned only when the caller names its kind (`--kind episodic`,
 `--kind procedural`). The page's overview folds
@@ -61,4 +61,4 @@ def run_rows(conn: Any) -> str:
         "SELECT node AS id FROM memory_episodes UNION ALL SELECT id FROM memory_nodes"
         f" WHERE kind = 'procedural' AND {signature} IS NOT NULL AND deleted IS NULL"
     )
-    return f"SELECT id FROM ({records}) UNION ALL SELECT -p.id FROM memory_pieces p WHERE p.node IN ({records})"
+    return f"SELECT id FROM ({records}) AS r UNION ALL SELECT -p.id FROM memory_pieces p WHERE p.node IN ({records})"
