@@ -219,9 +219,8 @@ def world_scores(
     tokens = [stemmed[word][0] for word in words if stemmed[word]]
     if not found or any(len(stemmed[word]) > 1 for word in words) or not tokens:
         return {}
-    apart_rows, apart_length = 0, 0
-    for (size,) in conn.execute(f"SELECT sz FROM memory_fts_docsize WHERE id IN ({apart})"):
-        apart_rows, apart_length = apart_rows + 1, apart_length + _varints(size)[0]
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{INSTANCES} USING fts5vocab(main, memory_fts, instance)")
+    apart_rows, apart_length, apart_hits = _apart_counts(conn, apart, tokens)
     if not apart_rows:
         return {}
     totals = conn.execute("SELECT block FROM memory_fts_data WHERE id = 1").fetchone()
@@ -236,13 +235,11 @@ def world_scores(
     for chunk, marks in in_chunks(list(node_of)):
         sql = f"SELECT id, sz FROM memory_fts_docsize WHERE id IN ({marks})"
         sizes.update((row, _varints(size)[0]) for row, size in conn.execute(sql, chunk))
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{INSTANCES} USING fts5vocab(main, memory_fts, instance)")
     held = documents(conn, sorted(set(tokens)), 0)
     scores: dict[int, float] = {}
     average = length / rows
     for token in tokens:  # a word twice (two words of one stem) counts twice, as in FTS5's query
-        sql = f"SELECT count(DISTINCT doc) FROM temp.{INSTANCES} WHERE term = ? AND doc IN ({apart})"
-        hits = held[token] - conn.execute(sql, [token]).fetchone()[0]
+        hits = held[token] - apart_hits[token]
         idf = math.log((rows - hits + 0.5) / (hits + 0.5))
         idf = idf if idf > 0 else 1e-6
         for chunk, marks in in_chunks(list(sizes)):
@@ -255,6 +252,28 @@ def world_scores(
         node_id = node_of[row]
         best[node_id] = max(best.get(node_id, 0.0), score)
     return best
+
+
+def _apart_counts(conn: sqlite3.Connection, apart: str, tokens: list[str]) -> tuple[int, int, dict[str, int]]:
+    """How many rows `apart` selects, their tokens in all, and how many of them hold each of `tokens`; kept with
+    the token counts (`_counts_kept`: while the index stays as it was), since reading every run record's size
+    costs a row each, and a home may hold thousands of runs. A run record is made, indexed and forgotten in one
+    transaction with its row of the index, so the rows `apart` selects change only when the index does."""
+    kept = _counts_kept(conn)
+    kept = {} if kept is None else kept
+    key = "\0" + apart  # no token starts with a NUL; the totals' keys end in one, a token's does not
+    if (rows := kept.get(key + ":rows\0")) is None:
+        rows, length = 0, 0
+        for (size,) in conn.execute(f"SELECT sz FROM memory_fts_docsize WHERE id IN ({apart})"):
+            rows, length = rows + 1, length + _varints(size)[0]
+        kept[key + ":rows\0"], kept[key + ":length\0"] = rows, length
+    hits: dict[str, int] = {}
+    for token in tokens:
+        if (count := kept.get(f"{key}:{token}")) is None:
+            sql = f"SELECT count(DISTINCT doc) FROM temp.{INSTANCES} WHERE term = ? AND doc IN ({apart})"
+            count = kept[f"{key}:{token}"] = conn.execute(sql, [token]).fetchone()[0]
+        hits[token] = count
+    return rows, kept[key + ":length\0"], hits
 
 
 def _varints(blob: bytes) -> list[int]:
