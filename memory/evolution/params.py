@@ -22,10 +22,10 @@ Refinement (one job per episode)
     `reinforce`: a co-success moves an edge's weight this share of the way to 1.
     `weaken`: a co-failure moves it this share of the way to 0.
     `failed_ground`: the weight a failed episode's `ground` links (episode
-    to each fact it used) are set to; formation gives them `ground_weight`. Recall spreads
-    activation from an episode that matches a task along these links, and
-    the activation of several episodes adds up, so any weight above 0 lets
-    repeated failures keep lifting the fact they used.
+    to each fact it used) are set to; formation gives them `ground_weight`. Recall lets
+    an episode that matches a task strongly lift the facts at the other end of its
+    links above 0 (memory/graph/experience.py), so any weight above 0 lets a failed
+    attempt keep lifting the fact it used.
     `drop_below`, `drop_failures`: a `related` edge whose weight falls under
     `drop_below` after at least `drop_failures` co-failures, more than its
     co-successes, is dropped softly (interference).

@@ -2,12 +2,12 @@
 
 A run's episode (memory/evolution/episodes.py) is an episodic node whose text
 is its task, `ground`-linked to each fact the run used; refinement sets a
-failed run's links to 0 (memory/evolution/refine.py). Spreading
-(memory/graph/ranking.py) passes along such a link what any link passes, the
-source's match times the link's weight (0.25) and the decay, so a fact with
-no word of the question gets about a quarter of the episode's match. That is
-context, and it falls short of the first ten (`bench evolution --data
---diagnose` counts such turns, bench/evolution/bound.py `too_weak`).
+failed run's links to 0 (memory/evolution/refine.py). A run's records spread
+from none of the places the world's matches spread from (memory/graph/run_records.py):
+passing a quarter of an episode's match along each `ground` link to every fact its run
+used lifted what runs on other questions used above the evidence (`bench evolution
+--data` recall@5), and fell short of the first ten where it was needed
+(bench/evolution/bound.py `too_weak`). This is the one way a run lifts what it used.
 
 An episode that matches a question nearly as well as its best direct match
 says more than context does: a run asked about this before, and these facts

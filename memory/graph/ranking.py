@@ -28,7 +28,7 @@ from loci.memory.graph.fts.index import text_index
 from loci.memory.graph.newer import WINDOW, Scored, newer_first, terms_held
 from loci.memory.graph.ops import adjacent_weights, fetch_nodes
 from loci.memory.graph.records import Node
-from loci.memory.graph.run_records import RUN_KINDS, run_records
+from loci.memory.graph.run_records import RUN_KINDS, run_records, run_rows
 from loci.memory.graph.spread_sessions import fuller_first, sessions_first
 from loci.memory.graph.terms import selective_terms
 from loci.memory.params import in_chunks
@@ -139,7 +139,7 @@ class Ranking:
         for node_id, row in rows.items():
             voice[node_id] = mine = _voice(row[5], w)
             base[node_id] = mine * (w.lexical * lexical.get(node_id, 0.0) + w.vector * vectors.get(node_id, 0.0))
-        graph, via, origin = self._spread(conn, base, hops)
+        graph, via, origin = self._spread(conn, base, hops, runs)
         graph, origin = experienced(conn, base, {i: row[1] for i, row in rows.items()}, graph, origin, self.spread)
         reached = sorted((i for i in graph if i not in base), key=lambda i: -graph[i])[:n]
         rows.update(_scoring_rows(conn, reached, self.project))
@@ -182,14 +182,19 @@ class Ranking:
         if not kinds:
             found, runs = self._apart(conn, terms, selective, n)
             apart = sorted(runs.items(), key=lambda item: -item[1])[: self.spread]
-            return sorted([*found, *apart], key=lambda item: -item[1]), {node_id for node_id, _ in apart}
+            world = _world_scored(conn, selective, found)
+            return sorted([*world, *apart], key=lambda item: -item[1]), {node_id for node_id, _ in apart}
         # Named kinds leave out a run's records unless they name its kind; the few of any kind are as they were
         # (`bench evolution --data` measures this path, where runs beside them too cost recall).
         found = _candidates(conn, terms, selective, kinds, n, self.project)
         seen = {node_id for node_id, _ in found}
         others = _candidates(conn, terms, selective, [], self.spread, self.project)
-        found = sorted([*found, *((i, s) for i, s in others if i not in seen)], key=lambda item: -item[1])
-        return found, set()
+        found = [*found, *((i, s) for i, s in others if i not in seen)]
+        runs = run_records(conn, [node_id for node_id, _ in found], kinds)
+        world = [item for item in found if item[0] not in runs]
+        if not set(kinds) & set(RUN_KINDS):
+            world = _world_scored(conn, selective, world)
+        return sorted([*world, *(item for item in found if item[0] in runs)], key=lambda item: -item[1]), runs
 
     def _apart(
         self, conn: sqlite3.Connection, terms: list[str], selective: tuple[list[str], bool], limit: int
@@ -237,10 +242,11 @@ class Ranking:
         return (sessions_first(scored, episode_of, lifted) if lifted else scored), lifted
 
     def _spread(
-        self, conn: sqlite3.Connection, base: dict[int, float], hops: int
+        self, conn: sqlite3.Connection, base: dict[int, float], hops: int, runs: set[int]
     ) -> tuple[dict[int, float], dict[int, int], dict[int, int]]:
-        """The graph part of each node reached from the strongest candidates, the edge it mostly came by, and
-        the node that edge came from.
+        """The graph part of each node reached from the strongest candidates (a run's records among them
+        spread from no place: they lift what their runs used as experience, memory/graph/experience.py), the
+        edge it mostly came by, and the node that edge came from.
 
         Activation adds up over the edges that reach a node, times the graph
         weight, but a node never gets more than the strongest node it was reached
@@ -251,7 +257,8 @@ class Ranking:
         activation: dict[int, float] = {}
         strongest: dict[int, float] = {}
         via: dict[int, tuple[float, int, int]] = {}
-        sources = dict(sorted(base.items(), key=lambda item: -item[1])[: self.spread])
+        sources = dict(sorted(((i, s) for i, s in base.items() if i not in runs), key=lambda item: -item[1]))
+        sources = dict(list(sources.items())[: self.spread])
         spent: set[int] = set()
         decay, corroboration = self.weights.decay, self.weights.corroboration
         for _ in range(max(0, min(hops, 2))):
@@ -311,6 +318,19 @@ def _candidates(
         extra = matches(conn, kept, kinds, limit, project, newest=True)
         found += [(node_id, score) for node_id, score in extra if node_id not in seen][: limit - len(found)]
     return found
+
+
+def _world_scored(
+    conn: sqlite3.Connection, selective: tuple[list[str], bool], found: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """`found`, the world's matches of the selective terms, with BM25 scores by the statistics of the world's rows
+    alone, a run's records left out of them (memory/graph/run_records.py `run_rows`); as they were when no run
+    record is indexed, or when the terms crowd (the newest rows holding them were scored, not the best)."""
+    kept, crowded = selective
+    if crowded or not found:
+        return found
+    scores = text_index(conn).world_scores(conn, kept, found, run_rows(conn))
+    return [(node_id, scores.get(node_id, score)) for node_id, score in found]
 
 
 def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scored]:

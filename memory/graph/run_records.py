@@ -13,9 +13,13 @@ three).
 So recall (memory/graph/ranking.py) reads these nodes as an index of their
 own: the BM25 candidates of the world are drawn without them, and the best
 few of them (as many as spread, `Ranking.spread`) come apart, so an episode that matches still
-spreads to the facts its run used (memory/graph/experience.py) without taking
-a candidate's place; and a run record is returned only when the caller names
-its kind (`--kind episodic`, `--kind procedural`). The page's overview folds
+lifts the facts its run used (memory/graph/experience.py) without taking
+a candidate's place, nor one of the places the world's matches spread from;
+the world's matches are scored by the statistics of the world's rows alone
+(`run_rows`; `world_scores` in memory/graph/fts/), so a run whose task
+names a word does not lower that word's weight in every turn; and a run
+record is returned only when the caller names its kind (`--kind episodic`,
+`--kind procedural`). The page's overview folds
 them the same way (servers/ui/graph_view.py).
 """
 
@@ -27,7 +31,7 @@ from typing import Any
 from loci.memory.engines.dialects import dialect_of
 from loci.memory.params import in_chunks
 
-__all__ = ["RUN_KINDS", "run_records"]
+__all__ = ["RUN_KINDS", "run_records", "run_rows"]
 
 # The kinds a run's records have (not every node of these kinds is one).
 RUN_KINDS = ("episodic", "procedural")
@@ -47,3 +51,14 @@ def run_records(conn: Any, ids: Sequence[int], kinds: Sequence[str] = ()) -> set
             sql += f" AND {signature} IS NOT NULL"
             found.update(row[0] for row in conn.execute(sql, chunk))
     return found
+
+
+def run_rows(conn: Any) -> str:
+    """An SQL query of the full-text index's rows that hold run records: each one's own row, or its pieces' rows
+    (keyed by minus the piece's id, memory/graph/pieces.py)."""
+    signature = dialect_of(conn).json_text("meta", "signature")
+    records = (
+        "SELECT node AS id FROM memory_episodes UNION ALL SELECT id FROM memory_nodes"
+        f" WHERE kind = 'procedural' AND {signature} IS NOT NULL AND deleted IS NULL"
+    )
+    return f"SELECT id FROM ({records}) AS r UNION ALL SELECT -p.id FROM memory_pieces p WHERE p.node IN ({records})"

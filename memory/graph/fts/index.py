@@ -1,8 +1,9 @@
 """Which full-text index a connection's home has: SQLite's FTS5 or PostgreSQL's `tsvector`.
 
 Both modules (memory/graph/fts/sqlite.py, memory/graph/fts/postgres.py) give
-the same four functions, `stems`, `documents`, `matches` and
-`holding_every`; the recall steps (memory/graph/terms.py,
+the same five functions, `stems`, `documents`, `matches`,
+`holding_every` and `world_scores` (matches scored again without a run's
+records in the statistics, memory/graph/run_records.py); the recall steps (memory/graph/terms.py,
 memory/graph/ranking.py) and granularity's look-alikes
 (memory/evolution/granularity.py) call them through
 `text_index(conn)`, chosen by the engine's dialect, so nothing above this

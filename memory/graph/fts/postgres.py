@@ -27,18 +27,24 @@ project and kind are filtered in the query itself, by the copy of both each
 row carries (the dialect's `fts_insert` gives them): reading each match's
 node instead cost a lookup per match, or a hash of every node of the
 graph. `holding_every` finds
-the nodes whose own row holds every word of a list, unranked.
+the nodes whose own row holds every word of a list, unranked. `world_scores`
+scores matches again as `matches` would on an index without some rows (a
+run's records, memory/graph/run_records.py): the same parts, read from the
+postings and counts, with those rows taken out of the row count, the length
+total and each lexeme's rows.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from loci.memory.graph.pieces import NODE_OF_ROW
+from loci.memory.params import in_chunks
 from loci.memory.projects import ALL
 
-__all__ = ["documents", "holding_every", "matches", "stems"]
+__all__ = ["documents", "holding_every", "matches", "stems", "world_scores"]
 
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 STEMS_KEPT = 10_000
@@ -236,3 +242,42 @@ def _query(tokens: dict[str, list[str]], every: bool) -> str:
 def _lexeme(token: str) -> str:
     """`token` quoted as one tsquery lexeme, taken as it is (no second stemming)."""
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def world_scores(conn: Any, words: list[str], found: list[tuple[int, float]], apart: str) -> dict[int, float]:
+    """The BM25 score of each node of `found` (nodes `matches(conn, words, ...)` returned) as `matches` would give it
+    on an index without the rows `apart` selects (an SQL query of row ids): those rows taken out of the row count,
+    the length total and each lexeme's rows; best piece for a node in pieces. `{}` when no row is apart, or when a
+    word is a phrase of several tokens (as on SQLite, memory/graph/fts/sqlite.py)."""
+    tokens = stems(conn, words)
+    lexemes = sorted({found_tokens[0] for found_tokens in tokens.values() if found_tokens})
+    if not found or not lexemes or any(len(found_tokens) > 1 for found_tokens in tokens.values()):
+        return {}
+    apart_rows, apart_length = conn.execute(
+        f"SELECT count(*), coalesce(sum(length(tsv)), 0) FROM memory_fts WHERE rowid IN ({apart})"
+    ).fetchone()
+    if not apart_rows:
+        return {}
+    rows, length = conn.execute("SELECT n, len FROM memory_fts_count").fetchone()
+    rows, length = rows - apart_rows, length - apart_length
+    if rows <= 0:
+        return {}
+    average = max(1.0, float(length) / rows)
+    node_of = {node_id: node_id for node_id, _ in found}
+    for chunk, marks in in_chunks(list(node_of)):
+        node_of.update(conn.execute(f"SELECT -id, node FROM memory_pieces WHERE node IN ({marks})", chunk).fetchall())
+    scores: dict[int, float] = {}
+    for lexeme in lexemes:  # in lexeme order, as `matches` adds the parts
+        held = conn.execute("SELECT coalesce((SELECT doc FROM memory_vocab WHERE term = ?), 0)", [lexeme]).fetchone()
+        gone = conn.execute(f"SELECT count(*) FROM memory_postings WHERE term = ? AND rowid IN ({apart})", [lexeme])
+        docs = held[0] - gone.fetchone()[0]
+        idf = max(1e-6, math.log((float(rows - docs) + 0.5) / (float(docs) + 0.5)))
+        for chunk, marks in in_chunks(list(node_of)):
+            sql = f"SELECT rowid, n, len FROM memory_postings WHERE term = ? AND rowid IN ({marks})"
+            for row, count, size in conn.execute(sql, [lexeme, *chunk]):
+                d = K1 * (1 - B) + K1 * B / average * size
+                scores[row] = scores.get(row, 0.0) + idf * count * (K1 + 1) / (count + d)
+    best: dict[int, float] = {}
+    for row, score in scores.items():
+        best[node_of[row]] = max(best.get(node_of[row], 0.0), score)
+    return best

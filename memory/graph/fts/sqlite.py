@@ -8,10 +8,20 @@ of its vocabulary (`documents`, from `memory_vocab`, each count read once
 while the index stays as it was), and the best rows of
 the words of a query (`matches`: any of them, or every one), by BM25, and
 the nodes whose row holds every word of a list, unranked (`holding_every`).
+
+`world_scores` scores matches again as BM25 would on an index without some
+rows (a run's records, memory/graph/run_records.py, which recall reads as an
+index of their own): FTS5's bm25() counts every row in its statistics, so
+each run whose task names a word lowers that word's weight in every turn's
+score. The parts are FTS5's own: each row's tokens of a word
+(`fts5vocab` instance rows), its length (`memory_fts_docsize`) and the
+table's totals (`memory_fts_data`'s averages record), with the rows kept
+apart taken out of the row count, the token total and each word's rows.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 from loci.memory.context.fulltext import fts_literal, fts_phrase
@@ -19,7 +29,16 @@ from loci.memory.graph.pieces import NODE_OF_ROW
 from loci.memory.params import in_chunks
 from loci.memory.projects import ALL
 
-__all__ = ["PIECES_WIDEN", "STEM_TOKENIZER", "WIDEN", "documents", "holding_every", "matches", "stems"]
+__all__ = [
+    "PIECES_WIDEN",
+    "STEM_TOKENIZER",
+    "WIDEN",
+    "documents",
+    "holding_every",
+    "matches",
+    "stems",
+    "world_scores",
+]
 
 STEM_TOKENIZER = "porter unicode61"
 STEMS_KEPT = 10_000
@@ -28,6 +47,8 @@ COUNTS_KEPT = 10_000  # token counts kept for one connection
 KEPT_CONNECTIONS = 16
 # id(connection) -> (the connection, the index's structure record they were read with, token -> rows holding it)
 _COUNTS: dict[int, tuple[sqlite3.Connection, bytes | None, dict[str, int]]] = {}
+INSTANCES = "loci_fts_instance"  # each token's rows and offsets in `memory_fts`, a private vocabulary table
+K1, B = 1.2, 0.75  # FTS5's bm25() defaults: term saturation and length normalization
 WIDEN = 2  # how many more matches a one-project search ranks before it joins
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 
@@ -186,3 +207,86 @@ def _of_project(conn: sqlite3.Connection, ids: list[int], project: str) -> set[i
         sql = f"SELECT id, project FROM memory_nodes WHERE id IN ({marks})"
         found.update(node_id for node_id, theirs in conn.execute(sql, chunk) if theirs == project)
     return found
+
+
+def world_scores(
+    conn: sqlite3.Connection, words: list[str], found: list[tuple[int, float]], apart: str
+) -> dict[int, float]:
+    """The BM25 score of each node of `found` (nodes `matches(conn, words, ...)` returned) as FTS5's bm25() would
+    give it on an index without the rows `apart` selects (an SQL query of row ids), best piece for a node in pieces;
+    `{}` when no row is apart, or when a word is a phrase of several tokens (its positions are not read here)."""
+    stemmed = stems(conn, words)
+    tokens = [stemmed[word][0] for word in words if stemmed[word]]
+    if not found or any(len(stemmed[word]) > 1 for word in words) or not tokens:
+        return {}
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{INSTANCES} USING fts5vocab(main, memory_fts, instance)")
+    apart_rows, apart_length, apart_hits = _apart_counts(conn, apart, tokens)
+    if not apart_rows:
+        return {}
+    totals = conn.execute("SELECT block FROM memory_fts_data WHERE id = 1").fetchone()
+    rows, length = _varints(totals[0])[:2] if totals else (0, 0)
+    rows, length = rows - apart_rows, length - apart_length
+    if rows <= 0:
+        return {}
+    node_of = {node_id: node_id for node_id, _ in found}
+    for chunk, marks in in_chunks(list(node_of)):
+        node_of.update(conn.execute(f"SELECT -id, node FROM memory_pieces WHERE node IN ({marks})", chunk).fetchall())
+    sizes: dict[int, int] = {}
+    for chunk, marks in in_chunks(list(node_of)):
+        sql = f"SELECT id, sz FROM memory_fts_docsize WHERE id IN ({marks})"
+        sizes.update((row, _varints(size)[0]) for row, size in conn.execute(sql, chunk))
+    held = documents(conn, sorted(set(tokens)), 0)
+    scores: dict[int, float] = {}
+    average = length / rows
+    for token in tokens:  # a word twice (two words of one stem) counts twice, as in FTS5's query
+        hits = held[token] - apart_hits[token]
+        idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+        idf = idf if idf > 0 else 1e-6
+        for chunk, marks in in_chunks(list(sizes)):
+            sql = f"SELECT doc, count(*) FROM temp.{INSTANCES} WHERE term = ? AND doc IN ({marks}) GROUP BY doc"
+            for row, count in conn.execute(sql, [token, *chunk]):
+                part = idf * count * (K1 + 1) / (count + K1 * (1 - B + B * sizes[row] / average))
+                scores[row] = scores.get(row, 0.0) + part
+    best: dict[int, float] = {}
+    for row, score in scores.items():
+        node_id = node_of[row]
+        best[node_id] = max(best.get(node_id, 0.0), score)
+    return best
+
+
+def _apart_counts(conn: sqlite3.Connection, apart: str, tokens: list[str]) -> tuple[int, int, dict[str, int]]:
+    """How many rows `apart` selects, their tokens in all, and how many of them hold each of `tokens`; kept with
+    the token counts (`_counts_kept`: while the index stays as it was), since reading every run record's size
+    costs a row each, and a home may hold thousands of runs. A run record is made, indexed and forgotten in one
+    transaction with its row of the index, so the rows `apart` selects change only when the index does."""
+    kept = _counts_kept(conn)
+    kept = {} if kept is None else kept
+    key = "\0" + apart  # no token starts with a NUL; the totals' keys end in one, a token's does not
+    if (rows := kept.get(key + ":rows\0")) is None:
+        rows, length = 0, 0
+        for (size,) in conn.execute(f"SELECT sz FROM memory_fts_docsize WHERE id IN ({apart})"):
+            rows, length = rows + 1, length + _varints(size)[0]
+        kept[key + ":rows\0"], kept[key + ":length\0"] = rows, length
+    hits: dict[str, int] = {}
+    for token in tokens:
+        if (count := kept.get(f"{key}:{token}")) is None:
+            sql = f"SELECT count(DISTINCT doc) FROM temp.{INSTANCES} WHERE term = ? AND doc IN ({apart})"
+            count = kept[f"{key}:{token}"] = conn.execute(sql, [token]).fetchone()[0]
+        hits[token] = count
+    return rows, kept[key + ":length\0"], hits
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The SQLite varints FTS5 writes one after another (a row's size per column; the table's totals)."""
+    values, value, read = [], 0, 0
+    for byte in blob:
+        read += 1
+        if read == 9:
+            values.append((value << 8) | byte)
+            value, read = 0, 0
+        elif byte & 0x80:
+            value = (value << 7) | (byte & 0x7F)
+        else:
+            values.append((value << 7) | byte)
+            value, read = 0, 0
+    return values

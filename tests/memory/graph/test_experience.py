@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from loci.memory.engines.base import Engine
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
-from loci.memory.evolution.params import DEFAULT_PARAMS
 from loci.memory.graph.graph import Graph, NewNode
-from loci.memory.graph.ranking import Weights
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
 from loci.memory.store import Store
@@ -77,9 +73,7 @@ async def test_a_fact_the_question_matches_keeps_the_parts_its_words_give_it(sto
     weak = next(i for i, r in before.items() if 0 < r.parts["lexical"] < 0.6)  # a match, well below the best
     await _run(graph, QUESTION, weak, 1.0)
     after = {r.node.id: r for r in await Recall(graph).recall(QUESTION, k=20, kinds=["semantic"], record=False)}
-    assert after[weak].parts["lexical"] > 0  # (the episode's text shifts the statistics a little)
-    # What spreading passes along the episode's link from its best match (1.0, both ends spreading), not the
-    # episode's whole match.
-    w = Weights()
-    passed = min(1.0, w.graph * DEFAULT_PARAMS.ground_weight * w.decay * w.corroboration)
-    assert after[weak].parts["graph"] == pytest.approx(passed * (1 - after[weak].parts["lexical"]), abs=1e-3)
+    # Its words score by the statistics of the world's rows (the episode's text is not among them), and a run's
+    # episode spreads from no place: its parts are the ones it had before the run.
+    assert after[weak].parts["lexical"] == before[weak].parts["lexical"] > 0
+    assert after[weak].parts["graph"] == before[weak].parts["graph"]

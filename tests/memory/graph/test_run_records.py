@@ -72,3 +72,39 @@ async def test_run_records_names_the_episodes_of_runs_only(store: Store) -> None
     found = await store.read(lambda db: run_records(db.conn, [*turns, episode, session.id]))
     assert found == {episode}
     assert await store.read(lambda db: run_records(db.conn, [episode], ["episodic"])) == set()
+
+
+ROADTRIP = [
+    "[20 October 2023] Melanie: That roadtrip this past weekend was insane! We went to the canyon with everyone.",
+    "[13 October 2023] Caroline: Long time no see Mel! My family and I stayed home all summer.",
+    "[15 July 2023] Caroline: Your family sounds great, Mel, what else do you like doing?",
+    "[17 July 2023] Melanie: We went camping and the kids roasted marshmallows by the lake.",
+    "[18 July 2023] Caroline: The mentoring is going great, I met some amazing young folks.",
+]
+ROADTRIP_ASKED = "When did Melanie's family go on a roadtrip?"
+
+
+async def _first(store: Store, runs: list[str], kinds: list[str] | None) -> tuple[int, list[int]]:
+    graph = Graph(store)
+    added = [node_id for node_id, _ in await graph.add_many([NewNode(text) for text in ROADTRIP])]
+    evolution = Evolution(graph)
+    for number, task in enumerate(runs):  # runs that used a turn the question is not about
+        step = Step("memory_recall", {"query": task}, recalled=(added[4],), used=(added[4],))
+        await evolution.episodes.write(Episode(task, [step], outcome=1.0, run_id=500 + number))
+    await Worker(evolution.jobs, evolution.handlers()).drain()
+    found = await Recall(graph).recall(ROADTRIP_ASKED, k=5, kinds=kinds, record=False)
+    return added[0], [r.node.id for r in found]
+
+
+async def test_runs_that_name_a_word_do_not_lower_it_in_the_turns(tmp_path) -> None:
+    """Each run's task is in the full-text index; in BM25's statistics, twenty runs naming "roadtrip" made it
+    common, and the turn that says it fell below a turn that only says "family". The turns are scored by the
+    statistics of the world's rows alone, so the runs change nothing of their order."""
+    runs = [f"Would Melanie go on another roadtrip soon, trip {i}?" for i in range(20)]
+    for kinds in (["semantic"], None):
+        async with await Store.open(tmp_path / f"alone{bool(kinds)}.db") as store:
+            turn, alone = await _first(store, [], kinds)
+        async with await Store.open(tmp_path / f"runs{bool(kinds)}.db") as store:
+            _, after = await _first(store, runs, kinds)
+        assert alone[0] == turn
+        assert after[: len(alone)] == alone
