@@ -37,7 +37,7 @@ from loci.memory.text.repeats import first_repeat
 from loci.runtime.digest.lexical import content_words, line_words
 from loci.runtime.reading.answers import ungrounded
 
-__all__ = ["Verdict", "evidence_text", "judge"]
+__all__ = ["Verdict", "cut_repeat", "evidence_text", "judge"]
 
 REPEAT_WORDS = 8
 MIN_SENTENCE_CHARS = 12
