@@ -17,12 +17,14 @@ best is dropped, so a word found everywhere does not carry a line in.
 A found line is read with the lines after it (`NEAR_LINES`), where what it
 names may be stated:
 
-- its block: the lines right after it indented deeper
-  (`runtime.reading.answers.under`) are part of it, unfolded onto it as
-  one line (while it stays within `BLOCK_CHARS`), so a value folded onto
-  the next line is on the found line ("Comment: This is the pre-packaged
-  Debian Linux version of the zlib compression" / " library.  It was
-  packaged by Michael Alan Dorman");
+- its block: when it is a field (`key: value`, `key = value`:
+  `runtime.reading.fields.field`), the lines right after it indented
+  deeper (`runtime.reading.answers.under`) are the rest of its value,
+  unfolded onto it as one line (while it stays within `BLOCK_CHARS`), so a
+  value folded onto the next line is on the found line (`Comment: This is
+  the pre-packaged Debian Linux version of the zlib compression`, then
+  ` library.  It was packaged by Michael Alan Dorman`); a sentence above a
+  function's indented body is a line of its own;
 - its record: the best line of the next few that is a field (`key:
   value`) whose key is a word of the question the found line lacks is
   found too, with the found line as its `anchor` ("Upstream-Name: bzip2",
@@ -146,7 +148,7 @@ async def _read_on(
         read = await read_lines(store, numbers[line.doc], line.line, line.line + NEAR_LINES)
         texts = [read.pop(line.line, line.text), *read.values()]  # the line as stored: its indent counts
         lines = [line.line, *read]
-        inside = under(texts, lines, 0, NEAR_LINES)
+        inside = under(texts, lines, 0, NEAR_LINES) if key_value(texts[0]) is not None else []
         text = _unfolded([texts[0], *(texts[i] for i in inside)])
         with_blocks.append(Found(line.doc, line.line, line.score, text))
         held = ranker.held(text)

@@ -96,3 +96,11 @@ async def test_a_field_whose_value_only_holds_the_missing_word_completes_nothing
     assert "Files: url/*" in [line.text for line in scanned.found]
     assert [line for line in scanned.found if line.anchor is not None] == []
     assert scanned.counts["lines"] == len("".join(records).splitlines())
+
+
+async def test_a_line_that_is_no_field_keeps_the_indented_lines_under_it_apart(tmp_path: Path) -> None:
+    lines = [filler(n) for n in range(1, 200)]
+    body = "    value = [self._get_value(action, v) for v in arg_strings]\n"
+    lines[99:99] = ["The vault access code is 7341.\n", body]
+    found = await found_in(tmp_path, "".join(lines), "What is the vault access code?")
+    assert found == [(100, "The vault access code is 7341.")]
