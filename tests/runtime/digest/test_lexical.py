@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.select import use_engine
 from loci.memory.store import Store
-from loci.runtime.digest.lexical import content_words, scan
+from loci.runtime.digest.lexical import Found, content_words, scan
 
 
 def filler(number: int) -> str:
@@ -104,3 +105,23 @@ async def test_a_line_that_is_no_field_keeps_the_indented_lines_under_it_apart(t
     lines[99:99] = ["The vault access code is 7341.\n", body]
     found = await found_in(tmp_path, "".join(lines), "What is the vault access code?")
     assert found == [(100, "The vault access code is 7341.")]
+
+
+async def _scanned_on(db: str, path: Path, question: str) -> list[Found]:
+    async with use_engine(db) as store:
+        obj = await ContextStore(store, lambda t: len(t.split())).add_file(path)
+        return (await scan(store, [obj], question)).found
+
+
+async def test_the_scan_reads_on_and_completes_records_alike_on_both_engines(tmp_path: Path, postgres_url: str) -> None:
+    records = [copyright_records(n) for n in range(60)]
+    records[30] = (
+        "Upstream-Name: bzip2\nComment: packaged for Debian from the bzip2 sources\n a folded line of the comment\n\n"
+        "Files: *\nCopyright: 1996-2010 Julian R Seward <jseward@bzip.org>\nLicense: BSD-variant\n\n"
+    )
+    path = tmp_path / "doc.txt"
+    path.write_text("".join(records), encoding="utf-8")
+    question = "Who holds the copyright of bzip2?"
+    on_sqlite = await _scanned_on(str(tmp_path / "loci.db"), path, question)
+    assert "Copyright: 1996-2010 Julian R Seward <jseward@bzip.org>" in [line.text for line in on_sqlite]
+    assert await _scanned_on(postgres_url, path, question) == on_sqlite
