@@ -46,10 +46,6 @@ ELSEWHERE = {
     ("bm25", "memory/context/index/postgres.py"): "PostgreSQL's twin of FTS5's bm25() for the chunk index",
     ("bm25", "bench/qa/locomo.py"): "the plain-retrieval arm's textbook Okapi BM25, the baseline Loci is measured by",
     ("splitter", "bench/qa/locomo.py"): "the same baseline's own words",
-    # Not yet the one ranker: its `1 / lines with the word` over a digest's eight found lines ties lines that
-    # `log(1 + lines / lines with the word)` tells apart, and only the digest's answer benches (a model) can say
-    # which answers better.
-    ("bm25", "runtime/digest/choice.py"): "the digest's choice among its found lines, still to fold in",
 }
 # The modules that held a copy, and the memory/text name each now calls.
 CALLERS = {
@@ -61,6 +57,8 @@ CALLERS = {
     "runtime/reading/values.py": {"changes", "measures"},
     "runtime/reading/answers.py": {"first_repeat"},
     "runtime/digest/verdict.py": {"first_repeat"},
+    "runtime/digest/choice.py": {"Ranker"},
+    "runtime/digest/lexical.py": {"Ranker"},
 }
 _RE_CALLS = {"compile", "findall", "finditer", "search", "match", "fullmatch", "split", "sub", "subn"}
 _STEMMING = {"Stemmer", "lemminflect", "nltk", "snowballstemmer", "spacy", "simplemma", "stemming"}

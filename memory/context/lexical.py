@@ -27,7 +27,8 @@ of the distinct question words it holds, and a long line a little less
 stored lines of documents that hold any of a set of words, a few hundred
 chunks at a time, with the regular-expression engine passing over chunks
 that hold none, so a ranking over every line of a long document stays
-bounded in memory.
+bounded in memory. `read_lines` reads a few lines by number (the lines
+after a line found, where its value or the rest of its fact may be).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
     from loci.memory.store import Store
 
-__all__ = ["Ranker", "asked", "content_terms", "line_terms", "scan_lines", "terms_pattern"]
+__all__ = ["Ranker", "asked", "content_terms", "line_terms", "read_lines", "scan_lines", "terms_pattern"]
 
 FETCH_ROWS = 256
 
@@ -97,6 +98,22 @@ async def scan_lines(
             if len(rows) < FETCH_ROWS:
                 break
             seq = rows[-1][0] + 1
+
+
+async def read_lines(store: Store, object_id: int, first: int, last: int) -> dict[int, str]:
+    """Lines `first` to `last` of an object (by number), as stored, without their `\\n`: a line that two chunks
+    share is joined."""
+    sql = (
+        "SELECT seq, start_line, end_line, text FROM context_chunks"
+        " WHERE object_id = ? AND end_line >= ? AND start_line <= ? ORDER BY seq"
+    )
+    rows = await store.read(lambda db: _fetch(db, sql, [object_id, first, last]))
+    lines: dict[int, str] = {}
+    for _, start_line, _, text in rows:
+        for offset, piece in enumerate(split_lines(text)):
+            if first <= (number := start_line + offset) <= last:
+                lines[number] = lines.get(number, "") + piece
+    return {number: text.rstrip("\n") for number, text in sorted(lines.items())}
 
 
 def _fetch(db: sqlite_utils.Database, sql: str, params: list[int]) -> list[tuple[int, int, int, str]]:

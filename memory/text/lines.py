@@ -10,7 +10,11 @@ together, the question frame's `STOP_WORDS` aside); the context search's
 best line of a hit gives the index's own words instead
 (`memory.context.fulltext`), with no length norm (`b` 0): among the few
 lines of one chunk a long line is as good an answer as a short one (the
-measure is in docs/benchmarks.md, "Words in one room").
+measure is in docs/benchmarks.md, "Words in one room"). What a ranker has
+counted travels as plain data (`counts`, `Ranker.counted`): a long
+document's job counts every line once, keeps the counts in its checkpoint,
+and weighs the lines it found by them when it chooses its answer
+(`runtime.digest.choice`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from loci.memory.text.stops import STOP_WORDS
 
@@ -41,6 +46,20 @@ class Ranker:
             from loci.memory.text.terms import Terms
 
             self.holds = Terms(self.terms, ignore=STOP_WORDS).held
+
+    def counts(self) -> dict[str, Any]:
+        """What has been counted, as plain data (JSON): the lines, their characters, and how many hold each term."""
+        return {"lines": self.lines, "chars": self.chars, "spread": dict(self.spread)}
+
+    @classmethod
+    def counted(cls, terms: set[str], counts: dict[str, Any], b: float | None = None) -> Ranker:
+        """A ranker for `terms` that starts from `counts` (`Ranker.counts` of another ranker, over the same lines:
+        the terms it did not count hold no line); `b` the length norm, the default when None."""
+        spread = {term: int(n) for term, n in counts.get("spread", {}).items() if term in terms}
+        lines, chars = int(counts.get("lines", 0)), int(counts.get("chars", 0))
+        if b is None:
+            return cls(terms, lines, chars, spread)
+        return cls(terms, lines, chars, spread, b=b)
 
     def count(self, text: str, held: set[str]) -> None:
         """Count one line (every line counted, whether it holds a term or not; `held` its terms)."""

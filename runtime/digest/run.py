@@ -266,7 +266,7 @@ class _Run:
         answer, state = await reader.run(self.state)
         if found := [Found.from_json(item) for item in state.get("found", [])]:  # a lookup: from its lines
             messages = reader.answer_messages(state["memory"], found)
-            answer = await from_evidence(self.model, messages, question, answer, found)
+            answer = await from_evidence(self.model, messages, question, answer, found, state.get("counts"))
         outcome = {
             "answer": answer,
             "evidence": found_evidence(state, objects, question, answer) + evidence_of(state, objects),

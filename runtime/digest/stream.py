@@ -40,7 +40,7 @@ from typing import Any
 
 from loci.memory.context.store import ContextObject, ContextStore
 from loci.runtime.digest.chunks import Piece, Position, pieces
-from loci.runtime.digest.lexical import Found, content_words, line_words, scan
+from loci.runtime.digest.lexical import Found, Scan, content_words, line_words, scan
 from loci.runtime.models.base import Model, Request
 from loci.runtime.prompt.build import fit
 from loci.runtime.prompt.catalogue import SMALL_PARAMETERS
@@ -100,8 +100,9 @@ class StreamReader:
             **state,
         }
         if "found" not in state:
-            found = await scan(self.contexts.store, self.objects, self.question) if self.lookup else []
-            state["found"] = [line.as_json() for line in found]
+            scanned = await scan(self.contexts.store, self.objects, self.question) if self.lookup else Scan([])
+            state["found"] = [line.as_json() for line in scanned.found]
+            state["counts"] = scanned.counts
         found = [Found.from_json(item) for item in state["found"]]
         wanted = found[: self._model_reads()]
         start = Position.from_json(state["position"])
@@ -195,11 +196,13 @@ def evidence_of(state: dict[str, Any], objects: Sequence[ContextObject]) -> list
 def found_evidence(
     state: dict[str, Any], objects: Sequence[ContextObject], question: str, answer: str
 ) -> list[dict[str, Any]]:
-    """The found lines the answer rests on, quoted: those that hold a word of the answer's own
-    (not the question's), or else the best one."""
+    """The found lines the answer rests on, quoted: those that hold a word of the answer's own (not the
+    question's), or else the best one, each after the line it completes (its anchor) if it has one."""
     found = [Found.from_json(item) for item in state.get("found", [])]
     own = line_words(answer) - set(content_words(question))
     chosen = [line for line in found if own & line_words(line.text)] or found[:1]
+    at = {(line.doc, line.line): line for line in found}
+    chosen = list(dict.fromkeys(step for line in chosen for step in (at.get((line.doc, line.anchor)), line) if step))
     return [
         {"id": objects[f.doc].id, "name": objects[f.doc].name, "start": f.line, "end": f.line, "quote": f.text}
         for f in chosen

@@ -40,7 +40,7 @@ from loci.runtime.digest.lexical import content_words, line_words
 from loci.runtime.prompt.shown import Lines
 from loci.runtime.reading import judge as answer_check
 
-__all__ = ["Verdict", "evidence_text", "judge"]
+__all__ = ["Verdict", "cut_repeat", "evidence_text", "judge"]
 
 REPEAT_WORDS = 8
 MIN_SENTENCE_CHARS = 12

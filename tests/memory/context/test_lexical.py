@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loci.memory.context.lexical import content_terms, line_terms, words
+from loci.memory.context.lexical import content_terms, line_terms, read_lines, words
+from loci.memory.context.loader import CHUNK_CHARS
+from loci.memory.context.objects import parse_id
 from loci.memory.context.store import ContextStore
 from loci.memory.store import Store
 from loci.runtime.reading.look import Line, best_lines
@@ -55,3 +57,15 @@ async def test_a_question_in_one_verb_form_finds_the_line_in_another(tmp_path: P
     lines.insert(120, '>>> textwrap.shorten("Hello  world!", width=12)\n')
     found = await best_in(tmp_path / "textwrap.py", lines, "Who wrote the textwrap module?", k=2)
     assert found[0].text.startswith("# Written by Greg Ward")
+
+
+async def test_lines_are_read_by_number_a_line_two_chunks_share_read_whole(tmp_path: Path) -> None:
+    lines = [f"line {n}\n" for n in range(1, 100)]
+    lines[44] = "x" * (CHUNK_CHARS + 10) + " the end of a long line\n"  # line 45, longer than a chunk
+    path = tmp_path / "doc.txt"
+    path.write_text("".join(lines), encoding="utf-8")
+    async with await Store.open(tmp_path / "loci.db") as store:
+        obj = await ContextStore(store, lambda t: len(t.split())).add_file(path)
+        read = await read_lines(store, parse_id(obj.id)[1], 39, 46)
+    assert list(read) == list(range(39, 47))
+    assert read[40] == "line 40" and read[45] == lines[44].rstrip("\n") and read[46] == "line 46"
