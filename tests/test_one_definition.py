@@ -43,7 +43,6 @@ HOME = {
 }
 # Definitions outside memory/text/ that are meant to be there.
 ELSEWHERE = {
-    ("bm25", "memory/context/index/postgres.py"): "PostgreSQL's twin of FTS5's bm25() for the chunk index",
     ("bm25", "bench/qa/locomo.py"): "the plain-retrieval arm's textbook Okapi BM25, the baseline Loci is measured by",
     ("splitter", "bench/qa/locomo.py"): "the same baseline's own words",
 }

@@ -26,7 +26,20 @@ from typing import Any
 
 from loci.memory.text.stops import STOP_WORDS
 
-__all__ = ["Ranker"]
+__all__ = ["K1", "OKAPI_B", "Ranker", "okapi", "okapi_idf"]
+
+
+K1, OKAPI_B = 1.2, 0.75  # FTS5's bm25() defaults: term saturation and length normalization
+
+
+def okapi_idf(rows: int, hits: int) -> float:
+    """A term's inverse document frequency as FTS5's bm25() computes it: `hits` of `rows` rows hold it."""
+    return max(1e-6, math.log((rows - hits + 0.5) / (hits + 0.5)))
+
+
+def okapi(idf: float, count: int, size: int, average: float) -> float:
+    """One term's part of a row's FTS5 bm25(): `count` times in a row of `size` tokens, `average` the rows'."""
+    return idf * count * (K1 + 1) / (count + K1 * (1 - OKAPI_B + OKAPI_B * size / average))
 
 
 @dataclass

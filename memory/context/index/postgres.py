@@ -33,13 +33,13 @@ FTS5's, cut in Python from the rows returned.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from loci.memory.context.index.words import snippet as cut_snippet
 from loci.memory.context.index.words import tsvector_text
 from loci.memory.context.loader import Chunk
 from loci.memory.projects import ALL, in_project
+from loci.memory.text.lines import okapi_idf
 
 __all__ = ["by_places", "by_postings", "insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 
@@ -247,7 +247,7 @@ def _idf(conn: Any, queries: list[str]) -> list[float]:
 
 def _bm25_idf(total: int, hits: int) -> float:
     """The inverse document frequency of a phrase `hits` of `total` rows hold, as FTS5 computes it."""
-    return max(1e-6, math.log((total - hits + 0.5) / (hits + 0.5)))
+    return okapi_idf(total, hits)
 
 
 def _lexeme(word: str) -> str:

@@ -36,20 +36,20 @@ total and each lexeme's rows.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from loci.memory.graph.pieces import NODE_OF_ROW
 from loci.memory.params import in_chunks
 from loci.memory.projects import ALL
+from loci.memory.text.lines import K1, OKAPI_B, okapi, okapi_idf
 
 __all__ = ["documents", "holding_every", "matches", "stems", "world_scores"]
 
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 STEMS_KEPT = 10_000
 _STEMS: dict[str, tuple[str, ...]] = {}  # word -> its lexemes under the `english` configuration, for this process
-K1, B = 1.2, 0.75  # BM25's term saturation and length normalization, FTS5's defaults
+B = OKAPI_B  # FTS5 bm25() defaults (memory/text/lines.py), written into the SQL below
 # The average row's length (at least one), read once a search.
 AVERAGE = "(SELECT CASE WHEN n > 0 THEN greatest(1, CAST(len AS float8) / n) ELSE 1 END FROM memory_fts_count)"
 
@@ -271,12 +271,11 @@ def world_scores(conn: Any, words: list[str], found: list[tuple[int, float]], ap
         held = conn.execute("SELECT coalesce((SELECT doc FROM memory_vocab WHERE term = ?), 0)", [lexeme]).fetchone()
         gone = conn.execute(f"SELECT count(*) FROM memory_postings WHERE term = ? AND rowid IN ({apart})", [lexeme])
         docs = held[0] - gone.fetchone()[0]
-        idf = max(1e-6, math.log((float(rows - docs) + 0.5) / (float(docs) + 0.5)))
+        idf = okapi_idf(rows, docs)
         for chunk, marks in in_chunks(list(node_of)):
             sql = f"SELECT rowid, n, len FROM memory_postings WHERE term = ? AND rowid IN ({marks})"
             for row, count, size in conn.execute(sql, [lexeme, *chunk]):
-                d = K1 * (1 - B) + K1 * B / average * size
-                scores[row] = scores.get(row, 0.0) + idf * count * (K1 + 1) / (count + d)
+                scores[row] = scores.get(row, 0.0) + okapi(idf, count, size, average)
     best: dict[int, float] = {}
     for row, score in scores.items():
         best[node_of[row]] = max(best.get(node_of[row], 0.0), score)

@@ -21,13 +21,13 @@ apart taken out of the row count, the token total and each word's rows.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 
 from loci.memory.context.fulltext import fts_literal, fts_phrase
 from loci.memory.graph.pieces import NODE_OF_ROW
 from loci.memory.params import in_chunks
 from loci.memory.projects import ALL
+from loci.memory.text.lines import okapi, okapi_idf
 
 __all__ = [
     "PIECES_WIDEN",
@@ -48,7 +48,6 @@ KEPT_CONNECTIONS = 16
 # id(connection) -> (the connection, the index's structure record they were read with, token -> rows holding it)
 _COUNTS: dict[int, tuple[sqlite3.Connection, bytes | None, dict[str, int]]] = {}
 INSTANCES = "loci_fts_instance"  # each token's rows and offsets in `memory_fts`, a private vocabulary table
-K1, B = 1.2, 0.75  # FTS5's bm25() defaults: term saturation and length normalization
 WIDEN = 2  # how many more matches a one-project search ranks before it joins
 PIECES_WIDEN = 2  # how many more rows a search reads, so the pieces of one long node leave room for others
 
@@ -240,13 +239,11 @@ def world_scores(
     average = length / rows
     for token in tokens:  # a word twice (two words of one stem) counts twice, as in FTS5's query
         hits = held[token] - apart_hits[token]
-        idf = math.log((rows - hits + 0.5) / (hits + 0.5))
-        idf = idf if idf > 0 else 1e-6
+        idf = okapi_idf(rows, hits)
         for chunk, marks in in_chunks(list(sizes)):
             sql = f"SELECT doc, count(*) FROM temp.{INSTANCES} WHERE term = ? AND doc IN ({marks}) GROUP BY doc"
             for row, count in conn.execute(sql, [token, *chunk]):
-                part = idf * count * (K1 + 1) / (count + K1 * (1 - B + B * sizes[row] / average))
-                scores[row] = scores.get(row, 0.0) + part
+                scores[row] = scores.get(row, 0.0) + okapi(idf, count, sizes[row], average)
     best: dict[int, float] = {}
     for row, score in scores.items():
         node_id = node_of[row]
