@@ -219,7 +219,11 @@ async def _one_run(
         # CPU seconds per second of the load: the servers (1.0 is one core), the database's backends for this
         # database (PostgreSQL only), the clients (this process), and the rest of the machine's busy time.
         "cores_busy": (busy := after.busy(before, elapsed)),
-        "cpu_ms_per_call": {part: round(cores * elapsed / max(calls, 1) * 1000, 2) for part, cores in busy.items()},
+        "cpu_ms_per_call": {
+            part: round(cores * elapsed / max(calls, 1) * 1000, 2)
+            for part, cores in busy.items()
+            if part != "other_work"
+        },
         "each_server": _held(after.each_server(before, elapsed), periods, args.quota if quotas else None),
         "database_connections": shares(waits),
         "recall_p50_ms": _ms(load.recall_s, 50),
