@@ -35,7 +35,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["PERIOD_US", "CpuQuotas", "QuotaUnavailable"]
+__all__ = ["PERIOD_US", "WEIGHT", "CpuQuotas", "QuotaUnavailable"]
 
 PERIOD_US = 100_000
 V1 = Path("/sys/fs/cgroup/cpu")
