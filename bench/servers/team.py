@@ -7,15 +7,22 @@ server whose user may create databases, and runs the same load once per
 count of `--servers` (1, 2 and 4), each time on a new database seeded with
 the same `--nodes` memories, the clients dealt to the servers in turn as a
 round-robin balancer would. Each server is held to `--quota` of a core (a
-quarter by default: bench/servers/cpu_quota.py, a cgroup of its own), as on a small
-machine of its own, so that what a second server adds is not hidden by the
-database and the clients using the same cores; where no CPU controller is
-writable the benchmark stops with one line saying so (`--quota 0` runs the
-servers unheld, as the ratio a shared machine allows). `--clients` clients (16) make `--calls` calls
-each (500), `memory_recall` (k=5, two words from the seed's sentences) or,
-with probability `--writes` (0.4), `memory_remember` of a text of its own.
-Each client speaks streamable HTTP with the servers' bearer token
-(`TeamClient`, plain JSON-RPC over httpx, so the load costs little CPU).
+quarter by default), as on a small machine of its own, so that what a second
+server adds is not hidden by the database and the clients using the same
+cores; and the whole run (this process, its clients, the cluster it starts)
+sits in a cgroup of its own weighted far above other work
+(bench/servers/cpu_quota.py), so that on a shared machine the database and
+the clients get the CPU they need. Where no CPU controller is writable the
+benchmark stops with one line saying so (`--quota 0` runs the servers
+unheld, as the ratio a shared machine allows). `--clients` clients (16) make
+`--calls` calls each (500), `memory_recall` (k=5, two words from the seed's
+sentences) or, with probability `--writes` (0.4), `memory_remember` of a
+text of its own. Each client speaks streamable HTTP with the servers' bearer
+token through `WireClient` (bench/servers/wire.py, written by hand, so the
+load costs a fraction of a server's call); each server answers one recall
+before the clock starts (what its first call loads is start-up, not load).
+`TeamClient` is the same session over an `httpx.AsyncClient`, for tests
+that hold a server through restarts and kills.
 
 It reports, per run, the calls per second, the errors, the p50 and p95 of
 each kind of call, and the writes acknowledged beside the rows found in the
@@ -23,14 +30,16 @@ database afterwards (equal when nothing was lost or written twice); then the
 ratio of each run's throughput to one server's. With `--rounds N` the runs
 are made N times in turn, and the run of median throughput of each is reported (a
 busy machine's other work comes and goes). The floor beside them is the same load on
-one server over a SQLite home (the default a user starts from). The
-database, the servers and the clients share this machine: the output names
-its CPU, its cores and its load, since on a small machine they compete. Beside the time it reports what
-limits the load: the CPU the servers, the database's backends and the
-clients used per second (`cores_busy`), and what the database's connections
-were doing, sampled every `SAMPLE_S` (`database_connections`: running a
-statement, waiting on a lock, holding a transaction open while their server
-computes the next statement, or idle in the pool).
+one server over a SQLite home (the default a user starts from). The output
+names the machine's CPU, cores and load. Beside the time it reports what
+limits the load (bench/servers/team_usage.py): the cores the servers, the
+database's backends, the clients and other work kept busy (`cores_busy`, and
+per call `cpu_ms_per_call`), what each server got against its quota
+(`each_server`: its cores, and the share of its quota's periods in which it
+used all of it and waited), and what the database's connections were doing
+(`database_connections`: running a statement, waiting on a lock, holding a
+transaction open while their server computes the next statement, or idle in
+the pool).
 """
 
 from __future__ import annotations
