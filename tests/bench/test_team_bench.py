@@ -42,6 +42,26 @@ async def test_bench_team_counts_every_acknowledged_write_and_leaves_no_database
     json.dumps(result)
 
 
+async def test_bench_team_holds_each_server_to_its_quota_in_a_run_of_its_own_or_says_why_not(
+    postgres_server: str,
+) -> None:
+    argv = ("--db", postgres_server, "--clients", "2", "--calls", "6", "--nodes", "30", "--servers", "1", "--no-sqlite")
+    try:
+        quotas = CpuQuotas.find()
+    except QuotaUnavailable:  # no writable CPU controller here: the benchmark stops with one line saying so
+        with pytest.raises(UsageError, match="cannot hold each server to --quota 0.25 of a core"):
+            await load("team").run(_args(*argv))
+        return
+    home, runs = _group_of(os.getpid(), quotas), set(quotas.root.glob("loci-bench-*"))
+    result = await load("team").run(_args(*argv))
+    one = result["postgresql"]["1"]
+    assert one["errors"] == 0 and one["writes_acknowledged"] == one["rows_stored"]
+    assert one["each_server"]["quota"] == 0.25 and len(one["each_server"]["throttled"]) == 1
+    assert 0 <= one["each_server"]["throttled"][0] <= 1 and "cgroup v" in result["quota"]
+    # back where it was, and the run's cgroups removed
+    assert _group_of(os.getpid(), quotas) == home and set(quotas.root.glob("loci-bench-*")) == runs
+
+
 async def test_bench_team_refuses_a_sqlite_path_for_its_database() -> None:
     with pytest.raises(UsageError, match="PostgreSQL server"):
         await load("team").run(_args("--db", "/tmp/loci.db"))
