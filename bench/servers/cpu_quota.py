@@ -21,7 +21,8 @@ root, a container without its cgroup delegated) is a `QuotaUnavailable`
 whose one line says what was looked for. Entering it (`with`) makes the
 run's cgroup and moves this process into its `rest`; `hold(pid, cores)`
 makes a server's cgroup, writes its quota and moves the process into it
-(every thread goes with it); `throttled(group)` is the share of its periods
+(every thread goes with it), and `release(group)` removes it once the
+server has ended; `throttled(group)` is the share of its periods
 in which a cgroup was held back by its quota; `close()` moves every process
 left back to the cgroup this process came from and removes the cgroups it
 made.
@@ -93,16 +94,25 @@ class CpuQuotas:
         stat = dict(line.split() for line in (group / "cpu.stat").read_text().splitlines() if line.count(" ") == 1)
         return int(stat.get("nr_periods", 0)), int(stat.get("nr_throttled", 0))
 
+    def release(self, group: Path) -> None:
+        """Remove a server's cgroup once its process has ended (one still in it is moved back first)."""
+        if group in self.made:
+            self.made.remove(group)
+            self._remove(group)
+
     def close(self) -> None:
         """Move the processes left back to where this process came from and remove the cgroups made."""
         for group in reversed(self.made):
-            try:
-                for pid in (group / "cgroup.procs").read_text().split():
-                    _move(self.home, pid)
-                group.rmdir()
-            except OSError:
-                pass  # a process that ended on its way out; the folder goes once it is empty
+            self._remove(group)
         self.made.clear()
+
+    def _remove(self, group: Path) -> None:
+        try:
+            for pid in (group / "cgroup.procs").read_text().split():
+                _move(self.home, pid)
+            group.rmdir()
+        except OSError:
+            pass  # a process that ended on its way out; the folder goes once it is empty
 
     def _make(self, name: str) -> Path:
         group = self.run / name

@@ -218,6 +218,8 @@ async def _one_run(
         after = Usage.take(pids, db)
         if quotas is not None:
             periods = [_less(quotas.throttled(group), then) for group, then in zip(groups, periods, strict=True)]
+    for group in groups:
+        quotas.release(group)
     calls = len(load.recall_s) + len(load.remember_s)
     return {
         "servers": servers,

@@ -95,6 +95,8 @@ def test_a_run_weighs_itself_and_what_it_starts_and_holds_each_server_to_its_quo
             for process in (started, server):
                 process.kill()
                 process.wait()
+        quotas.release(group)  # the server ended: its cgroup goes, the run's stays
+        assert not group.exists() and rest.exists()
     assert _group_of(os.getpid(), quotas) == home and not quotas.run.exists()
 
 
