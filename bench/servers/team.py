@@ -7,15 +7,22 @@ server whose user may create databases, and runs the same load once per
 count of `--servers` (1, 2 and 4), each time on a new database seeded with
 the same `--nodes` memories, the clients dealt to the servers in turn as a
 round-robin balancer would. Each server is held to `--quota` of a core (a
-quarter by default: bench/servers/cpu_quota.py, a cgroup of its own), as on a small
-machine of its own, so that what a second server adds is not hidden by the
-database and the clients using the same cores; where no CPU controller is
-writable the benchmark stops with one line saying so (`--quota 0` runs the
-servers unheld, as the ratio a shared machine allows). `--clients` clients (16) make `--calls` calls
-each (500), `memory_recall` (k=5, two words from the seed's sentences) or,
-with probability `--writes` (0.4), `memory_remember` of a text of its own.
-Each client speaks streamable HTTP with the servers' bearer token
-(`TeamClient`, plain JSON-RPC over httpx, so the load costs little CPU).
+quarter by default), as on a small machine of its own, so that what a second
+server adds is not hidden by the database and the clients using the same
+cores; and the whole run (this process, its clients, the cluster it starts)
+sits in a cgroup of its own weighted far above other work
+(bench/servers/cpu_quota.py), so that on a shared machine the database and
+the clients get the CPU they need. Where no CPU controller is writable the
+benchmark stops with one line saying so (`--quota 0` runs the servers
+unheld, as the ratio a shared machine allows). `--clients` clients (16) make
+`--calls` calls each (500), `memory_recall` (k=5, two words from the seed's
+sentences) or, with probability `--writes` (0.4), `memory_remember` of a
+text of its own. Each client speaks streamable HTTP with the servers' bearer
+token through `WireClient` (bench/servers/wire.py, written by hand, so the
+load costs a fraction of a server's call); each server answers one recall
+before the clock starts (what its first call loads is start-up, not load).
+`TeamClient` is the same session over an `httpx.AsyncClient`, for tests
+that hold a server through restarts and kills.
 
 It reports, per run, the calls per second, the errors, the p50 and p95 of
 each kind of call, and the writes acknowledged beside the rows found in the
@@ -23,14 +30,16 @@ database afterwards (equal when nothing was lost or written twice); then the
 ratio of each run's throughput to one server's. With `--rounds N` the runs
 are made N times in turn, and the run of median throughput of each is reported (a
 busy machine's other work comes and goes). The floor beside them is the same load on
-one server over a SQLite home (the default a user starts from). The
-database, the servers and the clients share this machine: the output names
-its CPU, its cores and its load, since on a small machine they compete. Beside the time it reports what
-limits the load: the CPU the servers, the database's backends and the
-clients used per second (`cores_busy`), and what the database's connections
-were doing, sampled every `SAMPLE_S` (`database_connections`: running a
-statement, waiting on a lock, holding a transaction open while their server
-computes the next statement, or idle in the pool).
+one server over a SQLite home (the default a user starts from). The output
+names the machine's CPU, cores and load. Beside the time it reports what
+limits the load (bench/servers/team_usage.py): the cores the servers, the
+database's backends, the clients and other work kept busy (`cores_busy`, and
+per call `cpu_ms_per_call`), what each server got against its quota
+(`each_server`: its cores, and the share of its quota's periods in which it
+used all of it and waited), and what the database's connections were doing
+(`database_connections`: running a statement, waiting on a lock, holding a
+transaction open while their server computes the next statement, or idle in
+the pool).
 """
 
 from __future__ import annotations
@@ -55,8 +64,10 @@ import anyio.to_thread
 import httpx
 
 from loci.bench.recall.memory import make_sentences
-from loci.bench.servers.cpu_quota import CpuQuotas, QuotaUnavailable
+from loci.bench.servers.cpu_quota import WEIGHT, CpuQuotas, QuotaUnavailable
 from loci.bench.servers.mcp import http_server
+from loci.bench.servers.team_usage import Usage, sample_waits, shares
+from loci.bench.servers.wire import WireClient, WireError
 from loci.memory.engines.select import use_engine
 from loci.memory.errors import UsageError
 from loci.memory.graph.graph import Graph, NewNode
@@ -67,7 +78,7 @@ __all__ = ["GOALS", "TeamClient", "add_arguments", "run"]
 
 GOALS = {"errors": 0, "two_over_one": 1.8, "four_over_one": 3.2}
 QUOTA = 0.25  # of a core, each server's by default
-SAMPLE_S = 0.1  # how often the database's connections are looked at
+CALL_S = 60.0  # the longest a call may wait for its answer before it counts as an error
 PROTOCOL = "2025-06-18"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
@@ -141,14 +152,15 @@ class Load:
 
 
 async def _client(url: str, token: str, plan: list[tuple[str, dict[str, Any]]], load: Load) -> None:
-    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as http:
-        client = TeamClient(http, url, token)
-        await client.open()
+    async with WireClient.connect(url, token) as client:
+        with anyio.fail_after(CALL_S):
+            await client.open()
         for tool, arguments in plan:
             t0 = time.perf_counter()
             try:
-                result = await client.call(tool, arguments)
-            except (httpx.HTTPError, KeyError, ValueError):
+                with anyio.fail_after(CALL_S):
+                    result = await client.call(tool, arguments)
+            except WireError:
                 load.errors += 1
                 continue
             (load.recall_s if tool == "memory_recall" else load.remember_s).append(time.perf_counter() - t0)
@@ -191,26 +203,23 @@ async def _one_run(
 ) -> dict:
     await _seed(db, sentences)
     tag = f"run-{uuid.uuid4().hex[:8]}"
-    plans = _plans(args, words, tag)
     load = Load()
     with ExitStack() as stack:
         made = [http_server(db) for _ in range(servers)]
         served = [stack.enter_context(server) for server in made]
         pids = [server.process.pid for server in made]
-        for pid in pids if quotas is not None else ():
-            quotas.hold(pid, args.quota)
-        before = _cpu_s(pids), _backends_cpu_s(db), time.process_time()
-        waits: Counter[str] = Counter()
+        groups = [quotas.hold(pid, args.quota) for pid in pids] if quotas is not None else []
+        await _warm(served, words)
+        periods = [quotas.throttled(group) for group in groups]
+        before = Usage.take(pids, db)
         t0 = time.perf_counter()
-        async with anyio.create_task_group() as outer:
-            outer.start_soon(_sample_waits, db, waits)
-            async with anyio.create_task_group() as group:
-                for n, plan in enumerate(plans):
-                    url, token = served[n % servers]
-                    group.start_soon(_client, url, token, plan, load)
-            outer.cancel_scope.cancel()
+        waits = await _drive(db, served, _plans(args, words, tag), load)
         elapsed = time.perf_counter() - t0
-        used = _cpu_s(pids) - before[0], _backends_cpu_s(db) - before[1], time.process_time() - before[2]
+        after = Usage.take(pids, db)
+        if quotas is not None:
+            periods = [_less(quotas.throttled(group), then) for group, then in zip(groups, periods, strict=True)]
+    for group in groups:
+        quotas.release(group)
     calls = len(load.recall_s) + len(load.remember_s)
     return {
         "servers": servers,
@@ -218,10 +227,16 @@ async def _one_run(
         "errors": load.errors,
         "calls_per_s": round(calls / elapsed, 1),
         "seconds": round(elapsed, 1),
-        # CPU seconds per second of the load: the servers (1.0 is one core, all a Python process can use), the
-        # database's backends for this database (PostgreSQL only), and the clients.
-        "cores_busy": dict(zip(("servers", "database", "clients"), (_per(u, elapsed) for u in used), strict=True)),
-        "database_connections": _shares(waits),
+        # CPU seconds per second of the load: the servers (1.0 is one core), the database's backends for this
+        # database (PostgreSQL only), the clients (this process), and the rest of the machine's busy time.
+        "cores_busy": (busy := after.busy(before, elapsed)),
+        "cpu_ms_per_call": {
+            part: round(cores * elapsed / max(calls, 1) * 1000, 2)
+            for part, cores in busy.items()
+            if part != "other_work"
+        },
+        "each_server": _held(after.each_server(before, elapsed), periods, args.quota if quotas else None),
+        "database_connections": shares(waits),
         "recall_p50_ms": _ms(load.recall_s, 50),
         "recall_p95_ms": _ms(load.recall_s, 95),
         "remember_p50_ms": _ms(load.remember_s, 50),
@@ -232,77 +247,43 @@ async def _one_run(
     }
 
 
+async def _drive(db: str, served: list[tuple[str, str]], plans: list[list[tuple[str, dict]]], load: Load) -> Counter:
+    """Every client's plan, dealt to the servers in turn, while the database's connections are sampled."""
+    waits: Counter[str] = Counter()
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(sample_waits, db, waits)
+        async with anyio.create_task_group() as group:
+            for n, plan in enumerate(plans):
+                url, token = served[n % len(served)]
+                group.start_soon(_client, url, token, plan, load)
+        outer.cancel_scope.cancel()
+    return waits
+
+
+async def _warm(served: list[tuple[str, str]], words: list[str]) -> None:
+    """One recall of each server, not counted: a server serves before its first call has loaded what calls use,
+    which held to its quota takes seconds, and those seconds are start-up, not load."""
+    async with anyio.create_task_group() as group:
+        for url, token in served:
+            group.start_soon(_client, url, token, [("memory_recall", {"query": words[0], "k": 5})], Load())
+
+
+def _less(now: tuple[int, int], then: tuple[int, int]) -> tuple[int, int]:
+    return now[0] - then[0], now[1] - then[1]
+
+
+def _held(cores: list[float], periods: list[tuple[int, int]], quota: float | None) -> dict[str, Any]:
+    """What each server got: its cores, its quota and, held to one, the share of its quota's periods in which it
+    used the whole quota and had to wait (near 1: the quota was its limit; near 0: something else was)."""
+    held: dict[str, Any] = {"cores": cores, "quota": quota}
+    if periods:
+        held["throttled"] = [round(throttled / max(total, 1), 2) for total, throttled in periods]
+    return held
+
+
 def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The run of median throughput (of an even number, the lower)."""
     return sorted(runs, key=lambda r: r["calls_per_s"])[(len(runs) - 1) // 2]
-
-
-def _cpu_s(pids: list[int]) -> float:
-    """The CPU seconds (user and system) the processes `pids` have used so far."""
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def _backends_cpu_s(db: str) -> float:
-    """The CPU seconds the PostgreSQL backends of `db`'s database on this machine have used so far (0 for SQLite)."""
-    if not is_postgres(db):
-        return 0.0
-    name = db.rsplit("/", 1)[1].split("?", 1)[0]
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if command.startswith(b"postgres: ") and f" {name} ".encode() in command:
-                pids.append(int(entry.name))
-    return _cpu_s(pids)
-
-
-async def _sample_waits(db: str, waits: Counter[str]) -> None:
-    """Until cancelled, every `SAMPLE_S`: what each connection to `db`'s database is doing (PostgreSQL only)."""
-    if not is_postgres(db):
-        return
-    import psycopg
-
-    name = db.rsplit("/", 1)[1].split("?", 1)[0]
-    sql = (
-        "SELECT state, wait_event_type, wait_event FROM pg_stat_activity"
-        " WHERE datname = %s AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
-    )
-    conn = await anyio.to_thread.run_sync(lambda: psycopg.connect(db, autocommit=True))
-    try:
-        while True:
-            rows = await anyio.to_thread.run_sync(lambda: conn.execute(sql, [name]).fetchall())
-            waits.update(_doing(*row) for row in rows)
-            await anyio.sleep(SAMPLE_S)
-    finally:
-        conn.close()
-
-
-def _doing(state: str | None, kind: str | None, event: str | None) -> str:
-    """What a connection is doing, in the words of the report."""
-    if state == "active":
-        return "running" if kind is None else f"waiting on a lock ({event})" if kind == "Lock" else f"waiting on {kind}"
-    if state == "idle in transaction":
-        return "in a transaction, waiting for its server"
-    return "idle in the pool"
-
-
-def _shares(waits: Counter[str]) -> dict[str, float]:
-    total = sum(waits.values()) or 1
-    return {doing: round(n / total, 2) for doing, n in waits.most_common()}
-
-
-def _per(seconds: float, elapsed: float) -> float:
-    return round(seconds / elapsed, 2)
 
 
 def _ms(times: list[float], percentile: int) -> float | None:
@@ -348,6 +329,17 @@ def _counts(text: str) -> list[int]:
     return counts
 
 
+def _quota_said(cores: float, quotas: CpuQuotas | None, db: str | None) -> str:
+    if quotas is None:
+        return "none: the servers unheld, the run weighted as any other work on the machine"
+    name, weight = WEIGHT[quotas.version]
+    where = "the clients" + ("" if db else " and the PostgreSQL cluster")
+    return (
+        f"{cores:g} of a core per server (cgroup v{quotas.version}), each in a child of the run's cgroup"
+        f" ({name} {weight}, so other work on the machine yields to it), with {where}"
+    )
+
+
 def _quotas(cores: float) -> CpuQuotas | None:
     if cores <= 0:
         return None
@@ -367,25 +359,27 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     words = sorted({w for s in sentences for w in s.split() if len(w) > 3})
     result: dict[str, Any] = {"clients": args.clients, "calls_per_client": args.calls, "writes": args.writes}
     quotas = _quotas(args.quota)
-    result["quota"] = f"{args.quota:g} of a core per server (cgroup v{quotas.version})" if quotas else "none"
+    result["quota"] = _quota_said(args.quota, quotas, args.db)
     by_servers: dict[int, list[dict[str, Any]]] = {n: [] for n in counts}
-    with _server(args.db) as server, quotas or ExitStack():
-        for _ in range(args.rounds):
-            for servers in counts:
-                name = f"loci_team_{uuid.uuid4().hex[:10]}"
-                db = _database(server, name)
-                try:
-                    by_servers[servers].append(await _one_run(args, db, servers, sentences, words, quotas))
-                finally:
-                    _drop(server, name)
-        result["database"] = shown(server) if args.db else "a PostgreSQL cluster of this run's own (fsync off)"
+    with quotas or ExitStack():  # first, so that the cluster started next is in the run's cgroup too
+        with _server(args.db) as server:
+            for _ in range(args.rounds):
+                for servers in counts:
+                    name = f"loci_team_{uuid.uuid4().hex[:10]}"
+                    db = _database(server, name)
+                    try:
+                        by_servers[servers].append(await _one_run(args, db, servers, sentences, words, quotas))
+                    finally:
+                        _drop(server, name)
+        if not args.no_sqlite:
+            with tempfile.TemporaryDirectory(prefix="loci-team-") as tmp:
+                floor = await _one_run(args, str(Path(tmp) / "loci.db"), 1, sentences, words, quotas)
+                result["sqlite_one_server"] = floor
+    result["database"] = shown(server) if args.db else "a PostgreSQL cluster of this run's own (fsync off)"
     runs = {n: _median_run(done) for n, done in by_servers.items()}
     result["postgresql"] = {str(n): run for n, run in runs.items()}
     result["calls_per_s_by_round"] = {n: [r["calls_per_s"] for r in done] for n, done in by_servers.items()}
     result["over_one"] = {str(n): round(runs[n]["calls_per_s"] / runs[1]["calls_per_s"], 2) for n in counts[1:]}
-    if not args.no_sqlite:
-        with tempfile.TemporaryDirectory(prefix="loci-team-") as tmp:
-            result["sqlite_one_server"] = await _one_run(args, str(Path(tmp) / "loci.db"), 1, sentences, words, quotas)
     cores = os.cpu_count() or 1
     result["machine"] = {"cpu": cpu_name(), "cores": cores, "load_avg": [round(x, 2) for x in os.getloadavg()]}
     result["note"] = (

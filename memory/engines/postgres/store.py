@@ -3,7 +3,11 @@
 `PgStore` has the face of SQLite's `Store` (memory/store.py): `open`, then
 `read(fn)` and `write(fn)`, which run `fn(conn)` in a worker thread on a
 connection borrowed from a psycopg pool (`PgConnection`, `?` placeholders),
-and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction (said in
+and `close`. At most `CONNECTIONS` calls, reads and writes alike, hold a
+thread at once, as many as the pool has connections: the calls beyond them
+wait their turn on the event loop, not each in a thread of its own blocked
+on the pool, whose waking and handing over of connections cost a busy server
+CPU on every call. A read is one `REPEATABLE READ, READ ONLY` transaction (said in
 its `BEGIN`, which psycopg writes from the connection's settings), a
 consistent snapshot that cannot write, as SQLite's readers see one WAL
 snapshot; a store opened `query_only` (the page) gets nothing more, since
@@ -22,19 +26,20 @@ running it again is safe.
 
 A database that goes away (a restart, a lost connection, a server not
 answering) is `StoreUnavailable`, never a process's end. A call waits for it
-at most `WAIT_S` in all: a transaction that failed on a lost connection
-before its commit was sent is run again on a fresh connection (the idle
-ones the pool holds are checked first, since a restart broke them all),
-with a doubling pause from `RETRY_S` (after a call that found it away, the
-next ones wait `DOWN_WAIT_S`, so requests during an outage fail fast); one whose connection was lost while
+at most `WAIT_S` in all, from when it was made (its turn for a thread
+included): a transaction that failed on a lost connection before its commit
+was sent is run again on a fresh connection (the idle ones the pool holds are
+checked first, since a restart broke them all), with a doubling pause from
+`RETRY_S` (after a call that found it away, the next ones wait `DOWN_WAIT_S`,
+so requests during an outage fail fast); one whose connection was lost while
 it committed is in doubt, and the store asks the server, once it answers,
 whether the transaction's id committed (`pg_xact_status`): committed, the
-write is acknowledged; not, it is run again. Only when the server stays
-away is it `StoreUnavailable`, saying the write may have been stored. So a
-write is acknowledged only when it committed, and refused only when it did
-not (or that could not be known, which the message says). The statistics
-refreshed after a commit are best effort: their failure is logged and the
-committed write still acknowledged.
+write is acknowledged; not, it is run again. Only when the server stays away
+is it `StoreUnavailable`, saying the write may have been stored. So a write is
+acknowledged only when it committed, and refused only when it did not (or that
+could not be known, which the message says). The statistics refreshed after a
+commit are best effort: their failure is logged and the committed write still
+acknowledged.
 
 `open` connects once first, directly, so a wrong host, user or database
 says what the server said in one line (a pool would only time out), then
@@ -66,7 +71,7 @@ from loci.memory.engines.postgres.migrations import migrate as migrate_home
 from loci.memory.errors import StoreError, StoreUnavailable, UsageError
 from loci.memory.location import shown
 
-__all__ = ["CONNECT_TIMEOUT_S", "DOWN_WAIT_S", "WAIT_S", "PgStore", "translate", "unavailable"]
+__all__ = ["CONNECTIONS", "CONNECT_TIMEOUT_S", "DOWN_WAIT_S", "WAIT_S", "PgStore", "translate", "unavailable"]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
@@ -76,6 +81,7 @@ WAIT_S = 5.0  # the longest a call waits for an unavailable database before it i
 DOWN_WAIT_S = 1.0  # ... and this once a call found it unavailable, until one succeeds
 RETRY_S = 0.1  # the first pause before a transaction lost with its connection runs again; each next one doubles
 READERS = 4
+CONNECTIONS = READERS + 1  # the pool's, and the worker threads that may hold them at once (reads and writes alike)
 WRITE_ATTEMPTS = 3  # a write that lost a race for a unique key is run again: it then finds the winner's row
 GROWTH_TO_ANALYZE = 0.2  # a table grown by this share of its rows since its statistics were taken is analyzed
 ROWS_TO_ANALYZE = 1_000  # ... by one transaction of at least this many rows (smaller writes: autovacuum's)
@@ -149,7 +155,7 @@ class PgStore:
         self.wait_s = wait_s
         self._down = False  # the last call found the database unavailable
         self._pool = pool
-        self._limiter = anyio.CapacityLimiter(READERS)
+        self._limiter = anyio.CapacityLimiter(CONNECTIONS)
         self._closed = False
 
     @property
@@ -170,7 +176,7 @@ class PgStore:
                 if migrate:
                     migrate_home(raw)
             pool = ConnectionPool(
-                url, min_size=1, max_size=READERS + 1, open=False, name="loci", kwargs={"autocommit": True}
+                url, min_size=1, max_size=CONNECTIONS, open=False, name="loci", kwargs={"autocommit": True}
             )
             pool.open(wait=True, timeout=timeout)
         except psycopg.Error as exc:
@@ -191,38 +197,43 @@ class PgStore:
     async def __aexit__(self, *exc_info: object) -> None:
         self.close()
 
-    def write_sync(self, fn: Callable[[PgConnection], T]) -> T:
+    def write_sync(self, fn: Callable[[PgConnection], T], *, since: float | None = None) -> T:
         """Run `fn(conn)` in one transaction; again, from the start, when another writer's row took a key it
-        meant to add (`WRITE_ATTEMPTS` in all)."""
+        meant to add (`WRITE_ATTEMPTS` in all). `since`: when the call began (its wait for the database counts
+        from then)."""
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
-                return self._run(fn, "write", read=False)
+                return self._run(fn, "write", read=False, since=since)
             except psycopg.errors.UniqueViolation:
                 if attempt == WRITE_ATTEMPTS:
                     raise
         raise AssertionError("unreachable")
 
     async def write(self, fn: Callable[[PgConnection], T]) -> T:
-        return await anyio.to_thread.run_sync(self.write_sync, fn)
+        since = time.monotonic()
+        return await anyio.to_thread.run_sync(lambda: self.write_sync(fn, since=since), limiter=self._limiter)
 
-    def read_sync(self, fn: Callable[[PgConnection], T]) -> T:
+    def read_sync(self, fn: Callable[[PgConnection], T], *, since: float | None = None) -> T:
         """Run `fn(conn)` in one read-only transaction on a consistent snapshot."""
-        return self._run(fn, "read", read=True)
+        return self._run(fn, "read", read=True, since=since)
 
     async def read(self, fn: Callable[[PgConnection], T]) -> T:
-        return await anyio.to_thread.run_sync(self.read_sync, fn, limiter=self._limiter)
+        since = time.monotonic()
+        return await anyio.to_thread.run_sync(lambda: self.read_sync(fn, since=since), limiter=self._limiter)
 
     def close(self) -> None:
         if not self._closed:
             self._closed = True
             self._pool.close()
 
-    def _run(self, fn: Callable[[PgConnection], T], doing: str, *, read: bool) -> T:
-        """`fn` in one transaction, run again while the database is away (at most `WAIT_S` in all)."""
+    def _run(self, fn: Callable[[PgConnection], T], doing: str, *, read: bool, since: float | None) -> T:
+        """`fn` in one transaction, run again while the database is away (at most `WAIT_S` in all from `since`,
+        its wait for a thread included)."""
         if self._closed:
             raise StoreError(f"the Loci home {self.location} is closed")
         # Once the database is known to be away, a call waits less for it: requests meanwhile fail fast.
-        deadline, pause = time.monotonic() + (DOWN_WAIT_S if self._down else self.wait_s), RETRY_S
+        start = time.monotonic() if since is None else since
+        deadline, pause = start + (DOWN_WAIT_S if self._down else self.wait_s), RETRY_S
         while True:
             try:
                 result = self._once(fn, read, max(0.1, deadline - time.monotonic()))

@@ -14,7 +14,7 @@ import pytest
 
 from loci.memory.engines.postgres.connection import pg_sql
 from loci.memory.engines.postgres.migrations import PG_MIGRATION_SETS, migration_sets
-from loci.memory.engines.postgres.store import PgStore
+from loci.memory.engines.postgres.store import CONNECTIONS, PgStore
 from loci.memory.errors import StoreError, UsageError
 from loci.memory.graph.ops import NewNode, insert_nodes, record_use
 from loci.memory.location import is_postgres, shown
@@ -240,3 +240,30 @@ async def _at_once(store: PgStore, hold: Any, second: Any) -> tuple[Any, Any]:
                 pass
             release.set()
     return found["first"], found["second"]
+
+
+async def test_calls_beyond_the_pools_connections_wait_their_turn_without_a_thread_each(postgres_url: str) -> None:
+    """Three times as many reads and writes at once as the pool has connections: no more than that many worker
+    threads ever run them (the rest wait on the event loop), and every call is answered."""
+    peak = 0
+    guard = threading.Lock()
+
+    def slow(conn: Any) -> int:
+        nonlocal peak
+        with guard:
+            peak = max(peak, threading.active_count())
+        return conn.execute("SELECT 1 FROM pg_sleep(0.02)").fetchone()[0]
+
+    answers: list[int] = []
+
+    async def call(store: PgStore, n: int) -> None:
+        answers.append(await (store.write if n % 2 else store.read)(slow))
+
+    with anyio.fail_after(60):
+        async with await PgStore.open(postgres_url) as store:
+            await store.read(slow)  # the pool's own threads started before the count
+            before = threading.active_count()
+            async with anyio.create_task_group() as group:
+                for n in range(3 * CONNECTIONS):
+                    group.start_soon(call, store, n)
+    assert answers == [1] * (3 * CONNECTIONS) and peak - before <= CONNECTIONS
