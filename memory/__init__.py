@@ -56,8 +56,8 @@ _HOMES: dict[str, str] = {
     "Recall": "loci.memory.graph.recall",
     "RunRecord": "loci.memory.records.runs",
     "Runs": "loci.memory.records.runs",
-    "Store": "loci.memory.store",
-    "default_db_path": "loci.memory.store",
+    "Store": "loci.memory.engines.sqlite.store",
+    "default_db_path": "loci.memory.engines.sqlite.store",
 }
 
 

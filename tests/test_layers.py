@@ -45,7 +45,7 @@ FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp
 def imported_modules(path: Path) -> set[str]:
     """The dotted names of the modules a file imports, at any depth (lazy imports included).
 
-    The project's own modules are named without their `loci.` prefix (`loci.memory.store` is
+    The project's own modules are named without their `loci.` prefix (`loci.memory.engines.sqlite.store` is
     `memory.store`), so the packages below are the repository's folders.
     """
     names: set[str] = set()

@@ -44,7 +44,7 @@ from loci.memory.text.lines import Ranker
 if TYPE_CHECKING:
     import sqlite_utils
 
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
 
 __all__ = ["Ranker", "asked", "content_terms", "line_terms", "scan_lines", "terms_pattern"]
 

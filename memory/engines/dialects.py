@@ -9,7 +9,7 @@ recall, which reads its home with sqlite3 alone, can ask it.
 from __future__ import annotations
 
 from loci.memory.engines.base import Dialect
-from loci.memory.engines.sqlite import SQLITE
+from loci.memory.engines.sqlite.dialect import SQLITE
 
 __all__ = ["dialect_of"]
 

@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.location import is_postgres, need_postgres_driver
-from loci.memory.store import Store
 
 __all__ = ["open_engine", "use_engine"]
 

@@ -39,6 +39,7 @@ from typing import Any
 import sqlite_utils
 
 from loci.memory.context.fulltext import fts_phrase
+from loci.memory.engines.sqlite.store import Store, read_bounded, write_bounded
 from loci.memory.errors import NotFoundError
 from loci.memory.graph.entities_ops import (
     CAUSE,
@@ -54,7 +55,6 @@ from loci.memory.graph.entities_ops import (
 )
 from loci.memory.graph.ops import forget_node, unlink_edge
 from loci.memory.projects import DEFAULT_PROJECT, check_project
-from loci.memory.store import Store, read_bounded, write_bounded
 
 __all__ = ["EntityGraph"]
 

@@ -20,6 +20,7 @@ from typing import Any
 import sqlite_utils
 
 from loci.memory.engines.dialects import dialect_of
+from loci.memory.engines.sqlite.store import Store, write_bounded
 from loci.memory.graph.embed import Embedder, pack_vector
 from loci.memory.graph.ops import (
     NewNode,
@@ -42,7 +43,6 @@ from loci.memory.graph.records import (
 )
 from loci.memory.graph.revisions import restore_node
 from loci.memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from loci.memory.store import Store, write_bounded
 
 __all__ = ["Graph", "Neighbor", "NewNode", "infer_edge_kind"]
 

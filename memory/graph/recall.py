@@ -48,6 +48,7 @@ import anyio
 import anyio.to_thread
 import sqlite_utils
 
+from loci.memory.engines.sqlite.store import read_bounded
 from loci.memory.errors import UsageError
 from loci.memory.graph.fts.index import text_index
 from loci.memory.graph.graph import Graph
@@ -55,7 +56,6 @@ from loci.memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights
 from loci.memory.graph.records import check_kinds
 from loci.memory.graph.terms import asks_for_replies, query_terms, searched_terms
 from loci.memory.graph.vectors import VectorSearch
-from loci.memory.store import read_bounded
 
 __all__ = ["Recall"]
 

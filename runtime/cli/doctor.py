@@ -38,10 +38,10 @@ from typing import Any
 
 import anyio.to_thread
 
+from loci.memory.engines.sqlite.health import check_home
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import BackendError, NotFoundError, UsageError
-from loci.memory.health import check_home
 from loci.memory.location import is_postgres, need_postgres_driver
-from loci.memory.store import default_db_path
 
 __all__ = ["cpu_name", "measure_speed", "register"]
 

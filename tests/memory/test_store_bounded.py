@@ -11,7 +11,7 @@ import anyio
 import anyio.lowlevel
 import sqlite_utils
 
-from loci.memory.store import Store, read_bounded, write_bounded
+from loci.memory.engines.sqlite.store import Store, read_bounded, write_bounded
 
 
 async def test_a_bounded_read_runs_on_the_callers_thread(tmp_path: Path) -> None:

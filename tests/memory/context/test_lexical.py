@@ -6,7 +6,7 @@ from pathlib import Path
 
 from loci.memory.context.lexical import content_terms, line_terms, words
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.reading.look import Line, best_lines
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.evolution.params import DEFAULT_PARAMS
@@ -12,7 +13,6 @@ from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.ranking import Weights
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 
 QUESTION = "Which trail did Ana hike with her brother last spring?"
 # Facts the question's words match, some strongly; the answer says none of its words.

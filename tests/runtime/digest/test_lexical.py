@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.digest.lexical import content_words, scan
 
 

@@ -71,7 +71,7 @@ import anyio.to_thread
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from loci.memory.connections import (
+from loci.memory.engines.sqlite.connection import (
     BUSY_TIMEOUT_S,
     busy_timeout_s,
     connect,
@@ -80,8 +80,8 @@ from loci.memory.connections import (
     reads_only,
     unwritable,
 )
+from loci.memory.engines.sqlite.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from loci.memory.errors import StoreError, StoreUnavailable, UsageError
-from loci.memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from loci.memory.location import NOT_ON_POSTGRES, is_postgres
 from loci.memory.regular import describe_mode
 

@@ -19,8 +19,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from loci.memory.engines.sqlite.health import is_busy, is_damage, translate
 from loci.memory.errors import StoreError
-from loci.memory.health import is_busy, is_damage, translate
 
 __all__ = ["BUSY_TIMEOUT_S", "busy_timeout_s", "connect", "connect_wal", "open_read_only", "reads_only", "unwritable"]
 
