@@ -50,7 +50,8 @@ import sqlite_utils
 from loci.memory.engines.base import Engine
 from loci.memory.engines.dialects import dialect_of
 from loci.memory.engines.sqlite.connection import connect
-from loci.memory.engines.sqlite.store import Store, migration_sets
+from loci.memory.engines.sqlite.migrations import migration_sets
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreError, UsageError
 from loci.memory.location import is_postgres, shown
 

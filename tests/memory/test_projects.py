@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from loci.memory.engines.sqlite.store import Store, migration_sets
+from loci.memory.engines.sqlite.migrations import migration_sets
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.entities import EntityGraph

@@ -11,7 +11,8 @@ import sqlite_utils
 
 from loci.memory.context.store import ContextStore
 from loci.memory.engines.base import Engine
-from loci.memory.engines.sqlite.store import Store, migration_sets
+from loci.memory.engines.sqlite.migrations import migration_sets
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, StoreError, UsageError
 from loci.memory.jobs.queue import Jobs
 from loci.memory.projects import ALL

@@ -35,12 +35,10 @@ network). Connections are opened by memory/connections.py. A store opened with `
 home (a connection's own temporary tables excepted): a read that tries to
 write fails, and only `Store.write` changes the file.
 
-The schema is one explicit, ordered list of sqlite-utils migration sets,
-`MIGRATION_SETS`, which `Store.open` applies in full to every file it opens:
-a home has every table whatever the caller imported. The list names each
-set by its module (which defines `MIGRATIONS`), because those modules import
-`Store`; a name that does not resolve is an error at the first open, never
-a skipped set.
+The schema is one explicit, ordered list of sqlite-utils migration sets
+(`MIGRATION_SETS`, memory/engines/sqlite/migrations.py), which `Store.open`
+applies in full to every file it opens: a home has every table whatever the
+caller imported.
 
 A broken home says so in one line (`memory.health.translate`): a file this
 process cannot write is still opened for reading (read-only, or as
@@ -56,7 +54,6 @@ is whole.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import sqlite3
@@ -69,7 +66,6 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 import sqlite_utils
-from sqlite_utils import Migrations
 
 from loci.memory.engines.sqlite.connection import (
     BUSY_TIMEOUT_S,
@@ -81,16 +77,15 @@ from loci.memory.engines.sqlite.connection import (
     unwritable,
 )
 from loci.memory.engines.sqlite.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
+from loci.memory.engines.sqlite.migrations import migration_sets
 from loci.memory.errors import StoreError, StoreUnavailable, UsageError
 from loci.memory.location import NOT_ON_POSTGRES, is_postgres
 from loci.memory.regular import describe_mode
 
 __all__ = [
-    "MIGRATION_SETS",
     "Store",
     "check_home_path",
     "default_db_path",
-    "migration_sets",
     "read_bounded",
     "use_store",
     "write_bounded",
@@ -100,25 +95,6 @@ T = TypeVar("T")
 log = logging.getLogger("loci.store")
 
 READERS = 4
-
-# Every migration set, in the order a new home applies them: the module that
-# defines each set as `MIGRATIONS`. Adding a set is one line here.
-MIGRATION_SETS = (
-    "loci.memory.context.schema",
-    "loci.memory.graph.schema",
-    "loci.memory.records.chat",
-    "loci.memory.records.runs",
-    "loci.memory.evolution.schema",
-    "loci.memory.jobs.schema",
-    "loci.memory.records.digest_jobs",
-    "loci.memory.imports.ledger",
-    "loci.memory.records.tokens",
-)
-
-
-def migration_sets() -> list[Migrations]:
-    """The sets `MIGRATION_SETS` names, imported (a missing module or set raises)."""
-    return [importlib.import_module(name).MIGRATIONS for name in MIGRATION_SETS]
 
 
 def default_db_path() -> Path:
