@@ -37,7 +37,7 @@ ALLOWED = {
 # importers write conversations into the graph (and tool records into the context store); the graph
 # searches with the context store's full-text helpers; the record tables (runs, chats, digest jobs),
 # the engines (SQLite's and PostgreSQL's stores and dialects), the words (the one splitter and stemmer) and
-# the root (store, errors, params) are the floor.
+# the root (errors, params, where a home is) are the floor.
 ROOMS = {
     "runtime": ("cli", "digest", "session", "loop", "reading", "", "prompt", "host", "models"),
     "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", "records", "engines", "text", ""),

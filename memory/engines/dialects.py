@@ -1,7 +1,7 @@
 """The dialect of a store, or of the connection a transaction runs on (memory/engines/base.py).
 
 PostgreSQL's store and connection name their dialect (`dialect`); SQLite's,
-sqlite3's own classes and `memory.store.Store`, do not, and are SQLite's.
+sqlite3's own classes and `memory.engines.sqlite.store.Store`, do not, and are SQLite's.
 This module imports neither engine's driver nor sqlite-utils, so the hook's
 recall, which reads its home with sqlite3 alone, can ask it.
 """

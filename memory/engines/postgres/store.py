@@ -1,6 +1,6 @@
 """A home on PostgreSQL: a pool of connections, each transaction in a worker thread.
 
-`PgStore` has the face of SQLite's `Store` (memory/store.py): `open`, then
+`PgStore` has the face of SQLite's `Store` (memory/engines/sqlite/store.py): `open`, then
 `read(fn)` and `write(fn)`, which run `fn(conn)` in a worker thread on a
 connection borrowed from a psycopg pool (`PgConnection`, `?` placeholders),
 and `close`. A read is one `REPEATABLE READ, READ ONLY` transaction (said in
