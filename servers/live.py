@@ -18,7 +18,7 @@ of this server's project only (an event of another project's memory, or of
 a link between them, is never read). When it reads is the engine's: on
 SQLite every `POLL_S`; on PostgreSQL when told, as each transaction that
 adds events notifies `MEMORY_CHANNEL` with its project on commit
-(memory/engines/postgres/schema/graph.py), and `watch` listens for its own
+(its trigger in memory/engines/postgres/schema/graph.py), and `watch` listens for its own
 project's (the home's `listen`, memory/engines/postgres/listen.py, the job queue's
 listener: a lost connection is opened again and read after at once). The
 listening connection is opened when the first stream comes (before the
@@ -54,7 +54,7 @@ from mcp.server.subscriptions import (
 )
 from mcp.types import Resource
 
-from loci.memory.engines.base import Engine
+from loci.memory.engines.base import MEMORY_CHANNEL, Engine
 from loci.memory.errors import StoreError
 
 __all__ = ["CHANGES_URI", "NOTIFY_WAIT_S", "POLL_S", "RECENT", "LiveMemory", "changes_resource", "read_changes"]
@@ -157,8 +157,6 @@ class LiveMemory:
     async def _told(self, store: Engine, project: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
         """How to wait for the next change: `project`'s notification where the engine listens (PostgreSQL),
         listening from here to the block's end; else the poll (SQLite)."""
-        from loci.memory.engines.postgres.schema.graph import MEMORY_CHANNEL
-
         try:
             listener = await store.listen(MEMORY_CHANNEL, payload=project)
         except StoreError as exc:  # the home is away: poll until the next stream opens

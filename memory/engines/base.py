@@ -47,9 +47,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["Dialect", "Engine", "Listener"]
+__all__ = ["MEMORY_CHANNEL", "Dialect", "Engine", "Listener"]
 
 T = TypeVar("T")
+
+# What a transaction that adds to `memory_events` notifies, its payload the project, where the engine has
+# listeners (PostgreSQL's trigger, memory/engines/postgres/schema/graph.py); live memory listens on it.
+MEMORY_CHANNEL = "loci_memory"
 
 
 class Dialect(Protocol):
