@@ -1,7 +1,7 @@
 """Everything persistent: the SQLite home, context objects, the memory graph.
 
 The names are resolved when first used (a module `__getattr__`, memory/lazy.py), so importing
-one submodule (`memory.errors`, `memory.store`) does not import them all.
+one submodule (`memory.errors`, `memory.engines.sqlite.store`) does not import them all.
 
 sqlite-utils imports numpy, if it is installed, only to store numpy scalars
 as SQLite values; Loci never hands it any (vectors are packed to bytes), and
@@ -56,8 +56,8 @@ _HOMES: dict[str, str] = {
     "Recall": "loci.memory.graph.recall",
     "RunRecord": "loci.memory.records.runs",
     "Runs": "loci.memory.records.runs",
-    "Store": "loci.memory.store",
-    "default_db_path": "loci.memory.store",
+    "Store": "loci.memory.engines.sqlite.store",
+    "default_db_path": "loci.memory.engines.sqlite.store",
 }
 
 

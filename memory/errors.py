@@ -15,7 +15,7 @@
 The split that matters: `UsageError` is the person's to fix (a bad flag, a
 missing file) and `ModelBehaviorError` is the model's (bad JSON, an unknown
 tool). They get different messages. Foreign exceptions are translated where
-they enter: sqlite3's in `memory.store`, httpx's in one place
+they enter: sqlite3's in `memory.engines.sqlite.store`, httpx's in one place
 (`runtime.models.http_errors`), llama_cpp's where a GGUF is loaded or run.
 
 This module lives in `memory/`, the bottom layer, so that every layer above

@@ -26,7 +26,7 @@ from loci.memory.errors import UsageError
 __all__ = ["LOCI_DB", "NOT_ON_POSTGRES", "is_postgres", "need_postgres_driver", "shown"]
 
 LOCI_DB = "LOCI_DB"
-# What a part still on SQLite says to a connection string (memory.store.Store.open, and commands that check early).
+# What a part still on SQLite says to a connection string (`Store.open`, and commands that check early).
 NOT_ON_POSTGRES = (
     "this command keeps its home in SQLite for now: give --db a file path. On PostgreSQL so far: "
     "loci memory add|update|forget|link|search|show|neighbors|stats|export|history|restore|import|refine"

@@ -67,9 +67,9 @@ from mcp.types import (
 from loci.memory.context.paths import Roots
 from loci.memory.context.store import ContextStore
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import LociError, StoreUnavailable
 from loci.memory.projects import DEFAULT_PROJECT, check_project
-from loci.memory.store import Store
 from loci.servers.apps import APP_META, APP_MIME_TYPE, APP_VIEWS, EXTENSION_ID, app_html, app_resources, linked
 from loci.servers.caching import METHOD_HINTS, read_hint
 from loci.servers.client_log import ClientLog

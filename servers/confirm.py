@@ -38,9 +38,9 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError
 from loci.memory.graph.records import parse_node_id
-from loci.memory.store import Store
 
 __all__ = ["GUARDED", "Confirm", "Confirmations"]
 

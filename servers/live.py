@@ -18,8 +18,8 @@ of this server's project only (an event of another project's memory, or of
 a link between them, is never read). When it reads is the engine's: on
 SQLite every `POLL_S`; on PostgreSQL when told, as each transaction that
 adds events notifies `MEMORY_CHANNEL` with its project on commit
-(memory/engines/postgres/schema/graph.py), and `watch` listens for its own
-project's (`PgListener`, memory/engines/postgres/listen.py, the job queue's
+(its trigger in memory/engines/postgres/schema/graph.py), and `watch` listens for its own
+project's (the home's `listen`, memory/engines/postgres/listen.py, the job queue's
 listener: a lost connection is opened again and read after at once). The
 listening connection is opened when the first stream comes (before the
 first read, so no change slips between the two) and closed within
@@ -54,7 +54,7 @@ from mcp.server.subscriptions import (
 )
 from mcp.types import Resource
 
-from loci.memory.engines.base import Engine
+from loci.memory.engines.base import MEMORY_CHANNEL, Engine
 from loci.memory.errors import StoreError
 
 __all__ = ["CHANGES_URI", "NOTIFY_WAIT_S", "POLL_S", "RECENT", "LiveMemory", "changes_resource", "read_changes"]
@@ -155,18 +155,14 @@ class LiveMemory:
 
     @asynccontextmanager
     async def _told(self, store: Engine, project: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
-        """How to wait for the next change: the poll on SQLite, `project`'s notification on PostgreSQL (listening
-        from here to the block's end)."""
-        if store.engine != "postgresql":
-            yield partial(anyio.sleep, self.poll_s)
-            return
-        from loci.memory.engines.postgres.listen import PgListener
-        from loci.memory.engines.postgres.schema.graph import MEMORY_CHANNEL
-
+        """How to wait for the next change: `project`'s notification where the engine listens (PostgreSQL),
+        listening from here to the block's end; else the poll (SQLite)."""
         try:
-            listener = await PgListener.open(store.url, MEMORY_CHANNEL, payload=project)  # type: ignore[attr-defined]
+            listener = await store.listen(MEMORY_CHANNEL, payload=project)
         except StoreError as exc:  # the home is away: poll until the next stream opens
             log.warning("live memory: cannot listen (%s); reading every %s s", exc, self.poll_s)
+            listener = None
+        if listener is None:
             yield partial(anyio.sleep, self.poll_s)
             return
 

@@ -19,11 +19,11 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.embed import Embedder
 from loci.memory.graph.graph import Graph
 from loci.memory.projects import DEFAULT_PROJECT
-from loci.memory.store import Store
 from loci.servers.errors import readable_errors
 from loci.servers.quoting import QUOTED_TOOLS, framed
 from loci.tools.evolution import EvolutionTools

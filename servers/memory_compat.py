@@ -22,11 +22,11 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
+from loci.memory.engines.sqlite.store import Store, default_db_path
 from loci.memory.errors import LociError
 from loci.memory.graph.entities import EntityGraph
 from loci.memory.location import LOCI_DB
 from loci.memory.projects import DEFAULT_PROJECT
-from loci.memory.store import Store, default_db_path
 from loci.servers.errors import readable_errors
 from loci.servers.quoting import QUOTED_TOOLS, quoted
 from loci.servers.tracing import untraced

@@ -23,12 +23,12 @@ from mcp.types import Resource, ResourceTemplate
 
 from loci.memory.context.objects import Target
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.quoted import NOTICE
 from loci.memory.projects import DEFAULT_PROJECT
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store
 from loci.servers.quoting import frame_fields
 from loci.tools.memory import MemoryTools
 

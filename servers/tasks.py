@@ -52,9 +52,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, RequestParams, TextContent
 from pydantic import Field
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreError
 from loci.memory.jobs.queue import Job, JobLost, Jobs
-from loci.memory.store import Store
 
 __all__ = ["CANCELLED", "EXTENSION", "KIND", "TASK_TOOLS", "LociTasks", "TaskRunner", "cancel_task", "install"]
 

@@ -29,7 +29,7 @@ import pytest
 from loci.bench.servers.postgres_cluster import cluster
 from loci.memory.engines.base import Engine
 from loci.memory.engines.select import use_engine
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.models.scripted import ScriptedModel
 
 

@@ -8,8 +8,8 @@ import memory
 import runtime
 import tools
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import BackendError, InvalidAction, LociError, ModelBehaviorError, UsageError
-from loci.memory.store import Store
 from loci.runtime.host.host import ToolSpec
 from loci.runtime.loop.action import InvalidAction as ActionInvalid
 from loci.runtime.loop.action import parse_action

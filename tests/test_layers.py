@@ -5,6 +5,10 @@ root modules) are layered too, top to bottom in `ROOMS`: a module imports only
 its own room and the rooms below it. A package's `__init__.py` is its facade
 and may re-export from any room.
 
+No modules import each other in a circle: not through any import, lazy ones
+included (`import_circles`, package facades left out), and not through what
+importing a module runs (`module_level_circles`, facades included).
+
 Read from the source with `ast`, so a back edge fails here even when no test
 happens to import the module that makes it.
 """
@@ -33,7 +37,7 @@ ALLOWED = {
 # importers write conversations into the graph (and tool records into the context store); the graph
 # searches with the context store's full-text helpers; the record tables (runs, chats, digest jobs),
 # the engines (SQLite's and PostgreSQL's stores and dialects), the words (the one splitter and stemmer) and
-# the root (store, errors, params) are the floor.
+# the root (errors, params, where a home is) are the floor.
 ROOMS = {
     "runtime": ("cli", "digest", "session", "loop", "reading", "", "prompt", "host", "models"),
     "memory": ("hooks", "evolution", "jobs", "imports", "graph", "context", "records", "engines", "text", ""),
@@ -45,7 +49,7 @@ FORBIDDEN = {"memory": {"mcp", "llama_cpp", "httpx", "tiktoken"}, "tools": {"mcp
 def imported_modules(path: Path) -> set[str]:
     """The dotted names of the modules a file imports, at any depth (lazy imports included).
 
-    The project's own modules are named without their `loci.` prefix (`loci.memory.store` is
+    The project's own modules are named without their `loci.` prefix (`loci.memory.engines.sqlite.store` is
     `memory.store`), so the packages below are the repository's folders.
     """
     names: set[str] = set()
@@ -211,3 +215,58 @@ def test_the_check_sees_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
         "from loci.runtime.models.specs import OPENAI_URL\n", encoding="utf-8"
     )
     assert import_circles(tmp_path) == [["runtime.models.openai", "runtime.models.specs"]]
+
+
+def module_level_circles(root: Path = ROOT) -> list[list[str]]:
+    """The sets of modules whose module-level imports run round in a circle, packages' `__init__.py` included
+    (a package is named as itself): `from pkg import name` leads to `pkg.name` when that is a module, else to the
+    package. What a function imports when called, or a `TYPE_CHECKING` block, is not run on import."""
+    modules: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {
+        name: {other for other in _run_on_import(path, modules) if other != name} for name, path in modules.items()
+    }
+    return _circles(graph)
+
+
+def _run_on_import(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project's modules that importing `path` imports (its top-level statements, through `if` and `try`)."""
+    found: set[str] = set()
+    body = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while body:
+        node = body.pop()
+        if isinstance(node, ast.Import):
+            found.update(alias.name.removeprefix("loci.") for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            module = node.module.removeprefix("loci.")
+            members = {f"{module}.{alias.name}" for alias in node.names}
+            found.update(members & modules.keys())
+            if members - modules.keys():
+                found.add(module)
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" not in ast.unparse(node.test):
+            body += node.body + node.orelse
+        elif isinstance(node, ast.Try):
+            body += node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body]
+    return found & modules.keys()
+
+
+def test_no_modules_import_each_other_in_a_circle_when_imported() -> None:
+    assert module_level_circles() == []
+
+
+def test_the_check_sees_a_circle_through_a_package_facade(tmp_path: Path) -> None:
+    models = tmp_path / "runtime" / "models"
+    models.mkdir(parents=True)
+    (models / "__init__.py").write_text("from loci.runtime.models.openai import OpenAIModel\n", encoding="utf-8")
+    (models / "openai.py").write_text(
+        "from loci.runtime.models import SPECS\nfrom loci.runtime.models.specs import Spec\n", encoding="utf-8"
+    )
+    (models / "specs.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from loci.runtime.models.openai import OpenAIModel\n"
+        "def load():\n    from loci.runtime.models.openai import OpenAIModel\n",
+        encoding="utf-8",
+    )
+    assert module_level_circles(tmp_path) == [["runtime.models", "runtime.models.openai"]]

@@ -52,7 +52,10 @@ def test_an_install_puts_one_name_in_site_packages(tmp_path: Path) -> None:
     assert (target / "loci" / "servers" / "transports" / "ready.json").is_file()
     assert (target / "loci" / "servers" / "ui" / "static" / "index.html").is_file()
     assert list((target / "loci" / "bench" / "data").glob("*.json"))
-    probe = "import importlib.util as u; print(u.find_spec('memory'), u.find_spec('loci.memory.store').origin)"
+    probe = (
+        "import importlib.util as u; "
+        "print(u.find_spec('memory'), u.find_spec('loci.memory.engines.sqlite.store').origin)"
+    )
     found = subprocess.run(
         [sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {str(target)!r}); {probe}"],
         cwd=tmp_path,

@@ -17,9 +17,9 @@ import pytest
 from starlette.requests import ClientDisconnect
 
 from loci.memory.engines.copy import open_source
-from loci.memory.engines.postgres.store import translate as pg_translate
+from loci.memory.engines.postgres.health import translate as pg_translate
+from loci.memory.engines.sqlite.health import translate
 from loci.memory.errors import StoreUnavailable, UsageError
-from loci.memory.health import translate
 from loci.memory.json_input import TooDeep, loads
 from loci.servers.errors import unavailable
 from loci.servers.transports.http_bounds import (

@@ -29,8 +29,8 @@ from mcp import Client
 from loci.bench.context.corpus import Corpus, token_counter
 from loci.bench.context.navigate_agent import navigate_with_agent
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
-from loci.memory.store import Store
 from loci.servers.context import build_context_server
 from loci.tools.context import ContextTools
 

@@ -42,13 +42,13 @@ from typing import Any
 from loci.bench.evolution.locomo import run_locomo
 from loci.bench.evolution.scale import measure_scale
 from loci.bench.evolution.world import TOOLS, Task, World
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.evolution.episodes import Episode
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 from loci.runtime.cli.doctor import cpu_name
 
 __all__ = ["add_arguments", "run"]

@@ -46,6 +46,7 @@ from typing import Any
 
 from loci.bench.evolution.bound import Bound, Trained
 from loci.bench.recall.data import Failed, Question, Sample, load_data
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import LociError, UsageError
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
@@ -56,7 +57,6 @@ from loci.memory.graph.ranking import Weights
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
 from loci.memory.records.runs import RunRecord, Runs
-from loci.memory.store import Store
 from loci.runtime.cli.doctor import cpu_name
 
 __all__ = ["KS", "GoldEvaluator", "run_locomo", "split_questions"]

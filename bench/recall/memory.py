@@ -29,11 +29,11 @@ from typing import Any
 from loci.memory.engines.base import Engine
 from loci.memory.engines.dialects import dialect_of
 from loci.memory.engines.select import use_engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.recall import Recall
 from loci.memory.location import is_postgres
-from loci.memory.store import Store
 
 __all__ = ["Built", "add_arguments", "build_graph", "make_sentences", "percentile", "run"]
 

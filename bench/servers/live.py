@@ -29,6 +29,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from mcp.client.streamable_http import streamable_http_client
 from loci.bench.servers.mcp import http_server
 from loci.bench.servers.postgres_cluster import cluster
 from loci.memory.engines.select import use_engine
+from loci.memory.errors import UsageError
 from loci.runtime.cli.doctor import cpu_name
 from loci.servers.live import CHANGES_URI, POLL_S
 
@@ -60,10 +62,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result |= {"goal_p50_ms": GOAL_MS, "sqlite_server_poll_ms": POLL_S * 1000, "poll_1s_expected_ms": 500}
     result |= {"postgresql_told_by": "NOTIFY"}
     with tempfile.TemporaryDirectory(prefix="loci-bench-live-") as tmp:
-        for engine in args.engines.split(","):
+        homes: dict[str, Callable[[ExitStack], str]] = {  # where each engine named in --engines keeps its home
+            "sqlite": lambda _: str(Path(tmp) / "live.db"),
+            "postgresql": lambda stack: _pg_database(stack, args.pg),
+        }
+        engines = args.engines.split(",")
+        if unknown := [name for name in engines if name not in homes]:
+            raise UsageError(f"--engines takes {' and '.join(homes)}, not {', '.join(unknown)}")
+        for engine in engines:
             with ExitStack() as stack:
-                db = str(Path(tmp) / "live.db") if engine == "sqlite" else _pg_database(stack, args.pg)
-                result[engine] = await _measure(db, args.writes)
+                result[engine] = await _measure(homes[engine](stack), args.writes)
     return result
 
 

@@ -60,11 +60,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from loci.bench.recall.memory import make_sentences
 from loci.bench.servers.cpu import ServerCpu
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.projects import DEFAULT_PROJECT
 from loci.memory.records.tokens import Principal, Tokens
-from loci.memory.store import Store
 from loci.runtime.cli.doctor import cpu_name
 from loci.servers.app import build_app
 from loci.servers.auth.principals import TOKEN_CACHE_S, Principals

@@ -34,7 +34,7 @@ import anyio
 import httpx
 
 from loci.bench.servers.mcp import http_server
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.cli.doctor import cpu_name
 from loci.servers.transports.transport import MAX_SESSIONS, SESSION_IDLE_S
 

@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 
 __all__ = ["add_arguments", "run"]
 

@@ -27,9 +27,9 @@ import anyio
 import anyio.to_thread
 
 from loci.bench.recall.memory import build_graph
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 
 __all__ = ["add_arguments", "run"]
 

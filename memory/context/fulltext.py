@@ -53,7 +53,6 @@ __all__ = ["STOP_WORDS", "chunk_index", "content_words", "fts_literal", "fts_phr
 SNIPPET_TOKENS = 16
 LINE_CHARS = 600
 RECORD_ROOM = 8  # rows beyond k, so that records dropped as copies leave k hits
-_INDEXES = {"sqlite": sqlite, "postgresql": postgres}  # the index of each engine (memory/context/index/)
 _QUOTING = re.compile(r"^\s*(?:\w+:\d+(?::\d+)?:?\s*|\d+\|\s*)")  # `doc:1:49: ` or `12| ` before a line
 
 
@@ -77,7 +76,7 @@ def fts_literal(query: str | list[str]) -> str:
 
 def chunk_index(conn: Any) -> ModuleType:
     """The full-text index module (memory/context/index/) of the engine `conn` belongs to."""
-    return _INDEXES[dialect_of(conn).name]
+    return dialect_of(conn).pick(sqlite=sqlite, postgresql=postgres)
 
 
 def fts_search(db: Any, query: str, refs: list[str] | None, k: int, *, project: str | None) -> list[Hit]:

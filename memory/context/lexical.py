@@ -45,7 +45,7 @@ from loci.memory.text.lines import Ranker
 if TYPE_CHECKING:
     import sqlite_utils
 
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
 
 __all__ = ["Ranker", "asked", "content_terms", "line_terms", "read_lines", "scan_lines", "terms_pattern"]
 

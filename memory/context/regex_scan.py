@@ -39,7 +39,6 @@ from anyio.abc import ByteSendStream
 
 from loci.memory.context.objects import Hit
 from loci.memory.engines.base import Engine
-from loci.memory.engines.dialects import dialect_of
 from loci.memory.errors import StoreError, UsageError
 from loci.memory.projects import in_project
 
@@ -114,8 +113,8 @@ async def _scan(
 ) -> list[Hit]:
     """The scan itself, in a child process (see the module docstring)."""
     wanted: dict[str, object] = {"pattern": pattern, "k": k}
-    if on_sqlite := dialect_of(store).name == "sqlite":
-        wanted |= {"db": store.location, "refs": refs or None, "project": project}
+    if (file := store.local_file) is not None:  # the child reads the file itself; else this process sends rows
+        wanted |= {"db": str(file), "refs": refs or None, "project": project}
     hits: list[Hit] = []
     done: dict[str, object] = {}
     command = [sys.executable, "-I", "-S", str(WORKER)]
@@ -125,7 +124,7 @@ async def _scan(
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         with anyio.move_on_after(timeout) as deadline:
             async with anyio.create_task_group() as group:
-                group.start_soon(_send, process.stdin, wanted, None if on_sqlite else (store, refs, project))
+                group.start_soon(_send, process.stdin, wanted, None if file is not None else (store, refs, project))
                 pending = b""
                 async for data in process.stdout:
                     *lines, pending = (pending + data).split(b"\n")

@@ -1,7 +1,7 @@
 """The context tables: objects, their chunks, and the chunks' full-text index.
 
 The migration set lives apart from `memory.context.store` so that opening a
-home (`memory.store.MIGRATION_SETS`) imports only the schema, not the
+home (`memory.engines.sqlite.migrations.MIGRATION_SETS`) imports only the schema, not the
 loaders, outlines and scanners the context store uses.
 
 An object belongs to a project (`memory.projects`); its chunks and their

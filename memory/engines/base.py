@@ -6,11 +6,11 @@ through two calls: `read(fn)` runs `fn(conn)` on a consistent snapshot and
 event loop never waits on the database. `conn` answers `execute(sql,
 params)` and `executemany(sql, rows)` with `?` placeholders on both engines,
 and its rows are tuples: SQL that is the same on both engines is written
-once. SQLite's store (`memory.store.Store`) and PostgreSQL's
+once. SQLite's store (`memory.engines.sqlite.store.Store`) and PostgreSQL's
 (`memory.engines.postgres.store.PgStore`) both fit `Engine`.
 
 Where the engines' SQL differs, the difference is a method of `Dialect`,
-one class per engine (memory/engines/sqlite.py,
+one class per engine (memory/engines/sqlite/dialect.py,
 memory/engines/postgres/dialect.py): the SQL that uses it asks the dialect
 of its store or of its transaction's connection (memory/engines/dialects.py,
 `dialect_of`) for the fragment instead of testing which engine it runs on.
@@ -26,23 +26,44 @@ which), the home's size, and waking the processes that wait for new jobs. Upsert
 `RETURNING` are the same on both (SQLite 3.35 and later) and need no
 dialect. Full-text search differs most (FTS5 tables on SQLite, `tsvector`
 columns under a GIN index on PostgreSQL: memory/engines/postgres/schema/),
-so its queries are a module per engine in the graph (memory/graph/fts/).
+so its queries are a module per engine in the graph (memory/graph/fts/)
+and in the context store (memory/context/index/), and the dialect `pick`s
+the one of each pair that is its engine's.
+
+Nothing outside this package asks which engine a home is (tests/test_engine_names.py
+checks it): a caller asks what the home can do. `read_bounded` and
+`write_bounded` run a small read or write where the engine runs it fastest
+(SQLite's on the calling thread when its writer is free, PostgreSQL's in its
+worker threads, as any other); `local_file` is the file another connection
+or process may open itself with sqlite3 (sqlite-vec's search, the regular
+expression scan's child), None for a database server's home; `listen(channel)`
+is a `Listener` that wakes when a transaction that notified `channel`
+commits, None where the engine has no listeners and its readers poll.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["Dialect", "Engine"]
+__all__ = ["MEMORY_CHANNEL", "Dialect", "Engine", "Listener"]
 
 T = TypeVar("T")
+
+# What a transaction that adds to `memory_events` notifies, its payload the project, where the engine has
+# listeners (PostgreSQL's trigger, memory/engines/postgres/schema/graph.py); live memory listens on it.
+MEMORY_CHANNEL = "loci_memory"
 
 
 class Dialect(Protocol):
     """The SQL fragments that differ between engines."""
 
     name: str
+
+    def pick(self, *, sqlite: T, postgresql: T) -> T:
+        """The one of a pair of per-engine twins (a full-text index's module) that is this engine's."""
+        ...
 
     def skip_locked(self) -> str:
         """What ends a SELECT that claims rows, so two workers never claim the same row."""
@@ -141,17 +162,47 @@ class Dialect(Protocol):
         ...
 
 
+class Listener(Protocol):
+    """A wait for the notifications of one channel (memory/engines/postgres/listen.py)."""
+
+    async def wait(self, timeout: float) -> bool:
+        """Whether a notification came (True) before `timeout` seconds passed (False)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
 class Engine(Protocol):
     """A home: where it is, its dialect, and transactions run in a worker thread."""
 
-    engine: str
+    engine: str  # the engine's name, for reports; code outside memory/engines/ never compares it
     read_only: str | None
 
     @property
     def location(self) -> str: ...
 
+    @property
+    def local_file(self) -> Path | None:
+        """The file that holds the home, which another connection or process may open with sqlite3 itself; None
+        when the home is a database server's."""
+        ...
+
     async def read(self, fn: Callable[[Any], T]) -> T: ...
 
     async def write(self, fn: Callable[[Any], T]) -> T: ...
+
+    async def read_bounded(self, fn: Callable[[Any], T]) -> T:
+        """`read(fn)` for a read of a bounded number of rows through indexes, run where the engine runs it
+        fastest."""
+        ...
+
+    async def write_bounded(self, fn: Callable[[Any], T]) -> T:
+        """`write(fn)` for a small write (a recall's use counts), run where the engine runs it fastest."""
+        ...
+
+    async def listen(self, channel: str, payload: str | None = None) -> Listener | None:
+        """A `Listener` on `channel` (woken only by notifications carrying `payload`, when given); None when the
+        engine cannot wake another process, and its readers poll."""
+        ...
 
     def close(self) -> None: ...

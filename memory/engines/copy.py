@@ -47,12 +47,13 @@ from typing import Any
 
 import sqlite_utils
 
-from loci.memory.connections import connect
 from loci.memory.engines.base import Engine
 from loci.memory.engines.dialects import dialect_of
+from loci.memory.engines.sqlite.connection import connect
+from loci.memory.engines.sqlite.migrations import migration_sets
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreError, UsageError
 from loci.memory.location import is_postgres, shown
-from loci.memory.store import Store, migration_sets
 
 __all__ = ["DERIVED", "PARENTS", "Copied", "copy_home", "loci_tables", "open_source"]
 

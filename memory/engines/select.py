@@ -3,7 +3,7 @@
 `open_engine(db)` opens a PostgreSQL connection string with `PgStore` and
 anything else, a path, with SQLite's `Store`; `use_engine` is the same for a
 block (a store given is the caller's, used and left open). Only the parts that run on PostgreSQL open a home
-this way; the rest call `memory.store.Store.open`, which refuses a
+this way; the rest call `memory.engines.sqlite.store.Store.open`, which refuses a
 connection string in one line (`UsageError`, exit 2) naming what does.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.location import is_postgres, need_postgres_driver
-from loci.memory.store import Store
 
 __all__ = ["open_engine", "use_engine"]
 

@@ -21,7 +21,7 @@ from sqlite_utils import Migrations
 
 __all__ = ["MIGRATIONS"]
 
-MIGRATIONS = Migrations("evolution")  # after the graph's and the runs' sets (memory/store.py)
+MIGRATIONS = Migrations("evolution")  # after the graph's and the runs' sets (memory/engines/sqlite/migrations.py)
 
 
 @MIGRATIONS()

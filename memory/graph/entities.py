@@ -39,6 +39,7 @@ from typing import Any
 import sqlite_utils
 
 from loci.memory.context.fulltext import fts_phrase
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError
 from loci.memory.graph.entities_ops import (
     CAUSE,
@@ -54,7 +55,6 @@ from loci.memory.graph.entities_ops import (
 )
 from loci.memory.graph.ops import forget_node, unlink_edge
 from loci.memory.projects import DEFAULT_PROJECT, check_project
-from loci.memory.store import Store, read_bounded, write_bounded
 
 __all__ = ["EntityGraph"]
 
@@ -69,12 +69,12 @@ class EntityGraph:
     async def create_entities(self, entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the entities whose names are new; returns those, as given."""
 
-        return await write_bounded(self.store, lambda db: create_entities(db.conn, entities, self.project))
+        return await self.store.write_bounded(lambda db: create_entities(db.conn, entities, self.project))
 
     async def create_relations(self, relations: Sequence[dict[str, str]]) -> list[dict[str, str]]:
         """Create the relations that are new; returns those, as given."""
 
-        return await write_bounded(self.store, lambda db: create_relations(db.conn, relations, self.project))
+        return await self.store.write_bounded(lambda db: create_relations(db.conn, relations, self.project))
 
     async def add_observations(self, observations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Add observations to existing entities; fails (and adds nothing) if one does not exist."""
@@ -89,7 +89,7 @@ class EntityGraph:
                 results.append({"entityName": item["entityName"], "addedObservations": added})
             return results
 
-        return await write_bounded(self.store, write)
+        return await self.store.write_bounded(write)
 
     async def delete_entities(self, names: Sequence[str]) -> None:
         """Forget the entities and their relations and observations; unknown names are ignored."""
@@ -145,7 +145,7 @@ class EntityGraph:
             ids = sorted(entity_ids(db.conn, names, self.project).values())
             return graph_of(db.conn, ids, self.project)
 
-        return await read_bounded(self.store, read)
+        return await self.store.read_bounded(read)
 
     async def search_nodes(self, query: str) -> dict[str, list[dict[str, Any]]]:
         """Entities whose name, type or an observation contains `query` (any case), best first."""
@@ -154,7 +154,7 @@ class EntityGraph:
             ranked = _search(db.conn, query)
             return graph_of(db.conn, ranked, self.project, keep_order=True)
 
-        return await read_bounded(self.store, read)
+        return await self.store.read_bounded(read)
 
 
 def _unlink_relation(conn: sqlite3.Connection, src: int, dst: int, label: str) -> None:

@@ -20,10 +20,10 @@ from typing import Any, TextIO
 
 import sqlite_utils
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.records import node_ref
 from loci.memory.projects import DEFAULT_PROJECT
-from loci.memory.store import Store
 
 __all__ = ["FORMATS", "export_graph"]
 

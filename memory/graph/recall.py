@@ -55,7 +55,6 @@ from loci.memory.graph.ranking import DOC_BUDGET, Ranking, Recalled, Weights
 from loci.memory.graph.records import check_kinds
 from loci.memory.graph.terms import asks_for_replies, query_terms, searched_terms
 from loci.memory.graph.vectors import VectorSearch
-from loci.memory.store import read_bounded
 
 __all__ = ["Recall"]
 
@@ -74,7 +73,7 @@ class Recall:
         self.graph = graph
         self.ranking = Ranking(weights, candidates, spread, budget, graph.project)
         # Vectors are searched inside SQLite (sqlite-vec); a PostgreSQL home recalls by words.
-        self._vectors = VectorSearch(graph.store.path) if graph.store.engine == "sqlite" else None
+        self._vectors = VectorSearch(graph.store.local_file) if graph.store.local_file else None
 
     async def recall(
         self, query: str, k: int = 5, kinds: Iterable[str] | None = None, *, record: bool = True, hops: int = 2
@@ -100,7 +99,7 @@ class Recall:
         def read(db: sqlite_utils.Database) -> list[Recalled]:
             return self.ranking.rank(db.conn, terms, nearest, wanted, k, hops, replies=asks_for_replies(query))
 
-        found = await read_bounded(self.graph.store, read)
+        found = await self.graph.store.read_bounded(read)
         if record and found and not self.graph.store.read_only:
             ids = {r.node.id for r in found}
             edges = [r.via for r in found if r.via is not None]

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
 from loci.memory.hooks.codex import transcript_of
 from loci.memory.imports.files import import_file
 from loci.memory.projects import DEFAULT_PROJECT
-from loci.memory.store import Store
 
 __all__ = ["BUSY_TIMEOUT_S", "hook_capture"]
 

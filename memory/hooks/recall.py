@@ -117,7 +117,9 @@ def _recall(db: Path, terms: list[str], project: str) -> list[Recalled]:
     except sqlite3.OperationalError as exc:
         if "no such" not in str(exc):
             raise
-    from loci.memory.store import Store  # only for a home older than this Loci: migrating needs sqlite-utils
+    from loci.memory.engines.sqlite.store import (
+        Store,  # only for a home older than this Loci: migrating needs sqlite-utils
+    )
 
     Store.open_sync(db).close()
     return _rank(db, terms, project)

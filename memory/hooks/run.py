@@ -102,6 +102,8 @@ def _option(args: list[str], name: str) -> str | None:
 
 
 def _default_db() -> Path:
-    from loci.memory.store import default_db_path  # the store module imports sqlite-utils: only when no --db is given
+    from loci.memory.engines.sqlite.store import (
+        default_db_path,  # the store module imports sqlite-utils: only when no --db is given
+    )
 
     return default_db_path()

@@ -51,11 +51,11 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from loci.memory.engines.dialects import dialect_of
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreError
 from loci.memory.jobs.limits import DEFAULT_LIMITS, JobLimits
 from loci.memory.jobs.schema import JOB_STATES
 from loci.memory.projects import ALL, DEFAULT_PROJECT, check_project, in_project, writable_project
-from loci.memory.store import Store
 
 __all__ = ["JOBS_CHANNEL", "Job", "JobDeferred", "JobLost", "Jobs"]
 

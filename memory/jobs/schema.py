@@ -9,7 +9,7 @@ two processes) adds one job, while two projects each queue their own.
 Migrations are never edited once shipped. The table was first created by the
 evolution set's first migration (`memory.evolution.schema`), which every home
 made so far has applied and a new home still applies before this set
-(`memory.store.MIGRATION_SETS`). This set takes the table over: its first
+(`memory.engines.sqlite.migrations.MIGRATION_SETS`). This set takes the table over: its first
 migration creates it only where it is missing, and any later change to the
 queue's table is added here, as the next migration of this set.
 """

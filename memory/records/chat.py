@@ -15,7 +15,7 @@ as one that never was, and `--resume` without an id takes the project's
 latest. `project=ALL` reads every project's sessions and starts none.
 
 The tables belong to their own migration set, `chat`, which
-`memory.store.MIGRATION_SETS` lists, so every home has them.
+`memory.engines.sqlite.migrations.MIGRATION_SETS` lists, so every home has them.
 """
 
 from __future__ import annotations

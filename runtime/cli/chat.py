@@ -44,9 +44,9 @@ import anyio
 import anyio.to_thread
 
 from loci.memory.context.objects import ContextObject
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import LociError, UsageError
 from loci.memory.records.chat import ChatLog, ChatMessage, ChatSession
-from loci.memory.store import default_db_path
 from loci.runtime.cli.display import one_line
 from loci.runtime.cli.flags import project_of
 from loci.runtime.cli.run import add_model_arguments, check_sizes, sizes_from

@@ -15,7 +15,7 @@ they are installed, which installed command fails to start (exit 127: the
 client cannot run it) and which hook never ran (runtime/cli/hook_check.py).
 
 `loci doctor --db PATH` checks a home instead: `PRAGMA integrity_check` and
-each FTS5 index against its content (`memory.health.check_home`), printing
+each FTS5 index against its content (`memory.engines.sqlite.health.check_home`), printing
 what it found (exit 1 when anything), and lifting the damage mark a failed
 write left when the file is whole again. `--db postgresql://…` (or
 `$LOCI_DB`) checks a PostgreSQL home: it connects, applies the pending
@@ -38,10 +38,11 @@ from typing import Any
 
 import anyio.to_thread
 
+from loci.memory.engines.select import use_engine
+from loci.memory.engines.sqlite.health import check_home
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import BackendError, NotFoundError, UsageError
-from loci.memory.health import check_home
 from loci.memory.location import is_postgres, need_postgres_driver
-from loci.memory.store import default_db_path
 
 __all__ = ["cpu_name", "measure_speed", "register"]
 
@@ -117,7 +118,8 @@ async def _check_postgres(url: str, as_json: bool) -> int:
     need_postgres_driver()
     from loci.memory.engines.postgres.health import check_postgres
 
-    found = await anyio.to_thread.run_sync(check_postgres, url)
+    async with use_engine(url) as store:
+        found = await check_postgres(store)
     if as_json:
         print(json.dumps(found))
         return 1 if found["problems"] else 0

@@ -14,9 +14,9 @@ from contextlib import AbstractAsyncContextManager
 
 from loci.memory.engines.base import Engine
 from loci.memory.engines.select import use_engine
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import UsageError
 from loci.memory.location import NOT_ON_POSTGRES, is_postgres
-from loci.memory.store import default_db_path
 
 __all__ = ["open_home"]
 

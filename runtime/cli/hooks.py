@@ -37,6 +37,7 @@ from typing import Any
 
 import anyio.to_thread
 
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import UsageError
 from loci.memory.hooks.codex import codex_home
 from loci.memory.hooks.log import last_errors, log_path
@@ -44,7 +45,6 @@ from loci.memory.hooks.run import PROBE, safe_hook
 from loci.memory.json_input import loads
 from loci.memory.location import NOT_ON_POSTGRES, is_postgres
 from loci.memory.projects import DEFAULT_PROJECT, MAX_PROJECT_CHARS, check_project
-from loci.memory.store import default_db_path
 
 __all__ = [
     "CLIENTS",

@@ -56,7 +56,7 @@ async def _answers(db: Path, served: tuple[str, ...], version: str, then: list[d
     """The server's answers, by request, to `initialize` at `version`, then (once initialized) to `then`."""
     from mcp.server.stdio import stdio_server
 
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
     from loci.servers.app import build_app
 
     opening = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "listing", "version": "0"}}

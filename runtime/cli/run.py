@@ -18,9 +18,9 @@ import json
 import sys
 from pathlib import Path
 
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import UsageError
 from loci.memory.graph.records import node_ref
-from loci.memory.store import default_db_path
 from loci.runtime.cli.display import safe
 from loci.runtime.cli.flags import add_project, at_least, project_of
 from loci.runtime.loop.records import BUILT_IN, Limits, RunConfig, RunResult, TurnTrace

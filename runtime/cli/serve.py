@@ -275,7 +275,7 @@ async def _serve_full(args: argparse.Namespace, db: str | Path, tools: tuple[str
 
 
 async def _serve_compat(args: argparse.Namespace, db: str | Path, tools: tuple[str, ...], serve: Any) -> None:
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
     from loci.servers.memory_compat import build_compat_server
 
     async with await Store.open(db) as store:
@@ -313,7 +313,7 @@ def _thin() -> dict[str, Any]:
 
 def _home(db: str | None) -> str | Path:
     """The home to open: a connection string as given, a path expanded, or the default SQLite file."""
-    from loci.memory.store import default_db_path
+    from loci.memory.engines.sqlite.store import default_db_path
 
     if db and is_postgres(db):
         return db

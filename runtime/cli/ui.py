@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.location import is_postgres
-from loci.memory.store import default_db_path
 from loci.runtime.cli.flags import add_project, at_least, project_of
 
 __all__ = ["DEFAULT_PORT", "register"]

@@ -108,14 +108,13 @@ async def handle(args: argparse.Namespace) -> int:
 
 
 async def _listener(store: Any, stack: AsyncExitStack) -> Any:
-    """PostgreSQL's `LISTEN` for queued jobs, closed with the stack; None on SQLite (the worker polls)."""
-    if store.engine != "postgresql":
-        return None
-    from loci.memory.engines.postgres.listen import PgListener
+    """The home's listener for queued jobs (PostgreSQL's `LISTEN`), closed with the stack; None where the engine
+    has none (SQLite: the worker polls)."""
     from loci.memory.jobs.queue import JOBS_CHANNEL
 
-    listener = await PgListener.open(store.url, JOBS_CHANNEL)
-    stack.push_async_callback(listener.aclose)
+    listener = await store.listen(JOBS_CHANNEL)
+    if listener is not None:
+        stack.push_async_callback(listener.aclose)
     return listener
 
 

@@ -42,10 +42,10 @@ import anyio.to_thread
 from loci.memory.context.store import ContextObject, ContextStore
 from loci.memory.engines.base import Engine
 from loci.memory.engines.select import use_engine
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import UsageError
 from loci.memory.projects import DEFAULT_PROJECT
 from loci.memory.records.digest_jobs import DigestJob, DigestJobs
-from loci.memory.store import default_db_path
 from loci.runtime.digest.choice import from_evidence
 from loci.runtime.digest.inputs import Input, check_inputs, load_inputs
 from loci.runtime.digest.lexical import Found

@@ -11,6 +11,7 @@ import pytest
 from loci.bench import load
 from loci.bench.evolution.locomo import KS, GoldEvaluator, split_questions
 from loci.bench.recall.data import load_data
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
@@ -19,7 +20,6 @@ from loci.memory.graph.graph import Graph
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store
 
 DATA = Path(__file__).parents[2] / "bench" / "data" / "recall_generated.json"
 

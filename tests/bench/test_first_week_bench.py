@@ -7,9 +7,9 @@ from pathlib import Path
 
 from loci.bench.first_week.files import DATA, _path, concatenated, run_chats
 from loci.bench.first_week.first_week import _locomo
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
 from loci.memory.imports.files import import_file
-from loci.memory.store import Store
 from loci.runtime.loop.records import RunConfig
 from loci.runtime.models.scripted import ScriptedModel
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 
 __all__ = ["damage", "damage_leaves", "filled_home", "immutable", "undecodable_meta"]
 

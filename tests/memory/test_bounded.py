@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.evolution.episodes import MAX_STEPS, TASK_CHARS, Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.entities import EntityGraph
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.records import MAX_LABEL_CHARS
-from loci.memory.store import Store
 from loci.tools.memory_compat import CompatTools
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from loci.memory.engines.sqlite.health import check_home, damage_mark
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreError
 from loci.memory.graph.export import export_graph
 from loci.memory.graph.graph import Graph
-from loci.memory.health import check_home, damage_mark
-from loci.memory.store import Store
 from tests.memory.broken_homes import damage, damage_leaves, filled_home, immutable, undecodable_meta
 
 

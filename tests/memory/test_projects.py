@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from loci.memory.engines.sqlite.migrations import migration_sets
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.entities import EntityGraph
@@ -18,7 +20,6 @@ from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.recall import Recall
 from loci.memory.imports.files import import_file
 from loci.memory.projects import ALL, check_project
-from loci.memory.store import Store, migration_sets
 
 FIXTURES = Path(__file__).parent / "imports" / "fixtures"
 

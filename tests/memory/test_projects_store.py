@@ -11,13 +11,14 @@ import sqlite_utils
 
 from loci.memory.context.store import ContextStore
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.migrations import migration_sets
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, StoreError, UsageError
 from loci.memory.jobs.queue import Jobs
 from loci.memory.projects import ALL
 from loci.memory.records.chat import ChatLog
 from loci.memory.records.digest_jobs import DigestJobs
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store, migration_sets
 
 # The steps that brought projects to these tables; a home without them is a home made before projects.
 PROJECT_STEPS = (

@@ -18,11 +18,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.recall import Recall
 from loci.memory.graph.records import MAX_TEXT_CHARS
-from loci.memory.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 BATCH = 2_000
@@ -30,7 +30,7 @@ BATCH = 2_000
 WRITER = textwrap.dedent(
     """
     import sys, anyio
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
     from loci.memory.graph.graph import Graph, NewNode
 
     async def main(path, batches, size):
@@ -47,7 +47,7 @@ WRITER = textwrap.dedent(
 ONE_BY_ONE = textwrap.dedent(
     """
     import sys, anyio
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
     from loci.memory.graph.graph import Graph
 
     async def main(path, tag, count):

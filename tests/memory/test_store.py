@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from loci.memory.store import MIGRATION_SETS, Store, migration_sets
+from loci.memory.engines.sqlite.migrations import MIGRATION_SETS, migration_sets
+from loci.memory.engines.sqlite.store import Store
 
 OPEN_ONLY_THE_STORE = textwrap.dedent(
     """
     import sys
-    from loci.memory.store import Store
+    from loci.memory.engines.sqlite.store import Store
 
     Store.open_sync(sys.argv[1]).close()
     """
@@ -101,7 +102,9 @@ async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
 
 
 def test_a_listed_module_that_does_not_exist_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr("loci.memory.store.MIGRATION_SETS", (*MIGRATION_SETS, "loci.memory.no_such_schema"))
+    monkeypatch.setattr(
+        "loci.memory.engines.sqlite.migrations.MIGRATION_SETS", (*MIGRATION_SETS, "loci.memory.no_such_schema")
+    )
     with pytest.raises(ModuleNotFoundError, match="loci.memory.no_such_schema"):
         Store.open_sync(tmp_path / "loci.db")
 

@@ -11,14 +11,13 @@ import anyio
 import anyio.lowlevel
 import sqlite_utils
 
-from loci.memory.store import Store, read_bounded, write_bounded
+from loci.memory.engines.sqlite.store import Store
 
 
 async def test_a_bounded_read_runs_on_the_callers_thread(tmp_path: Path) -> None:
     async with await Store.open(tmp_path / "loci.db") as store:
         threads = await store.read_bounded(lambda db: [threading.get_ident(), db.execute("SELECT 1").fetchone()[0]])
         assert threads == [threading.get_ident(), 1]
-        assert await read_bounded(store, lambda db: threading.get_ident()) == threading.get_ident()
         assert await store.read(lambda db: threading.get_ident()) != threading.get_ident()
 
 
@@ -30,7 +29,7 @@ async def test_a_small_write_commits_on_the_callers_thread_when_the_writer_is_fr
             db.execute("INSERT INTO runs (task, started) VALUES ('here', 1)")
             return threading.get_ident()
 
-        assert await write_bounded(store, insert) == threading.get_ident()
+        assert await store.write_bounded(insert) == threading.get_ident()
         # The writer waits for another process's lock again afterwards (its usual wait, restored).
         busy = await store.write(lambda db: db.execute("PRAGMA busy_timeout").fetchone()[0])
     with sqlite3.connect(path) as conn:
@@ -52,7 +51,7 @@ async def test_a_small_write_waits_in_a_worker_thread_while_another_process_hold
 
         with anyio.fail_after(30):
             async with anyio.create_task_group() as group:
-                group.start_soon(write_bounded, store, insert)
+                group.start_soon(store.write_bounded, insert)
                 await anyio.lowlevel.checkpoint()
                 await anyio.wait_all_tasks_blocked()  # the write is off the loop, waiting for the lock
                 other.commit()

@@ -9,8 +9,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 
 
 async def test_opening_a_migrated_home_takes_no_write_lock(tmp_path: Path) -> None:

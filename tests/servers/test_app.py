@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcp import Client
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.app import build_app
 from loci.servers.tool_sets import READ_TOOLS
 

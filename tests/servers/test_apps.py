@@ -22,7 +22,7 @@ from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.app import build_app
 from loci.servers.apps import APP_MIME_TYPE, EXTENSION_ID, RECALL_URI, RUN_URI
 from loci.servers.caching import LISTING_TTL_MS

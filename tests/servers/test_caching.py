@@ -19,8 +19,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.caching import CacheConfig
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.caching import DOCUMENT_TTL_MS, LISTING_TTL_MS
 from tests.runtime.cli.test_serve_http import start, stop

@@ -21,8 +21,8 @@ import httpx
 from mcp import Client, StdioServerParameters
 from mcp.types import ElicitRequestParams, ElicitResult
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from tests.runtime.cli.test_serve_http import start, stop
 

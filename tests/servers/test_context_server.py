@@ -9,7 +9,7 @@ import anyio
 from mcp import Client
 
 from loci.memory.context.store import ContextStore, Target
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.context import TOOL_NAMES, build_context_server
 from loci.tools.context import ContextTools
 

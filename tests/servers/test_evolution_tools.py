@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from mcp import Client
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.evolution.params import EvolutionParams
 from loci.memory.graph.graph import Graph
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 from loci.servers.memory import memory_server_for
 
 

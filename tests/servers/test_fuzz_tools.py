@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.app import build_app
 
 TOOLS = {

@@ -10,7 +10,7 @@ import anyio
 import httpx
 import pytest
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.ui.app import build_ui_app
 from tests.runtime.cli.test_serve_http import ACCEPT, INIT, post, start, stop
 from tests.runtime.cli_helpers import loci

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.cli.serve import tool_sets
 from loci.servers.app import build_app
 from loci.servers.memory_compat import build_compat_server

@@ -6,8 +6,8 @@ import json
 
 from mcp import Client
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.quoted import NOTES_TAG
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.memory_compat import build_compat_server
 

@@ -12,7 +12,7 @@ import anyio
 from anyio.streams.text import TextReceiveStream
 from mcp import Client
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.app import build_app
 
 HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}

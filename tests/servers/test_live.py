@@ -24,9 +24,9 @@ from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 
 from loci.bench.servers.postgres_cluster import running_cluster
 from loci.memory.engines.select import use_engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreUnavailable
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.live import CHANGES_URI, LiveMemory
 from tests.runtime.cli.test_serve_http import start, stop

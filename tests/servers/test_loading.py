@@ -9,7 +9,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.tools.loading import LoadingTools
 
 

@@ -21,8 +21,8 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.location import NOT_ON_POSTGRES
-from loci.memory.store import Store
 from loci.servers.memory_compat import build_compat_server
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from pathlib import Path
 from mcp import Client
 
 from loci.memory.engines.base import Engine
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.memory import memory_server_for
 from tests.memory.broken_homes import filled_home, immutable
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import anyio
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.records.tokens import Principal, Tokens
-from loci.memory.store import Store
 from loci.servers.auth.principals import Principals
 
 OWNER = Principal("owner", ("default",))

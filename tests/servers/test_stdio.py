@@ -7,8 +7,8 @@ import json
 
 import anyio
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph, NewNode
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.transports.stdio import serve_lines
 from tests.servers.test_thin import CALLS, LinesOut

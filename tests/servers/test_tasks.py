@@ -24,11 +24,11 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from loci.memory.engines.select import use_engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph
 from loci.memory.jobs.queue import Jobs
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.tasks import CANCELLED, KIND, TaskRunner, cancel_task
 from tests.runtime.cli.test_serve_http import Served, start, stop

@@ -22,8 +22,8 @@ import anyio
 import httpx
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph, NewNode
-from loci.memory.store import Store
 from loci.servers.transports.thin import AVAILABLE, HOT_TOOLS, ThinLines, hot_call
 from tests.runtime.cli.test_serve_http import stop
 

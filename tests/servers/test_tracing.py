@@ -8,7 +8,7 @@ from mcp import Client
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.mcpserver import MCPServer
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.app import build_app
 from loci.servers.memory_compat import build_compat_server
 from loci.servers.tracing import untraced

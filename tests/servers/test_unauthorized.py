@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.servers.auth.bearer import METADATA_PATH
 from loci.servers.transports.transport import http_app
 

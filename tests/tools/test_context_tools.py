@@ -8,8 +8,8 @@ import anyio
 import pytest
 
 from loci.memory.context.store import ContextStore, Target
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import BackendError, ToolError
-from loci.memory.store import Store
 from loci.tools.context import ContextTools, Scope
 
 DOC = "# Title\n\n" + "".join(f"line {i} of the document\n" for i in range(1, 301))

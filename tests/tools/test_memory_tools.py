@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.records import MAX_TEXT_CHARS
-from loci.memory.store import Store
 from loci.tools.memory import MemoryTools
 from loci.tools.shown import MAX_SHOWN_CHARS
 

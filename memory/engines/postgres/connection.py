@@ -27,7 +27,9 @@ import psycopg
 
 from loci.memory.engines.postgres.dialect import POSTGRESQL
 
-__all__ = ["PgConnection", "pg_sql"]
+__all__ = ["CONNECT_TIMEOUT_S", "PgConnection", "pg_sql"]
+
+CONNECT_TIMEOUT_S = 30.0  # how long opening a connection waits for the server
 
 
 @lru_cache(maxsize=4096)

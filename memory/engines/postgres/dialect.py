@@ -34,13 +34,18 @@ counts after the first has committed, as SQLite's one writer would.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["POSTGRESQL"]
+
+T = TypeVar("T")
 
 
 class PostgresDialect:
     name = "postgresql"
+
+    def pick(self, *, sqlite: T, postgresql: T) -> T:
+        return postgresql
 
     def skip_locked(self) -> str:
         return " FOR UPDATE SKIP LOCKED"

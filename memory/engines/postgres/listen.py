@@ -26,7 +26,8 @@ import re
 
 import psycopg
 
-from loci.memory.engines.postgres.store import CONNECT_TIMEOUT_S, translate
+from loci.memory.engines.postgres.connection import CONNECT_TIMEOUT_S
+from loci.memory.engines.postgres.health import translate
 from loci.memory.errors import StoreError
 from loci.memory.location import shown
 

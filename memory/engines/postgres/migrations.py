@@ -5,7 +5,7 @@ A set is an ordered list of named functions (`PgMigrations`), each taking a
 `loci_migrations` (set, name, when) and a shipped function is never edited:
 a change is the next function of its set. `PG_MIGRATION_SETS` lists the sets
 in the order a new database applies them, by module (each defines
-`MIGRATIONS`), as `memory.store.MIGRATION_SETS` does for SQLite. The sets
+`MIGRATIONS`), as `memory.engines.sqlite.migrations.MIGRATION_SETS` does for SQLite. The sets
 mirror SQLite's by concept, not by history: PostgreSQL starts at today's
 tables, so each of its sets begins with one migration that makes them.
 

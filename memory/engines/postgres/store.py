@@ -1,6 +1,6 @@
 """A home on PostgreSQL: a pool of connections, each transaction in a worker thread.
 
-`PgStore` has the face of SQLite's `Store` (memory/store.py): `open`, then
+`PgStore` has the face of SQLite's `Store` (memory/engines/sqlite/store.py): `open`, then
 `read(fn)` and `write(fn)`, which run `fn(conn)` in a worker thread on a
 connection borrowed from a psycopg pool (`PgConnection`, `?` placeholders),
 and `close`. At most `CONNECTIONS` calls, reads and writes alike, hold a
@@ -45,7 +45,7 @@ acknowledged.
 says what the server said in one line (a pool would only time out), then
 applies the pending migrations under the advisory lock
 (memory/engines/postgres/migrations.py) and starts the pool. psycopg's
-errors are translated in one place, `translate`: a server that cannot be
+errors are translated in one place, `translate` (memory/engines/postgres/health.py): a server that cannot be
 reached or that drops the connection is a `StoreError` naming the database
 (without its password), `StoreUnavailable` when the server is down, restarting or dropped the
 connection; any other error is a bug in the SQL and propagates.
@@ -65,18 +65,19 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
-from loci.memory.engines.postgres.connection import PgConnection
+from loci.memory.engines.postgres.connection import CONNECT_TIMEOUT_S, PgConnection
 from loci.memory.engines.postgres.dialect import POSTGRESQL
+from loci.memory.engines.postgres.health import first_line, translate, unavailable
+from loci.memory.engines.postgres.listen import PgListener
 from loci.memory.engines.postgres.migrations import migrate as migrate_home
 from loci.memory.errors import StoreError, StoreUnavailable, UsageError
 from loci.memory.location import shown
 
-__all__ = ["CONNECTIONS", "CONNECT_TIMEOUT_S", "DOWN_WAIT_S", "WAIT_S", "PgStore", "translate", "unavailable"]
+__all__ = ["CONNECTIONS", "DOWN_WAIT_S", "WAIT_S", "PgStore"]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
 
-CONNECT_TIMEOUT_S = 30.0
 WAIT_S = 5.0  # the longest a call waits for an unavailable database before it is `StoreUnavailable`
 DOWN_WAIT_S = 1.0  # ... and this once a call found it unavailable, until one succeeds
 RETRY_S = 0.1  # the first pause before a transaction lost with its connection runs again; each next one doubles
@@ -106,40 +107,12 @@ def _refresh_statistics(raw: psycopg.Connection, grown: dict[str, int]) -> None:
             raw.execute(f"ANALYZE {table}")
 
 
-def unavailable(exc: BaseException) -> bool:
-    """Whether `exc` says the server cannot be reached or dropped the connection (no SQLSTATE: the client's own
-    error; class 08, a connection exception; 57P, the server shutting down or starting), not that a query
-    failed."""
-    if not isinstance(exc, psycopg.OperationalError):
-        return False
-    state = exc.sqlstate or ""
-    return not state or state.startswith(("08", "57P"))
-
-
-def translate(exc: psycopg.Error, location: str, doing: str) -> StoreError | None:
-    """The one-line `StoreError` for a database that cannot be reached or went away (`StoreUnavailable`, which
-    says so); None for other errors."""
-    if unavailable(exc):
-        return StoreUnavailable(
-            f"cannot {doing} the Loci home {location}: the database is unavailable ({_first_line(exc)})"
-        )
-    if isinstance(exc, psycopg.OperationalError):
-        return StoreError(f"cannot {doing} the Loci home {location}: {_first_line(exc)}")
-    return None
-
-
 class _InDoubt(Exception):
     """The connection was lost while a transaction that wrote committed: whether it did, only the server knows."""
 
     def __init__(self, xid: str, result: object) -> None:
         self.xid = xid
         self.result = result
-
-
-def _first_line(exc: Exception) -> str:
-    """The first line of psycopg's message, which names the server and the cause; spaces folded."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return " ".join(lines[0].split()) if lines else type(exc).__name__
 
 
 class PgStore:
@@ -162,6 +135,10 @@ class PgStore:
     def location(self) -> str:
         return shown(self.url)
 
+    @property
+    def local_file(self) -> None:
+        return None
+
     @classmethod
     def open_sync(
         cls, url: str, *, query_only: bool = False, timeout: float = CONNECT_TIMEOUT_S, migrate: bool = True
@@ -170,7 +147,7 @@ class PgStore:
         try:
             conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
-            raise UsageError(f"{shown(url)} is not a PostgreSQL connection string: {_first_line(exc)}") from exc
+            raise UsageError(f"{shown(url)} is not a PostgreSQL connection string: {first_line(exc)}") from exc
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as raw:
                 if migrate:
@@ -221,6 +198,18 @@ class PgStore:
         since = time.monotonic()
         return await anyio.to_thread.run_sync(lambda: self.read_sync(fn, since=since), limiter=self._limiter)
 
+    async def read_bounded(self, fn: Callable[[PgConnection], T]) -> T:
+        """`read`: a read waits on the network, so it runs in a worker thread however small it is."""
+        return await self.read(fn)
+
+    async def write_bounded(self, fn: Callable[[PgConnection], T]) -> T:
+        """`write`, in a worker thread, as `read_bounded`."""
+        return await self.write(fn)
+
+    async def listen(self, channel: str, payload: str | None = None) -> PgListener:
+        """`LISTEN` on `channel` on a connection of its own (memory/engines/postgres/listen.py)."""
+        return await PgListener.open(self.url, channel, payload=payload)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -249,7 +238,7 @@ class PgStore:
                     if found := translate(exc, self.location, doing):
                         raise found from exc
                     raise
-                log.info("the Loci home %s was unavailable (%s); trying again", self.location, _first_line(exc))
+                log.info("the Loci home %s was unavailable (%s); trying again", self.location, first_line(exc))
                 self._check_idle()
             time.sleep(pause)
             pause *= 2
@@ -287,7 +276,7 @@ class PgStore:
                 if not unavailable(exc) or time.monotonic() + pause > deadline:
                     raise StoreUnavailable(
                         f"cannot write the Loci home {self.location}: the database became unavailable while the"
-                        f" write committed, and it may or may not have been stored ({_first_line(exc)})",
+                        f" write committed, and it may or may not have been stored ({first_line(exc)})",
                         in_doubt=True,
                     ) from exc
                 self._check_idle()
@@ -304,4 +293,4 @@ class PgStore:
         try:
             _refresh_statistics(raw, grown)
         except psycopg.Error as exc:
-            log.warning("the planner's statistics of %s were not refreshed: %s", self.location, _first_line(exc))
+            log.warning("the planner's statistics of %s were not refreshed: %s", self.location, first_line(exc))

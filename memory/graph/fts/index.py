@@ -20,9 +20,7 @@ from loci.memory.graph.fts import postgres, sqlite
 
 __all__ = ["text_index"]
 
-_INDEXES = {"sqlite": sqlite, "postgresql": postgres}
-
 
 def text_index(conn: Any) -> ModuleType:
     """The full-text module of the engine `conn` belongs to."""
-    return _INDEXES[dialect_of(conn).name]
+    return dialect_of(conn).pick(sqlite=sqlite, postgresql=postgres)

@@ -39,8 +39,8 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from loci.memory.engines.sqlite.store import default_db_path
 from loci.memory.errors import UsageError
-from loci.memory.store import default_db_path
 
 __all__ = ["ENV", "Verdict", "cpu_flags", "decide", "machine_key", "verdict_path"]
 

@@ -8,7 +8,7 @@ from loci.memory.context.lexical import content_terms, line_terms, read_lines, w
 from loci.memory.context.loader import CHUNK_CHARS
 from loci.memory.context.objects import parse_id
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.reading.look import Line, best_lines
 
 

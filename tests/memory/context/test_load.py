@@ -10,8 +10,8 @@ import pytest
 
 from loci.memory.context.loader import BLOCK_BYTES, CHUNK_CHARS, ChunkStream
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
-from loci.memory.store import Store
 
 
 async def test_add_file_records_lines_tokens_and_format(store: Store, tmp_path: Path) -> None:

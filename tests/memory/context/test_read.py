@@ -6,8 +6,8 @@ import pytest
 
 from loci.memory.context.loader import CHUNK_CHARS
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
-from loci.memory.store import Store
 
 
 def count_words(text: str) -> int:

@@ -7,8 +7,8 @@ import pytest
 
 from loci.memory.context.regex_scan import MAX_SCANS
 from loci.memory.context.store import ContextStore, fts_literal
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
-from loci.memory.store import Store
 
 TEXT = (
     "".join(f"line {i} filler words here\n" for i in range(1, 120))

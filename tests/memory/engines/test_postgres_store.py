@@ -15,10 +15,10 @@ import pytest
 from loci.memory.engines.postgres.connection import pg_sql
 from loci.memory.engines.postgres.migrations import PG_MIGRATION_SETS, migration_sets
 from loci.memory.engines.postgres.store import CONNECTIONS, PgStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import StoreError, UsageError
 from loci.memory.graph.ops import NewNode, insert_nodes, record_use
 from loci.memory.location import is_postgres, shown
-from loci.memory.store import Store
 
 
 def test_placeholders_become_psycopgs_and_quoted_text_stays() -> None:

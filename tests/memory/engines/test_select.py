@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -10,6 +11,8 @@ import pytest
 
 from loci.memory.engines.dialects import dialect_of
 from loci.memory.engines.select import open_engine, use_engine
+from loci.memory.jobs.queue import JOBS_CHANNEL
+from loci.memory.location import is_postgres
 
 INSERT_JOB = (
     "INSERT INTO jobs (project, kind, key, payload, max_attempts, created, updated)"
@@ -80,3 +83,27 @@ async def test_a_claim_takes_the_oldest_queued_job_once_on_either_engine(home: s
             ids = [await store.write(lambda conn, k=k: _queue(conn, "a", k, {})) for k in ("k1", "k2")]
             claimed = [await store.write(claim) for _ in range(3)]
     assert claimed == [*ids, None]
+
+
+async def test_a_home_says_what_it_can_do_on_either_engine(home: str) -> None:
+    """What a caller asks instead of which engine a home is: where a small read or write runs, the file it may
+    open itself (SQLite's), a listener that a committed notification wakes (PostgreSQL's), its full-text twin."""
+    on_postgres = is_postgres(home)
+    with anyio.fail_after(60):
+        async with use_engine(home) as store:
+            added = await store.write_bounded(lambda conn: _queue(conn, "a", "k1", {}))
+            found = await store.read_bounded(lambda conn: conn.execute("SELECT id FROM jobs").fetchall())
+            listener = await store.listen(JOBS_CHANNEL)
+            woken = None
+            if listener is not None:
+                try:
+                    notify = dialect_of(store).notify(JOBS_CHANNEL)
+                    await store.write(lambda conn: conn.execute(notify, ["a"]).fetchall())
+                    woken = await listener.wait(30)
+                finally:
+                    await listener.aclose()
+            twin = dialect_of(store).pick(sqlite="fts5", postgresql="tsvector")
+    assert [tuple(row) for row in found] == [(added,)]
+    assert store.local_file == (None if on_postgres else Path(home))
+    assert woken is (True if on_postgres else None)
+    assert twin == ("tsvector" if on_postgres else "fts5")

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from mcp import Client
 
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.models.scripted import ScriptedModel
 from loci.runtime.session.session import open_session
 from loci.servers.app import build_app

@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.conversation import (
     NEXT_WEIGHT,
     REPLY_WEIGHT,
@@ -16,7 +17,6 @@ from loci.memory.graph.conversation import (
 )
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.recall import Recall
-from loci.memory.store import Store
 
 SAID = date(2023, 5, 8)
 

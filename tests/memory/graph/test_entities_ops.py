@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.entities import EntityGraph
 from loci.memory.graph.entities_ops import add_observation, create_entities, create_relations, ensure_entity
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.ops import upsert_edge
-from loci.memory.store import Store
 
 BATCH = [
     {"name": "Ada", "entityType": "person", "observations": ["wrote the first program", "Likes  TEA"]},

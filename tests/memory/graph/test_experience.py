@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.recall import Recall
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 
 QUESTION = "Which trail did Ana hike with her brother last spring?"
 # Facts the question's words match, some strongly; the answer says none of its words.

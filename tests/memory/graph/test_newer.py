@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import date
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.conversation import Turn, remember_conversation
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.recall import Recall
-from loci.memory.store import Store
 
 
 async def test_a_later_value_ranks_before_the_earlier_one_which_stays_findable(store: Store) -> None:

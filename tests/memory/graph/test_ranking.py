@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from datetime import date
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.conversation import Turn, remember_conversation
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.ranking import Weights
 from loci.memory.graph.recall import Recall
-from loci.memory.store import Store
 
 TURNS = [
     Turn("Maya", "I adopted a cat named Pixel from the Lisbon shelter.", "1", "1", date(2023, 5, 8)),

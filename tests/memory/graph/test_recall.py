@@ -8,6 +8,7 @@ import pytest
 
 from loci.memory.context.fulltext import fts_literal
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.conversation import Turn, remember_conversation
 from loci.memory.graph.fts.index import text_index
@@ -16,7 +17,6 @@ from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.ranking import Weights
 from loci.memory.graph.recall import Recall
 from loci.memory.graph.terms import asks_for_replies, query_terms, selective_terms
-from loci.memory.store import Store
 
 
 @pytest.fixture

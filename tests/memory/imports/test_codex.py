@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.graph import Graph
 from loci.memory.imports.files import detect, import_file, read_conversations
-from loci.memory.store import Store
 
 ROLLOUT = Path(__file__).parent / "fixtures" / "codex_rollout.jsonl"
 SESSION = "019cb655-7826-7080-b375-f4bd0ec83d54"

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import UsageError
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.recall import Recall
 from loci.memory.imports.files import detect, import_file, read_conversations, sniff_conversations
-from loci.memory.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

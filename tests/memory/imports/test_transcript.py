@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.imports.transcript import conversation_document, parse_transcript, render_turns
-from loci.memory.store import Store
 
 TEXT = """[8 May 2023] Caroline: I went to a support group yesterday.
 [8 May 2023] Melanie: That sounds powerful!

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.evolution.params import EvolutionParams
@@ -9,7 +10,6 @@ from loci.memory.graph.graph import Graph
 from loci.memory.jobs.limits import JobLimits
 from loci.memory.jobs.queue import Jobs
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 
 
 async def test_refine_and_describe_jobs_get_the_queues_attempt_limit(store: Store) -> None:

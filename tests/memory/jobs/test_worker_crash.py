@@ -18,12 +18,12 @@ from pathlib import Path
 
 import anyio
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.evolution.params import EvolutionParams
 from loci.memory.graph.graph import Graph
 from loci.memory.jobs.worker import Worker
-from loci.memory.store import Store
 
 # Runs the refinement, then stops dead inside the job's transaction until it is killed.
 HANG_IN_JOB = """
@@ -32,7 +32,7 @@ import loci.memory.evolution.evolution as evo_module
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.evolution.params import EvolutionParams
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.jobs.worker import Worker
 
 real = evo_module.refine_episode
@@ -57,7 +57,7 @@ DRAIN = """
 import json, sys, anyio
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.jobs.worker import Worker
 
 async def main():

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store
 
 
 @pytest.fixture

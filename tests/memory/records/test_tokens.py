@@ -11,9 +11,9 @@ import anyio
 import pytest
 
 from loci.memory.engines.base import Engine
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.records.tokens import Principal, Tokens, token_digest
-from loci.memory.store import Store
 
 
 async def test_a_token_is_kept_as_its_digest_and_never_in_clear(store: Store) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from loci.memory.context.lexical import asked, content_terms
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.text import Terms, stem, words
 from loci.memory.text.terms import RELATED_MARK
 from loci.runtime.reading.look import best_lines

@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError
 from loci.memory.records.chat import ChatLog
-from loci.memory.store import Store
 from loci.runtime.cli.chat import Chat, chat_loop, open_chat
 from loci.runtime.loop.records import NoteMode, RunConfig
 from loci.runtime.models.base import Request

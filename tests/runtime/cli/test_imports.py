@@ -9,8 +9,8 @@ from pathlib import Path
 
 from loci.bench.recall.data import load_data
 from loci.bench.recall.recall import ask_sample, run, summary
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 from tests.runtime.cli_helpers import loci
 
 FIXTURES = Path(__file__).parents[2] / "memory" / "imports" / "fixtures"

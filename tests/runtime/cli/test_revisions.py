@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 from loci.tools.memory import MemoryTools
 from tests.runtime.cli_helpers import loci
 

@@ -14,8 +14,8 @@ from mcp import Client, StdioServerParameters
 
 from loci.bench.servers.mcp import http_server
 from loci.bench.servers.team import TeamClient
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 from tests.memory.broken_homes import immutable
 
 

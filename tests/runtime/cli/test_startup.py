@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 
 HEAVY = ("mcp", "llama_cpp", "httpx", "rich", "sqlite_vec", "tiktoken", "pydantic", "numpy")
 PROBE = """

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import NotFoundError, UsageError
 from loci.memory.records.digest_jobs import DigestJobs
-from loci.memory.store import Store
 from loci.runtime.digest.run import digest, resume
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from loci.memory.context.store import ContextStore
 from loci.memory.engines.select import use_engine
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.digest.lexical import Found, content_words, scan
 
 

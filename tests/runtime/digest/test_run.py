@@ -9,9 +9,9 @@ from typing import Any
 import anyio
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import BackendError, NotFoundError
 from loci.memory.records.digest_jobs import DigestJobs
-from loci.memory.store import Store
 from loci.runtime.digest.run import Progress, digest, resume
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel

@@ -17,10 +17,10 @@ import anyio
 import pytest
 from mcp import Client
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store
 from loci.runtime.cli.serve import tool_sets
 from loci.runtime.digest.run import digest
 from loci.runtime.models.scripted import ScriptedModel

@@ -9,8 +9,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import BackendError, ModelBehaviorError, UsageError
-from loci.memory.store import Store
 from loci.runtime.host.host import McpHost, load_server_config
 from loci.runtime.host.hosted import MAX_RESTARTS
 from loci.servers.app import build_app

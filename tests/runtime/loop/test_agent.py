@@ -10,9 +10,9 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import ModelBehaviorError, UsageError
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store
 from loci.runtime.loop.records import Limits, RunConfig
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel

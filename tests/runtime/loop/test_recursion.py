@@ -17,8 +17,8 @@ import pytest
 
 from loci.memory.context.objects import Target
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import ToolError
-from loci.memory.store import Store
 from loci.runtime.loop.records import Limits, RunConfig
 from loci.runtime.loop.recursion import Recursion
 from loci.runtime.models.base import Reply, Request

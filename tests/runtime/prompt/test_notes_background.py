@@ -14,10 +14,10 @@ from typing import Any
 import anyio
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.errors import BackendError
 from loci.memory.jobs.queue import Jobs
 from loci.memory.jobs.worker import Foreground, Worker
-from loci.memory.store import Store
 from loci.runtime.cli.chat import chat_loop, open_chat
 from loci.runtime.loop.records import Limits, RunConfig
 from loci.runtime.models.base import Reply, Request

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from loci.memory.context.store import ContextStore
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.jobs.queue import Jobs
 from loci.memory.jobs.worker import Foreground, Worker
-from loci.memory.store import Store
 from loci.runtime.models.base import Model, Request
 from loci.runtime.prompt.notes import NOTE_JOB, NoteRefiner, note_messages
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.prompt.fit import number_lines
 from loci.runtime.prompt.regions import Observation, Regions
 from loci.runtime.prompt.shown import ShownLine

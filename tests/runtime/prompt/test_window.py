@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from loci.memory.context.store import ContextStore
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.loop.records import Limits, RunConfig
 from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel

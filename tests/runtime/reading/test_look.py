@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loci.memory.context.store import ContextStore, Span
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 from loci.runtime.reading.look import Line, best_lines, render_lines
 
 

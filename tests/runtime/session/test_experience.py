@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.evolution.params import EvolutionParams
@@ -16,7 +17,6 @@ from loci.memory.graph.graph import Graph
 from loci.memory.jobs.queue import Job
 from loci.memory.jobs.worker import Worker
 from loci.memory.records.runs import RunRecord, Runs
-from loci.memory.store import Store
 from loci.runtime.models.scripted import ScriptedModel
 from loci.runtime.session.session import open_session
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.graph import Graph
 from loci.memory.graph.quoted import NOTES_TAG
-from loci.memory.store import Store
 from loci.runtime.models.scripted import ScriptedModel
 from loci.runtime.session.session import open_session
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.evolution.episodes import Episode, Step
 from loci.memory.evolution.evolution import Evolution
 from loci.memory.graph.graph import Graph, NewNode
-from loci.memory.store import Store
 from loci.servers.ui.graph_view import GraphView
 
 

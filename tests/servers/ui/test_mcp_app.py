@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.records.runs import Runs
-from loci.memory.store import Store
 from loci.servers.app import build_app
 from loci.servers.apps import RECALL_URI, RUN_URI
 from tests.servers.ui.conftest import run_async

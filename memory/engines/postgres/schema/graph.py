@@ -31,14 +31,13 @@ Each statement that records changes in `memory_events` notifies
 
 from __future__ import annotations
 
+from loci.memory.engines.base import MEMORY_CHANNEL
 from loci.memory.engines.postgres.connection import PgConnection
 from loci.memory.engines.postgres.migrations import PgMigrations
 
-__all__ = ["MEMORY_CHANNEL", "MIGRATIONS"]
+__all__ = ["MIGRATIONS"]
 
 MIGRATIONS = PgMigrations("graph")
-# Where a change to the memory is announced, its project the payload (`memory_events_are_announced`).
-MEMORY_CHANNEL = "loci_memory"
 
 
 @MIGRATIONS()

@@ -8,14 +8,14 @@ from pathlib import Path
 import anyio
 import sqlite_utils
 
+from loci.memory.engines.sqlite.store import Store
 from loci.memory.graph.fts.sqlite import documents, stems
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
 
 ANOTHER_WRITER = """
 import sys, anyio
 from loci.memory.graph.graph import Graph
-from loci.memory.store import Store
+from loci.memory.engines.sqlite.store import Store
 
 async def main():
     async with await Store.open(sys.argv[1]) as store:

@@ -7,7 +7,7 @@ codes that mean the file itself is the problem (read-only, damaged, not a
 database, unopenable, disk full, I/O error, locked by another process past
 the busy timeout) into one `StoreError` line that
 names the file, the cause and what to do; any other sqlite3 error (a bug in
-a query) propagates unchanged. `memory.store` calls it where every read and
+a query) propagates unchanged. The store (memory/engines/sqlite/store.py) calls it where every read and
 write enters SQLite.
 
 `integrity` runs `PRAGMA integrity_check` and each FTS5 table's own

@@ -1,6 +1,6 @@
 """Connections to a SQLite home: writable in WAL mode, read-only, or as immutable, and the query-only guard.
 
-`memory/store.py` holds the one writer and the pooled readers; this module
+`memory/engines/sqlite/store.py` holds the one writer and the pooled readers; this module
 opens the connections they use. A writable connection turns the file to WAL
 (asked again within the busy timeout: while one connection does that, SQLite
 answers another "database is locked" at once, without its busy handler); each
@@ -19,8 +19,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from loci.memory.engines.sqlite.health import is_busy, is_damage, translate
 from loci.memory.errors import StoreError
-from loci.memory.health import is_busy, is_damage, translate
 
 __all__ = ["BUSY_TIMEOUT_S", "busy_timeout_s", "connect", "connect_wal", "open_read_only", "reads_only", "unwritable"]
 

@@ -17,13 +17,18 @@ process, so a queued job notifies no one: workers poll.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["SQLITE"]
+
+T = TypeVar("T")
 
 
 class SqliteDialect:
     name = "sqlite"
+
+    def pick(self, *, sqlite: T, postgresql: T) -> T:
+        return sqlite
 
     def skip_locked(self) -> str:
         return ""

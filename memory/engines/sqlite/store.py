@@ -10,7 +10,7 @@ is in WAL mode, so readers never wait for the writer. All writes of this
 process go through one connection behind one lock and run in
 a worker thread (`Store.write`), so the event loop never blocks on disk and
 two coroutines never interleave inside a transaction. Writes take the lock
-with `BEGIN IMMEDIATE` and a long busy timeout (memory/connections.py's
+with `BEGIN IMMEDIATE` and a long busy timeout (memory/engines/sqlite/connection.py's
 `busy_timeout_s`: 30 s, or `$LOCI_BUSY_TIMEOUT`), so a second process on the same file (the MCP server
 beside the CLI) waits its turn instead of failing with "database is locked";
 a lock held past it is `StoreUnavailable`, which a server answers and a
@@ -28,21 +28,19 @@ and no other process holds the file's write lock, which it asks without a
 busy wait; else that write waits its turn in a worker thread. On a machine
 whose cores are shared, each of a worker thread's two switches waits for a
 core and for the GIL, and together they cost more than the recall itself.
-The module's `read_bounded` and `write_bounded` take a home of either engine
-(PostgreSQL's reads and writes keep their worker threads: they wait on the
-network). Connections are opened by memory/connections.py. A store opened with `query_only` (the page of
-`loci ui`) gives its readers an authorizer that denies every write to the
-home (a connection's own temporary tables excepted): a read that tries to
-write fails, and only `Store.write` changes the file.
+PostgreSQL's store has both too, as its `read` and `write` (they keep
+their worker threads: they wait on the network). Connections are opened by
+memory/engines/sqlite/connection.py. A store opened with `query_only` (the
+page of `loci ui`) gives its readers an authorizer that denies every write
+to the home (a connection's own temporary tables excepted): a read that
+tries to write fails, and only `Store.write` changes the file.
 
-The schema is one explicit, ordered list of sqlite-utils migration sets,
-`MIGRATION_SETS`, which `Store.open` applies in full to every file it opens:
-a home has every table whatever the caller imported. The list names each
-set by its module (which defines `MIGRATIONS`), because those modules import
-`Store`; a name that does not resolve is an error at the first open, never
-a skipped set.
+The schema is one explicit, ordered list of sqlite-utils migration sets
+(`MIGRATION_SETS`, memory/engines/sqlite/migrations.py), which `Store.open`
+applies in full to every file it opens: a home has every table whatever the
+caller imported.
 
-A broken home says so in one line (`memory.health.translate`): a file this
+A broken home says so in one line (`memory.engines.sqlite.health.translate`): a file this
 process cannot write is still opened for reading (read-only, or as
 immutable when its directory cannot hold the WAL's side files) as long as
 nothing needs migrating, and a write then fails naming the file and the
@@ -56,7 +54,6 @@ is whole.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import sqlite3
@@ -64,14 +61,13 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
 import sqlite_utils
-from sqlite_utils import Migrations
 
-from loci.memory.connections import (
+from loci.memory.engines.sqlite.connection import (
     BUSY_TIMEOUT_S,
     busy_timeout_s,
     connect,
@@ -80,45 +76,23 @@ from loci.memory.connections import (
     reads_only,
     unwritable,
 )
+from loci.memory.engines.sqlite.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
+from loci.memory.engines.sqlite.migrations import migration_sets
 from loci.memory.errors import StoreError, StoreUnavailable, UsageError
-from loci.memory.health import integrity, is_busy, is_damage, mark_damage, marked_damage, translate
 from loci.memory.location import NOT_ON_POSTGRES, is_postgres
 from loci.memory.regular import describe_mode
 
 __all__ = [
-    "MIGRATION_SETS",
     "Store",
     "check_home_path",
     "default_db_path",
-    "migration_sets",
-    "read_bounded",
     "use_store",
-    "write_bounded",
 ]
 
 T = TypeVar("T")
 log = logging.getLogger("loci.store")
 
 READERS = 4
-
-# Every migration set, in the order a new home applies them: the module that
-# defines each set as `MIGRATIONS`. Adding a set is one line here.
-MIGRATION_SETS = (
-    "loci.memory.context.schema",
-    "loci.memory.graph.schema",
-    "loci.memory.records.chat",
-    "loci.memory.records.runs",
-    "loci.memory.evolution.schema",
-    "loci.memory.jobs.schema",
-    "loci.memory.records.digest_jobs",
-    "loci.memory.imports.ledger",
-    "loci.memory.records.tokens",
-)
-
-
-def migration_sets() -> list[Migrations]:
-    """The sets `MIGRATION_SETS` names, imported (a missing module or set raises)."""
-    return [importlib.import_module(name).MIGRATIONS for name in MIGRATION_SETS]
 
 
 def default_db_path() -> Path:
@@ -161,17 +135,6 @@ def use_store(db: str | os.PathLike[str] | Store) -> AbstractAsyncContextManager
 async def _opened(path: str | os.PathLike[str]) -> AsyncIterator[Store]:
     async with await Store.open(path) as store:
         yield store
-
-
-async def read_bounded(engine: Any, fn: Callable[[Any], T]) -> T:
-    """A bounded read on `engine` (a home of either kind): on the event loop's thread for a SQLite `Store`
-    (`Store.read_bounded`), through its `read` for any other (PostgreSQL's waits on the network)."""
-    return await (engine.read_bounded(fn) if isinstance(engine, Store) else engine.read(fn))
-
-
-async def write_bounded(engine: Any, fn: Callable[[Any], T]) -> T:
-    """A small write on `engine`: `Store.write_bounded` for a SQLite `Store`, its `write` for any other."""
-    return await (engine.write_bounded(fn) if isinstance(engine, Store) else engine.write(fn))
 
 
 class Store:
@@ -260,6 +223,14 @@ class Store:
     @property
     def location(self) -> str:
         return str(self.path)
+
+    @property
+    def local_file(self) -> Path:
+        return self.path
+
+    async def listen(self, channel: str, payload: str | None = None) -> None:
+        """None: SQLite cannot wake another process, so its readers poll."""
+        return None
 
     async def __aenter__(self) -> Store:
         return self
