@@ -17,7 +17,8 @@ text. `candidate_spans` lists, first match wins:
 - the value of a name the question asks about (by its name, or by the words
   of its every part: "copy buffer size" asks about `COPY_BUFSIZE`), on a
   shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
-  53`, not `RECIP_BPF = 2 ** -BPF`);
+  53`, not `RECIP_BPF = 2 ** -BPF`), a module's own assignment before an
+  indented one of a function's body (`TELNET_PORT = 23`, not `    port = 0`);
 - an option ("Which ls option ...", "... flag ..."): the options the best
   shown line that defines some defines (`-S`); when the question names an
   option ("Which tar option is --directory?"), the other names the line
@@ -157,8 +158,10 @@ def candidate_spans(
             if title := heading(text, number_asked):
                 add(ref, number, [title])
                 break
-    meant = meant_names(question, [row[2] for row in rows])
-    for ref, number, text, _ in rows:
+    meant = meant_names(question, [row[2] for row in rows], begun_by=whole)
+    defined = [(ref, number, text) for ref, number, text, _ in rows if any(definition(text, name) for name in meant)]
+    # a module's own value before a function's local one (`TELNET_PORT = 23`, not a test's `    port = 0`)
+    for ref, number, text in [row for row in defined if not row[2][:1].isspace()] or defined:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
         for ref, number, text in _first_for_addresses(about, question) if not spans else []:

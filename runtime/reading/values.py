@@ -44,7 +44,7 @@ from loci.memory.text.repeats import flat as _flat
 from loci.memory.text.values import changes, measures
 from loci.runtime.reading.answers import ANSWERING, claims, scored_rows
 from loci.runtime.reading.fields import answer_kind, definition, exceptions, heading, meant_names, section
-from loci.runtime.reading.forms import missing_form
+from loci.runtime.reading.forms import asked_form, missing_form
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
 
@@ -89,14 +89,17 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
     """Why `answer` is not the value the shown lines give for the thing asked, or None: a line shown assigns a
     name the question asks about (`runtime.reading.fields.meant_names`: `COPY_BUFSIZE = 1024 * 1024 if
     _WINDOWS else 64 * 1024`) and the answer does not give that value (every number of it, or for a value
-    without numbers, half its claims); or the question asks which exception is raised and the answer names
-    none."""
+    without numbers, half its claims); or, no name being meant, the question asks for a number and none of the
+    answer's stands as a number of its own on a line about it; or the question asks which exception is raised
+    and the answer names none."""
     rows = [text for _, _, text, _ in scored_rows(shown, question)]
     named = meant_names(without_notes(question), rows)
     values = [(name, value) for text in rows for name in named if (value := definition(text, name))]
     if values and not any(_gives(answer, value) for _, value in values):
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
+    if not values and (loose := _loose_number(answer, shown, question)):
+        return f"not the value: the answer's {loose} is no number of its own on a line about the question"
     if (number := section(question)) and _TITLE_ASKED.search(question):
         titles = [title for text in rows if (title := heading(text, number))]
         if not any(_gives(answer, title) for title in titles):
@@ -107,6 +110,20 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
     if form := missing_form(answer, without_notes(question)):
         return f"not the answer: the question asks for {_FORM_WORDS[form]}, and the answer gives none"
     return None
+
+
+def _loose_number(answer: str, shown: str, question: str) -> str | None:
+    """For a question that asks for a number, the answer's first new number when none of them stands as a
+    number of its own on a line about the question (`1` of `TAIL(1)` or `(default 1.0)`, asked how many lines
+    tail shows, beside `Print the last 10 lines`); else None."""
+    if asked_form(without_notes(question)) != "number":
+        return None
+    said = [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
+    about = [text for _, _, text in _about_rows(shown, question)]
+    if not said or not about:
+        return None
+    own = [n for n in said if any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w)/]|\.\d)", t) for t in about)]
+    return None if own else said[0]
 
 
 def _gives(answer: str, value: str) -> bool:
