@@ -43,7 +43,7 @@ from loci.memory.errors import BackendError
 from loci.runtime.models.base import Continuation
 from loci.runtime.models.http_errors import translate_httpx
 
-__all__ = ["END_TEXTS", "PROBE", "TOP_LOGPROBS", "RemoteScorer", "continuation_from", "end_logprob", "grammar_for"]
+__all__ = ["TOP_LOGPROBS", "RemoteScorer", "Unfollowed", "continuation_from", "end_logprob", "grammar_for"]
 
 TOP_LOGPROBS = 100
 # How the end of a turn reads among the top log-probabilities: llama-cpp-python renders control tokens as "".
@@ -53,6 +53,10 @@ PROBE = ([{"role": "user", "content": "Reply with one word."}], ["yes"])
 # Where a server tokenizes text, and the body it takes: llama-cpp-python's, then llama.cpp's.
 TOKENIZERS = (("/extras/tokenize", "input"), ("/tokenize", "content"))
 SHOWN = 200
+
+
+class Unfollowed(BackendError):
+    """The server's reply is not the candidate it was made to generate, with log-probabilities."""
 
 
 def grammar_for(tokens: list[int]) -> str:
@@ -79,22 +83,30 @@ class RemoteScorer:
             self._tokenizer = (f"{self.root}{path}", field)
             try:
                 self._prefix = await self._tokenize("", strip=False)
-                await self.score(*PROBE)
+                await self.score(*PROBE, strict=True)
             except BackendError:
                 continue
             return True
         self._tokenizer = None
         return False
 
-    async def score(self, messages: list[dict[str, str]], candidates: list[str]) -> list[Continuation]:
+    async def score(
+        self, messages: list[dict[str, str]], candidates: list[str], *, strict: bool = False
+    ) -> list[Continuation]:
+        """Each candidate's `Continuation`. One the server would not generate as given (a text holding a control
+        token's name) scores as impossible, as an empty one does, unless `strict`; a failed exchange raises."""
         scored: list[Continuation] = []
         for candidate in candidates:
             tokens = await self._tokenize(candidate) if candidate else []
-            if not tokens:
+            try:
+                if not tokens:
+                    raise Unfollowed(f"{candidate!r} has no tokens")
+                body = await self._post(self.url, self._body(messages, tokens))
+                scored.append(continuation_from(body, candidate, len(tokens), self.url))
+            except Unfollowed:
+                if strict:
+                    raise
                 scored.append(Continuation((), float("-inf")))
-                continue
-            body = await self._post(self.url, self._body(messages, tokens))
-            scored.append(continuation_from(body, candidate, self.url))
         return scored
 
     def _body(self, messages: list[dict[str, str]], tokens: list[int]) -> dict[str, Any]:
@@ -132,22 +144,20 @@ class RemoteScorer:
             raise BackendError(f"{url} sent a malformed reply") from exc
 
 
-def continuation_from(body: Any, candidate: str, url: str) -> Continuation:
-    """The candidate's `Continuation` from a chat completion that generated it; `BackendError` when the reply is
-    not the candidate, or carries no log-probabilities."""
+def continuation_from(body: Any, candidate: str, count: int, url: str) -> Continuation:
+    """The candidate's `Continuation` from a chat completion that generated its `count` tokens and a space;
+    `Unfollowed` when the reply is something else, or carries no log-probabilities."""
     try:
         choice = body["choices"][0]
         text = choice["message"]["content"]
         content = choice["logprobs"]["content"]
-        entries = [(str(e["token"]), float(e["logprob"]), e.get("top_logprobs") or []) for e in content]
+        entries = [(float(e["logprob"]), e.get("top_logprobs") or []) for e in content]
     except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise BackendError(f"{url} sent no log-probabilities for a scored reply") from exc
-    if text != candidate + AFTER:
-        raise BackendError(f"{url} did not follow the grammar: it replied {text[:80]!r} for {candidate[:80]!r}")
-    if not entries or entries[-1][0] != AFTER or "".join(token for token, _, _ in entries[:-1]) != candidate:
-        raise BackendError(f"{url} sent log-probabilities whose tokens do not spell {candidate[:80]!r}")
-    top = [(str(t.get("token")), float(t.get("logprob"))) for t in entries[-1][2] if isinstance(t, dict)]
-    return Continuation(tuple(logprob for _, logprob, _ in entries[:-1]), end_logprob(top))
+        raise Unfollowed(f"{url} sent no log-probabilities for a scored reply") from exc
+    if text != candidate + AFTER or len(entries) != count + 1:
+        raise Unfollowed(f"{url} did not follow the grammar: it replied {text[:80]!r} for {candidate[:80]!r}")
+    top = [(str(t.get("token")), float(t.get("logprob"))) for t in entries[-1][1] if isinstance(t, dict)]
+    return Continuation(tuple(logprob for logprob, _ in entries[:-1]), end_logprob(top))
 
 
 def end_logprob(top: list[tuple[str, float]]) -> float:

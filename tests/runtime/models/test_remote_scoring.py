@@ -106,9 +106,17 @@ async def test_a_server_that_ignores_the_grammar_does_not_score() -> None:
         assert await model.discover_scoring() is False
 
 
-async def test_a_reply_that_does_not_spell_the_candidate_is_an_error_not_a_score() -> None:
+async def test_a_reply_that_is_not_the_candidate_scores_it_as_impossible_not_as_another() -> None:
     wrong = httpx.Response(200, json=scored([("5", -2.0)], [("", -0.5)]))
     async with Server(httpx.Response(200, json=YES), wrong).model() as model:
         await model.discover_scoring()
-        with pytest.raises(BackendError, match="did not follow the grammar"):
+        [result] = await model.score(ASK, ["53"])
+    assert result.logprobs == () and result.end == float("-inf")
+
+
+async def test_a_server_that_fails_while_scoring_is_an_error() -> None:
+    down = httpx.Response(500, json={"detail": "boom"})
+    async with Server(httpx.Response(200, json=YES), down).model() as model:
+        await model.discover_scoring()
+        with pytest.raises(BackendError, match="500"):
             await model.score(ASK, ["53"])
