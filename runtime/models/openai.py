@@ -177,7 +177,7 @@ class OpenAIModel:
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(timeout=self._timeout)
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
-        self._scorer = RemoteScorer(self._client, self.base_url, model, headers)
+        self._scorer = RemoteScorer(self._client, self.base_url, model, headers, retries=retries, backoff=backoff)
 
     def count_tokens(self, text: str) -> int:
         return count_tokens(tiktoken_encoding(self.model), text)

@@ -37,11 +37,12 @@ import json
 import math
 from typing import Any
 
+import anyio
 import httpx
 
 from loci.memory.errors import BackendError
 from loci.runtime.models.base import Continuation
-from loci.runtime.models.http_errors import translate_httpx
+from loci.runtime.models.http_errors import TRANSIENT, translate_httpx
 
 __all__ = ["TOP_LOGPROBS", "RemoteScorer", "Unfollowed", "continuation_from", "end_logprob", "grammar_for"]
 
@@ -67,8 +68,19 @@ def grammar_for(tokens: list[int]) -> str:
 class RemoteScorer:
     """Scores candidates through one server's tokenizer and chat endpoint (see the module's docstring)."""
 
-    def __init__(self, client: httpx.AsyncClient, base_url: str, model: str, headers: dict[str, str]) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        model: str,
+        headers: dict[str, str],
+        *,
+        retries: int = 3,
+        backoff: float = 0.5,
+    ) -> None:
         self.client = client
+        self.retries = retries
+        self.backoff = backoff
         self.base_url = base_url.rstrip("/")
         self.root = self.base_url.removesuffix("/v1")
         self.url = f"{self.base_url}/chat/completions"
@@ -134,8 +146,20 @@ class RemoteScorer:
         return tokens
 
     async def _post(self, url: str, body: dict[str, Any]) -> Any:
-        with translate_httpx(url):
-            response = await self.client.post(url, json=body, headers=self.headers)
+        """One exchange, tried again (with backoff) on what another attempt may fix, as generation is: a
+        timeout, a lost connection, a 5xx. A busy server finishes the first attempt's prompt meanwhile, so the
+        next one finds it in its cache."""
+        for attempt in range(self.retries + 1):
+            try:
+                with translate_httpx(url):
+                    response = await self.client.post(url, json=body, headers=self.headers)
+            except TRANSIENT:
+                if attempt == self.retries:
+                    raise
+            else:
+                if response.status_code < 500 or attempt == self.retries:
+                    break
+            await anyio.sleep(self.backoff * 2**attempt)
         if response.status_code >= 400:
             raise BackendError(f"{url} answered {response.status_code}: {response.text.strip()[:SHOWN]}")
         try:

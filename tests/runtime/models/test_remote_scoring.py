@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -33,7 +34,9 @@ YES = scored([("yes", -0.2)], [("", -0.1)])
 class Server:
     """Tokenizes at `tokenize` (llama-cpp-python's path by default) and answers chats with the next reply."""
 
-    def __init__(self, *replies: httpx.Response, tokenize: str = "/extras/tokenize") -> None:
+    def __init__(
+        self, *replies: httpx.Response | Callable[[httpx.Request], httpx.Response], tokenize: str = "/extras/tokenize"
+    ) -> None:
         self.replies = list(replies)
         self.tokenize = tokenize
         self.chats: list[dict[str, Any]] = []
@@ -45,10 +48,11 @@ class Server:
         if request.url.path != "/v1/chat/completions":
             return httpx.Response(404, json={"detail": "Not Found"})
         self.chats.append(body)
-        return self.replies.pop(0)
+        reply = self.replies.pop(0)
+        return reply(request) if callable(reply) else reply
 
     def model(self) -> OpenAIModel:
-        return OpenAIModel("local", URL, client=httpx.AsyncClient(transport=httpx.MockTransport(self)))
+        return OpenAIModel("local", URL, client=httpx.AsyncClient(transport=httpx.MockTransport(self)), backoff=0.0)
 
 
 def test_the_grammar_admits_exactly_the_tokens_and_one_space() -> None:
@@ -114,9 +118,18 @@ async def test_a_reply_that_is_not_the_candidate_scores_it_as_impossible_not_as_
     assert result.logprobs == () and result.end == float("-inf")
 
 
-async def test_a_server_that_fails_while_scoring_is_an_error() -> None:
+async def test_a_busy_server_is_asked_again_and_one_that_stays_down_is_an_error() -> None:
+    def slow(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("busy", request=request)
+
+    answer = httpx.Response(200, json=scored([("5", -2.0), ("3", -1.0)], [("", -0.5)]))
+    server = Server(httpx.Response(200, json=YES), slow, httpx.Response(503, json={"detail": "busy"}), answer)
+    async with server.model() as model:
+        await model.discover_scoring()
+        [result] = await model.score(ASK, ["53"])
+    assert result.logprobs == (-2.0, -1.0)
     down = httpx.Response(500, json={"detail": "boom"})
-    async with Server(httpx.Response(200, json=YES), down).model() as model:
+    async with Server(httpx.Response(200, json=YES), *[down] * 4).model() as model:
         await model.discover_scoring()
         with pytest.raises(BackendError, match="500"):
             await model.score(ASK, ["53"])
