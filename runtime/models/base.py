@@ -16,9 +16,12 @@ candidate reply, the log-probability of each of its tokens after the chat
 prompt of `messages`, and of the turn ending after it (`Continuation`). The
 llama backend scores (`runtime.models.llama.scoring`: the prompt evaluated
 once, each candidate from its KV cache); the scripted model scores when it is
-built with a scorer; the openai backend does not (a chat endpoint returns the
-log-probabilities of what it generates, not of given text). `can_score` says
-which, and the runtime keeps free generation for a model that cannot.
+built with a scorer; the openai backend scores where its server can generate a
+given candidate and report its log-probabilities (llama-cpp-python's server,
+llama.cpp's: `runtime.models.remote_scoring`), which it probes once, and not on
+a plain OpenAI endpoint (a chat endpoint returns the log-probabilities of what
+it generates, not of given text). `can_score` says which, and the runtime keeps
+free generation for a model that cannot.
 """
 
 from __future__ import annotations

@@ -24,6 +24,13 @@ its text is already out.
 
 Token counts come from the server's `usage` when it sends one, else from
 tiktoken (`runtime.models.tokens`), which works offline.
+
+Scoring (`score`, `runtime.models.base.Continuation`) goes through the same
+endpoint where the server can do it: llama-cpp-python's and llama.cpp's
+servers generate a given candidate under a grammar and report its tokens'
+log-probabilities (`runtime.models.remote_scoring`). `discover_scoring` asks
+once; until it has said yes, `can_score` is False and the runtime keeps free
+generation, as for any plain OpenAI endpoint.
 """
 
 from __future__ import annotations
@@ -37,10 +44,11 @@ import anyio
 import httpx
 
 from loci.memory.errors import BackendError, UsageError
-from loci.runtime.models.base import Reply, Request
+from loci.runtime.models.base import Continuation, Reply, Request
 from loci.runtime.models.discover import server_context_window, server_parameters
 from loci.runtime.models.http_errors import TRANSIENT, translate_httpx
 from loci.runtime.models.keys import KEY_VARIABLES, OPENAI_URL, key_from_env
+from loci.runtime.models.remote_scoring import RemoteScorer
 from loci.runtime.models.tokens import count_tokens, tiktoken_encoding
 
 __all__ = ["STRUCTURED_MODES", "OpenAIModel"]
@@ -158,6 +166,7 @@ class OpenAIModel:
         self.name = f"openai:{model}"
         self.context_window = context_window
         self.parameters: int | None = None  # a remote model says it only where the server does (`discover`)
+        self.can_score = False  # until `discover_scoring` finds that the server reports log-probabilities
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
         self.structured = structured
@@ -167,6 +176,8 @@ class OpenAIModel:
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(timeout=self._timeout)
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        self._scorer = RemoteScorer(self._client, self.base_url, model, headers, retries=retries, backoff=backoff)
 
     def count_tokens(self, text: str) -> int:
         return count_tokens(tiktoken_encoding(self.model), text)
@@ -192,6 +203,18 @@ class OpenAIModel:
         if found:
             self.parameters = found
         return found
+
+    async def discover_scoring(self) -> bool:
+        """Whether the server scores given replies (`score`): one probe, whose answer `can_score` keeps."""
+        self.can_score = await self._scorer.probe()
+        return self.can_score
+
+    async def score(self, messages: list[dict[str, str]], candidates: list[str]) -> list[Continuation]:
+        """Each candidate reply's token log-probabilities after the chat prompt of `messages`, and of the turn
+        ending after it (one request a candidate; the server keeps the prompt in its cache between them)."""
+        if not self.can_score:
+            raise BackendError(f"{self.base_url} does not report log-probabilities, so {self.name} cannot score")
+        return await self._scorer.score(messages, candidates)
 
     async def aclose(self) -> None:
         if self._owns_client:

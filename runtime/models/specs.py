@@ -66,6 +66,7 @@ async def load_model(spec: str = DEFAULT_SPEC, *, context_window: int | None = N
             await model.discover_context_window()  # a local server: ask it, rather than assume
         if url:
             await model.discover_parameters()  # so a small model is planned as one, whatever serves it
+            await model.discover_scoring()  # so spans are chosen by likelihood where the server can say it
         return model
     from loci.runtime.models.scripted import ScriptedModel
 
