@@ -9,7 +9,7 @@ from pathlib import Path
 
 from loci.memory.graph.quoted import quote_notes
 from loci.runtime.models.scripted import ScriptedModel
-from loci.runtime.reading.values import own_claims, superseded
+from loci.runtime.reading.values import not_the_value, own_claims, superseded
 from loci.runtime.session.session import open_session
 
 SMALL = 135_000_000
@@ -73,3 +73,18 @@ async def test_an_answer_with_no_claim_of_its_own_is_never_done(tmp_path: Path) 
     _, result = await run(tmp_path, ["The coverage is right now."])  # its words are on line 1, no value is
     assert [span.start for span in result.evidence] == [1]
     assert result.status == "partial" and "no claim of its own" in (result.reason or "")
+
+
+TAIL = (
+    "doc:1 lines 1-24:\n1| TAIL(1)                     User Commands                    TAIL(1)\n"
+    "9|        Print the last 10 lines of each FILE to standard output.\n"
+    "24|        -s, --sleep-interval=N with -f, sleep for approximately N seconds (default 1.0) between\n"
+)
+
+
+def test_a_number_asked_for_stands_as_a_number_of_its_own_on_a_line_about_it() -> None:
+    asked = "by default how many lines from the end does tail show?"
+    assert not_the_value("10", TAIL, asked) is None
+    # `1` of the page's `TAIL(1)` or of `1.0` is no count of lines
+    assert "no number of its own" in (not_the_value("The answer is: 1", TAIL, asked) or "")
+    assert not_the_value("The answer is: 1", TAIL, "What does tail do?") is None  # no number asked
