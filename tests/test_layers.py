@@ -50,7 +50,7 @@ def imported_modules(path: Path) -> set[str]:
     """The dotted names of the modules a file imports, at any depth (lazy imports included).
 
     The project's own modules are named without their `loci.` prefix (`loci.memory.engines.sqlite.store` is
-    `memory.store`), so the packages below are the repository's folders.
+    `memory.engines.sqlite.store`), so the packages below are the repository's folders.
     """
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -342,8 +342,9 @@ def _best_match_first(scored: list[Scored], base: dict[int, float]) -> list[Scor
     of many linked turns lifts one of two equal matches over the other by the company it keeps. When the
     graph put another node first, the best match gets a `lead` part that lifts it just above, so the parts
     still sum to the score and the scores still fall down the list. The caller leaves first place to a node
-    that has helped a run succeed (`_has_helped`): that lift is experience, not the transcript's structure
-    (without it, the evolving arm of `bench evolution --data` fell below the static one at @1)."""
+    that has helped a run succeed (its `successes`, read in `Ranking.rank`): that lift is experience, not the
+    transcript's structure (without it, the evolving arm of `bench evolution --data` fell below the static one
+    at @1)."""
     direct = [item for item in scored if item[1] in base]
     if not direct or scored[0] is (best := max(direct, key=lambda item: (item[0] - item[2]["graph"], -item[1]))):
         return scored
