@@ -39,11 +39,11 @@ from loci.memory.context.index.words import snippet as cut_snippet
 from loci.memory.context.index.words import tsvector_text
 from loci.memory.context.loader import Chunk
 from loci.memory.projects import ALL, in_project
-from loci.memory.text.lines import okapi_idf
+from loci.memory.text.lines import K1, okapi_idf
+from loci.memory.text.lines import OKAPI_B as B
 
 __all__ = ["by_places", "by_postings", "insert_chunks", "loaded", "matches", "reindex", "unindex_object"]
 
-K1, B = 1.2, 0.75  # FTS5's bm25() defaults
 _CHUNK_COLUMNS = {
     "object_id": "bigint",
     "seq": "integer",
