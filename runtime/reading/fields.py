@@ -46,7 +46,6 @@ __all__ = [
     "options",
     "persons",
     "addresses",
-    "mail_addresses",
     "counted",
     "counts",
     "heading",
@@ -88,7 +87,6 @@ _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)((?:\s+[A-Za-z]+){1,2})")  # a number, the words after it
 _SECTION_ASKED = re.compile(r"\bsection\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
 _ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s<>\"']+|\bwww\.[^\s<>\"']+")
-_MAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _REFERENCES = (
     ("cve", re.compile(r"\bCVE-\d{4}-\d{4,}\b")),
     ("bug", re.compile(r"#(\d{3,})\b")),
@@ -237,11 +235,6 @@ def heading(line: str, number: str) -> str | None:
 def addresses(line: str) -> list[str]:
     """The web addresses on a line (`http://mozilla.org/MPL/2.0/`), without the punctuation after them."""
     return [m.group(0).rstrip(".,;:)>'\"") for m in _ADDRESS.finditer(line)]
-
-
-def mail_addresses(line: str) -> list[str]:
-    """The e-mail addresses on a line (`util-linux@vger.kernel.org`), in order."""
-    return list(dict.fromkeys(_MAIL.findall(line)))
 
 
 def references(line: str, question: str) -> list[str]:

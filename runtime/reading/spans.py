@@ -39,8 +39,7 @@ text. `candidate_spans` lists, first match wins:
 - a count ("How many days ...?": `30 days` on `prior to 30 days after`)
   off a document's line, never a conversation's turn (a chat restates and
   updates its numbers: "150 commits" for 165, measured on BEAM),
-  an address ("What's the link to the MPL?"), an e-mail address ("Which
-  mailing list ..."), a CVE or a bug number
+  an address ("What's the link to the MPL?"), a CVE or a bug number
   ("Which bug did sed 4.7-1 close?": `Closes: #917065`): those the best
   line about the question that gives any gives;
 - a section's title ("What is section 7 about?": `7. Disclaimer of
@@ -87,7 +86,6 @@ from loci.runtime.reading.fields import (
     exceptions,
     field,
     heading,
-    mail_addresses,
     meant_names,
     names,
     options,
@@ -223,8 +221,6 @@ def _readers(question: str) -> list[Callable[[str], list[str]]]:
         readers.append(lambda text: [] if _TURN.match(text) else counts(text, thing))
     if asked_form(question) == "address":
         readers.append(addresses)
-    if asked_form(question) == "email":  # "Which mailing list ...": `util-linux@vger.kernel.org`
-        readers.append(mail_addresses)
     readers.append(lambda text: references(text, question))
     return readers
 
