@@ -108,8 +108,8 @@ async def best_lines(contexts: ContextStore, query: str, ids: list[str] | None, 
 
 
 def _weight(files: str | None, terms: set[str]) -> float:
-    """`OTHER_FILES` for a line in a copyright file's paragraph about files other than the package's own that the
-    question does not name (`Files: reftable/*`), else 1."""
+    """`OTHER_FILES` for a line in a copyright file's paragraph about files other than the package's own, or
+    giving a licence's text, that the question does not name (`Files: reftable/*`, `License GPL-2`), else 1."""
     if files is None or files.strip() == "*" or line_terms(files) & terms:
         return 1.0
     return OTHER_FILES
