@@ -114,16 +114,15 @@ def asked_names(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def meant_names(question: str, lines: list[str], *, begun_by: str | None = None) -> list[str]:
+def meant_names(question: str, lines: list[str]) -> list[str]:
     """The names the question asks about: those it names (`asked_names`), and the names the lines assign
     whose every part, two or more, the question says in its own words ("copy buffer size": `COPY_BUFSIZE`,
     "bytes of entropy by default": `DEFAULT_ENTROPY`) or begins (`SMTP_PORT` for "Which port does smtplib
-    connect to?"; `begun_by`, the question with the words that name its documents, when `question` is without
-    them), and none it asks to be without ("... without SSL": not `POP3_SSL_PORT`)."""
+    connect to?"), and none it asks to be without ("... without SSL": not `POP3_SSL_PORT`)."""
     found = asked_names(question)
     terms = asked(set(content_terms(question)) - set(content_terms(" ".join(NEGATED.findall(question)))))
     unwanted = {word.casefold() for word in NEGATED.findall(question)}
-    begun = [w.casefold() for w in re.findall(r"[A-Za-z]\w{2,}", begun_by or question) if w.casefold() not in unwanted]
+    begun = [w.casefold() for w in re.findall(r"[A-Za-z]\w{2,}", question) if w.casefold() not in unwanted]
     for line in lines:
         match = _ASSIGN.match(line)
         if not match or match.group(1) in found:

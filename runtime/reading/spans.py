@@ -18,7 +18,8 @@ text. `candidate_spans` lists, first match wins:
   of its every part: "copy buffer size" asks about `COPY_BUFSIZE`), on a
   shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
   53`, not `RECIP_BPF = 2 ** -BPF`), a module's own assignment before an
-  indented one of a function's body (`TELNET_PORT = 23`, not `    port = 0`);
+  indented one of a function's body (`TELNET_PORT = 23`, not a function's
+  `    TELNET_PORT = 0`);
 - an option ("Which ls option ...", "... flag ..."): the options the best
   shown line that defines some defines (`-S`); when the question names an
   option ("Which tar option is --directory?"), the other names the line
@@ -156,9 +157,9 @@ def candidate_spans(
             if title := heading(text, number_asked):
                 add(ref, number, [title])
                 break
-    meant = meant_names(question, [row[2] for row in rows], begun_by=whole)
+    meant = meant_names(question, [row[2] for row in rows])
     defined = [(ref, number, text) for ref, number, text, _ in rows if any(definition(text, name) for name in meant)]
-    # a module's own value before a function's local one (`TELNET_PORT = 23`, not a test's `    port = 0`)
+    # a module's own value before a function's local one (`TELNET_PORT = 23`, not `    TELNET_PORT = 0`)
     for ref, number, text in [row for row in defined if not row[2][:1].isspace()] or defined:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one

@@ -280,9 +280,9 @@ def test_who_made_a_changelog_entrys_upload_is_its_sign_off() -> None:
 def test_a_modules_own_value_answers_before_a_functions_local_one() -> None:
     telnet = (
         "doc:1 lines 49-666:\n49| # Telnet protocol defaults\n50| TELNET_PORT = 23\n"
-        "223|     def open(self, host, port=0, timeout=None):\n666|     port = 0\n"
+        "223|     def open(self, host, port=0, timeout=None):\n666|     TELNET_PORT = 0\n"
     )
-    # the module's name begins its constant; a test function's `port = 0` is a local, not the module's port
-    assert candidate_spans(telnet, "What port does telnetlib use by default?", documents=["telnetlib.py"]) == [
+    # a function's `TELNET_PORT = 0` is a local of that function, not the module's value
+    assert candidate_spans(telnet, "What is TELNET_PORT in telnetlib?", documents=["telnetlib.py"]) == [
         Span("23", "doc:1", 50)
     ]
