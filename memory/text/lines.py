@@ -3,10 +3,7 @@
 `Ranker` counts lines first, then scores them: a term's weight is its
 inverse line frequency among the lines counted (`log(1 + lines / lines
 with the term)`), a line scores the weights of the distinct terms it holds,
-and a long line a little less (BM25's length norm, `b`: 0.5 by default; the
-length without the indentation around it: a licence's centred
-`http://www.apache.org/licenses/` under its title, or a method's body, is not
-longer for being indented). Which terms a
+and a long line a little less (BM25's length norm, `b`: 0.5 by default). Which terms a
 line holds is the ranker's `holds`: by default a question's stems as
 `memory.text.terms.Terms` finds them (stems, related words, words run
 together, the question frame's `STOP_WORDS` aside); the context search's
@@ -95,7 +92,7 @@ class Ranker:
     def score(self, text: str, held: set[str]) -> float:
         """The weights of the terms the line holds, a long line a little less."""
         average = self.chars / max(1, self.lines) + 1
-        return sum(self.weight(t) for t in held) / (1 - self.b + self.b * (len(text.strip()) + 1) / average)
+        return sum(self.weight(t) for t in held) / (1 - self.b + self.b * (len(text) + 1) / average)
 
     def held(self, text: str) -> set[str]:
         """The terms the line holds (`holds`)."""

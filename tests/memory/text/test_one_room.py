@@ -83,11 +83,3 @@ def test_a_light_process_never_loads_the_stemmer() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
-
-
-def test_a_lines_indentation_is_not_its_length() -> None:
-    ranker = Ranker({"licens"})
-    for line in ("                        http://www.apache.org/licenses/", "the licenses file"):
-        ranker.count(line, ranker.held(line))
-    centred = "                        http://www.apache.org/licenses/"
-    assert ranker.score(centred, ranker.held(centred)) == ranker.score(centred.strip(), ranker.held(centred))
