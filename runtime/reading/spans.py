@@ -17,11 +17,11 @@ text. `candidate_spans` lists, first match wins:
 - the value of a name the question asks about (by its name, or by the words
   of its every part: "copy buffer size" asks about `COPY_BUFSIZE`), on a
   shown line that assigns it (`runtime.reading.fields.definition`: `BPF =
-  53`, not `RECIP_BPF = 2 ** -BPF`), a module's own assignment before an
-  indented one of a function's body (`TELNET_PORT = 23`, not a function's
-  `    TELNET_PORT = 0`);
+  53`, not `RECIP_BPF = 2 ** -BPF`);
 - an option ("Which ls option ...", "... flag ..."): the options the best
-  shown line that defines some defines (`-S`); when the question names an
+  shown line that defines some defines (`-S`), a line whose options all
+  begin `--no-` only when the question asks for something not to happen;
+  when the question names an
   option ("Which tar option is --directory?"), the other names the line
   that defines it gives (`-C`);
 - an exception ("Which exception does check_call raise?"): the exception
@@ -106,6 +106,8 @@ _DATE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
     rf"|\b{_MONTH},? \d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
 )
+# a question that asks for something not to happen, which a `--no-...` option may do ("what flag stops cp overwriting?")
+_NEGATING = re.compile(r"\b(no|not|never|don'?t|doesn'?t|stops?|prevents?|disables?|avoids?|without|except)\b", re.I)
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
 _ENTRY = re.compile(r"^\S+ \([^)\s]+\) [^;]+; urgency=")  # a Debian changelog entry's header
 _SIGNOFF = re.compile(r"^ -- \S.*<[^>]+>")  # and its sign-off
@@ -158,9 +160,7 @@ def candidate_spans(
                 add(ref, number, [title])
                 break
     meant = meant_names(question, [row[2] for row in rows])
-    defined = [(ref, number, text) for ref, number, text, _ in rows if any(definition(text, name) for name in meant)]
-    # a module's own value before a function's local one (`TELNET_PORT = 23`, not `    TELNET_PORT = 0`)
-    for ref, number, text in [row for row in defined if not row[2][:1].isspace()] or defined:
+    for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
         for ref, number, text in _first_for_addresses(about, question) if not spans else []:
@@ -172,6 +172,8 @@ def candidate_spans(
         named = set(OPTION.findall(question))
         defining = [row for row in _best_rows(rows, len(rows)) if options(row[2])]
         defining = [row for row in defining if named & set(options(row[2]))] or defining
+        if not _NEGATING.search(question):  # "the flag for case insensitive" is `-i`, not `--no-ignore-case`
+            defining = [row for row in defining if not all(o.startswith("--no-") for o in options(row[2]))] or defining
         for ref, number, text in defining[:1]:
             add(ref, number, [option for option in options(text) if option not in named])
     if not spans and kind == "exception":

@@ -277,12 +277,15 @@ def test_who_made_a_changelog_entrys_upload_is_its_sign_off() -> None:
     ]
 
 
-def test_a_modules_own_value_answers_before_a_functions_local_one() -> None:
-    telnet = (
-        "doc:1 lines 49-666:\n49| # Telnet protocol defaults\n50| TELNET_PORT = 23\n"
-        "223|     def open(self, host, port=0, timeout=None):\n666|     TELNET_PORT = 0\n"
+def test_a_no_option_answers_only_a_question_that_asks_for_something_not_to_happen() -> None:
+    grep = (
+        "doc:1 lines 40-46:\n40|        -i, --ignore-case\n41|               Ignore case distinctions in patterns\n"
+        "45|        --no-ignore-case\n46|               Do not ignore case distinctions.  This is the default.\n"
     )
-    # a function's `TELNET_PORT = 0` is a local of that function, not the module's value
-    assert candidate_spans(telnet, "What is TELNET_PORT in telnetlib?", documents=["telnetlib.py"]) == [
-        Span("23", "doc:1", 50)
-    ]
+    assert (
+        candidate_spans(grep, "what's the grep flag for case insensitive?", documents=["man-grep.txt"])[0].text == "-i"
+    )
+    assert (
+        candidate_spans(grep, "which flag stops grep ignoring case?", documents=["man-grep.txt"])[0].text
+        == "--no-ignore-case"
+    )
