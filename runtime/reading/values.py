@@ -92,13 +92,16 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
     without numbers, half its claims); or, no name being meant, the question asks for a number and none of the
     answer's stands as a number of its own on a line about it; or the question asks which exception is raised
     and the answer names none."""
-    rows = [text for _, _, text, _ in scored_rows(shown, question)]
+    scored = scored_rows(shown, question)
+    rows = [text for _, _, text, _ in scored]
     named = meant_names(without_notes(question), rows)
     values = [(name, value) for text in rows for name in named if (value := definition(text, name))]
     if values and not any(_gives(answer, value) for _, value in values):
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
-    if not values and (loose := _loose_number(answer, shown, question)):
+    best = max((score for *_, score in scored), default=0.0)
+    about = [text for _, _, text, score in scored if best > 0 and score >= ANSWERING * best]
+    if not values and (loose := _loose_number(answer, about, question)):
         return f"not the value: the answer's {loose} is no number of its own on a line about the question"
     if (number := section(question)) and _TITLE_ASKED.search(question):
         titles = [title for text in rows if (title := heading(text, number))]
@@ -112,14 +115,13 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
     return None
 
 
-def _loose_number(answer: str, shown: str, question: str) -> str | None:
+def _loose_number(answer: str, about: list[str], question: str) -> str | None:
     """For a question that asks for a number, the answer's first new number when none of them stands as a
     number of its own on a line about the question (`1` of `TAIL(1)` or `(default 1.0)`, asked how many lines
-    tail shows, beside `Print the last 10 lines`); else None."""
+    tail shows, beside `Print the last 10 lines`); else None. `about`: the texts of the lines about it."""
     if asked_form(without_notes(question)) != "number":
         return None
     said = [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
-    about = [text for _, _, text in _about_rows(shown, question)]
     if not said or not about:
         return None
     own = [n for n in said if any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w)/]|\.\d)", t) for t in about)]
