@@ -14,7 +14,9 @@ line that refers back ("double it", "that function") is run with the
 previous question and answer beside it, and an answer that repeats an
 earlier turn's answer to a different question is asked again once from
 the files alone (no window, no state; the window is put back after), and
-is `partial` if it still repeats it.
+is `partial` if it still repeats it. A follow-up that asks for arithmetic on
+the previous answer's number ("double it", "what is half of that?") is worked
+out (`Thread.computed`), standing on the evidence that answer cited.
 
 Commands: `/state` prints the whole state, `/history` the window and the
 latest turns and notes in the context store, `/prune` asks the agent to
@@ -258,6 +260,10 @@ class Chat:
         scope = {} if self.objects is None else {"objects": self.objects}
 
         async def work(brief: Brief) -> RunResult:
+            if self.last is not None and (worked := self.thread.computed(line)) is not None:
+                # arithmetic on the previous answer's number: worked out, standing on what that answer stood on
+                last = self.last
+                return RunResult(worked, last.status, evidence=list(last.evidence), reason=last.reason, plan=last.plan)
             agent = self.session.agent
             result = await agent.run(brief.question, notes=brief.text, state=self.state, keep_window=True, **scope)
             if self.thread.repeats(line, result.answer) is None:

@@ -50,10 +50,33 @@ async def test_an_answer_that_repeats_turn_1s_to_another_question_is_partial(tmp
 
 
 async def test_a_follow_up_is_asked_with_the_turn_it_refers_to(tmp_path: Path) -> None:
-    model, out = await _chat(tmp_path, [FIRST, "140"], ["What is the default width of TextWrapper?", "double it"])
+    lines = ["What is the default width of TextWrapper?", "where is it set?"]
+    model, out = await _chat(tmp_path, [FIRST, "In TextWrapper's __init__."], lines)
     asked = model.calls[-1].messages[-1]["content"]
-    assert "double it" in asked and "What is the default width of TextWrapper?" in asked and FIRST in asked
+    assert "where is it set?" in asked and "What is the default width of TextWrapper?" in asked and FIRST in asked
     assert "repeats" not in "\n".join(out)
+
+
+async def test_arithmetic_on_the_previous_answer_is_worked_out(tmp_path: Path) -> None:
+    # the bundled model recalled 70 for "double it" and did not double it
+    model, out = await _chat(tmp_path, [FIRST], ["What is the default width of TextWrapper?", "Double it."])
+    answers = [line for line in out if line.startswith("loci> ")]
+    assert answers[1] == "loci> 140 (70 × 2, from turn 1's answer)"
+    assert len(model.calls) == 1  # no model call for the arithmetic
+
+
+def test_the_arithmetic_a_follow_up_asks() -> None:
+    thread = Thread()
+    assert thread.computed("Double it.") is None  # nothing before it
+    thread.add("What is the value of MAXLINE in ftplib?", "8,192")
+    assert thread.computed("Double it.") == "16384 (8192 × 2, from turn 1's answer)"
+    assert thread.computed("What is half of that?") == "4096 (8192 / 2, from turn 1's answer)"
+    assert thread.computed("add 8 to it") == "8200 (8192 + 8, from turn 1's answer)"
+    assert thread.computed("divide it by 0") is None
+    assert thread.computed("What does it mean?") is None  # a follow-up, but no arithmetic
+    assert thread.computed("What is 2 times 3 in the docs for MAXLINE and for the other limits?") is None  # long
+    thread.add("Which ports?", "21 and 990")
+    assert thread.computed("Double it.") is None  # two numbers: which one is meant is not known
 
 
 def test_only_a_short_line_that_points_back_carries_the_previous_exchange() -> None:
