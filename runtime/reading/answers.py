@@ -77,14 +77,15 @@ from loci.memory.context.fulltext import STOP_WORDS, content_words
 from loci.memory.context.lexical import Ranker, content_terms, line_terms
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
-from loci.memory.graph.quoted import NOTICE
+from loci.memory.graph.quoted import NOTICE, without_notes
 from loci.memory.text import first_repeat, stem, words
 from loci.memory.text.words import RUN as _RUN
-from loci.runtime.prompt.shown import Lines, ShownLine
+from loci.runtime.prompt.shown import HEADER, Lines, ShownLine
 from loci.runtime.reading.fields import NEGATED, definition, heading, meant_names, options, section
 
 __all__ = [
     "ANSWERING",
+    "about_lines",
     "BLOCK_LINES",
     "OPTION",
     "answer_problem",
@@ -206,7 +207,7 @@ def ungrounded(answer: str, shown: Lines | str, question: str = "", *, ranked: s
     said = (row.text if isinstance(row, ShownLine) else NUMBERED.sub("", row) for row in lines.items)
     text = "\n".join(said) + "\n" + question
     flat = _flat(text)
-    about = _about(lines, ranked or question) if question else None
+    about = _about(lines, ranked or question, whole=without_notes(question)) if question else None
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):
@@ -220,10 +221,15 @@ def ungrounded(answer: str, shown: Lines | str, question: str = "", *, ranked: s
     return missing
 
 
-def _about(shown: Lines, question: str) -> list[str] | None:
+def about_lines(shown: Lines | str, question: str, *, whole: str = "") -> list[str]:
+    """The texts of the lines of `shown` about the question, as `ungrounded` weighs them (`_about`)."""
+    return _about(_typed(shown), question, whole=whole) or []
+
+
+def _about(shown: Lines, question: str, *, whole: str = "") -> list[str] | None:
     """The lines of `shown` about the question: the document lines whose BM25 score for its words is at
     least `ANSWERING` of the best document line's, and the other lines that hold one of its words; None when
-    no line holds a word of it."""
+    no line holds a word of it. `whole`: the question with the words naming its documents (`meant_names`)."""
     unwanted = negated(question)
     asked = set(content_terms(question)) - unwanted
     ranker = Ranker(asked)
@@ -235,7 +241,7 @@ def _about(shown: Lines, question: str) -> list[str] | None:
             numbers.append(line.number)
             rows.append((line.text, ranker.held(line.text)))
             ranker.count(line.text, rows[-1][1])
-        elif line_terms(line) & asked:
+        elif line_terms(line) & asked and not HEADER.match(line):  # a header names lines, it states nothing
             others.append(line)
     words_asked = _question_words(question, asked)
     scores = [0.0 if unwanted & line_terms(row) else _score(ranker, row, terms, words_asked) for row, terms in rows]
@@ -243,7 +249,7 @@ def _about(shown: Lines, question: str) -> list[str] | None:
     about = [row for (row, _), score in zip(rows, scores, strict=True) if best > 0 and score >= ANSWERING * best]
     # the line that assigns a name the question asks about is about it, however its words rank (`BPF = 53  #
     # Number of bits in a float`, beside `RECIP_BPF = 2 ** -BPF` for "What is the value of BPF in random?")
-    meant = meant_names(question, [row for row, _ in rows])
+    meant = meant_names(question, [row for row, _ in rows], whole=whole)
     about += [row for row, _ in rows if row not in about and any(definition(row, name) for name in meant)]
     # so is the line of a manual that defines an option the question names (`-C, --directory=DIR` for "Which
     # tar option is --directory?")

@@ -43,6 +43,7 @@ __all__ = [
     "field",
     "meant_names",
     "names",
+    "names_someone",
     "options",
     "persons",
     "addresses",
@@ -83,6 +84,7 @@ _QUOTES = "'\"`"
 _PERSON = r"[A-Z][\w'’-]*\.?(?:\s+(?:(?:van|von|de|der|den|da|di|du|la|le)\s+)?[A-Z][\w'’-]*\.?)+"
 _MAILED = re.compile(rf"({_PERSON})\s*[<(][^<>()\s]+@[^<>()\s]+[>)]")
 _BY_PERSON = re.compile(rf"\bby\s+({_PERSON})")
+_SOMEONE = re.compile(rf"(?<![\w'’]){_PERSON}|[\w.+-]+@[\w-]+\.\w")
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", re.IGNORECASE)
 _COUNT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)((?:\s+[A-Za-z]+){1,2})")  # a number, the words after it
 _SECTION_ASKED = re.compile(r"\bsection\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
@@ -114,25 +116,33 @@ def asked_names(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def meant_names(question: str, lines: list[str]) -> list[str]:
+def meant_names(question: str, lines: list[str], *, whole: str = "") -> list[str]:
     """The names the question asks about: those it names (`asked_names`), and the names the lines assign
     whose every part, two or more, the question says in its own words ("copy buffer size": `COPY_BUFSIZE`,
     "bytes of entropy by default": `DEFAULT_ENTROPY`) or begins (`SMTP_PORT` for "Which port does smtplib
-    connect to?"), and none it asks to be without ("... without SSL": not `POP3_SSL_PORT`)."""
+    connect to?"), and none it asks to be without ("... without SSL": not `POP3_SSL_PORT`). `whole` is the
+    question with the words that name its documents, when `question` is ranked without them: a module's
+    constants begin with its name (`TELNET_PORT` for "What port does telnetlib use?"). Of two names said
+    whole, the one whose parts say less of the question is not meant: asked the "secure" port of nntplib,
+    `NNTP_SSL_PORT` says "secure" and `NNTP_PORT` does not."""
     found = asked_names(question)
     terms = asked(set(content_terms(question)) - set(content_terms(" ".join(NEGATED.findall(question)))))
     unwanted = {word.casefold() for word in NEGATED.findall(question)}
-    begun = [w.casefold() for w in re.findall(r"[A-Za-z]\w{2,}", question) if w.casefold() not in unwanted]
+    begun = [w.casefold() for w in re.findall(r"[A-Za-z]\w{2,}", f"{question} {whole}") if w.casefold() not in unwanted]
+    meant: dict[str, set[str]] = {}  # each name meant, and what of the question its parts say (said whole)
     for line in lines:
         match = _ASSIGN.match(line)
-        if not match or match.group(1) in found:
+        if not match or match.group(1) in found or match.group(1) in meant:
             continue
         parts = [part for part in words(match.group(1)) if part != match.group(1).casefold().strip("_")]
+        held = [terms.held(part) or ({part} if _begun(part, begun) else set()) for part in parts]
         comment = _COMMENT.search(match.group(2))
-        said_whole = len(parts) >= 2 and all(terms.held(part) or _begun(part, begun) for part in parts)
-        if said_whole or (comment and _commented(terms, match.group(1), comment.group(0))):
-            found.append(match.group(1))
-    return found
+        if len(parts) >= 2 and all(held):
+            meant[match.group(1)] = set().union(*held)
+        elif comment and _commented(terms, match.group(1), comment.group(0)):
+            meant[match.group(1)] = set()
+    said = [says for says in meant.values() if says]
+    return found + [name for name, says in meant.items() if not says or not any(says < other for other in said)]
 
 
 def _begun(part: str, begun: list[str]) -> bool:
@@ -181,6 +191,13 @@ def field(line: str) -> tuple[str, str, str] | None:
 def names(value: str) -> str:
     """A field's value as its person or thing: the years before it and the e-mail address after it left out."""
     return _EMAIL.sub("", _YEARS.sub("", value)).strip(" ,;.")
+
+
+def names_someone(value: str) -> bool:
+    """Whether a value may name someone: two or more capitalised words in a row (`Piers Lauder (original)`,
+    `The Regents of the University of California`) or an e-mail address; not `Written on stream to ask for the
+    input.  Default: 'Password: '`."""
+    return bool(_SOMEONE.search(value))
 
 
 def options(line: str) -> list[str]:

@@ -79,6 +79,6 @@ def judge(answer: str, shown: Shown) -> Verdict:
         return Verdict(
             PARTIAL, f"not grounded: the answer says {changed[0]!r}, which a later line about the task changes"
         )
-    if other := not_the_value(answer, shown.lines, shown.asked):
+    if other := not_the_value(answer, shown.lines, shown.asked, whole=shown.task):
         return Verdict(PARTIAL, other)
     return Verdict(DONE)

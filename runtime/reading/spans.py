@@ -89,6 +89,7 @@ from loci.runtime.reading.fields import (
     heading,
     meant_names,
     names,
+    names_someone,
     options,
     persons,
     references,
@@ -108,6 +109,7 @@ _DATE = re.compile(
 )
 # a question that asks for something not to happen, which a `--no-...` option may do ("what flag stops cp overwriting?")
 _NEGATING = re.compile(r"\b(no|not|never|don'?t|doesn'?t|stops?|prevents?|disables?|avoids?|without|except)\b", re.I)
+_NUMERIC = re.compile(r"0x[0-9a-fA-F]+|\d[\d_.]*")  # a value that is a number
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
 _ENTRY = re.compile(r"^\S+ \([^)\s]+\) [^;]+; urgency=")  # a Debian changelog entry's header
 _SIGNOFF = re.compile(r"^ -- \S.*<[^>]+>")  # and its sign-off
@@ -159,7 +161,7 @@ def candidate_spans(
             if title := heading(text, number_asked):
                 add(ref, number, [title])
                 break
-    meant = meant_names(question, [row[2] for row in rows])
+    meant = meant_names(question, [row[2] for row in rows], whole=whole)
     for ref, number, text, _ in rows:
         add(ref, number, [value for name in meant if (value := definition(text, name))])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
@@ -233,8 +235,11 @@ def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -
     (`_says`), or whose comment, which says what the key is, and key hold two of its words; of the lines with
     that key, the first in the document (the first `Copyright:` of a Debian copyright file is the package's
     own). A value that only repeats the question (`self.placeholder = placeholder`), is code
-    (`self.file.readline(self.maxline + 1)`) or has no word (`Files: *`) is no field's."""
+    (`self.file.readline(self.maxline + 1)`) or has no word (`Files: *`) is no field's; asked who, nor is one
+    that names no one (`fields.names_someone`) or only the documents asked of (`Upstream-Name: XZ Utils`). When
+    another key says the question as much and gives another number, which the question means is not known: none."""
     terms = asked(content_terms(question))
+    person = asked_form(question) == "person"
     shaped = []
     for ref, number, text in about:
         found = field(text)
@@ -243,10 +248,18 @@ def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -
         said = line_terms(found[1])
         if (said and said <= line_terms(question)) or _CODE.search(found[1]) or not re.search(r"\w", found[1]):
             continue
+        if person and (not names_someone(found[1]) or said <= line_terms(question) | line_terms(" ".join(topic))):
+            continue  # asked who: a value that names no one, or only the package asked of (`XZ Utils`)
         shaped.append((ref, number, found[0].casefold(), found[1]))
     if not shaped:
         return []
-    ref, _, key, _ = shaped[0]
+    ref, _, key, value = shaped[0]
+    held = terms.held(key)
+    if _NUMERIC.fullmatch(value) and any(
+        other[2] != key and other[3] != value and _NUMERIC.fullmatch(other[3]) and terms.held(other[2]) == held
+        for other in shaped
+    ):
+        return []  # keys that say the question alike give other numbers (`_COMPRESS_LEVEL_FAST = 1`, `_BEST = 9`)
     first = min((row for row in shaped if row[0] == ref and row[2] == key), key=lambda row: row[1])
     return [(first[0], first[1], first[3])]
 

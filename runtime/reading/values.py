@@ -42,9 +42,9 @@ from loci.memory.graph.quoted import without_notes
 from loci.memory.text import words
 from loci.memory.text.repeats import flat as _flat
 from loci.memory.text.values import changes, measures
-from loci.runtime.reading.answers import ANSWERING, claims, scored_rows
+from loci.runtime.reading.answers import ANSWERING, about_lines, claims, scored_rows
 from loci.runtime.reading.fields import answer_kind, definition, exceptions, heading, meant_names, section
-from loci.runtime.reading.forms import asked_form, missing_form
+from loci.runtime.reading.forms import asked_form, common_words, missing_form
 
 __all__ = ["not_the_value", "own_claims", "superseded"]
 
@@ -53,6 +53,7 @@ _FORM_WORDS = {
     "option": "an option",
     "address": "an address",
     "number": "a number",
+    "year": "a year",
     "person": "a person's name",
 }
 
@@ -85,7 +86,7 @@ def superseded(answer: str, shown: str, question: str) -> list[str]:
     return changed
 
 
-def not_the_value(answer: str, shown: str, question: str) -> str | None:
+def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") -> str | None:
     """Why `answer` is not the value the shown lines give for the thing asked, or None: a line shown assigns a
     name the question asks about (`runtime.reading.fields.meant_names`: `COPY_BUFSIZE = 1024 * 1024 if
     _WINDOWS else 64 * 1024`) and the answer does not give that value (every number of it, or for a value
@@ -94,14 +95,12 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
     and the answer names none."""
     scored = scored_rows(shown, question)
     rows = [text for _, _, text, _ in scored]
-    named = meant_names(without_notes(question), rows)
+    named = meant_names(without_notes(question), rows, whole=without_notes(whole))
     values = [(name, value) for text in rows for name in named if (value := definition(text, name))]
     if values and not any(_gives(answer, value) for _, value in values):
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
-    best = max((score for *_, score in scored), default=0.0)
-    about = [text for _, _, text, score in scored if best > 0 and score >= ANSWERING * best]
-    if not values and (loose := _loose_number(answer, about, question)):
+    if not values and (loose := _loose_number(answer, about_lines(shown, question, whole=whole), question)):
         return f"not the value: the answer's {loose} is no number of its own on a line about the question"
     if (number := section(question)) and _TITLE_ASKED.search(question):
         titles = [title for text in rows if (title := heading(text, number))]
@@ -110,7 +109,7 @@ def not_the_value(answer: str, shown: str, question: str) -> str | None:
             return f"not the title: the question asks what section {number} is called, and {found}"
     if answer_kind(question) == "exception" and not exceptions(answer):
         return "not an exception: the question asks which exception is raised, and the answer names none"
-    if form := missing_form(answer, without_notes(question)):
+    if form := missing_form(answer, without_notes(question), common=common_words("\n".join(rows))):
         return f"not the answer: the question asks for {_FORM_WORDS[form]}, and the answer gives none"
     return None
 

@@ -222,6 +222,15 @@ def test_a_modules_constant_is_meant_by_the_modules_name_and_a_section_by_its_ti
     poplib = ["POP3_PORT = 110", "POP3_SSL_PORT = 995"]
     meant = meant_names("Which port does poplib use without SSL?", poplib)
     assert "POP3_PORT" in meant and "POP3_SSL_PORT" not in meant
+    # the question as lines are ranked for it has lost the module's name: the question whole still begins it
+    telnetlib = ["TELNET_PORT = 23", "    port = 0"]
+    assert meant_names("What port does use by default?", telnetlib) == []
+    whole = "What port does telnetlib use by default?"
+    assert meant_names("What port does use by default?", telnetlib, whole=whole) == ["TELNET_PORT"]
+    # of two names said whole, the one that says more of the question ("secure": SSL) is meant
+    nntplib = ["NNTP_PORT = 119", "NNTP_SSL_PORT = 563"]
+    assert meant_names("secure news server port in nntplib?", nntplib) == ["NNTP_SSL_PORT"]
+    assert meant_names("news server port in nntplib?", nntplib) == ["NNTP_PORT"]
     mpl = "doc:1 lines 300-369:\n300| 8. Litigation\n369| Exhibit B - Incompatible With Secondary Licenses\n"
     asked = "What is the title of section 8 of the Mozilla Public License 2.0?"
     assert "not the title" in (not_the_value("Incompatible With Secondary Licenses", mpl, asked) or "")
@@ -289,3 +298,25 @@ def test_a_no_option_answers_only_a_question_that_asks_for_something_not_to_happ
         candidate_spans(grep, "which flag stops grep ignoring case?", documents=["man-grep.txt"])[0].text
         == "--no-ignore-case"
     )
+
+
+def test_a_field_of_several_alike_or_that_names_no_one_is_no_span() -> None:
+    # three keys say "compression level" alike: the first, `_COMPRESS_LEVEL_FAST = 1`, was gzip's default, `done`
+    gzip = (
+        "doc:1 lines 20-34:\n20| _COMPRESS_LEVEL_FAST = 1\n21| _COMPRESS_LEVEL_TRADEOFF = 6\n"
+        "22| _COMPRESS_LEVEL_BEST = 9\n"
+        '34|     "rb", and the default compresslevel is 9.\n'
+    )
+    assert candidate_spans(gzip, "What compression level does gzip use by default?", documents=["gzip.py"]) == []
+    assert candidate_spans(gzip, "What is _COMPRESS_LEVEL_BEST?") == [Span("9", "doc:1", 22)]
+    # asked who, a field's value must name someone: not a docstring's `prompt: Written on stream ...`
+    getpass = (
+        "doc:1 lines 13-33:\n13| # Authors: Piers Lauder (original)\n"
+        "33|       prompt: Written on stream to ask for the input.  Default: 'Password: '\n"
+    )
+    spans = candidate_spans(getpass, "who first wrote python's password prompt module?", documents=["getpass.py"])
+    assert not any("Written" in span.text for span in spans)
+    # nor only the package asked of (`Upstream-Name: XZ Utils` for who maintains xz)
+    xz = "doc:1 lines 1-4:\n2| Upstream-Name: XZ Utils\n3| Upstream-Contact:\n4|  Lasse Collin <lasse@tukaani.org>\n"
+    spans = candidate_spans(xz, "who maintains xz upstream?", documents=["/usr/share/doc/xz-utils/copyright"])
+    assert "XZ Utils" not in [span.text for span in spans]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from loci.runtime.reading.forms import asked_form, missing_form
+from loci.runtime.reading.forms import asked_form, common_words, missing_form
 from loci.runtime.reading.values import not_the_value
 
 
@@ -51,6 +51,35 @@ def test_the_forms_asked() -> None:
     assert asked_form("What is MAXLINELEN in email.header?") is None  # the `email` package, not an address
     assert asked_form("When I show a file without options, how many lines do I get?") == "number"
     assert asked_form("When did Caroline go to the support group?") is None
+    # the number asked further on, or with no question word (a user's own phrasings, each `done` while wrong)
+    assert asked_form("what is tail's default line count?") == "number"
+    assert asked_form("max line size for encoded base64 lines?") == "number"
+    # a year is four digits: `12` of calendar's `return year-1, 12` was `done`
+    assert asked_form("from which year does the calendar module count timestamps?") == "year"
+    assert missing_form("The answer is: 12", "from which year does the calendar module count timestamps?") == "year"
+    assert missing_form("1970", "What year does calendar.py use as its epoch?") is None
+    assert asked_form("How many years ago?") == "number"
+    # a way to do something is asked, not a number
+    assert asked_form("how do I make uniq show how many times each line appears?") is None
+
+
+def test_a_capitalised_word_the_lines_say_in_lower_case_is_no_persons_name() -> None:
+    # getpass's `prompt: Written on stream to ask for the input.  Default: 'Password: '`, beside `# Authors: Piers
+    # Lauder (original)`, was the answer to "who first wrote python's password prompt module?", `done`
+    shown = (
+        "3| getpass(prompt[, stream]) - Prompt for a password, with echo turned off.\n"
+        "13| # Authors: Piers Lauder (original)\n"
+        "33|   prompt: Written on stream to ask for the input.  Default: 'Password: '\n"
+        "34|   stream: A writable file object to display the prompt.  Defaults to\n"
+        "35|           the tty.  If no tty is available defaults to sys.stderr.\n"
+        "47|             # Always try reading and writing directly on the tty first."
+    )
+    common = common_words(shown)
+    asked = "who first wrote python's password prompt module?"
+    said = "Written on stream to ask for the input.  Default: 'Password: '"
+    assert missing_form(said, asked, common=common) == "person"
+    assert missing_form("Piers Lauder (original)", asked, common=common) is None
+    assert missing_form(said, asked) is None  # without the lines, `Written` could be a name
 
 
 def test_an_answer_without_the_form_is_not_the_value() -> None:
