@@ -176,6 +176,7 @@ def candidate_spans(
         defining = [row for row in defining if named & set(options(row[2]))] or defining
         if not _NEGATING.search(question):  # "the flag for case insensitive" is `-i`, not `--no-ignore-case`
             defining = [row for row in defining if not all(o.startswith("--no-") for o in options(row[2]))] or defining
+            defining = _named_for(defining, rows, question)
         for ref, number, text in defining[:1]:
             add(ref, number, [option for option in options(text) if option not in named])
     if not spans and kind == "exception":
@@ -197,6 +198,31 @@ def candidate_spans(
                 add(ref, number, found)
                 break
     return list(spans.values())[:most]
+
+
+def _named_for(
+    defining: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]], question: str
+) -> list[tuple[str, int, str]]:
+    """The option lines of a manual, best first, those whose long name the question says whole (`--delimiter`
+    for "Which cut option sets the delimiter?", not `-s, --only-delimited`) put first when their block (the
+    line and the description under it) says as many of the question's words as the best line's block does."""
+    if len(defining) < 2:
+        return defining
+    terms = asked(content_terms(question))
+    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
+    place = {row[:2]: i for i, row in enumerate(rows)}
+
+    def said(row: tuple[str, int, str]) -> int:
+        block = [row[2], *(texts[j] for j in under(texts, numbers, place[row[:2]]))]
+        return len(terms.held(" ".join(block)))
+
+    def whole(option: str) -> bool:
+        parts = option.lstrip("-").split("-")
+        return option.startswith("--") and all(part and terms.held(part) for part in parts)
+
+    best = said(defining[0])
+    named = [row for row in defining if any(whole(option) for option in options(row[2])) and said(row) >= best]
+    return named + [row for row in defining if row not in named]
 
 
 def _signed(best: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]]) -> list[tuple[str, int, str]]:

@@ -320,3 +320,23 @@ def test_a_field_of_several_alike_or_that_names_no_one_is_no_span() -> None:
     xz = "doc:1 lines 1-4:\n2| Upstream-Name: XZ Utils\n3| Upstream-Contact:\n4|  Lasse Collin <lasse@tukaani.org>\n"
     spans = candidate_spans(xz, "who maintains xz upstream?", documents=["/usr/share/doc/xz-utils/copyright"])
     assert "XZ Utils" not in [span.text for span in spans]
+
+
+def test_the_option_named_for_what_is_asked_answers_among_lines_alike() -> None:
+    # cut's manual (`man -P cat cut`): `-s, --only-delimited` ranked first and was `done`
+    manual = [
+        "       -d, --delimiter=DELIM",
+        "              use DELIM instead of TAB for field delimiter",
+        "",
+        "       -f, --fields=LIST",
+        "              select only these fields;  also print any line that contains  no",
+        "              delimiter character, unless the -s option is specified",
+        "",
+        "       -s, --only-delimited",
+        "              do not print lines not containing delimiters",
+    ]
+    shown = "doc:1 lines 23-37:\n" + "\n".join(
+        f"{n}| {line}" for n, line in zip([23, 24, 25, 26, 27, 28, 29, 35, 36], manual, strict=True)
+    )
+    spans = candidate_spans(shown, "Which cut option sets the delimiter?", documents=["man-cut.txt"])
+    assert spans[0] == Span("-d", "doc:1", 23)
