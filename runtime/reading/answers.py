@@ -107,7 +107,15 @@ PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
 MIN_ECHO_CHARS = 8
 LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
 # "The document contains a list of lines ...": a small model describing what it was shown, not answering.
-ABOUT_THE_TEXT = re.compile(r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer)\b", re.IGNORECASE)
+ABOUT_THE_TEXT = re.compile(
+    r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer|task)\b", re.IGNORECASE
+)
+# a small model's lead-in before its answer: "Question: <the question>", "The answer to the task is:"
+LEAD_IN = re.compile(
+    r"^\s*(?:(?:question|task)\s*:[^\n]*\n+\s*)?"
+    r"(?:(?:here\s+is\s+)?the\s+answer(?:\s+to\s+(?:the|this|your)\s+(?:task|question))?(?:\s+is)?\s*:\s*)",
+    re.IGNORECASE,
+)
 NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
@@ -129,7 +137,9 @@ def sentences(text: str) -> list[str]:
 
 
 def clean_answer(answer: str, *, frame: str, material: str) -> str:
-    """`answer` cut at its first repeated sentence, without the sentences that are the prompt's own words."""
+    """`answer` cut at its first repeated sentence, without a lead-in (`LEAD_IN`) and the sentences that are
+    the prompt's own words."""
+    answer = LEAD_IN.sub("", answer, count=1) if LEAD_IN.sub("", answer, count=1).strip() else answer
     flat_frame, flat_material = _flat(frame), _flat(_without_notice(material))
     said = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
     kept: list[str] = []

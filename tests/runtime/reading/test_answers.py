@@ -19,7 +19,7 @@ from loci.runtime.models.base import Request
 from loci.runtime.models.scripted import ScriptedModel
 from loci.runtime.prompt.build import RegionSizes
 from loci.runtime.prompt.regions import AnswerStyle
-from loci.runtime.reading.answers import answer_problem
+from loci.runtime.reading.answers import answer_problem, clean_answer
 from loci.runtime.session.session import open_session
 
 SHORT = "Harbor garden\nThere are 48 plots.\nEach plot costs 35 euros a season.\nThe coordinator is Marta Okafor.\n"
@@ -262,3 +262,14 @@ def test_an_answer_that_opens_with_the_prompts_example_is_refused() -> None:
     )
     assert copied is not None and "repeats the prompt's own words" in copied
     assert answer_problem("Each plot costs 35 euros a season.", frame=frame, material=material) is None
+
+
+def test_a_lead_in_is_no_part_of_the_answer_and_talk_of_the_task_is_none() -> None:
+    # the bundled model's replies on the unseen-phrasing probe
+    said = "Question: from which year does the calendar module count timestamps?\n\nThe answer is: 12"
+    assert clean_answer(said, frame="", material="") == "12"
+    said = "The answer to the task is:\n\nThe default line count of tail is 1."
+    assert clean_answer(said, frame="", material="") == "The default line count of tail is 1."
+    assert clean_answer("The answer is:", frame="", material="") == "The answer is:"  # nothing after it: kept
+    talk = "The task is to write a function that takes a sequence of numbers as input and increments it by 1."
+    assert "describes the documents" in (answer_problem(talk, frame="", material="", task="seq increment?") or "")
