@@ -70,8 +70,10 @@ _IDENTIFIER = re.compile(r"(?<![\w.-])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w-
 _ASSIGN = re.compile(r"^\s*(?:self\.)?([A-Za-z_][\w.]*)\s*(?::\s*[^=]+?)?\s*=(?!=)\s*(.+?)\s*$")
 _FIELD = re.compile(r"^\s*(?:#+|//|;+|\*|--)?\s*([A-Za-z_][\w.-]*)\s*([:=])\s*(\S.*?)\s*$")
 _BY = re.compile(r"^\W*((?:written|maintained|created|developed|edited|contributed|made)\s+by)\s+(\S.*?)\s*$", re.I)
+# an option's argument: `=WORD`, `[=WHEN]`, `[={name|descriptor}]`, `=[+]NUM`, ` NUM`
+_ARGUMENT = r"(?:\[?=[^\s,]+|\s[A-Z][A-Z_]*)?"
 _OPTION_LINE = re.compile(
-    r"^\s*(-{1,2}[A-Za-z0-9?][\w-]*(?:[= ][A-Z]+)?(?:,\s*-{1,2}[A-Za-z0-9?][\w-]*(?:=\w+)?)*)(?:\s{2,}|$)"
+    rf"^\s*(-{{1,2}}[A-Za-z0-9?][\w-]*{_ARGUMENT}(?:,\s*-{{1,2}}[A-Za-z0-9?][\w-]*{_ARGUMENT})*)(?:\s{{2,}}|$)"
 )
 _OPTION = re.compile(r"(?<![\w-])(-{1,2}[A-Za-z0-9?][\w-]*)")
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")

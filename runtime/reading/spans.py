@@ -110,6 +110,10 @@ _DATE = re.compile(
 # a question that asks for something not to happen, which a `--no-...` option may do ("what flag stops cp overwriting?")
 _NEGATING = re.compile(r"\b(no|not|never|don'?t|doesn'?t|stops?|prevents?|disables?|avoids?|without|except)\b", re.I)
 _NUMERIC = re.compile(r"0x[0-9a-fA-F]+|\d[\d_.]*")  # a value that is a number
+# "how do I make mkdir create the whole path?": asked of a manual, a way to do it is an option
+_WAY = re.compile(r"\s*how\s+(?:(?:do|can|could|would|should)\s+(?:i|you|we|one)|to)\b", re.IGNORECASE)
+WAY_SAID = 0.4  # asked how to do something, an option answers whose block says this share of the question's words
+_ASKS_OPTION = re.compile(r"\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)  # words that ask for an option
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
 _ENTRY = re.compile(r"^\S+ \([^)\s]+\) [^;]+; urgency=")  # a Debian changelog entry's header
 _SIGNOFF = re.compile(r"^ -- \S.*<[^>]+>")  # and its sign-off
@@ -169,10 +173,11 @@ def candidate_spans(
             if found := reader(text):
                 add(ref, number, found)
                 break
-    if not spans and kind == "option":
-        # "Which tar option is --directory?": the line that defines the option named, its other names
+    if not spans and (kind == "option" or (kind is None and _WAY.match(question) and _defines_options(about, rows))):
+        # "Which tar option is --directory?": the line that defines the option named, its other names; "how do
+        # I get du to show sizes like 1K 234M 2G?", asked of a manual: the option whose block says it
         named = set(OPTION.findall(question))
-        defining = [row for row in _best_rows(rows, len(rows)) if options(row[2])]
+        defining = _option_blocks(rows, question, least=0.0 if kind == "option" else WAY_SAID)
         defining = [row for row in defining if named & set(options(row[2]))] or defining
         if not _NEGATING.search(question):  # "the flag for case insensitive" is `-i`, not `--no-ignore-case`
             defining = [row for row in defining if not all(o.startswith("--no-") for o in options(row[2]))] or defining
@@ -200,6 +205,37 @@ def candidate_spans(
     return list(spans.values())[:most]
 
 
+def _defines_options(about: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]]) -> bool:
+    """Whether a line about the question defines an option (a manual's `-h, --human-readable`) or describes
+    one (a line of the block under it: `output appended data as the file grows;` under `-f, --follow`)."""
+    said = {row[:2] for row in about}
+    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
+    return any(
+        options(text) and any(rows[j][:2] in said for j in [i, *under(texts, numbers, i)])
+        for i, (_, _, text, _) in enumerate(rows)
+    )
+
+
+def _option_blocks(
+    rows: list[tuple[str, int, str, float]], question: str, *, least: float = 0.0
+) -> list[tuple[str, int, str]]:
+    """The lines that define options, ranked by their block (the option's line and the description under it:
+    `print sizes in human readable format (e.g., 1K 234M 2G)` under `-h, --human-readable`): by how many of
+    the question's words it says (not the words that ask for an option), then by its best line's score; those
+    whose block says nothing of the question, or under `least` of its words, left out."""
+    terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
+    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
+    blocks = []
+    for i, (ref, number, text, _) in enumerate(rows):
+        if options(text):
+            block = [i, *under(texts, numbers, i)]
+            best = max(rows[j][3] for j in block)
+            said = len(terms.held(" ".join(texts[j] for j in block)))
+            if best > 0 and said >= least * len(terms.stems):
+                blocks.append((said, best, -i, (ref, number, text)))
+    return [row for *_, row in sorted(blocks, reverse=True)]
+
+
 def _named_for(
     defining: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]], question: str
 ) -> list[tuple[str, int, str]]:
@@ -208,7 +244,7 @@ def _named_for(
     line and the description under it) says as many of the question's words as the best line's block does."""
     if len(defining) < 2:
         return defining
-    terms = asked(content_terms(question))
+    terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
     texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
     place = {row[:2]: i for i, row in enumerate(rows)}
 

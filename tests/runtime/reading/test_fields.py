@@ -340,3 +340,18 @@ def test_the_option_named_for_what_is_asked_answers_among_lines_alike() -> None:
     )
     spans = candidate_spans(shown, "Which cut option sets the delimiter?", documents=["man-cut.txt"])
     assert spans[0] == Span("-d", "doc:1", 23)
+
+
+def test_an_option_with_its_argument_in_brackets_is_defined_and_a_way_asked_is_answered_by_one() -> None:
+    assert options("       -f, --follow[={name|descriptor}]") == ["-f", "--follow"]
+    assert options("       -n, --lines=[+]NUM") == ["-n", "--lines"]
+    # du's manual: the description under the option says what the question does
+    du = (
+        "doc:1 lines 50-58:\n50|        -h, --human-readable\n"
+        "51|               print sizes in human readable format (e.g., 1K 234M 2G)\n"
+        "53|        --inodes\n54|               list inode usage information instead of block usage\n"
+    )
+    spans = candidate_spans(du, "how do I get du to show sizes like 1K 234M 2G?", documents=["man-du.txt"])
+    assert spans[0] == Span("-h", "doc:1", 50)
+    # a block that says too little of the question answers no way asked
+    assert candidate_spans(du, "how do I get du to count inodes across mounts quickly?", documents=["man-du.txt"]) == []
