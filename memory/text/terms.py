@@ -41,6 +41,7 @@ RELATED: dict[str, tuple[str, ...]] = {
     "option": ("flag",),
     "flag": ("option",),
     "secure": ("ssl", "tls"),  # "the secure port" is `NNTP_SSL_PORT`
+    "first": ("initial", "original"),  # "who packaged perl first?": "initially debianized by Brendan O'Dea"
     "nmu": ("non-maintainer",),  # a Debian changelog says "Non-maintainer upload." of what is asked as an NMU
 }
 _RELATED = {stem(word): tuple(stem(other) for other in others) for word, others in RELATED.items()}

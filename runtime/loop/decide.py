@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import ModelBehaviorError
@@ -73,7 +74,7 @@ from loci.runtime.models.base import Model, Reply, Request, can_score
 from loci.runtime.models.ledger import Ledger
 from loci.runtime.prompt.build import Prompt, RegionSizes, build_prompt
 from loci.runtime.prompt.regions import EXAMPLE_TEXTS, AnswerStyle, Regions, system_text
-from loci.runtime.prompt.shown import ShownLine
+from loci.runtime.prompt.shown import Lines, ShownLine
 from loci.runtime.reading.answers import (
     answer_problem,
     clean_answer,
@@ -245,7 +246,9 @@ class Decider:
             return None  # without documents, there is nothing an answer must rest on
         answer = step.action.answer or ""
         # lines are weighed for the question without the words naming its documents (`Regions.asked`)
-        shown = Shown(regions.shown(), regions.task, ranked=regions.asked_task, asked=regions.asked)
+        lines = regions.shown()
+        chosen = tuple(_read_off(lines, step.action.evidence)) if step.extracted else ()
+        shown = Shown(lines, regions.task, ranked=regions.asked_task, asked=regions.asked, chosen=chosen)
         verdict = judge(answer, shown)
         if verdict.missing and (cited := await self._cited(step, regions.asked_task)):
             # Lines read in an earlier turn have left the prompt (the window keeps a line a turn): the answer
@@ -362,3 +365,9 @@ class _Step:
     extracted: bool = False  # the answer is a span of a line shown, chosen by the model's likelihood
     evidence: list[Cited] = field(default_factory=list)
     reason: str | None = None
+
+
+def _read_off(lines: Lines, evidence: list[dict[str, Any]]) -> list[ShownLine]:
+    """The shown lines a span answer cites (its evidence's document and line)."""
+    cited = {(span.get("id"), span.get("start")) for span in evidence}
+    return [row for row in lines.rows() if (row.document, row.number) in cited]

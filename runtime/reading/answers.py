@@ -71,6 +71,7 @@ line has no evidence, and the run says so (`partial`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from loci.memory.context.fulltext import STOP_WORDS, content_words
@@ -204,7 +205,9 @@ def claims(answer: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def ungrounded(answer: str, shown: Lines | str, question: str = "", *, ranked: str | None = None) -> list[str]:
+def ungrounded(
+    answer: str, shown: Lines | str, question: str = "", *, ranked: str | None = None, chosen: Sequence[str] = ()
+) -> list[str]:
     """The claims of `answer` that are on no line of `shown` and not in `question`: [] when it stands. A
     claim must be on a line about the question, when some line shown holds a word of it (a small number is
     on some line of any file, and a name on the next line is another person's): a document line (numbered
@@ -212,12 +215,15 @@ def ungrounded(answer: str, shown: Lines | str, question: str = "", *, ranked: s
     (the run's own turns and results) that holds a word of the question. A number counts only whole (not
     the 1 of `HTTP/1.1`). Lines are ranked for `ranked` when given (the question without the words that name
     its documents, `runtime.prompt.topic`), and a claim the question says needs no line. `shown` is the lines
-    typed (`runtime.prompt.shown.Lines`), or text that came in as text (read with `Lines.parse`)."""
+    typed (`runtime.prompt.shown.Lines`), or text that came in as text (read with `Lines.parse`). `chosen`: the
+    texts of the lines the answer was read off as a span, about the question by the rule that chose them."""
     lines = _typed(shown)
     said = (row.text if isinstance(row, ShownLine) else NUMBERED.sub("", row) for row in lines.items)
     text = "\n".join(said) + "\n" + question
     flat = _flat(text)
     about = _about(lines, ranked or question, whole=without_notes(question)) if question else None
+    if about is not None or chosen:
+        about = [*(about or []), *chosen]
     in_question = set(words(question))
     missing = []
     for claim in claims(answer):

@@ -10,7 +10,8 @@ the question as lines are ranked for it. The verdict is `done`, or
 
 - a claim of the answer (a name, number, identifier, option or quoted
   phrase) on no line about the question: not grounded
-  (`runtime.reading.answers.ungrounded`, the one rule);
+  (`runtime.reading.answers.ungrounded`, the one rule; a line the answer
+  was read off as a span, `Shown.chosen`, is about it);
 - a number a later line about the question changes
   (`runtime.reading.values.superseded`);
 - not the value a shown line assigns to the name asked about, nor the
@@ -48,6 +49,9 @@ class Shown:
     asked: str = ""  # the question alone, as lines are ranked for it: the name whose value it asks
     cited: tuple[ShownLine, ...] = ()  # lines the answer cites that are no longer shown (read an earlier turn)
     values: bool = True  # whether the value checks apply (`runtime.reading.values`)
+    # the lines the runtime read the answer off (a span's line, `runtime.reading.spans`): about the question by
+    # the rule that chose them (the first person a file names, a changelog entry's sign-off, a field's value)
+    chosen: tuple[ShownLine, ...] = ()
 
     def citing(self, lines: tuple[ShownLine, ...]) -> Shown:
         """The same, with `lines` the answer cites beside those shown: its claims may stand on them."""
@@ -70,7 +74,8 @@ class Verdict:
 def judge(answer: str, shown: Shown) -> Verdict:
     """Whether `answer` may say `done` on what was `shown`; see the module docstring."""
     lines = Lines.of(shown.lines, Lines(shown.cited)) if shown.cited else shown.lines
-    if missing := ungrounded(answer, lines, shown.task, ranked=shown.ranked or None):
+    chosen = [line.text for line in shown.chosen]
+    if missing := ungrounded(answer, lines, shown.task, ranked=shown.ranked or None, chosen=chosen):
         named = ", ".join(repr(claim) for claim in missing[:4])
         return Verdict(PARTIAL, f"not grounded: the answer says {named}, which no line shown says", tuple(missing))
     if not shown.values:

@@ -59,3 +59,21 @@ def test_text_that_came_in_as_text_is_read_once_into_typed_rows() -> None:
         Lines.of(lines, "", "after").text
         == "12| before any header\ndoc:3 lines 7-8:\n7| PORT = 8080\n...\n8| no space\n\nafter"
     )
+
+
+def test_the_line_a_span_was_read_off_is_about_the_question() -> None:
+    # bash's copyright file: the span rule reads a "Who ..." question's answer off the first line that names
+    # people as people; the grounding, ranking lines by the question's words, had made it `partial`
+    packaged = ShownLine("doc:1", 3, "It was put together by Matthias Klose <doko@debian.org>, from sources at")
+    lines = Lines(
+        (
+            "doc:1 copyright (lines 1-9):",
+            packaged,
+            ShownLine("doc:1", 8, "Bash is the GNU Project's Bourne Again SHell, a complete implementation of the"),
+            ShownLine("doc:1", 9, "POSIX shell spec, but also with interactive command line editing, job control on"),
+        )
+    )
+    question = "Who packaged the Bourne Again shell for Debian?"
+    shown = Shown(lines, question, ranked=question, asked=question)
+    assert not judge("Matthias Klose", shown).done
+    assert judge("Matthias Klose", Shown(lines, question, ranked=question, asked=question, chosen=(packaged,))).done
