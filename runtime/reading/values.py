@@ -123,7 +123,7 @@ def _loose_number(answer: str, about: list[str], question: str) -> str | None:
     said = [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
     if not said or not about:
         return None
-    own = [n for n in said if any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w)/]|\.\d)", t) for t in about)]
+    own = [n for n in said if any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w/]|\.\d)", t) for t in about)]
     return None if own else said[0]
 
 

@@ -88,3 +88,6 @@ def test_a_number_asked_for_stands_as_a_number_of_its_own_on_a_line_about_it() -
     # `1` of the page's `TAIL(1)` or of `1.0` is no count of lines
     assert "no number of its own" in (not_the_value("The answer is: 1", TAIL, asked) or "")
     assert not_the_value("The answer is: 1", TAIL, "What does tail do?") is None  # no number asked
+    # a number before a closing bracket stands as its own (textwrap's docstring `width (default: 70)`)
+    textwrap = "doc:1 lines 17-26:\n17| class TextWrapper:\n26|       width (default: 70)\n"
+    assert not_the_value("The default width is 70.", textwrap, "What is the default width of TextWrapper?") is None
