@@ -7,9 +7,12 @@ done; and turn 4, "double it", recalled 70 but did not double it. So:
 
 - `repeats`: an answer that says again what an earlier turn answered to a
   different question is not an answer to this one. The chat marks it
-  `partial`, naming the turn it repeats. An answer of fewer than
-  `REPEAT_WORDS` words ("Yes.", "70") may be right twice and is not
-  judged so;
+  `partial`, naming the turn it repeats; so is a sentence that states the
+  same numbers as an earlier turn's sentence to a different question (the
+  small model copies the frame of its last answer: "The default tabsize of
+  TextWrapper is 70 characters." after "The default width of TextWrapper is
+  70 characters."). An answer of fewer than `REPEAT_WORDS` words ("Yes.",
+  "70") may be right twice and is not judged so;
 - `task`: a short line (`BACK_WORDS` words at most) that refers back
   ("double it", "that function", "what about its default?") carries the previous exchange with it, as fields
   rendered once into the task the run reads: the previous question and its
@@ -119,14 +122,21 @@ class Thread:
         said = _flat(answer)
         if len(said) < REPEAT_WORDS:
             return None
-        asked = _flat(line)
+        asked, stated = _flat(line), _numbers(answer, line)
         for number, earlier in enumerate(self.exchanges, 1):
-            if _flat(earlier.answer) == said and _flat(earlier.question) != asked:
+            if _flat(earlier.question) == asked or len(_flat(earlier.answer)) < REPEAT_WORDS:
+                continue
+            if _flat(earlier.answer) == said or (stated and stated == _numbers(earlier.answer, earlier.question)):
                 return number
         return None
 
     def add(self, line: str, answer: str) -> None:
         self.exchanges.append(Exchange(line, answer))
+
+
+def _numbers(answer: str, question: str) -> frozenset[str]:
+    """The numbers an answer states that its question does not."""
+    return frozenset(_STATED.findall(answer)) - frozenset(_STATED.findall(question))
 
 
 def _shown(number: float) -> str:

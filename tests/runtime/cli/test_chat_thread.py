@@ -90,6 +90,11 @@ def test_only_a_short_line_that_points_back_carries_the_previous_exchange() -> N
     thread.add("Who wrote textwrap?", "Greg Ward wrote the module.")
     assert thread.repeats("Who wrote textwrap?", "Greg Ward wrote the module.") is None  # the same question
     assert thread.repeats("Who maintains it now?", "Greg Ward wrote the module.") == 2
+    # the first answer's frame with its number, to another question (the bundled model's turn 3)
+    thread.add("What is the default width of TextWrapper?", "The default width of TextWrapper is 70 characters.")
+    copied = "The default tabsize of TextWrapper is 70 characters."
+    assert thread.repeats("What is the default tabsize of TextWrapper?", copied) == 3
+    assert thread.repeats("What is the default tabsize of TextWrapper?", "The default tabsize is 8 columns.") is None
 
 
 async def test_a_copied_answer_is_asked_again_from_the_file_alone(tmp_path: Path) -> None:
