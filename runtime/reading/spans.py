@@ -114,6 +114,9 @@ _NUMERIC = re.compile(r"0x[0-9a-fA-F]+|\d[\d_.]*")  # a value that is a number
 _WAY = re.compile(r"\s*how\s+(?:(?:do|can|could|would|should)\s+(?:i|you|we|one)|to)\b", re.IGNORECASE)
 WAY_SAID = 0.4  # asked how to do something, an option answers whose block says this share of the question's words
 _ASKS_OPTION = re.compile(r"\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)  # words that ask for an option
+_QUOTED_TEXT = re.compile(r"\"[^\"]*\"|'[^']*'")
+# an operator between spaces beside a name, outside quotes: `"WSGIServer/" + __version__`, not `2**31-1` nor a dash
+_EXPRESSION = re.compile(r"\S\s+[+*/%]\s+[A-Za-z_]\w*|\b[A-Za-z_]\w*\s+[+*/%]\s+\S")
 _CODE = re.compile(r"[\w\]]\(|\bself\.")  # a call or an attribute of `self`: code, not a value
 _ENTRY = re.compile(r"^\S+ \([^)\s]+\) [^;]+; urgency=")  # a Debian changelog entry's header
 _SIGNOFF = re.compile(r"^ -- \S.*<[^>]+>")  # and its sign-off
@@ -167,7 +170,7 @@ def candidate_spans(
                 break
     meant = meant_names(question, [row[2] for row in rows], whole=whole)
     for ref, number, text, _ in rows:
-        add(ref, number, [value for name in meant if (value := definition(text, name))])
+        add(ref, number, [value for name in meant if (value := definition(text, name)) and not _computed(value)])
     for reader in _readers(question):  # a count, an address, a CVE or bug number: the best line's that gives one
         for ref, number, text in _first_for_addresses(about, question) if not spans else []:
             if found := reader(text):
@@ -203,6 +206,11 @@ def candidate_spans(
                 add(ref, number, found)
                 break
     return list(spans.values())[:most]
+
+
+def _computed(value: str) -> bool:
+    """Whether a value is computed from a name (`"WSGIServer/" + __version__`), not stated (`2**31-1`)."""
+    return bool(_EXPRESSION.search(_QUOTED_TEXT.sub('""', value)))
 
 
 def _defines_options(about: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]]) -> bool:
@@ -297,7 +305,8 @@ def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -
     (`_says`), or whose comment, which says what the key is, and key hold two of its words; of the lines with
     that key, the first in the document (the first `Copyright:` of a Debian copyright file is the package's
     own). A value that only repeats the question (`self.placeholder = placeholder`), is code
-    (`self.file.readline(self.maxline + 1)`) or has no word (`Files: *`) is no field's; asked who, nor is one
+    (`self.file.readline(self.maxline + 1)`), is computed from a name (`"WSGIServer/" + __version__`) or has no
+    word (`Files: *`) is no field's; asked who, nor is one
     that names no one (`fields.names_someone`) or only the documents asked of (`Upstream-Name: XZ Utils`). When
     another key says the question as much and gives another number, which the question means is not known: none."""
     terms = asked(content_terms(question))
@@ -310,6 +319,8 @@ def _fields(about: list[tuple[str, int, str]], question: str, topic: set[str]) -
         said = line_terms(found[1])
         if (said and said <= line_terms(question)) or _CODE.search(found[1]) or not re.search(r"\w", found[1]):
             continue
+        if _computed(found[1]):
+            continue  # a value computed from a name (`"WSGIServer/" + __version__`) is not the value
         if person and (not names_someone(found[1]) or said <= line_terms(question) | line_terms(" ".join(topic))):
             continue  # asked who: a value that names no one, or only the package asked of (`XZ Utils`)
         shaped.append((ref, number, found[0].casefold(), found[1]))

@@ -355,3 +355,12 @@ def test_an_option_with_its_argument_in_brackets_is_defined_and_a_way_asked_is_a
     assert spans[0] == Span("-h", "doc:1", 50)
     # a block that says too little of the question answers no way asked
     assert candidate_spans(du, "how do I get du to count inodes across mounts quickly?", documents=["man-du.txt"]) == []
+
+
+def test_a_field_computed_from_a_name_is_no_span() -> None:
+    # wsgiref's simple_server: `server_version = "WSGIServer/" + __version__` was its version, `done`
+    shown = 'doc:1 lines 19-64:\n19| __version__ = "0.2"\n64|     server_version = "WSGIServer/" + __version__\n'
+    spans = candidate_spans(shown, "What version is wsgiref's simple_server?", documents=["simple_server.py"])
+    assert '"WSGIServer/" + __version__' not in [span.text for span in spans]
+    xmlrpc = "doc:1 lines 157-159:\n157| # xmlrpc integer limits\n158| MAXINT =  2**31-1\n"
+    assert candidate_spans(xmlrpc, "What is MAXINT in xmlrpc.client?") == [Span("2**31-1", "doc:1", 158)]
