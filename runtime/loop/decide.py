@@ -225,7 +225,7 @@ class Decider:
         step.action = replace(
             step.action, answer=span.text, evidence=[{"id": span.id, "start": span.number, "end": span.number}]
         )
-        step.extracted = True
+        step.extracted, step.guessed = True, span.guessed
         return True
 
     def _check(self, step: _Step, regions: Regions) -> str | None:
@@ -247,7 +247,8 @@ class Decider:
         answer = step.action.answer or ""
         # lines are weighed for the question without the words naming its documents (`Regions.asked`)
         lines = regions.shown()
-        chosen = tuple(_read_off(lines, step.action.evidence)) if step.extracted else ()
+        # the line a span was read off is about the question, unless it was a guess (a file's first person)
+        chosen = tuple(_read_off(lines, step.action.evidence)) if step.extracted and not step.guessed else ()
         shown = Shown(lines, regions.task, ranked=regions.asked_task, asked=regions.asked, chosen=chosen)
         verdict = judge(answer, shown)
         if verdict.missing and (cited := await self._cited(step, regions.asked_task)):
@@ -363,6 +364,7 @@ class _Step:
     state_cut: bool = False
     cut_off: bool = False
     extracted: bool = False  # the answer is a span of a line shown, chosen by the model's likelihood
+    guessed: bool = False  # that line was chosen for want of one about the question (`Span.guessed`)
     evidence: list[Cited] = field(default_factory=list)
     reason: str | None = None
 

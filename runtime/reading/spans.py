@@ -110,9 +110,6 @@ _DATE = re.compile(
 # a question that asks for something not to happen, which a `--no-...` option may do ("what flag stops cp overwriting?")
 _NEGATING = re.compile(r"\b(no|not|never|don'?t|doesn'?t|stops?|prevents?|disables?|avoids?|without|except)\b", re.I)
 _NUMERIC = re.compile(r"0x[0-9a-fA-F]+|\d[\d_.]*")  # a value that is a number
-# "how do I make mkdir create the whole path?": asked of a manual, a way to do it is an option
-_WAY = re.compile(r"\s*how\s+(?:(?:do|can|could|would|should)\s+(?:i|you|we|one)|to)\b", re.IGNORECASE)
-WAY_SAID = 0.4  # asked how to do something, an option answers whose block says this share of the question's words
 _ASKS_OPTION = re.compile(r"\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)  # words that ask for an option
 _QUOTED_TEXT = re.compile(r"\"[^\"]*\"|'[^']*'")
 # an operator between spaces beside a name, outside quotes: `"WSGIServer/" + __version__`, not `2**31-1` nor a dash
@@ -132,6 +129,7 @@ class Span:
     text: str
     id: str
     number: int
+    guessed: bool = False  # read off a line chosen for want of one about the question (the first person a file names)
 
 
 def candidate_spans(
@@ -151,10 +149,10 @@ def candidate_spans(
     about = _about(rows)
     spans: dict[str, Span] = {}
 
-    def add(ref: str, number: int, values: list[str]) -> None:
+    def add(ref: str, number: int, values: list[str], *, guessed: bool = False) -> None:
         for value in values:
             if value.strip():
-                spans.setdefault(value.strip().casefold(), Span(value.strip(), ref, number))
+                spans.setdefault(value.strip().casefold(), Span(value.strip(), ref, number, guessed))
 
     kind = answer_kind(question)
     if kind == "date":
@@ -176,15 +174,16 @@ def candidate_spans(
             if found := reader(text):
                 add(ref, number, found)
                 break
-    if not spans and (kind == "option" or (kind is None and _WAY.match(question) and _defines_options(about, rows))):
-        # "Which tar option is --directory?": the line that defines the option named, its other names; "how do
-        # I get du to show sizes like 1K 234M 2G?", asked of a manual: the option whose block says it
+    if not spans and kind == "option":
+        # "Which tar option is --directory?": the line that defines the option named, its other names
         named = set(OPTION.findall(question))
-        defining = _option_blocks(rows, question, least=0.0 if kind == "option" else WAY_SAID)
+        defining = _option_blocks(rows, question)
         defining = [row for row in defining if named & set(options(row[2]))] or defining
         if not _NEGATING.search(question):  # "the flag for case insensitive" is `-i`, not `--no-ignore-case`
             defining = [row for row in defining if not all(o.startswith("--no-") for o in options(row[2]))] or defining
             defining = _named_for(defining, rows, question)
+        else:  # "what flag stops cp overwriting?": an option whose block says not to (`do not overwrite`)
+            defining = [row for row in defining if _NEGATING.search(_block(rows, row))] or defining
         for ref, number, text in defining[:1]:
             add(ref, number, [option for option in options(text) if option not in named])
     if not spans and kind == "exception":
@@ -201,9 +200,9 @@ def candidate_spans(
         # a conversation (a file names its author or packager before others: "This package was put together by")
         named = {about[0][0]} if about else {row[0] for row in rows}  # the document the best line is in
         first = sorted(row[:3] for row in rows if row[0] in named and not _TURN.match(row[2]))
-        for ref, number, text in [*_signed(about[:1], rows), *about, *first]:
+        for i, (ref, number, text) in enumerate([*_signed(about[:1], rows), *about, *first]):
             if found := persons(text):
-                add(ref, number, found)
+                add(ref, number, found, guessed=i >= len(about) + len(_signed(about[:1], rows)))
                 break
     return list(spans.values())[:most]
 
@@ -213,24 +212,11 @@ def _computed(value: str) -> bool:
     return bool(_EXPRESSION.search(_QUOTED_TEXT.sub('""', value)))
 
 
-def _defines_options(about: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]]) -> bool:
-    """Whether a line about the question defines an option (a manual's `-h, --human-readable`) or describes
-    one (a line of the block under it: `output appended data as the file grows;` under `-f, --follow`)."""
-    said = {row[:2] for row in about}
-    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
-    return any(
-        options(text) and any(rows[j][:2] in said for j in [i, *under(texts, numbers, i)])
-        for i, (_, _, text, _) in enumerate(rows)
-    )
-
-
-def _option_blocks(
-    rows: list[tuple[str, int, str, float]], question: str, *, least: float = 0.0
-) -> list[tuple[str, int, str]]:
+def _option_blocks(rows: list[tuple[str, int, str, float]], question: str) -> list[tuple[str, int, str]]:
     """The lines that define options, ranked by their block (the option's line and the description under it:
     `print sizes in human readable format (e.g., 1K 234M 2G)` under `-h, --human-readable`): by how many of
     the question's words it says (not the words that ask for an option), then by its best line's score; those
-    whose block says nothing of the question, or under `least` of its words, left out."""
+    whose block says nothing of the question left out."""
     terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
     texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
     blocks = []
@@ -238,10 +224,17 @@ def _option_blocks(
         if options(text):
             block = [i, *under(texts, numbers, i)]
             best = max(rows[j][3] for j in block)
-            said = len(terms.held(" ".join(texts[j] for j in block)))
-            if best > 0 and said >= least * len(terms.stems):
+            if best > 0:
+                said = len(terms.held(" ".join(texts[j] for j in block)))
                 blocks.append((said, best, -i, (ref, number, text)))
     return [row for *_, row in sorted(blocks, reverse=True)]
+
+
+def _block(rows: list[tuple[str, int, str, float]], row: tuple[str, int, str]) -> str:
+    """The text of an option's block: its line and the description under it."""
+    texts, numbers = [r[2] for r in rows], [r[1] for r in rows]
+    at = next(i for i, r in enumerate(rows) if r[:2] == row[:2])
+    return " ".join(texts[j] for j in [at, *under(texts, numbers, at)])
 
 
 def _named_for(
@@ -253,12 +246,9 @@ def _named_for(
     if len(defining) < 2:
         return defining
     terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
-    texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
-    place = {row[:2]: i for i, row in enumerate(rows)}
 
     def said(row: tuple[str, int, str]) -> int:
-        block = [row[2], *(texts[j] for j in under(texts, numbers, place[row[:2]]))]
-        return len(terms.held(" ".join(block)))
+        return len(terms.held(_block(rows, row)))
 
     def whole(option: str) -> bool:
         parts = option.lstrip("-").split("-")

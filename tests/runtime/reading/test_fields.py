@@ -251,7 +251,10 @@ def test_a_who_question_no_line_about_it_answers_is_answered_by_the_first_person
         "doc:1 lines 1-9:\n1| This package was written by Peter Tobias <tobias@et-inf.fho-emden.de>\n"
         "2| on Thu, 16 Jan 1997 01:00:34 +0100.\n9| Copyright: 1994-1996 Peter Tobias, Bernd Eckenfels\n"
     )
-    assert candidate_spans(hostname, "who made hostname?")[0].text == "Peter Tobias"
+    first = candidate_spans(hostname, "who made hostname?")[0]
+    # a guess: its line counts as about the question only by the grounding's own ranking (git's first person named
+    # with an address, Simon Hausmann, was `done` for "who owns git?" when a span's line always counted)
+    assert first.text == "Peter Tobias" and first.guessed
     chat = "doc:1 lines 1-2:\n1| user: I read a novel by Stephen King\n2| assistant: Which one did you like?\n"
     assert candidate_spans(chat, "Who is my favourite cook?") == []  # a conversation's turn names no author
 
@@ -342,7 +345,7 @@ def test_the_option_named_for_what_is_asked_answers_among_lines_alike() -> None:
     assert spans[0] == Span("-d", "doc:1", 23)
 
 
-def test_an_option_with_its_argument_in_brackets_is_defined_and_a_way_asked_is_answered_by_one() -> None:
+def test_an_option_is_found_by_its_block_and_its_argument_may_be_in_brackets() -> None:
     assert options("       -f, --follow[={name|descriptor}]") == ["-f", "--follow"]
     assert options("       -n, --lines=[+]NUM") == ["-n", "--lines"]
     # du's manual: the description under the option says what the question does
@@ -351,10 +354,16 @@ def test_an_option_with_its_argument_in_brackets_is_defined_and_a_way_asked_is_a
         "51|               print sizes in human readable format (e.g., 1K 234M 2G)\n"
         "53|        --inodes\n54|               list inode usage information instead of block usage\n"
     )
-    spans = candidate_spans(du, "how do I get du to show sizes like 1K 234M 2G?", documents=["man-du.txt"])
+    spans = candidate_spans(du, "Which du option shows sizes like 1K 234M 2G?", documents=["man-du.txt"])
     assert spans[0] == Span("-h", "doc:1", 50)
-    # a block that says too little of the question answers no way asked
-    assert candidate_spans(du, "how do I get du to count inodes across mounts quickly?", documents=["man-du.txt"]) == []
+    # asked how to do something, no option is read off (on the phrasing set, four of five were wrong, `done`)
+    assert candidate_spans(du, "how do I get du to show sizes like 1K 234M 2G?", documents=["man-du.txt"]) == []
+    # asked for something not to happen, the option whose block says not to (cp's `-i` was `done`)
+    cp = (
+        "doc:1 lines 80-86:\n80|        -i, --interactive\n81|               prompt before overwrite\n"
+        "85|        -n, --no-clobber\n86|               do not overwrite an existing file\n"
+    )
+    assert candidate_spans(cp, "what flag stops cp overwriting?", documents=["man-cp.txt"])[0].text == "-n"
 
 
 def test_a_field_computed_from_a_name_is_no_span() -> None:
