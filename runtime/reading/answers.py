@@ -112,11 +112,11 @@ ABOUT_THE_TEXT = re.compile(
     r"(the|this|these|that)\s+(document|documents|lines?|text|file|answer|task)\b", re.IGNORECASE
 )
 # a small model's lead-in before its answer: "Question: <the question>", "The answer to the task is:"
-LEAD_IN = re.compile(
-    r"^\s*(?:(?:question|task)\s*:[^\n]*\n+\s*)?"
-    r"(?:(?:here\s+is\s+)?the\s+answer(?:\s+to\s+(?:the|this|your)\s+(?:task|question))?(?:\s+is)?\s*:\s*)",
-    re.IGNORECASE,
-)
+_ANSWER_IS = r"(?:here\s+is\s+)?the\s+answer(?:\s+to\s+(?:the|this|your)\s+(?:task|question))?(?:\s+is)?\s*:\s*"
+LEAD_IN = re.compile(rf"^\s*(?:(?:question|task)\s*:[^\n]*\n+\s*)?(?:{_ANSWER_IS})", re.IGNORECASE)
+# and one on a line of its own after other text ("-L, --tape-length=N\n\nThe answer is:\n\n..."): what came
+# before it was the model's scratch, what follows its answer
+LEAD_IN_LATER = re.compile(rf"\n\s*{_ANSWER_IS}", re.IGNORECASE)
 NUMBERED = re.compile(r"^\s*\d+\|", re.MULTILINE)  # the numbers the prompt puts before lines
 QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d\n]{3,80})[\"\u201d]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
@@ -141,6 +141,8 @@ def clean_answer(answer: str, *, frame: str, material: str) -> str:
     """`answer` cut at its first repeated sentence, without a lead-in (`LEAD_IN`) and the sentences that are
     the prompt's own words."""
     answer = LEAD_IN.sub("", answer, count=1) if LEAD_IN.sub("", answer, count=1).strip() else answer
+    if (later := LEAD_IN_LATER.search(answer)) and answer[later.end() :].strip():
+        answer = answer[later.end() :]
     flat_frame, flat_material = _flat(frame), _flat(_without_notice(material))
     said = [LINE_NUMBER.sub("", sentence) for sentence in sentences(answer)]
     kept: list[str] = []

@@ -271,5 +271,7 @@ def test_a_lead_in_is_no_part_of_the_answer_and_talk_of_the_task_is_none() -> No
     said = "The answer to the task is:\n\nThe default line count of tail is 1."
     assert clean_answer(said, frame="", material="") == "The default line count of tail is 1."
     assert clean_answer("The answer is:", frame="", material="") == "The answer is:"  # nothing after it: kept
+    said = "-L, --tape-length=N\n\nThe answer is:\n\nThe tape archiver is able to compress the archive with gzip."
+    assert clean_answer(said, frame="", material="") == "The tape archiver is able to compress the archive with gzip."
     talk = "The task is to write a function that takes a sequence of numbers as input and increments it by 1."
     assert "describes the documents" in (answer_problem(talk, frame="", material="", task="seq increment?") or "")
