@@ -129,7 +129,9 @@ class Span:
     text: str
     id: str
     number: int
-    guessed: bool = False  # read off a line chosen for want of one about the question (the first person a file names)
+    # read off a line chosen for want of one about the question (the first person a file names, an option whose
+    # block says under half of the question's words)
+    guessed: bool = False
 
 
 def candidate_spans(
@@ -184,8 +186,11 @@ def candidate_spans(
             defining = _named_for(defining, rows, question)
         else:  # "what flag stops cp overwriting?": an option whose block says not to (`do not overwrite`)
             defining = [row for row in defining if _NEGATING.search(_block(rows, row))] or defining
+        terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
         for ref, number, text in defining[:1]:
-            add(ref, number, [option for option in options(text) if option not in named])
+            # a block that says under half of the question's words is a guess (`-z` for "... watch a log file")
+            guessed = not named and 2 * len(terms.held(_block(rows, (ref, number, text)))) < len(terms.stems)
+            add(ref, number, [option for option in options(text) if option not in named], guessed=guessed)
     if not spans and kind == "exception":
         named = [(ref, number, name) for ref, number, text in about for name in exceptions(text)]
         # an exception whose name says what the question does (`SameFileError`: "the same file") is the one

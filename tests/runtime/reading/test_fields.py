@@ -355,7 +355,11 @@ def test_an_option_is_found_by_its_block_and_its_argument_may_be_in_brackets() -
         "53|        --inodes\n54|               list inode usage information instead of block usage\n"
     )
     spans = candidate_spans(du, "Which du option shows sizes like 1K 234M 2G?", documents=["man-du.txt"])
-    assert spans[0] == Span("-h", "doc:1", 50)
+    assert spans[0] == Span("-h", "doc:1", 50) and not spans[0].guessed
+    # a block that says under half of the question's words is a guess (tail's `-z` "... watch a log file", done)
+    asked = "Which du flag watches a mount for new inodes and disk usage?"
+    spans = candidate_spans(du, asked, documents=["man-du.txt"])
+    assert spans[0].text == "--inodes" and spans[0].guessed
     # asked how to do something, no option is read off (on the phrasing set, four of five were wrong, `done`)
     assert candidate_spans(du, "how do I get du to show sizes like 1K 234M 2G?", documents=["man-du.txt"]) == []
     # asked for something not to happen, the option whose block says not to (cp's `-i` was `done`)
