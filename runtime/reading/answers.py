@@ -140,7 +140,8 @@ def sentences(text: str) -> list[str]:
 def clean_answer(answer: str, *, frame: str, material: str) -> str:
     """`answer` cut at its first repeated sentence, without a lead-in (`LEAD_IN`) and the sentences that are
     the prompt's own words."""
-    answer = LEAD_IN.sub("", answer, count=1) if LEAD_IN.sub("", answer, count=1).strip() else answer
+    without = LEAD_IN.sub("", answer, count=1)
+    answer = without if without.strip() else answer
     if (later := LEAD_IN_LATER.search(answer)) and answer[later.end() :].strip():
         answer = answer[later.end() :]
     flat_frame, flat_material = _flat(frame), _flat(_without_notice(material))

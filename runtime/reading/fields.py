@@ -35,6 +35,7 @@ from loci.memory.text import words
 from loci.memory.text.terms import Terms
 
 __all__ = [
+    "ASKS_OPTION",
     "NEGATED",
     "answer_kind",
     "asked_names",
@@ -54,6 +55,7 @@ __all__ = [
     "section",
 ]
 
+ASKS_OPTION = re.compile(r"\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)  # the words that ask for an option
 _KINDS = (
     (
         "date",
@@ -62,7 +64,7 @@ _KINDS = (
             re.I,
         ),
     ),
-    ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
+    ("option", re.compile(rf".*{ASKS_OPTION.pattern}", re.IGNORECASE)),
     ("exception", re.compile(r".*\b(exceptions?|errors?)\b.*\brais", re.IGNORECASE)),
 )
 

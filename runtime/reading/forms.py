@@ -25,6 +25,7 @@ import re
 from loci.memory.text import stem
 from loci.memory.text.repeats import flat
 from loci.runtime.reading.answers import OPTION
+from loci.runtime.reading.fields import ASKS_OPTION
 
 __all__ = ["asked_form", "common_words", "missing_form"]
 
@@ -34,7 +35,7 @@ _QUANTITY = r"(max|maximum|min|minimum|number|size|length|port|limit|width|count
 _WAY = re.compile(r"\s*how\s+(do|does|can|could|would|should|to)\b", re.IGNORECASE)
 _FORMS = (
     ("number", re.compile(r".*\bhow\s+(many|much)\b", re.IGNORECASE)),  # "how many lines, without options?"
-    ("option", re.compile(r".*\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)),
+    ("option", re.compile(rf".*{ASKS_OPTION.pattern}", re.IGNORECASE)),
     (
         "address",
         re.compile(

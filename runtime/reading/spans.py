@@ -79,6 +79,7 @@ from loci.runtime.models.base import Continuation, Model
 from loci.runtime.prompt.topic import shared_words, without_documents
 from loci.runtime.reading.answers import ANSWERING, OPTION, scored_rows, under
 from loci.runtime.reading.fields import (
+    ASKS_OPTION,
     addresses,
     answer_kind,
     counted,
@@ -110,7 +111,6 @@ _DATE = re.compile(
 # a question that asks for something not to happen, which a `--no-...` option may do ("what flag stops cp overwriting?")
 _NEGATING = re.compile(r"\b(no|not|never|don'?t|doesn'?t|stops?|prevents?|disables?|avoids?|without|except)\b", re.I)
 _NUMERIC = re.compile(r"0x[0-9a-fA-F]+|\d[\d_.]*")  # a value that is a number
-_ASKS_OPTION = re.compile(r"\b(options?|flags?|switch(es)?)\b", re.IGNORECASE)  # words that ask for an option
 _QUOTED_TEXT = re.compile(r"\"[^\"]*\"|'[^']*'")
 # an operator between spaces beside a name, outside quotes: `"WSGIServer/" + __version__`, not `2**31-1` nor a dash
 _EXPRESSION = re.compile(r"\S\s+[+*/%]\s+[A-Za-z_]\w*|\b[A-Za-z_]\w*\s+[+*/%]\s+\S")
@@ -179,17 +179,18 @@ def candidate_spans(
     if not spans and kind == "option":
         # "Which tar option is --directory?": the line that defines the option named, its other names
         named = set(OPTION.findall(question))
-        defining = _option_blocks(rows, question)
-        defining = [row for row in defining if named & set(options(row[2]))] or defining
+        terms = asked(content_terms(ASKS_OPTION.sub(" ", question)))  # what the option is to do
+        defining = _option_blocks(rows, terms)
+        defining = [block for block in defining if named & set(options(block.row[2]))] or defining
         if not _NEGATING.search(question):  # "the flag for case insensitive" is `-i`, not `--no-ignore-case`
-            defining = [row for row in defining if not all(o.startswith("--no-") for o in options(row[2]))] or defining
-            defining = _named_for(defining, rows, question)
+            defining = [b for b in defining if not all(o.startswith("--no-") for o in options(b.row[2]))] or defining
+            defining = _named_for(defining, terms)
         else:  # "what flag stops cp overwriting?": an option whose block says not to (`do not overwrite`)
-            defining = [row for row in defining if _NEGATING.search(_block(rows, row))] or defining
-        terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
-        for ref, number, text in defining[:1]:
+            defining = [block for block in defining if _NEGATING.search(block.text)] or defining
+        for block in defining[:1]:
+            ref, number, text = block.row
             # a block that says under half of the question's words is a guess (`-z` for "... watch a log file")
-            guessed = not named and 2 * len(terms.held(_block(rows, (ref, number, text)))) < len(terms.stems)
+            guessed = not named and 2 * block.said < len(terms.stems)
             add(ref, number, [option for option in options(text) if option not in named], guessed=guessed)
     if not spans and kind == "exception":
         named = [(ref, number, name) for ref, number, text in about for name in exceptions(text)]
@@ -205,9 +206,10 @@ def candidate_spans(
         # a conversation (a file names its author or packager before others: "This package was put together by")
         named = {about[0][0]} if about else {row[0] for row in rows}  # the document the best line is in
         first = sorted(row[:3] for row in rows if row[0] in named and not _TURN.match(row[2]))
-        for i, (ref, number, text) in enumerate([*_signed(about[:1], rows), *about, *first]):
+        signed = _signed(about[:1], rows)
+        for i, (ref, number, text) in enumerate([*signed, *about, *first]):
             if found := persons(text):
-                add(ref, number, found, guessed=i >= len(about) + len(_signed(about[:1], rows)))
+                add(ref, number, found, guessed=i >= len(signed) + len(about))  # a file's first person: a guess
                 break
     return list(spans.values())[:most]
 
@@ -217,12 +219,22 @@ def _computed(value: str) -> bool:
     return bool(_EXPRESSION.search(_QUOTED_TEXT.sub('""', value)))
 
 
-def _option_blocks(rows: list[tuple[str, int, str, float]], question: str) -> list[tuple[str, int, str]]:
+@dataclass(frozen=True)
+class _Block:
+    """An option's line of a manual with the description under it: the line, their text, how many of the
+    question's words they say, and their best line's score."""
+
+    row: tuple[str, int, str]
+    text: str
+    said: int
+    best: float
+
+
+def _option_blocks(rows: list[tuple[str, int, str, float]], terms: Terms) -> list[_Block]:
     """The lines that define options, ranked by their block (the option's line and the description under it:
     `print sizes in human readable format (e.g., 1K 234M 2G)` under `-h, --human-readable`): by how many of
-    the question's words it says (not the words that ask for an option), then by its best line's score; those
-    whose block says nothing of the question left out."""
-    terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
+    the question's `terms` it says, then by its best line's score; those whose block says nothing of the
+    question left out."""
     texts, numbers = [row[2] for row in rows], [row[1] for row in rows]
     blocks = []
     for i, (ref, number, text, _) in enumerate(rows):
@@ -230,38 +242,26 @@ def _option_blocks(rows: list[tuple[str, int, str, float]], question: str) -> li
             block = [i, *under(texts, numbers, i)]
             best = max(rows[j][3] for j in block)
             if best > 0:
-                said = len(terms.held(" ".join(texts[j] for j in block)))
-                blocks.append((said, best, -i, (ref, number, text)))
-    return [row for *_, row in sorted(blocks, reverse=True)]
+                said = " ".join(texts[j] for j in block)
+                blocks.append((-i, _Block((ref, number, text), said, len(terms.held(said)), best)))
+    blocks.sort(key=lambda item: (item[1].said, item[1].best, item[0]), reverse=True)
+    return [block for _, block in blocks]
 
 
-def _block(rows: list[tuple[str, int, str, float]], row: tuple[str, int, str]) -> str:
-    """The text of an option's block: its line and the description under it."""
-    texts, numbers = [r[2] for r in rows], [r[1] for r in rows]
-    at = next(i for i, r in enumerate(rows) if r[:2] == row[:2])
-    return " ".join(texts[j] for j in [at, *under(texts, numbers, at)])
-
-
-def _named_for(
-    defining: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]], question: str
-) -> list[tuple[str, int, str]]:
-    """The option lines of a manual, best first, those whose long name the question says whole (`--delimiter`
-    for "Which cut option sets the delimiter?", not `-s, --only-delimited`) put first when their block (the
-    line and the description under it) says as many of the question's words as the best line's block does."""
+def _named_for(defining: list[_Block], terms: Terms) -> list[_Block]:
+    """The option blocks, best first, those whose long name the question says whole (`--delimiter` for "Which
+    cut option sets the delimiter?", not `-s, --only-delimited`) put first when they say as many of the
+    question's words as the best block does."""
     if len(defining) < 2:
         return defining
-    terms = asked(content_terms(_ASKS_OPTION.sub(" ", question)))
-
-    def said(row: tuple[str, int, str]) -> int:
-        return len(terms.held(_block(rows, row)))
 
     def whole(option: str) -> bool:
         parts = option.lstrip("-").split("-")
         return option.startswith("--") and all(part and terms.held(part) for part in parts)
 
-    best = said(defining[0])
-    named = [row for row in defining if any(whole(option) for option in options(row[2])) and said(row) >= best]
-    return named + [row for row in defining if row not in named]
+    best = defining[0].said
+    named = [b for b in defining if b.said >= best and any(whole(option) for option in options(b.row[2]))]
+    return named + [block for block in defining if block not in named]
 
 
 def _signed(best: list[tuple[str, int, str]], rows: list[tuple[str, int, str, float]]) -> list[tuple[str, int, str]]:

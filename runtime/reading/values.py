@@ -100,7 +100,12 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
     if values and not any(_gives(answer, value) for _, value in values):
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
-    if not values and (loose := _loose_number(answer, about_lines(shown, question, whole=whole), question)):
+    form = asked_form(without_notes(question))
+    if (
+        not values
+        and form == "number"
+        and (loose := _loose_number(answer, about_lines(shown, question, whole=whole), question))
+    ):
         return f"not the value: the answer's {loose} is no number of its own on a line about the question"
     if (number := section(question)) and _TITLE_ASKED.search(question):
         titles = [title for text in rows if (title := heading(text, number))]
@@ -109,17 +114,17 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
             return f"not the title: the question asks what section {number} is called, and {found}"
     if answer_kind(question) == "exception" and not exceptions(answer):
         return "not an exception: the question asks which exception is raised, and the answer names none"
-    if form := missing_form(answer, without_notes(question), common=common_words("\n".join(rows))):
-        return f"not the answer: the question asks for {_FORM_WORDS[form]}, and the answer gives none"
+    common = common_words("\n".join(rows)) if form == "person" else frozenset()  # only a name needs them
+    if missing := missing_form(answer, without_notes(question), common=common):
+        return f"not the answer: the question asks for {_FORM_WORDS[missing]}, and the answer gives none"
     return None
 
 
 def _loose_number(answer: str, about: list[str], question: str) -> str | None:
-    """For a question that asks for a number, the answer's first new number when none of them stands as a
-    number of its own on a line about the question (`1` of `TAIL(1)` or `(default 1.0)`, asked how many lines
-    tail shows, beside `Print the last 10 lines`); else None. `about`: the texts of the lines about it."""
-    if asked_form(without_notes(question)) != "number":
-        return None
+    """For a question that asks for a number (the caller checks), the answer's first new number when none of
+    them stands as a number of its own on a line about the question (`1` of `TAIL(1)` or `(default 1.0)`,
+    asked how many lines tail shows, beside `Print the last 10 lines`); else None. `about`: the texts of the
+    lines about it."""
     said = [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
     if not said or not about:
         return None

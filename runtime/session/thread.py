@@ -104,13 +104,13 @@ class Thread:
         number or several."""
         if not self.exchanges or not refers_back(line):
             return None
-        found = ((pattern.search(line), symbol, operand) for pattern, symbol, operand in _ARITHMETIC)
-        asked = next((ask for ask in found if ask[0] is not None), None)
         stated = {float(n.replace(",", "")) for n in _STATED.findall(self.exchanges[-1].answer)}
-        if asked is None or len(stated) != 1:
+        if len(stated) != 1:
+            return None
+        found = ((m, symbol, operand) for pattern, symbol, operand in _ARITHMETIC if (m := pattern.search(line)))
+        if (asked := next(found, None)) is None:
             return None
         match, symbol, operand = asked
-        assert match is not None
         value, by = stated.pop(), operand if operand is not None else float(match.group(1))
         if symbol == "/" and by == 0:
             return None
