@@ -3,7 +3,9 @@
 BEAM's development chats (`DIR/N/chat.json`, with
 `DIR/N/probing_questions/probing_questions.json`; fetched into `.cache/beam`,
 never part of the repository) are long conversations between a user and an
-assistant. A question whose rubric is one line, "LLM response should state:
+assistant; a user's message ends with BEAM's own mark of its place,
+`->-> 1,26` (batch, turn), which no user would have written and which a
+reader would take for a value: it is left out. A question whose rubric is one line, "LLM response should state:
 X", with X a few words ("12 miles away", "March 29"), asks for one value the
 user stated. Each chat is written out as a user would have it, one message a
 line (`user: ...`, `assistant: ...`), and each such question is then answered
@@ -26,6 +28,7 @@ __all__ = ["MAX_WORDS", "beam_set"]
 
 MAX_WORDS = 4
 _STATES = re.compile(r"(?i)^llm response should state:\s*(.+)$")
+_PLACE = re.compile(r"\s*->->\s*[\w/]+,\s*[\w/]+\s*$")  # BEAM's mark of a message's batch and turn
 
 
 def beam_set(root: Path, chats: list[int], out: Path) -> list[FileQuestion]:
@@ -49,12 +52,12 @@ def beam_set(root: Path, chats: list[int], out: Path) -> list[FileQuestion]:
 
 
 def _lines(chat: list[dict]) -> list[str]:
-    """The chat's messages in order, one a line, as `role: text`."""
+    """The chat's messages in order, one a line, as `role: text`, without BEAM's place marks."""
     lines = []
     for batch in chat:
         for turn in batch.get("turns") or []:
             for message in turn:
-                text = " ".join(str(message.get("content", "")).split())
+                text = " ".join(_PLACE.sub("", str(message.get("content", ""))).split())
                 lines.append(f"{message.get('role', 'user')}: {text}")
     return lines
 

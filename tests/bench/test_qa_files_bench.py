@@ -159,7 +159,12 @@ def test_a_subset_keeps_every_kind_and_every_phrasing_of_its_facts(tmp_path: Pat
 def test_the_beam_set_keeps_questions_whose_rubric_states_one_short_value(tmp_path: Path) -> None:
     folder = tmp_path / "1" / "probing_questions"
     folder.mkdir(parents=True)
-    turns = [[{"role": "user", "content": "My parents live\n12 miles away."}, {"role": "assistant", "content": "Ok."}]]
+    turns = [
+        [
+            {"role": "user", "content": "My parents live\n12 miles away. ->-> 1,26"},
+            {"role": "assistant", "content": "Ok."},
+        ]
+    ]
     (tmp_path / "1" / "chat.json").write_text(json.dumps([{"turns": turns}]), encoding="utf-8")
     probes = {
         "information_extraction": [
