@@ -4,7 +4,9 @@ A question is split into words by `memory.text.tokens.query_words` (the one
 splitter of queries that context search uses too), case-folded, and stripped of the
 words that say nothing about what to find: function words and the frame of a
 question ("what did ... do", "would ... be likely to"). What is left is
-searched literally, OR-ed, and ranked by BM25.
+searched literally, OR-ed, and ranked by BM25, beside the kinds WordNet lists
+for a noun compound the question names ("what martial arts has John done?"
+also searches taekwondo and judo: `memory/text/wordnet.py`).
 
 The memory index stems ("plays", "played" and "playing" are one term), so how
 common a query word is must be read under its stem: the index of the home's
@@ -46,6 +48,7 @@ import sqlite3
 from loci.memory.context.fulltext import STOP_WORDS
 from loci.memory.graph.fts.index import text_index
 from loci.memory.text.tokens import query_words
+from loci.memory.text.wordnet import narrower
 
 __all__ = ["MAX_TERMS", "STOP_WORDS", "asks_for_replies", "query_terms", "searched_terms", "selective_terms"]
 
@@ -84,10 +87,14 @@ def query_terms(query: str) -> list[str]:
 
 def searched_terms(query: str) -> list[str]:
     """The terms recall searches for: the query's, without the phrases that frame a question about the
-    conversation itself (`_FRAME`), unless nothing else is left."""
+    conversation itself (`_FRAME`), unless nothing else is left; then the kinds of a noun compound it
+    names (`memory.text.wordnet.narrower`: taekwondo and judo for "martial arts")."""
     unframed = _FRAME.sub(lambda m: f" {m.group('keep') or ''} ", query)
     informative = any(w.casefold() not in STOP_WORDS for w in query_words(unframed))
-    return query_terms(unframed if informative else query)
+    searched = unframed if informative else query
+    terms = query_terms(searched)
+    kinds = narrower([w.casefold() for w in query_words(searched)])
+    return terms + [k for k in kinds if k not in terms][: max(0, MAX_TERMS - len(terms))]
 
 
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:

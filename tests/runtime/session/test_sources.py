@@ -92,3 +92,10 @@ async def test_memory_search_still_finds_the_turn_after_the_runs(tmp_path: Path)
         found = await Recall(Graph(session.store)).recall("kickboxing John", k=3, record=False)
     assert "kickboxing" in found[0].node.text
     assert not any(r.node.text.startswith(QUESTION) for r in found)  # no run's episode among them
+
+
+async def test_memory_search_for_a_kind_finds_the_turn_that_names_one(tmp_path: Path) -> None:
+    db = await _home(tmp_path)
+    async with open_session(ScriptedModel([]), db) as session:
+        found = await Recall(Graph(session.store)).recall("martial arts", k=3, record=False)
+    assert found and "taekwondo" in found[0].node.text  # WordNet: taekwondo is a martial art
