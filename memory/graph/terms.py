@@ -93,7 +93,8 @@ def searched_terms(query: str) -> list[str]:
     informative = any(w.casefold() not in STOP_WORDS for w in query_words(unframed))
     searched = unframed if informative else query
     terms = query_terms(searched)
-    kinds = narrower([w.casefold() for w in query_words(searched)])
+    # a compound holds no function word: "" breaks the run of words there, so no lookup spans it
+    kinds = narrower([w if w not in STOP_WORDS else "" for w in (w.casefold() for w in query_words(searched))])
     return terms + [k for k in kinds if k not in terms][: max(0, MAX_TERMS - len(terms))]
 
 
