@@ -31,7 +31,10 @@ answers a person can trust:
   what section 8 is called, anything but the title of the line that opens it
   (when no line shown opens it, the answer cannot stand); nor is an
   answer without the form the question asks for (`runtime.reading.forms`: a
-  name for "Who ...", a number for "How many ...", an address, an option).
+  name for "Who ...", a number for "How many ...", an address, an option),
+  nor, asked for a number, a list of four numbers or more ("1. 100% test
+  coverage 2. 15% error handling ..." for "How many features did I
+  mention?").
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ _FORM_WORDS = {
 }
 
 _TITLE_ASKED = re.compile(r"\b(title|titled|called|named|heading|about)\b", re.IGNORECASE)
+_LISTED = 4  # asked for a number, an answer with this many of its own lists things ("1. 100% test coverage 2. ...")
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 
 
@@ -107,6 +111,8 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
         and (loose := _loose_number(answer, about_lines(shown, question, whole=whole), question))
     ):
         return f"not the value: the answer's {loose} is no number of its own on a line about the question"
+    if form == "number" and len(listed := _new_numbers(answer, question)) >= _LISTED:
+        return f"not one number: the question asks for a number, and the answer lists {len(listed)} of them"
     if (number := section(question)) and _TITLE_ASKED.search(question):
         titles = [title for text in rows if (title := heading(text, number))]
         if not any(_gives(answer, title) for title in titles):
@@ -120,12 +126,17 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
     return None
 
 
+def _new_numbers(answer: str, question: str) -> list[str]:
+    """The numbers of `answer` the question does not say, once each, in order."""
+    return [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
+
+
 def _loose_number(answer: str, about: list[str], question: str) -> str | None:
     """For a question that asks for a number (the caller checks), the answer's first new number when none of
     them stands as a number of its own on a line about the question (`1` of `TAIL(1)` or `(default 1.0)`,
     asked how many lines tail shows, beside `Print the last 10 lines`); else None. `about`: the texts of the
     lines about it."""
-    said = [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
+    said = _new_numbers(answer, question)
     if not said or not about:
         return None
     own = [n for n in said if any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w/]|\.\d)", t) for t in about)]

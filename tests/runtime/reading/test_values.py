@@ -91,3 +91,14 @@ def test_a_number_asked_for_stands_as_a_number_of_its_own_on_a_line_about_it() -
     # a number before a closing bracket stands as its own (textwrap's docstring `width (default: 70)`)
     textwrap = "doc:1 lines 17-26:\n17| class TextWrapper:\n26|       width (default: 70)\n"
     assert not_the_value("The default width is 70.", textwrap, "What is the default width of TextWrapper?") is None
+
+
+def test_a_list_of_numbers_is_no_number_asked_for() -> None:
+    shown = (
+        "doc:1 lines 3-5:\n3| user: my weather app needs 100% test coverage and 15% fewer errors\n"
+        "4| assistant: ok\n5| user: I also want 3 cities cached for 2 hours\n"
+    )
+    asked = "How many different features did I mention wanting to handle across my weather app?"
+    listed = "1. 100% test coverage\n2. 15% error handling\n3. 3 cities"
+    assert "lists 5 of them" in (not_the_value(listed, shown, asked) or "")
+    assert not_the_value("3 cities for 2 hours", shown, "How many cities are cached, and for how long?") is None
