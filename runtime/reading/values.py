@@ -34,7 +34,10 @@ answers a person can trust:
   name for "Who ...", a number for "How many ...", an address, an option),
   nor, asked for a number, a list of four numbers or more ("1. 100% test
   coverage 2. 15% error handling ..." for "How many features did I
-  mention?").
+  mention?"), nor, asked for a total ("in total across all sessions"), a
+  number no line about the question states as one (a chat's "I completed 12
+  problems" for the total over its sessions; "now I have a total of 10
+  cards" stands).
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ _FORM_WORDS = {
 }
 
 _TITLE_ASKED = re.compile(r"\b(title|titled|called|named|heading|about)\b", re.IGNORECASE)
+# a question that asks for a sum over what was said ("How many ... in total across all sessions?")
+_TOTAL = re.compile(r"\b(total|totals|altogether|all together|combined|in all|overall|sum)\b", re.IGNORECASE)
 _LISTED = 4  # asked for a number, an answer with this many of its own lists things ("1. 100% test coverage 2. ...")
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 
@@ -111,6 +116,12 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
         and (loose := _loose_number(answer, about_lines(shown, question, whole=whole), question))
     ):
         return f"not the value: the answer's {loose} is no number of its own on a line about the question"
+    if (
+        form == "number"
+        and _TOTAL.search(question)
+        and (loose := _no_total(answer, about_lines(shown, question), question))
+    ):
+        return f"not the total: the question asks for a total, and no line about it states {loose} as one"
     if form == "number" and len(listed := _new_numbers(answer, question)) >= _LISTED:
         return f"not one number: the question asks for a number, and the answer lists {len(listed)} of them"
     if (number := section(question)) and _TITLE_ASKED.search(question):
@@ -129,6 +140,15 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
 def _new_numbers(answer: str, question: str) -> list[str]:
     """The numbers of `answer` the question does not say, once each, in order."""
     return [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
+
+
+def _no_total(answer: str, about: list[str], question: str) -> str | None:
+    """For a question that asks for a total, the answer's first new number when no line about the question
+    states it beside a word of a total (`so now I have a total of 10 cards`); else None."""
+    said = _new_numbers(answer, question)
+    totals = [text for text in about if _TOTAL.search(text)]
+    own = [n for n in said if any(re.search(rf"(?<![\w.])\b{re.escape(n)}(?![\w]|\.\d)", t) for t in totals)]
+    return None if own or not said else said[0]
 
 
 def _loose_number(answer: str, about: list[str], question: str) -> str | None:

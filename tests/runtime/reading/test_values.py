@@ -102,3 +102,14 @@ def test_a_list_of_numbers_is_no_number_asked_for() -> None:
     listed = "1. 100% test coverage\n2. 15% error handling\n3. 3 cities"
     assert "lists 5 of them" in (not_the_value(listed, shown, asked) or "")
     assert not_the_value("3 cities for 2 hours", shown, "How many cities are cached, and for how long?") is None
+
+
+def test_a_total_stands_only_on_a_line_that_states_one() -> None:
+    shown = (
+        "doc:1 lines 4-9:\n4| user: I've completed 12 triangle problems so far this week\n"
+        "9| user: I've added two new projects, so now I have a total of 10 cards in my gallery\n"
+    )
+    asked = "How many triangle problems have I completed in total across all sessions?"
+    assert "not the total" in (not_the_value("12", shown, asked) or "")
+    assert not_the_value("12", shown, "How many triangle problems have I completed this week?") is None
+    assert not_the_value("10", shown, "How many cards do I have in total in my gallery?") is None
