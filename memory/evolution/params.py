@@ -80,7 +80,7 @@ class EvolutionParams:
     ground_weight: float = 0.25
     success_at: float = 0.5
     repair_weight: float = 0.5
-    reinforce: float = 0.25
+    reinforce: float = 0.1
     weaken: float = 0.35
     failed_ground: float = 0.0
     drop_below: float = 0.15
