@@ -110,20 +110,14 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
         name, value = values[0]
         return f"not the value: the line that assigns {name} gives {value!r}, which the answer does not say"
     form = asked_form(without_notes(question))
-    if (
-        not values
-        and form == "number"
-        and (loose := _loose_number(answer, about_lines(shown, question, whole=whole), question))
-    ):
-        return f"not the value: the answer's {loose} is no number of its own on a line about the question"
-    if (
-        form == "number"
-        and _TOTAL.search(question)
-        and (loose := _no_total(answer, about_lines(shown, question), question))
-    ):
-        return f"not the total: the question asks for a total, and no line about it states {loose} as one"
-    if form == "number" and len(listed := _new_numbers(answer, question)) >= _LISTED:
-        return f"not one number: the question asks for a number, and the answer lists {len(listed)} of them"
+    if not values and form == "number" and (said := _new_numbers(answer, question)):
+        about = about_lines(shown, question, whole=whole)
+        if about and not _standing(said, about):
+            return f"not the value: the answer's {said[0]} is no number of its own on a line about the question"
+        if _TOTAL.search(question) and not _standing(said, [text for text in about if _TOTAL.search(text)]):
+            return f"not the total: the question asks for a total, and no line about it states {said[0]} as one"
+        if len(said) >= _LISTED:
+            return f"not one number: the question asks for a number, and the answer lists {len(said)} of them"
     if (number := section(question)) and _TITLE_ASKED.search(question):
         titles = [title for text in rows if (title := heading(text, number))]
         if not any(_gives(answer, title) for title in titles):
@@ -142,25 +136,11 @@ def _new_numbers(answer: str, question: str) -> list[str]:
     return [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
 
 
-def _no_total(answer: str, about: list[str], question: str) -> str | None:
-    """For a question that asks for a total, the answer's first new number when no line about the question
-    states it beside a word of a total (`so now I have a total of 10 cards`); else None."""
-    said = _new_numbers(answer, question)
-    totals = [text for text in about if _TOTAL.search(text)]
-    own = [n for n in said if any(re.search(rf"(?<![\w.])\b{re.escape(n)}(?![\w]|\.\d)", t) for t in totals)]
-    return None if own or not said else said[0]
-
-
-def _loose_number(answer: str, about: list[str], question: str) -> str | None:
-    """For a question that asks for a number (the caller checks), the answer's first new number when none of
-    them stands as a number of its own on a line about the question (`1` of `TAIL(1)` or `(default 1.0)`,
-    asked how many lines tail shows, beside `Print the last 10 lines`); else None. `about`: the texts of the
-    lines about it."""
-    said = _new_numbers(answer, question)
-    if not said or not about:
-        return None
-    own = [n for n in said if any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w/]|\.\d)", t) for t in about)]
-    return None if own else said[0]
+def _standing(said: list[str], texts: list[str]) -> bool:
+    """Whether one of the numbers `said` stands as a number of its own on one of `texts`: not part of a longer
+    number, a name or a version (`1` of `TAIL(1)` or `(default 1.0)`, beside `Print the last 10 lines`); a number
+    before a closing bracket stands (`width (default: 70)`)."""
+    return any(re.search(rf"(?<![\w.(/-]){re.escape(n)}(?![\w/]|\.\d)", text) for n in said for text in texts)
 
 
 def _gives(answer: str, value: str) -> bool:
