@@ -72,9 +72,14 @@ _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]*\d)")
 
 def own_claims(answer: str, question: str) -> list[str]:
     """The claims of `answer` that are not the question's own words (lines from memory under it are not the
-    question: a claim they hold is the answer's own, to be grounded as any other)."""
+    question: a claim they hold is the answer's own, to be grounded as any other); a quoted phrase of the
+    question's words only is the question restated (`"Grep's nickname in its readme."`), not a claim."""
     asked = set(words(without_notes(question)))
-    return [claim for claim in claims(answer) if claim.casefold() not in asked]
+    return [
+        claim
+        for claim in claims(answer)
+        if claim.casefold() not in asked and not (" " in claim and set(words(claim)) <= asked)
+    ]
 
 
 def superseded(answer: str, shown: str, question: str) -> list[str]:

@@ -30,6 +30,10 @@ SHOWN = (
 def test_a_claim_is_the_answers_own_only_beyond_the_questions_words() -> None:
     assert own_claims("MAXLINELEN in email.header is a header string.", "What is MAXLINELEN in email.header?") == []
     assert own_claims("Greg Ward wrote it.", "Who wrote textwrap?") == ["Greg", "Ward"]
+    # the question quoted back is no claim of the answer's own; a phrase with a word of its own is
+    asked = "what's grep's nickname in its readme?"
+    assert own_claims('"Grep\'s nickname in its readme."', asked) == []
+    assert own_claims('"fastest grep in the west"', asked) == ["fastest grep in the west"]
 
 
 def test_a_claim_held_by_the_lines_from_memory_under_a_task_is_still_the_answers_own() -> None:
