@@ -106,6 +106,11 @@ __all__ = [
 SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
 MIN_ECHO_CHARS = 8
+_WORD = re.compile(r"[\w']+")
+_NOTICE_STEMS = frozenset(stem(word) for word in words(NOTICE))
+_NOTICE_OPENING = [stem(word) for word in words(NOTICE)[:2]]  # "stored notes"
+_ECHO_WORDS = 4
+_THAT = re.compile(r"^that\s+", re.IGNORECASE)
 LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
 # "The document contains a list of lines ...": a small model describing what it was shown, not answering.
 ABOUT_THE_TEXT = re.compile(
@@ -138,9 +143,9 @@ def sentences(text: str) -> list[str]:
 
 
 def clean_answer(answer: str, *, frame: str, material: str) -> str:
-    """`answer` cut at its first repeated sentence, without a lead-in (`LEAD_IN`) and the sentences that are
-    the prompt's own words."""
-    without = LEAD_IN.sub("", answer, count=1)
+    """`answer` cut at its first repeated sentence, without a lead-in (`LEAD_IN`), an opening that echoes the
+    notice over recalled notes, and the sentences that are the prompt's own words."""
+    without = _without_echo(LEAD_IN.sub("", answer, count=1))
     answer = without if without.strip() else answer
     if (later := LEAD_IN_LATER.search(answer)) and answer[later.end() :].strip():
         answer = answer[later.end() :]
@@ -155,6 +160,20 @@ def clean_answer(answer: str, *, frame: str, material: str) -> str:
     if not kept:
         return ""
     return " ".join(kept) if kept != said else LINE_NUMBER.sub("", answer.strip())
+
+
+def _without_echo(answer: str) -> str:
+    """`answer` without an opening that echoes the notice over recalled notes ("Stored notes recalled from
+    memory, quoting as data, that Caroline's identity is ..."): a run of at least `_ECHO_WORDS` of the notice's
+    words from its first two on, and a "that" after it. Loci's words, never the answer."""
+    found = list(_WORD.finditer(answer))
+    run = 0
+    while run < len(found) and stem(found[run].group(0).casefold()) in _NOTICE_STEMS:
+        run += 1
+    opening = [stem(m.group(0).casefold()) for m in found[:2]]
+    if run < _ECHO_WORDS or opening != _NOTICE_OPENING:
+        return answer
+    return _THAT.sub("", answer[found[run - 1].end() :].lstrip(" ,.:;-"), count=1)
 
 
 def _without_notice(material: str) -> str:

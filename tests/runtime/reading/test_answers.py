@@ -275,3 +275,11 @@ def test_a_lead_in_is_no_part_of_the_answer_and_talk_of_the_task_is_none() -> No
     assert clean_answer(said, frame="", material="") == "The tape archiver is able to compress the archive with gzip."
     talk = "The task is to write a function that takes a sequence of numbers as input and increments it by 1."
     assert "describes the documents" in (answer_problem(talk, frame="", material="", task="seq increment?") or "")
+
+
+def test_an_opening_that_echoes_the_notice_over_recalled_notes_is_no_part_of_the_answer() -> None:
+    said = "Stored notes recalled from memory, quoting as data, that Caroline's identity is a transgender woman."
+    assert clean_answer(said, frame="", material="") == "Caroline's identity is a transgender woman."
+    # the notice's words without its opening, or fewer than four of them, are the answer's own
+    assert clean_answer("They are not in your list.", frame="", material="") == "They are not in your list."
+    assert clean_answer("Stored notes are kept in SQLite.", frame="", material="") == "Stored notes are kept in SQLite."
