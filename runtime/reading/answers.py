@@ -79,7 +79,7 @@ from loci.memory.context.lexical import Ranker, content_terms, line_terms
 from loci.memory.context.store import ContextStore
 from loci.memory.errors import UsageError
 from loci.memory.graph.quoted import NOTICE, without_notes
-from loci.memory.text import first_repeat, stem, words
+from loci.memory.text import first_repeat, stem, word_tokens, words
 from loci.memory.text.words import RUN as _RUN
 from loci.runtime.prompt.shown import HEADER, Lines, ShownLine
 from loci.runtime.reading.fields import NEGATED, definition, heading, meant_names, options, section
@@ -106,9 +106,8 @@ __all__ = [
 SENTENCE_END = re.compile(r"[.!?)\"'\]]\s")
 PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>")
 MIN_ECHO_CHARS = 8
-_WORD = re.compile(r"[\w']+")
-_NOTICE_STEMS = frozenset(stem(word) for word in words(NOTICE))
-_NOTICE_OPENING = [stem(word) for word in words(NOTICE)[:2]]  # "stored notes"
+_NOTICE_STEMS = frozenset(stem(word) for word, *_ in word_tokens(NOTICE))
+_NOTICE_OPENING = [stem(word) for word, *_ in word_tokens(NOTICE)[:2]]  # "stored notes"
 _ECHO_WORDS = 4
 _THAT = re.compile(r"^that\s+", re.IGNORECASE)
 LINE_NUMBER = re.compile(r"^\d+\|\s*")  # a line copied as the prompt numbers it, `12| text`
@@ -166,14 +165,13 @@ def _without_echo(answer: str) -> str:
     """`answer` without an opening that echoes the notice over recalled notes ("Stored notes recalled from
     memory, quoting as data, that Caroline's identity is ..."): a run of at least `_ECHO_WORDS` of the notice's
     words from its first two on, and a "that" after it. Loci's words, never the answer."""
-    found = list(_WORD.finditer(answer))
+    found = word_tokens(answer)
     run = 0
-    while run < len(found) and stem(found[run].group(0).casefold()) in _NOTICE_STEMS:
+    while run < len(found) and stem(found[run][0]) in _NOTICE_STEMS:
         run += 1
-    opening = [stem(m.group(0).casefold()) for m in found[:2]]
-    if run < _ECHO_WORDS or opening != _NOTICE_OPENING:
+    if run < _ECHO_WORDS or [stem(word) for word, *_ in found[:2]] != _NOTICE_OPENING:
         return answer
-    return _THAT.sub("", answer[found[run - 1].end() :].lstrip(" ,.:;-"), count=1)
+    return _THAT.sub("", answer[found[run - 1][2] :].lstrip(" ,.:;-"), count=1)
 
 
 def _without_notice(material: str) -> str:
