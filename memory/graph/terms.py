@@ -81,21 +81,30 @@ def asks_for_replies(query: str) -> bool:
 
 def query_terms(query: str) -> list[str]:
     """The query's distinct informative words, case-folded; stop words dropped unless nothing else is left."""
-    words = list(dict.fromkeys(w.casefold() for w in query_words(query)))
-    return ([w for w in words if w not in STOP_WORDS] or words)[:MAX_TERMS]
+    return _informative(_folded(query))
 
 
 def searched_terms(query: str) -> list[str]:
     """The terms recall searches for: the query's, without the phrases that frame a question about the
     conversation itself (`_FRAME`), unless nothing else is left; then the kinds of a noun compound it
     names (`memory.text.wordnet.narrower`: taekwondo and judo for "martial arts")."""
-    unframed = _FRAME.sub(lambda m: f" {m.group('keep') or ''} ", query)
-    informative = any(w.casefold() not in STOP_WORDS for w in query_words(unframed))
-    searched = unframed if informative else query
-    terms = query_terms(searched)
+    said = _folded(_FRAME.sub(lambda m: f" {m.group('keep') or ''} ", query))
+    if all(w in STOP_WORDS for w in said):
+        said = _folded(query)
+    terms = _informative(said)
     # a compound holds no function word: "" breaks the run of words there, so no lookup spans it
-    kinds = narrower([w if w not in STOP_WORDS else "" for w in (w.casefold() for w in query_words(searched))])
+    kinds = narrower([w if w not in STOP_WORDS else "" for w in said])
     return terms + [k for k in kinds if k not in terms][: max(0, MAX_TERMS - len(terms))]
+
+
+def _folded(text: str) -> list[str]:
+    return [w.casefold() for w in query_words(text)]
+
+
+def _informative(said: list[str]) -> list[str]:
+    """The distinct words of `said` that are no stop words (all of them when none is), at most `MAX_TERMS`."""
+    distinct = list(dict.fromkeys(said))
+    return ([w for w in distinct if w not in STOP_WORDS] or distinct)[:MAX_TERMS]
 
 
 def selective_terms(conn: sqlite3.Connection, terms: list[str], budget: int) -> tuple[list[str], bool]:

@@ -138,7 +138,8 @@ def not_the_value(answer: str, shown: str, question: str, *, whole: str = "") ->
 
 def _new_numbers(answer: str, question: str) -> list[str]:
     """The numbers of `answer` the question does not say, once each, in order."""
-    return [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in set(_NUMERAL.findall(question))]
+    asked = set(_NUMERAL.findall(question))
+    return [n for n in dict.fromkeys(_NUMERAL.findall(answer)) if n not in asked]
 
 
 def _standing(said: list[str], texts: list[str]) -> bool:
